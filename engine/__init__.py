@@ -1,0 +1,46 @@
+"""Paperboard's rules engine: six connection games on one API.
+
+Pure Python, standard library only, no I/O.
+
+    >>> import engine
+    >>> state = engine.new("hotwire", size="5x5")
+    >>> state = state.play("a1 b2")
+    >>> state.moves
+    ('a1-b2',)
+    >>> engine.replay("hotwire", state.options, state.moves) == state
+    True
+"""
+
+from engine import hex, hotwire, intersections, livewire, shortcircuit
+from engine.core import (
+    GAMES,
+    End,
+    GameInfo,
+    GameState,
+    IllegalMove,
+    Option,
+    Outcome,
+    View,
+    new,
+    replay,
+    replay_onto,
+)
+
+__all__ = [
+    "GAMES",
+    "End",
+    "GameInfo",
+    "GameState",
+    "IllegalMove",
+    "Option",
+    "Outcome",
+    "View",
+    "hex",
+    "hotwire",
+    "intersections",
+    "livewire",
+    "new",
+    "replay",
+    "replay_onto",
+    "shortcircuit",
+]

@@ -1,0 +1,478 @@
+"""The common core every game is built on: errors, options, outcomes, the state API.
+
+A game module declares a `GameInfo` and a `GameState` subclass and calls
+`register(...)` last. The base class owns the checked public surface (`play`,
+`moves`, `ply`); a game implements the hooks `_play_action`, `legal_moves`,
+`to_move`, `copy` and `view`.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import enum
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Self
+
+#: Longer input than this cannot be a move in any game; refused before parsing.
+MAX_MOVE_TEXT = 200
+
+#: JSON scalar option values: options round-trip through JSON unchanged.
+OptionValue = int | str | bool
+
+
+class IllegalMove(ValueError):
+    """A refused move. `str(exc)` is the sentence shown to the player verbatim."""
+
+    def __init__(self, sentence: str, *, code: str = "illegal") -> None:
+        super().__init__(sentence)
+        self.code = code  # tests assert on this, not on prose
+
+
+class End(enum.StrEnum):
+    """Why a game ended."""
+
+    CONNECTION = "connection"  # Hex, Disthex
+    LAST_WIRE = "last wire"  # Hot Wire: the opponent connected the hot wire
+    LOOP = "loop"  # Short Circuit
+    NO_CONNECTORS = "no connectors"  # Short Circuit: last connector popped
+    BASE_REACHED = "base reached"  # Livewire
+    POINTS = "points"  # Making Intersections
+    PASSES = "passes"  # two passes in a row: draw
+    TURN_LIMIT = "turn limit"  # Short Circuit max-turns: draw
+    RESIGNATION = "resignation"  # set by the service, not the rules
+    TIME = "time"  # set by the service, not the rules
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    `winners` are seats: one winner, several for a shared win, () for a draw.
+    `path` is the deciding structure (chain, loop, path, last wire) as the
+    cells or move text a renderer highlights.
+    """
+
+    winners: tuple[int, ...]
+    reason: End
+    scores: tuple[int, ...] | None = None
+    path: tuple[str, ...] = ()
+
+    @property
+    def is_draw(self) -> bool:
+        return not self.winners
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One game option: its default and how a typed value becomes a canonical one.
+
+    `parse` takes what a player types (or a value already canonical) and
+    returns the canonical JSON scalar, or raises ValueError naming the
+    constraint and what is allowed. A default of None means "derived from
+    the other options" (the state fills it in).
+    """
+
+    name: str
+    default: OptionValue | None
+    allowed: str  # human description, e.g. "2x2 to 26x26"
+    parse: Callable[[object], OptionValue]
+    help: str = ""
+    choices: tuple[OptionValue, ...] = ()  # short list for menus, when there is one
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """The declaration of a game, as data."""
+
+    name: str  # registry key, e.g. "hex"
+    title: str
+    version: int  # bump when the rules change
+    min_players: int
+    max_players: int
+    seat_names: tuple[str, ...]  # "Red", "Black"; games with more seats number them
+    options: Mapping[str, Option]
+    summary: str  # a short rules summary, the player's words
+    credit: str
+
+    def seat_name(self, seat: int) -> str:
+        if seat < len(self.seat_names):
+            return self.seat_names[seat]
+        return f"Player {seat + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What every game's render-facing view carries. Games extend it."""
+
+    game: str
+    ply: int
+    to_move: int | None
+    players: int
+    last_move: str | None
+    outcome: Outcome | None
+
+
+class GameState(ABC):
+    """A position. States behave as values: `play` returns the state after the
+    move and never changes the state it was called on.
+
+    Subclasses mutate themselves only inside `_play_action` on a fresh copy.
+    """
+
+    info: ClassVar[GameInfo]
+
+    def __init__(self, options: Mapping[str, OptionValue]) -> None:
+        self.options: dict[str, OptionValue] = dict(options)
+        self._moves: list[str] = []
+        self.outcome: Outcome | None = None
+
+    # -- the public API -------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def players(self) -> int:
+        return int(self.options["players"])
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """The canonical record, one entry per action, forced passes included."""
+        return tuple(self._moves)
+
+    @property
+    def ply(self) -> int:
+        return len(self._moves)
+
+    @property
+    def last_move(self) -> str | None:
+        return self._moves[-1] if self._moves else None
+
+    @property
+    @abstractmethod
+    def to_move(self) -> int | None:
+        """The seat to act, or None when the game is over."""
+
+    @property
+    def mid_turn(self) -> bool:
+        """True while the player to move has acted this turn and keeps it
+        (Short Circuit's pops). Clocks and undo treat a turn as one move."""
+        return False
+
+    @abstractmethod
+    def legal_moves(self) -> list[str]:
+        """The canonical text of every legal action now, in a stable sorted order."""
+
+    @abstractmethod
+    def view(self) -> View:
+        """The render-facing picture of the position; renderers derive no rules."""
+
+    def play(self, text: str) -> Self:
+        """Parse, check and apply `text`; return the new state (self is unchanged).
+
+        Raises IllegalMove, and only IllegalMove, whatever `text` is.
+        """
+        cleaned = clean_text(text)
+        if self.outcome is not None:
+            raise IllegalMove("The game is already over.", code="game_over")
+        after = self.copy()
+        after._play_text(cleaned)
+        return after
+
+    def copy(self) -> Self:
+        """An independent copy. Games with big immutable tables may override."""
+        return _copy.deepcopy(self)
+
+    def random_playout(self, rng: random.Random) -> Self:
+        """Play uniformly random legal actions to the end; return the final state.
+
+        The benchmark and the property tests use this. Games may override it
+        with a faster path that makes the same random choices available.
+        """
+        state = self.copy()
+        while state.outcome is None:
+            state._play_action(rng.choice(state.legal_moves()))
+        return state
+
+    # -- hooks for games ------------------------------------------------------
+
+    def _play_text(self, text: str) -> None:
+        """Apply one typed move to self. Short Circuit overrides this to take a
+        whole turn; every other game plays one action."""
+        self._play_action(text)
+
+    @abstractmethod
+    def _play_action(self, text: str) -> None:
+        """Parse, check and apply one action to self, appending its canonical
+        text (and any forced passes) to `_moves`. Raises IllegalMove before
+        changing anything."""
+
+    def _record(self, canonical: str) -> None:
+        self._moves.append(canonical)
+
+    def __repr__(self) -> str:
+        return f"replay({self.name!r}, {self.options!r}, {list(self._moves)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return (
+            self.name == other.name
+            and self.options == other.options
+            and self._moves == other._moves
+            and self.outcome == other.outcome
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+# -- text ---------------------------------------------------------------------
+
+
+def clean_text(text: object) -> str:
+    """Normalise typed input: lower case, single spaces. Refuse what cannot be a move."""
+    if not isinstance(text, str):
+        raise IllegalMove("A move must be typed as text.", code="empty")
+    if len(text) > MAX_MOVE_TEXT:
+        raise IllegalMove(
+            f"That is too long to be a move ({len(text)} characters).", code="too_long"
+        )
+    cleaned = " ".join(text.lower().split())
+    if not cleaned:
+        raise IllegalMove("Type a move, for example the cells it uses.", code="empty")
+    return cleaned
+
+
+def shown(text: str, limit: int = 24) -> str:
+    """Quote player text safely inside a sentence: printable and short."""
+    printable = "".join(ch if ch.isprintable() else "?" for ch in text)
+    if len(printable) > limit:
+        printable = printable[: limit - 1] + "…"
+    return f"“{printable}”"
+
+
+# -- the registry ---------------------------------------------------------------
+
+_STATES: dict[str, type[GameState]] = {}
+GAMES: dict[str, GameInfo] = {}
+
+
+def register(state_class: type[GameState]) -> type[GameState]:
+    """Add a game to the registry. A duplicate name raises."""
+    info = state_class.info
+    if info.name in _STATES:
+        raise ValueError(f"a game named {info.name!r} is already registered")
+    _STATES[info.name] = state_class
+    GAMES[info.name] = info
+    return state_class
+
+
+def state_class(name: str) -> type[GameState]:
+    try:
+        return _STATES[name]
+    except KeyError:
+        raise ValueError(
+            f"There is no game called {name!r}; the games are {', '.join(_STATES)}."
+        ) from None
+
+
+def new(name: str, players: int | Sequence[str] | None = None, **options: object) -> GameState:
+    """Start a game. Options may be the strings a player types (size="7x7").
+
+    `players` is the number of seats (or a sequence of names, one per seat);
+    by default the game's minimum. Raises ValueError for a refused option,
+    naming the constraint and what is allowed.
+    """
+    cls = state_class(name)
+    info = cls.info
+    count = _player_count(info, players)
+    canonical: dict[str, OptionValue] = {"players": count}
+    unknown = sorted(set(options) - set(info.options))
+    if unknown:
+        known = ", ".join(info.options) or "none"
+        raise ValueError(f"{info.title} has no option {unknown[0]!r}; its options are: {known}.")
+    for key, option in info.options.items():
+        raw = options.get(key, option.default)
+        if raw is None:
+            continue  # derived by the state from the others
+        try:
+            canonical[key] = option.parse(raw)
+        except ValueError as exc:
+            raise ValueError(f"{info.title} option {key}: {exc}") from None
+    return cls(canonical)
+
+
+def replay(name: str, options: Mapping[str, object], moves: Sequence[str]) -> GameState:
+    """Rebuild a state from its record, re-checking every move.
+
+    Forced passes in the record are matched against the ones the engine makes;
+    a record cut just before a forced pass gives the state after that pass.
+    Raises IllegalMove when the record does not replay.
+    """
+    settings = dict(options)
+    players = settings.pop("players", None)
+    state = new(name, players if isinstance(players, int | str) else None, **settings)
+    return replay_onto(state, moves)
+
+
+def replay_onto(state: GameState, moves: Sequence[str]) -> GameState:
+    """The state after the whole record `moves`, of which `state` holds the start.
+
+    Only the moves after `state.ply` are played, on a copy; `state` is unchanged.
+    """
+    if tuple(moves[: state.ply]) != state.moves:
+        raise ValueError("the record does not continue this state")
+    state = state.copy()
+    for index in range(state.ply, len(moves)):
+        text = moves[index]
+        if index < state.ply:
+            if state._moves[index] != text:
+                raise IllegalMove(
+                    f"The record has {shown(text)} at ply {index + 1} where the game "
+                    f"made {shown(state._moves[index])}.",
+                    code="bad_record",
+                )
+            continue
+        if state.outcome is not None:
+            raise IllegalMove(
+                f"The record goes on after the game ended (ply {index + 1}).",
+                code="bad_record",
+            )
+        state._play_text(clean_text(text))
+        if state._moves[index] != text:
+            raise IllegalMove(
+                f"The record has {shown(text)} at ply {index + 1}, which is not "
+                f"canonical ({shown(state._moves[index])}).",
+                code="bad_record",
+            )
+    return state
+
+
+def _player_count(info: GameInfo, players: int | Sequence[str] | None) -> int:
+    if players is None:
+        count = info.min_players
+    elif isinstance(players, bool):
+        raise ValueError("players must be a number of seats or a list of names.")
+    elif isinstance(players, int):
+        count = players
+    elif isinstance(players, str):
+        try:
+            count = int(players)
+        except ValueError:
+            raise ValueError("players must be a number of seats.") from None
+    else:
+        count = len(players)
+    if not info.min_players <= count <= info.max_players:
+        if info.min_players == info.max_players:
+            allowed = f"exactly {info.min_players}"
+        else:
+            allowed = f"{info.min_players} to {info.max_players}"
+        raise ValueError(f"{info.title} is played by {allowed} players, not {count}.")
+    return count
+
+
+# -- option parsers shared by the games ----------------------------------------
+
+
+def int_option(low: int, high: int) -> Callable[[object], OptionValue]:
+    """A whole number in [low, high]."""
+
+    def parse(raw: object) -> OptionValue:
+        value = _as_int(raw)
+        if value is None or not low <= value <= high:
+            raise ValueError(f"must be a whole number from {low} to {high}, not {raw!r}.")
+        return value
+
+    return parse
+
+
+def bool_option(raw: object) -> OptionValue:
+    """on/off, yes/no, true/false."""
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in {"on", "yes", "true", "1"}:
+        return True
+    if text in {"off", "no", "false", "0"}:
+        return False
+    raise ValueError(f"must be on or off, not {raw!r}.")
+
+
+def dims_option(
+    low: tuple[int, int], high: tuple[int, int], *, square: bool = False
+) -> Callable[[object], OptionValue]:
+    """A board size typed "7x7" or "7" (square), canonical "WxH" (or "n" when square)."""
+
+    def parse(raw: object) -> OptionValue:
+        text = str(raw).strip().lower().replace("×", "x").replace(" ", "")
+        parts = text.split("x")
+        numbers = [_as_int(p) for p in parts]
+        if len(parts) == 1 and numbers[0] is not None:
+            width = height = numbers[0]
+        elif len(parts) == 2 and numbers[0] is not None and numbers[1] is not None:
+            width, height = numbers[0], numbers[1]
+        else:
+            raise ValueError(f"must look like 7x7, not {raw!r}.")
+        if square and width != height:
+            raise ValueError(f"the board is square: give one number, not {raw!r}.")
+        if not (low[0] <= width <= high[0] and low[1] <= height <= high[1]):
+            raise ValueError(
+                f"must be from {low[0]}x{low[1]} to {high[0]}x{high[1]}, not {width}x{height}."
+            )
+        return width if square else f"{width}x{height}"
+
+    return parse
+
+
+def _as_int(raw: object) -> int | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    text = str(raw).strip()
+    if text.isdigit() and len(text) <= 6:
+        return int(text)
+    return None
+
+
+def dims(value: OptionValue) -> tuple[int, int]:
+    """Width and height from a canonical size option ("7x5" or 7)."""
+    if isinstance(value, int):
+        return value, value
+    width, height = str(value).split("x")
+    return int(width), int(height)
+
+
+@dataclass
+class UnionFind:
+    """Disjoint sets over 0..n-1, with path halving and union by size."""
+
+    size: int
+    parent: list[int] = field(init=False)
+    weight: list[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.parent = list(range(self.size))
+        self.weight = [1] * self.size
+
+    def find(self, item: int) -> int:
+        parent = self.parent
+        while parent[item] != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    def union(self, a: int, b: int) -> bool:
+        """Join the sets of a and b; False when they were already one."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        if self.weight[ra] < self.weight[rb]:
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.weight[ra] += self.weight[rb]
+        return True

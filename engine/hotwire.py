@@ -1,0 +1,575 @@
+"""Hot Wire: Phil Leduc's misère game of straight wires between pins (2010).
+
+Red and Black take turns connecting two free pins of a rectangle of pins with
+a straight wire. A wire must have an allowed length (horizontal steps plus
+vertical steps), may not pass over a pin and may not cross a wire already
+drawn; each pin takes one wire. The player left without a legal wire wins:
+the opponent connected the last, "hot", wire.
+
+Every wire the rules could ever allow on a board (a candidate) is numbered
+once per board size and length set, in record order, together with the
+bitmask of the candidates it conflicts with (shares a pin or crosses). A
+position is the mask of candidates still available, so playing, legality,
+the move list and the groups of independent sub-games are integer
+operations; which wire is crossed or which pin passed over is worked out
+only to explain a refusal.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import chain
+from math import gcd
+from typing import Self
+
+from engine.core import (
+    End,
+    GameInfo,
+    GameState,
+    IllegalMove,
+    Option,
+    OptionValue,
+    Outcome,
+    UnionFind,
+    View,
+    dims,
+    dims_option,
+    register,
+    shown,
+)
+from engine.notation import Point, label, points
+
+#: The longest wire there can be: corner to corner of a 26x26 board.
+LONGEST = 50
+
+_LENGTHS_ALLOWED = f'lengths like "1-6", "1,3,5", "2" or "any" (whole numbers from 1 to {LONGEST})'
+
+
+def parse_lengths(raw: object) -> OptionValue:
+    """The lengths option as typed ("1-3,5", "1 3 5", 2, "any") -> canonical text ("1-3,5")."""
+    lengths = length_set(raw)
+    return "any" if lengths is None else _lengths_text(lengths)
+
+
+INFO = GameInfo(
+    name="hotwire",
+    title="Hot Wire",
+    version=1,
+    min_players=2,
+    max_players=2,
+    seat_names=("Red", "Black"),
+    options={
+        "size": Option(
+            "size",
+            "7x7",
+            "2x2 to 26x26",
+            dims_option((2, 2), (26, 26)),
+            help="columns x rows of pins, e.g. 7x7 or 5x9",
+            choices=("5x5", "7x7", "9x9"),
+        ),
+        "lengths": Option(
+            "lengths",
+            "1-6",
+            '"1-6", "1,3,5", "2" or "any" (lengths 1 to 50)',
+            parse_lengths,
+            help="the allowed wire lengths, counted as horizontal plus vertical steps",
+            choices=("1-6", "1,3,5", "any"),
+        ),
+    },
+    summary=(
+        "Take turns connecting two free pins with a straight wire of an allowed length "
+        "that passes over no pin and crosses no wire; each pin takes one wire. "
+        "Whoever connects the last wire loses."
+    ),
+    credit=(
+        "Phil Leduc (2010). The author asks anyone who programs or sells Hot Wire "
+        "to contact him for permission."
+    ),
+)
+
+
+# -- notation -------------------------------------------------------------------
+
+
+def length_set(raw: object) -> frozenset[int] | None:
+    """The allowed lengths of a typed or canonical lengths option; None means any length.
+
+    Raises ValueError naming what is wrong and what is allowed.
+    """
+    if isinstance(raw, bool):
+        raise ValueError(f"give {_LENGTHS_ALLOWED}, not {raw!r}.")
+    text = re.sub(r"\s*[-–]\s*", "-", str(raw).strip().lower())
+    if text == "any":
+        return None
+    words = [word for word in re.split(r"[,\s]+", text) if word]
+    if not words:
+        raise ValueError(f"give at least one length: {_LENGTHS_ALLOWED}.")
+    lengths: set[int] = set()
+    for word in words:
+        if re.fullmatch(r"-\d+", word):
+            raise ValueError(f"{word} is negative; give {_LENGTHS_ALLOWED}.")
+        match = re.fullmatch(r"(\d{1,6})(?:-(\d{1,6}))?", word)
+        if match is None:
+            raise ValueError(f"{word!r} is not a length or a range; give {_LENGTHS_ALLOWED}.")
+        low, high = int(match[1]), int(match[2] or match[1])
+        if low > high:
+            raise ValueError(f"the range {word} runs backwards; write {high}-{low}.")
+        if low < 1:
+            raise ValueError(f"a wire is at least 1 long, not {low}; give {_LENGTHS_ALLOWED}.")
+        if high > LONGEST:
+            raise ValueError(f"no wire is {high} long; give {_LENGTHS_ALLOWED}.")
+        lengths.update(range(low, high + 1))
+    return frozenset(lengths)
+
+
+def wire_text(p: Point, q: Point) -> str:
+    """The record of a wire: its pins in column-then-row order, lower first ("d5-g3")."""
+    first, second = sorted((p, q))
+    return f"{label(first)}-{label(second)}"
+
+
+def _lengths_text(lengths: frozenset[int]) -> str:
+    """{1,2,3,5} -> "1-3,5": runs of three or more become ranges."""
+    parts: list[str] = []
+    ordered = sorted(lengths)
+    start = 0
+    for end in range(len(ordered)):
+        if end + 1 < len(ordered) and ordered[end + 1] == ordered[end] + 1:
+            continue
+        run = ordered[start : end + 1]
+        if len(run) >= 3:
+            parts.append(f"{run[0]}-{run[-1]}")
+        else:
+            parts.extend(str(length) for length in run)
+        start = end + 1
+    return ",".join(parts)
+
+
+# -- the state -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HotWireView(View):
+    """The board for renderers. Points are 0-based (column, row)."""
+
+    width: int
+    height: int
+    lengths: str  # the canonical option: "1-6", "1,3,5", "any"
+    wires: tuple[tuple[Point, Point, int], ...]  # in play order: pins (record order), seat
+    used_pins: tuple[Point, ...]  # sorted
+    last_wire: tuple[Point, Point] | None  # the hot wire once the game is over
+    legal_count: int  # wires the player to move may still connect
+
+
+@dataclass(frozen=True, slots=True)
+class WireGroup:
+    """Available candidate wires that interact only with each other: a separate sub-game.
+
+    A "one-wire" group (2 or 3 pins) takes exactly one more wire; a "switch"
+    (4 pins) takes one or two; a "larger" group anything more.
+    """
+
+    pins: tuple[Point, ...]  # sorted
+    wires: tuple[str, ...]  # canonical text, in record order
+    kind: str  # "one-wire", "switch" or "larger"
+
+
+class HotWireState(GameState):
+    """A Hot Wire position: the candidate wires still available and the wires drawn."""
+
+    info = INFO
+
+    def __init__(self, options: Mapping[str, OptionValue]) -> None:
+        super().__init__(options)
+        width, height = dims(self.options["size"])
+        self._table = _wire_table(width, height, str(self.options["lengths"]))
+        self._available = self._table.everything
+        self._wires: list[int] = []
+        self._check_end()
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.outcome is not None else self.ply % 2
+
+    def legal_moves(self) -> list[str]:
+        if self.outcome is not None:
+            return []
+        names = self._table.names
+        return [names[wire] for wire in _bits(self._available)]
+
+    def _play_action(self, text: str) -> None:
+        p, q = self._read_wire(text)
+        table = self._table
+        wire = table.index.get(table.key(p, q))
+        if wire is None or not self._available >> wire & 1:
+            raise self._refusal(p, q)
+        self._connect(wire)
+
+    def view(self) -> HotWireView:
+        table = self._table
+        drawn = tuple(
+            (table.point(table.first[wire]), table.point(table.second[wire]), ply % 2)
+            for ply, wire in enumerate(self._wires)
+        )
+        return HotWireView(
+            game=self.name,
+            ply=self.ply,
+            to_move=self.to_move,
+            players=self.players,
+            last_move=self.last_move,
+            outcome=self.outcome,
+            width=table.width,
+            height=table.height,
+            lengths=str(self.options["lengths"]),
+            wires=drawn,
+            used_pins=tuple(sorted(pin for p, q, _ in drawn for pin in (p, q))),
+            last_wire=drawn[-1][:2] if drawn else None,
+            legal_count=self._available.bit_count(),
+        )
+
+    def copy(self) -> Self:
+        # The wire table is shared and never changes: copy only the position.
+        other = type(self).__new__(type(self))
+        other.options = dict(self.options)
+        other._moves = list(self._moves)
+        other.outcome = self.outcome
+        other._table = self._table
+        other._available = self._available
+        other._wires = list(self._wires)
+        return other
+
+    def random_playout(self, rng: random.Random) -> Self:
+        """Random legal wires to the end, in place on a copy.
+
+        The available candidates are shuffled once and walked in that order,
+        connecting each one still available: the first available candidate of
+        a random order is a uniformly random legal wire at every step.
+        """
+        state = self.copy()
+        if state.outcome is not None:
+            return state
+        table = state._table
+        order = _bits(state._available)
+        rng.shuffle(order)
+        available = state._available
+        for wire in order:
+            if available >> wire & 1:
+                available &= ~table.conflict(wire)
+                state._wires.append(wire)
+                state._record(table.names[wire])
+        state._available = available
+        state._check_end()
+        return state
+
+    def groups(self) -> tuple[WireGroup, ...]:
+        """The available candidate wires split into independent sub-games.
+
+        Two candidates interact when they share a pin or cross; a group is a
+        connected component of that relation, in record order of its first wire.
+        """
+        table = self._table
+        available = self._available
+        wires = _bits(available)
+        if not wires:
+            return ()
+        pins = UnionFind(table.width * table.height)
+        for wire in wires:
+            pins.union(table.first[wire], table.second[wire])
+        # Wires of different pin components may still cross. Each such pair has
+        # a wire outside the largest component, so only those need their masks.
+        components = _components(table, wires, pins)
+        largest = max(components, key=len)
+        for component in components:
+            if component is largest:
+                continue
+            reach = 0
+            for wire in component:
+                reach |= table.conflict(wire)
+            for other in _bits(reach & available):
+                pins.union(table.first[component[0]], table.first[other])
+        return tuple(_group(table, component) for component in _components(table, wires, pins))
+
+    # -- moves ---------------------------------------------------------------------
+
+    def _read_wire(self, text: str) -> tuple[Point, Point]:
+        """Two different pins on the board, in record order, or IllegalMove."""
+        if text == "pass":
+            raise IllegalMove(
+                "There is no passing in Hot Wire: connect two pins, like d5-g3.", code="no_pass"
+            )
+        try:
+            pins = points(text)
+        except IllegalMove:
+            raise IllegalMove(
+                f"I can't read {shown(text)}: type a wire as two pins, like d5-g3.", code="syntax"
+            ) from None
+        if len(pins) != 2:
+            named = "one pin" if len(pins) == 1 else f"{len(pins)} pins"
+            raise IllegalMove(
+                f"A wire joins two pins, like d5-g3; {shown(text)} names {named}.",
+                code="two_pins",
+            )
+        p, q = sorted(pins)
+        table = self._table
+        for pin in (p, q):
+            if not (0 <= pin[0] < table.width and 0 <= pin[1] < table.height):
+                raise IllegalMove(
+                    f"There is no pin {label(pin)} on a {table.width}x{table.height} board.",
+                    code="off_board",
+                )
+        if p == q:
+            raise IllegalMove(
+                f"A wire needs two different pins, not {label(p)} twice.", code="same_pin"
+            )
+        return p, q
+
+    def _refusal(self, p: Point, q: Point) -> IllegalMove:
+        """Why the wire p-q (two different pins on the board) is not available now."""
+        table = self._table
+        text = wire_text(p, q)
+        for pin in (p, q):
+            pin_id = table.pin_id(pin)
+            for wire in self._wires:
+                if pin_id in (table.first[wire], table.second[wire]):
+                    return IllegalMove(
+                        f"Pin {label(pin)} already has a wire ({table.names[wire]}).",
+                        code="occupied",
+                    )
+        dx, dy = abs(q[0] - p[0]), abs(q[1] - p[1])
+        if table.lengths is not None and dx + dy not in table.lengths:
+            return IllegalMove(
+                f"{text} has length {dx + dy}; {_allowed_phrase(table.lengths)}.", code="length"
+            )
+        passed = _pins_between(p, q)
+        if passed:
+            return IllegalMove(f"{text} passes over {_pins_phrase(passed)}.", code="passes_over")
+        crossed = next(
+            table.names[wire]
+            for wire in self._wires
+            if _crosses(p, q, table.point(table.first[wire]), table.point(table.second[wire]))
+        )
+        return IllegalMove(f"{text} crosses the wire {crossed}.", code="crossing")
+
+    def _connect(self, wire: int) -> None:
+        self._available &= ~self._table.conflict(wire)
+        self._wires.append(wire)
+        self._record(self._table.names[wire])
+        self._check_end()
+
+    # -- end -----------------------------------------------------------------------
+
+    def _check_end(self) -> None:
+        """The player to move with no legal wire wins: the opponent drew the hot wire.
+
+        A board with no wire at all is won at once by the first player.
+        """
+        if self._available:
+            return
+        path = (self._moves[-1],) if self._moves else ()
+        self.outcome = Outcome(winners=(self.ply % 2,), reason=End.LAST_WIRE, path=path)
+
+
+# -- the wire table ----------------------------------------------------------------
+
+#: Conflict masks are kept once computed while a table has at most this many
+#: candidates (at most n*n/8 bytes); larger tables (26x26 with long wires has
+#: over 100,000 candidates) compute them on each use.
+_MEMO_LIMIT = 16_384
+
+
+class _WireTable:
+    """Every candidate wire of one board and length set, numbered in record order.
+
+    Pins are numbered column * height + row, so numbering pins and candidates
+    follows the record order. Shared by every state of the board: immutable
+    apart from the memo of conflict masks.
+    """
+
+    def __init__(self, width: int, height: int, lengths: frozenset[int] | None) -> None:
+        self.width = width
+        self.height = height
+        self.lengths = lengths
+        # Each candidate runs from its first pin along a primitive vector (dx > 0,
+        # or dx == 0 < dy); a vector sorted by (dx, dy) keeps candidates sorted.
+        self.vectors: list[tuple[int, int, int, int]] = []  # dx, dy and u with dx*uy - dy*ux = 1
+        for dx in range(width):
+            for dy in range(-(height - 1), height):
+                primitive = (dx > 0 or dy > 0) and gcd(dx, dy) == 1
+                if primitive and (lengths is None or dx + abs(dy) in lengths):
+                    ux, uy = _unit_partner(dx, dy)
+                    self.vectors.append((dx, dy, ux, uy))
+        pin_count = width * height
+        self.first: list[int] = []
+        self.second: list[int] = []
+        self.names: list[str] = []
+        self.index: dict[int, int] = {}
+        self.at_pin: list[list[int]] = [[] for _ in range(pin_count)]
+        self.starting: list[list[int]] = [[-1] * pin_count for _ in self.vectors]
+        for x in range(width):
+            for y in range(height):
+                for vector, (dx, dy, _, _) in enumerate(self.vectors):
+                    if 0 <= x + dx < width and 0 <= y + dy < height:
+                        wire = len(self.names)
+                        p, q = self.pin_id((x, y)), self.pin_id((x + dx, y + dy))
+                        self.first.append(p)
+                        self.second.append(q)
+                        self.names.append(wire_text((x, y), (x + dx, y + dy)))
+                        self.index[self.key((x, y), (x + dx, y + dy))] = wire
+                        self.at_pin[p].append(wire)
+                        self.at_pin[q].append(wire)
+                        self.starting[vector][p] = wire
+        self.count = len(self.names)
+        self.everything = (1 << self.count) - 1
+        self._conflicts: list[int | None] | None = (
+            [None] * self.count if self.count <= _MEMO_LIMIT else None
+        )
+
+    def pin_id(self, pin: Point) -> int:
+        return pin[0] * self.height + pin[1]
+
+    def point(self, pin_id: int) -> Point:
+        return divmod(pin_id, self.height)
+
+    def key(self, p: Point, q: Point) -> int:
+        """The index key of the wire p-q (pins on the board, in record order)."""
+        return self.pin_id(p) * self.width * self.height + self.pin_id(q)
+
+    def conflict(self, wire: int) -> int:
+        """The mask of candidates that share a pin with `wire` or cross it (itself included)."""
+        memo = self._conflicts
+        if memo is not None:
+            known = memo[wire]
+            if known is not None:
+                return known
+        bits = bytearray(self.count // 8 + 1)
+        at_pin = self.at_pin
+        for other in chain(
+            at_pin[self.first[wire]], at_pin[self.second[wire]], self._crossing(wire)
+        ):
+            bits[other >> 3] |= 1 << (other & 7)
+        mask = int.from_bytes(bits, "little")
+        if memo is not None:
+            memo[wire] = mask
+        return mask
+
+    def _crossing(self, wire: int) -> list[int]:
+        """The candidates that cross `wire`, straight from the lattice.
+
+        A candidate s -> s+v crosses P -> P+w exactly when s = P + a*w - b*v with
+        0 < a, b < 1. With c = cross(v, w), that open parallelogram holds |c| - 1
+        lattice points, one on each line cross(v, s - P) = k for 0 < |k| < |c|
+        (no pin lies on its edges, since v and w are primitive).
+        """
+        px, py = self.point(self.first[wire])
+        qx, qy = self.point(self.second[wire])
+        wx, wy = qx - px, qy - py
+        width, height = self.width, self.height
+        crossing: list[int] = []
+        for vector, (vx, vy, ux, uy) in enumerate(self.vectors):
+            c = vx * wy - vy * wx
+            span = abs(c)
+            if span < 2:
+                continue
+            sign = 1 if c > 0 else -1
+            w_cross_u = wx * uy - wy * ux
+            starting = self.starting[vector]
+            # Both ends on the board: 0 <= sx < x_end, y_low <= sy < y_end.
+            x_end, y_low, y_end = width - vx, max(0, -vy), min(height, height - vy)
+            for k in range(1, span):
+                f = sign * k
+                m = k * w_cross_u // span
+                sx, sy = px + f * ux + m * vx, py + f * uy + m * vy
+                if 0 <= sx < x_end and y_low <= sy < y_end:
+                    crossing.append(starting[sx * height + sy])
+        return crossing
+
+
+@functools.cache
+def _wire_table(width: int, height: int, lengths: str) -> _WireTable:
+    return _WireTable(width, height, length_set(lengths))
+
+
+def _unit_partner(dx: int, dy: int) -> tuple[int, int]:
+    """A lattice vector u with cross((dx, dy), u) = dx*uy - dy*ux = 1 (gcd(dx, dy) = 1)."""
+    # Extended Euclid: s*dx + t*dy = ±1, then u = (-t, s).
+    old_r, r, old_s, s, old_t, t = dx, dy, 1, 0, 0, 1
+    while r:
+        quotient = old_r // r
+        old_r, r = r, old_r - quotient * r
+        old_s, s = s, old_s - quotient * s
+        old_t, t = t, old_t - quotient * t
+    return -old_t * old_r, old_s * old_r
+
+
+# -- private helpers -----------------------------------------------------------------
+
+
+def _bits(mask: int) -> list[int]:
+    """The positions of the set bits of mask, lowest first."""
+    digits = bin(mask)[:1:-1]
+    found: list[int] = []
+    position = digits.find("1")
+    while position >= 0:
+        found.append(position)
+        position = digits.find("1", position + 1)
+    return found
+
+
+def _components(table: _WireTable, wires: list[int], pins: UnionFind) -> list[list[int]]:
+    """The wires grouped by the pin component of their first pin, in order of first wire."""
+    by_root: dict[int, list[int]] = {}
+    for wire in wires:
+        by_root.setdefault(pins.find(table.first[wire]), []).append(wire)
+    return list(by_root.values())
+
+
+def _group(table: _WireTable, wires: list[int]) -> WireGroup:
+    pin_ids = {pin for wire in wires for pin in (table.first[wire], table.second[wire])}
+    kind = "one-wire" if len(pin_ids) <= 3 else "switch" if len(pin_ids) == 4 else "larger"
+    return WireGroup(
+        pins=tuple(table.point(pin) for pin in sorted(pin_ids)),
+        wires=tuple(table.names[wire] for wire in wires),
+        kind=kind,
+    )
+
+
+def _orientation(a: Point, b: Point, c: Point) -> int:
+    """The sign of the turn a -> b -> c: 1 left, -1 right, 0 straight."""
+    turn = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    return (turn > 0) - (turn < 0)
+
+
+def _crosses(p: Point, q: Point, r: Point, s: Point) -> bool:
+    """Whether segments p-q and r-s properly cross (each strictly separates the other's ends)."""
+    return (
+        _orientation(p, q, r) * _orientation(p, q, s) < 0
+        and _orientation(r, s, p) * _orientation(r, s, q) < 0
+    )
+
+
+def _pins_between(p: Point, q: Point) -> list[Point]:
+    """The pins strictly inside the segment p-q."""
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    steps = gcd(dx, dy)
+    return [(p[0] + dx * k // steps, p[1] + dy * k // steps) for k in range(1, steps)]
+
+
+def _pins_phrase(pins: list[Point]) -> str:
+    """ "pin a2" / "pins a2 and a3" / "pins b2, c3 and d4"."""
+    labels = [label(pin) for pin in pins]
+    if len(labels) == 1:
+        return f"pin {labels[0]}"
+    return f"pins {', '.join(labels[:-1])} and {labels[-1]}"
+
+
+def _allowed_phrase(lengths: frozenset[int]) -> str:
+    if len(lengths) == 1:
+        return f"the allowed length is {_lengths_text(lengths)}"
+    return f"the allowed lengths are {_lengths_text(lengths)}"
+
+
+register(HotWireState)

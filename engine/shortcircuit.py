@@ -1,0 +1,720 @@
+"""Short Circuit ("Graph Coloring and Cycles"): close a loop of your own connectors.
+
+Source: the rules page "Short Circuit; or Graph Coloring and Cycles" (author
+not named); the project's reading is /work/shared/rules/shortcircuit.md.
+Two players share a hex-hex board. Each owns connectors of two colours and
+places them so that a new connector touches one of their own of the other
+colour and none of the same colour. Neutral capacitors, placed next to your
+connectors, can later be popped to remove a capacitor together with a
+connector next to one of yours. Whoever ends a turn with a closed loop of
+their connectors wins; a player whose last connector is popped loses; two
+passes in a row or the turn limit draw.
+
+An engine action is one pop or one piece; the mover keeps the turn through
+their pops and hands it over with the piece. `play` also takes a whole turn
+typed as one string ("pop e5 f6, pop d4 d5, y c3").
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import random
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Self
+
+from engine.core import (
+    End,
+    GameInfo,
+    GameState,
+    IllegalMove,
+    Option,
+    OptionValue,
+    Outcome,
+    View,
+    int_option,
+    register,
+    shown,
+)
+from engine.hexgrid import HEXHEX_DIRECTIONS, hexhex_cells
+from engine.notation import Point, label, point, points, sort_key
+
+UNLIMITED = "unlimited"
+_UNLIMITED_WORDS = {"unlimited", "infinite", "inf", "no limit"}
+_MAX_CAPACITORS = 999
+
+
+def _capacitors_option(raw: object) -> OptionValue:
+    """A per-player capacitor supply: a whole number 0..999, or "unlimited"."""
+    text = str(raw).strip().lower()
+    if text in _UNLIMITED_WORDS:
+        return UNLIMITED
+    value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+    if value is None and text.isdigit() and len(text) <= 6:
+        value = int(text)
+    if value is None or not 0 <= value <= _MAX_CAPACITORS:
+        raise ValueError(
+            f"must be a whole number from 0 to {_MAX_CAPACITORS} or unlimited, not {raw!r}."
+        )
+    return value
+
+
+INFO = GameInfo(
+    name="shortcircuit",
+    title="Short Circuit",
+    version=1,
+    min_players=2,
+    max_players=2,
+    seat_names=("Player 1 (Red/Yellow)", "Player 2 (Blue/Green)"),
+    options={
+        "size": Option(
+            "size",
+            5,
+            "3 to 10",
+            int_option(3, 10),
+            help="Side of the hex-hex board in cells (5 gives 61 cells).",
+            choices=(4, 5, 6, 7),
+        ),
+        "capacitors": Option(
+            "capacitors",
+            UNLIMITED,
+            f"0 to {_MAX_CAPACITORS}, or unlimited",
+            _capacitors_option,
+            help="Capacitors each player may place in the whole game.",
+            choices=(UNLIMITED, 5, 10, 20),
+        ),
+        "max_turns": Option(
+            "max_turns",
+            300,
+            "10 to 9999",
+            int_option(10, 9999),
+            help="The rules' max-turns: turns before a draw, counting the two setup "
+            "placements, normal turns and passes (pops do not count).",
+            choices=(100, 200, 300, 500),
+        ),
+    },
+    summary=(
+        "Player 2 puts a connector on the centre, Player 1 one next to it, then Player 1 "
+        "starts. A turn: pop any number of capacitors (each removes itself and a connector "
+        "next to one of your connectors on or beside it), then place one piece: a "
+        "connector of one of your colours touching your other colour and not its own "
+        "colour, or (if you did not pop) a capacitor on or beside one of your connectors. "
+        "End a turn with a closed loop of your connectors to win."
+    ),
+    credit="Short Circuit; or Graph Coloring and Cycles (rules page, author not named).",
+)
+
+# -- notation ---------------------------------------------------------------------
+
+#: Colour indices: seat s owns colours 2s and 2s+1; the other colour of c is c ^ 1.
+COLOURS = ("red", "yellow", "blue", "green")
+_COLOUR_WORDS = {name: index for index, name in enumerate(COLOURS)} | {
+    name[0]: index for index, name in enumerate(COLOURS)
+}
+_CAP_WORDS = {"cap", "c", "capacitor"}
+_TURN_SEPARATOR = re.compile(r"\s*[,;]\s*")
+_SETUP_TURNS = 2  # Player 2's centre piece, then Player 1's piece next to it
+PASS = "pass"
+
+# Internal actions: (kind, a, b) with bit indices of cells.
+_POP, _CONNECTOR, _CAPACITOR = 0, 1, 2
+Action = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ShortCircuitView(View):
+    """What a renderer draws. Points are 0-based (column, row), row 0 at the bottom."""
+
+    side: int
+    cells: tuple[Point, ...]
+    centre: Point
+    connectors: tuple[tuple[Point, str], ...]  # (cell, colour name), board order
+    capacitors: tuple[Point, ...]
+    colours: tuple[tuple[str, str], ...]  # per seat: ("red", "yellow"), ("blue", "green")
+    capacitors_left: tuple[int | None, ...]  # per seat; None = unlimited
+    popped: bool  # the mover has popped this turn (so must play a connector)
+    turns_played: int  # turns counted towards max_turns (setup, turns, passes)
+    max_turns: int
+    turn_actions: tuple[str, ...]  # the current turn's actions so far (pops)
+    last_turn: tuple[str, ...]  # the actions of the last completed turn
+
+
+class ShortCircuitState(GameState):
+    info = INFO
+
+    def __init__(self, options: Mapping[str, OptionValue]) -> None:
+        super().__init__(options)
+        self._board = _board(int(self.options["size"]))
+        supply = self.options["capacitors"]
+        limit = None if supply == UNLIMITED else int(supply)
+        self._caps_left: list[int | None] = [limit, limit]
+        self._colours = [0, 0, 0, 0]  # one bitboard per colour
+        self._caps = 0  # bitboard of capacitors
+        self._mover = 1  # Player 2 places the centre piece
+        self._turns = 0
+        self._passes = 0  # passes in a row
+        self._popped = False
+        self._turn_actions: list[str] = []
+        self._last_turn: tuple[str, ...] = ()
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.outcome is not None else self._mover
+
+    @property
+    def turns_played(self) -> int:
+        """Turns counted towards max_turns: setup placements, turns and passes."""
+        return self._turns
+
+    @property
+    def max_turns(self) -> int:
+        return int(self.options["max_turns"])
+
+    def legal_moves(self) -> list[str]:
+        if self.outcome is not None:
+            return []
+        return sorted((self._action_text(action) for action in self._actions()), key=sort_key)
+
+    def copy(self) -> Self:
+        clone = _copy.copy(self)
+        clone.options = dict(self.options)
+        clone._moves = list(self._moves)
+        clone._caps_left = list(self._caps_left)
+        clone._colours = list(self._colours)
+        clone._turn_actions = list(self._turn_actions)
+        return clone
+
+    def random_playout(self, rng: random.Random) -> Self:
+        """Uniform over the legal single actions, without building move text to parse."""
+        state = self.copy()
+        while state.outcome is None:
+            state._apply(rng.choice(state._actions()))
+        return state
+
+    # -- playing ------------------------------------------------------------------
+
+    def _play_text(self, text: str) -> None:
+        """One action, or a whole turn: actions separated by commas or semicolons."""
+        parts = [part for part in _TURN_SEPARATOR.split(text) if part]
+        if len(parts) <= 1:
+            self._play_action(parts[0] if parts else text)
+            return
+        trial = self.copy()
+        played = ""  # the canonical text of the string's previous action
+        for number, part in enumerate(parts, start=1):
+            if number > 1 and (trial.outcome is not None or not trial._turn_actions):
+                raise IllegalMove(
+                    f"The turn ends with {played}, so {shown(part)} would belong to the next turn.",
+                    code="after_piece",
+                )
+            ply = trial.ply
+            try:
+                trial._play_action(part)
+            except IllegalMove as refused:
+                raise IllegalMove(
+                    f"Action {number} ({shown(part)}) is refused: {refused}",
+                    code=refused.code,
+                ) from None
+            played = trial._moves[ply]
+        vars(self).update(vars(trial))
+
+    def _play_action(self, text: str) -> None:
+        self._apply(self._parse_and_check(text))
+
+    def _parse_and_check(self, text: str) -> Action:
+        words = text.split(" ", 1)
+        head, rest = words[0], words[1] if len(words) > 1 else ""
+        if head == PASS:
+            raise IllegalMove(
+                "You cannot pass: a pass happens by itself, only when no turn is possible.",
+                code="pass",
+            )
+        if head == "pop":
+            return self._check_pop(*self._pop_cells(rest))
+        if head in _COLOUR_WORDS:
+            return self._check_connector(_COLOUR_WORDS[head], self._cell(rest))
+        if head in _CAP_WORDS:
+            return self._check_capacitor(self._cell(rest))
+        raise IllegalMove(
+            f"I can't read {shown(text)}: play like r d4, cap d4 or pop e5 f6.", code="syntax"
+        )
+
+    def _cell(self, text: str) -> int:
+        if not text:
+            raise IllegalMove("Name the cell too, like r d4 or cap d4.", code="syntax")
+        return self._on_board(point(text))
+
+    def _pop_cells(self, text: str) -> tuple[int, int]:
+        cells = points(text) if text else []
+        if len(cells) != 2:
+            raise IllegalMove(
+                "A pop names two cells, the capacitor then the connector, like pop e5 f6.",
+                code="syntax",
+            )
+        return self._on_board(cells[0]), self._on_board(cells[1])
+
+    def _on_board(self, where: Point) -> int:
+        bit = self._board.bit_at.get(where)
+        if bit is None:
+            raise IllegalMove(f"{label(where)} is not on the board.", code="off_board")
+        return bit
+
+    # -- the rules of one action ----------------------------------------------------
+
+    def _check_connector(self, colour: int, cell: int) -> Action:
+        board, mover = self._board, self._mover
+        name = label(board.points[cell])
+        if colour >> 1 != mover:
+            raise IllegalMove(
+                f"{COLOURS[colour].capitalize()} is {_player(colour >> 1)}'s colour.",
+                code="not_your_colour",
+            )
+        holder = self._connector_at(cell)
+        if holder is not None:
+            raise IllegalMove(f"{name} already has a {COLOURS[holder]} connector.", code="occupied")
+        text = f"{COLOURS[colour][0]} {name}"
+        if self._turns == 0 and cell != board.centre:
+            raise IllegalMove(
+                f"The first piece goes on the centre cell {board.label(board.centre)}, "
+                f"not on {name}.",
+                code="setup",
+            )
+        if self._turns == 1 and not board.neighbours[cell] >> board.centre & 1:
+            raise IllegalMove(
+                f"Player 1's first piece goes next to the centre cell "
+                f"{board.label(board.centre)}, and {name} is not.",
+                code="setup",
+            )
+        if self._turns >= _SETUP_TURNS:
+            same = board.neighbours[cell] & self._colours[colour]
+            if same:
+                raise IllegalMove(
+                    f"{text} touches your {COLOURS[colour]} connector at "
+                    f"{board.label(_lowest(same))}.",
+                    code="same_colour",
+                )
+            if not board.neighbours[cell] & self._colours[colour ^ 1]:
+                raise IllegalMove(
+                    f"{text} is not next to any of your {COLOURS[colour ^ 1]} connectors.",
+                    code="no_other_colour",
+                )
+        return (_CONNECTOR, colour, cell)
+
+    def _check_capacitor(self, cell: int) -> Action:
+        board, mover = self._board, self._mover
+        name = board.label(cell)
+        if self._turns < _SETUP_TURNS:
+            raise IllegalMove(
+                f"The two setup turns place one connector each, not a capacitor on {name}.",
+                code="setup",
+            )
+        if self._popped:
+            raise IllegalMove(
+                f"You popped this turn, so you must play a connector, not a capacitor on {name}.",
+                code="capacitor_after_pop",
+            )
+        if self._caps_left[mover] == 0:
+            raise IllegalMove(f"You have no capacitors left to place on {name}.", code="no_supply")
+        if self._caps >> cell & 1:
+            raise IllegalMove(f"{name} already has a capacitor.", code="occupied")
+        own = self._own(mover)
+        if not (own >> cell & 1 or board.neighbours[cell] & own):
+            raise IllegalMove(
+                f"cap {name} is neither on nor next to one of your connectors.",
+                code="capacitor_not_near",
+            )
+        return (_CAPACITOR, cell, 0)
+
+    def _check_pop(self, capacitor: int, target: int) -> Action:
+        board, mover = self._board, self._mover
+        c_name, y_name = board.label(capacitor), board.label(target)
+        if self._turns < _SETUP_TURNS:
+            raise IllegalMove(
+                f"There are no pops in the setup turns (pop {c_name} {y_name}).", code="setup"
+            )
+        if not self._caps >> capacitor & 1:
+            raise IllegalMove(f"There is no capacitor on {c_name} to pop.", code="no_capacitor")
+        if self._connector_at(target) is None:
+            raise IllegalMove(f"There is no connector on {y_name} to pop.", code="no_connector")
+        if not _pop_links(board, self._own(mover), capacitor, target):
+            raise IllegalMove(
+                f"{y_name} is not next to any of your connectors on or next to the "
+                f"capacitor at {c_name}.",
+                code="pop_not_linked",
+            )
+        colours = self._colours_without(target)
+        if not _connector_reachable(board, mover, colours, self._caps & ~(1 << capacitor)):
+            raise IllegalMove(
+                f"After pop {c_name} {y_name} you could place no connector, so the turn "
+                "could not be finished.",
+                code="dead_end",
+            )
+        return (_POP, capacitor, target)
+
+    def _apply(self, action: Action) -> None:
+        """Apply a checked action, then end the turn if it placed a piece."""
+        kind, first, second = action
+        self._record(self._action_text(action))
+        if kind == _POP:
+            self._caps &= ~(1 << first)
+            self._colours = self._colours_without(second)
+            self._popped = True
+            self._turn_actions.append(self._moves[-1])
+            return
+        if kind == _CONNECTOR:
+            self._colours[first] |= 1 << second
+        else:
+            self._caps |= 1 << first
+            left = self._caps_left[self._mover]
+            if left is not None:
+                self._caps_left[self._mover] = left - 1
+        self._end_turn(second if kind == _CONNECTOR else None)
+
+    def _actions(self) -> list[Action]:
+        """Every legal single action now, unsorted."""
+        board, mover = self._board, self._mover
+        colours = self._colours
+        empty = board.mask & ~(colours[0] | colours[1] | colours[2] | colours[3])
+        if self._turns == 0:
+            return [(_CONNECTOR, colour, board.centre) for colour in (2, 3)]
+        if self._turns == 1:
+            cells = list(_bits(board.neighbours[board.centre] & empty))
+            return [(_CONNECTOR, colour, cell) for colour in (0, 1) for cell in cells]
+        actions: list[Action] = []
+        for colour in (2 * mover, 2 * mover + 1):
+            placeable = _placeable(board, colours, colour, empty)
+            actions.extend((_CONNECTOR, colour, cell) for cell in _bits(placeable))
+        own = colours[2 * mover] | colours[2 * mover + 1]
+        if not self._popped and self._caps_left[mover] != 0:
+            free = (own | board.adjacent(own)) & ~self._caps
+            actions.extend((_CAPACITOR, cell, 0) for cell in _bits(free))
+        actions.extend((_POP, c, y) for c, y in _legal_pops(board, mover, colours, self._caps))
+        return actions
+
+    def _action_text(self, action: Action) -> str:
+        kind, first, second = action
+        label_of = self._board.label
+        if kind == _POP:
+            return f"pop {label_of(first)} {label_of(second)}"
+        if kind == _CONNECTOR:
+            return f"{COLOURS[first][0]} {label_of(second)}"
+        return f"cap {label_of(first)}"
+
+    # -- end detection ----------------------------------------------------------------
+
+    def _end_turn(self, placed: int | None) -> None:
+        """The mover placed their piece: check the end, hand over, make forced passes."""
+        mover = self._mover
+        self._last_turn = (*self._turn_actions, self._moves[-1])
+        popped = self._popped
+        self._turn_actions = []
+        self._popped = False
+        self._passes = 0
+        self._turns += 1
+        # Only the placed connector can close a loop: the mover had none when the
+        # turn began (they would have won), and pops only remove connectors.
+        loop = None if placed is None else _loop_through(self._board, self._own(mover), placed)
+        if loop is not None:
+            path = tuple(self._board.label(cell) for cell in loop)
+            self.outcome = Outcome((mover,), End.LOOP, path=path)
+            return
+        # A placement gives the mover a connector; only a pop can empty the opponent.
+        if popped and not self._own(1 - mover):
+            self.outcome = Outcome((mover,), End.NO_CONNECTORS)
+            return
+        if self._turns >= self.max_turns:
+            self.outcome = Outcome((), End.TURN_LIMIT)
+            return
+        # Player 1 places the second setup piece and then starts the normal turns.
+        self._mover = 0 if self._turns == _SETUP_TURNS else 1 - mover
+        self._make_forced_passes()
+
+    def _make_forced_passes(self) -> None:
+        while not self._can_take_turn():
+            self._record(PASS)
+            self._last_turn = (PASS,)
+            self._turns += 1
+            self._passes += 1
+            if self._passes >= 2:
+                self.outcome = Outcome((), End.PASSES)
+                return
+            if self._turns >= self.max_turns:
+                self.outcome = Outcome((), End.TURN_LIMIT)
+                return
+            self._mover = 1 - self._mover
+
+    def _can_take_turn(self) -> bool:
+        """Whether the mover, at the start of a turn, can complete a turn."""
+        board, mover = self._board, self._mover
+        if self._turns < _SETUP_TURNS:
+            return True  # the setup placements are exempt from the placement rules
+        own = self._own(mover)
+        if self._caps_left[mover] != 0 and (own | board.adjacent(own)) & ~self._caps:
+            return True
+        return _connector_reachable(board, mover, self._colours, self._caps)
+
+    # -- view -----------------------------------------------------------------------
+
+    @property
+    def mid_turn(self) -> bool:
+        return bool(self._turn_actions)
+
+    def view(self) -> ShortCircuitView:
+        board = self._board
+        connectors = tuple(
+            (board.points[cell], COLOURS[colour])
+            for cell in board.order
+            for colour in range(4)
+            if self._colours[colour] >> cell & 1
+        )
+        return ShortCircuitView(
+            game=self.name,
+            ply=self.ply,
+            to_move=self.to_move,
+            players=self.players,
+            last_move=self.last_move,
+            outcome=self.outcome,
+            side=board.side,
+            cells=board.cells,
+            centre=board.points[board.centre],
+            connectors=connectors,
+            capacitors=tuple(board.points[c] for c in board.order if self._caps >> c & 1),
+            colours=((COLOURS[0], COLOURS[1]), (COLOURS[2], COLOURS[3])),
+            capacitors_left=tuple(self._caps_left),
+            popped=self._popped,
+            turns_played=self._turns,
+            max_turns=self.max_turns,
+            turn_actions=tuple(self._turn_actions),
+            last_turn=self._last_turn,
+        )
+
+    # -- small helpers --------------------------------------------------------------
+
+    def _own(self, seat: int) -> int:
+        return self._colours[2 * seat] | self._colours[2 * seat + 1]
+
+    def _connector_at(self, cell: int) -> int | None:
+        for colour, mask in enumerate(self._colours):
+            if mask >> cell & 1:
+                return colour
+        return None
+
+    def _colours_without(self, cell: int) -> list[int]:
+        keep = ~(1 << cell)
+        return [mask & keep for mask in self._colours]
+
+
+# -- private helpers: geometry on bitboards ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Board:
+    """A hex-hex board as bitboards: cell (q, r) is bit (r+1)*W + (q+1), W = 2s+1.
+
+    The padding row and column around the board let a shift find all six
+    neighbours at once without wrapping into the next row.
+    """
+
+    side: int
+    cells: tuple[Point, ...]  # hexhex_cells order
+    order: tuple[int, ...]  # the bit of each cell, in `cells` order
+    points: dict[int, Point]
+    bit_at: dict[Point, int]
+    labels: dict[int, str]
+    neighbours: dict[int, int]  # bit -> mask of its neighbours
+    shifts: tuple[int, ...]  # the three positive direction shifts (the others negate)
+    mask: int
+    centre: int
+
+    def adjacent(self, cells: int) -> int:
+        """Every board cell next to some cell of `cells`."""
+        spread = 0
+        for shift in self.shifts:
+            spread |= (cells << shift) | (cells >> shift)
+        return spread & self.mask
+
+    def label(self, cell: int) -> str:
+        return self.labels[cell]
+
+
+@cache
+def _board(side: int) -> _Board:
+    width = 2 * side + 1
+    cells = hexhex_cells(side)
+    bit_at = {(q, r): (r + 1) * width + q + 1 for q, r in cells}
+    neighbours = {
+        bit: sum(
+            1 << bit_at[(q + dq, r + dr)]
+            for dq, dr in HEXHEX_DIRECTIONS
+            if (q + dq, r + dr) in bit_at
+        )
+        for (q, r), bit in bit_at.items()
+    }
+    shifts = tuple(sorted({abs(dq + dr * width) for dq, dr in HEXHEX_DIRECTIONS}))
+    return _Board(
+        side=side,
+        cells=cells,
+        order=tuple(bit_at[cell] for cell in cells),
+        points={bit: cell for cell, bit in bit_at.items()},
+        bit_at=bit_at,
+        labels={bit: label(cell) for cell, bit in bit_at.items()},
+        neighbours=neighbours,
+        shifts=shifts,
+        mask=sum(1 << bit for bit in bit_at.values()),
+        centre=bit_at[(side - 1, side - 1)],
+    )
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def _player(seat: int) -> str:
+    return f"Player {seat + 1}"
+
+
+def _placeable(board: _Board, colours: list[int], colour: int, empty: int) -> int:
+    """Cells where `colour` may go now: empty, touching its partner colour, not itself."""
+    return empty & board.adjacent(colours[colour ^ 1]) & ~board.adjacent(colours[colour])
+
+
+def _pop_links(board: _Board, own: int, capacitor: int, target: int) -> bool:
+    """Some own connector X on or next to the capacitor has the target as a neighbour."""
+    near = own & ((1 << capacitor) | board.neighbours[capacitor])
+    return bool(near & board.neighbours[target])
+
+
+def _legal_pops(board: _Board, mover: int, colours: list[int], caps: int) -> list[tuple[int, int]]:
+    """Every pop (capacitor, connector) whose shape is right and after which a
+    connector can still be placed."""
+    own = colours[2 * mover] | colours[2 * mover + 1]
+    occupied = colours[0] | colours[1] | colours[2] | colours[3]
+    shaped: dict[int, int] = {}  # target -> capacitors that may pop it
+    for linker in _bits(own):
+        near_caps = caps & ((1 << linker) | board.neighbours[linker])
+        if near_caps:
+            for target in _bits(board.neighbours[linker] & occupied):
+                shaped[target] = shaped.get(target, 0) | near_caps
+    pops: list[tuple[int, int]] = []
+    for target, capacitors in shaped.items():
+        keep = ~(1 << target)
+        after = [mask & keep for mask in colours]
+        # Usually a placement is open at once, whichever capacitor goes.
+        if _direct_placement(board, mover, after):
+            pops.extend((capacitor, target) for capacitor in _bits(capacitors))
+            continue
+        pops.extend(
+            (capacitor, target)
+            for capacitor in _bits(capacitors)
+            if _connector_reachable(board, mover, after, caps & ~(1 << capacitor))
+        )
+    return pops
+
+
+def _direct_placement(board: _Board, mover: int, colours: list[int]) -> bool:
+    empty = board.mask & ~(colours[0] | colours[1] | colours[2] | colours[3])
+    return any(_placeable(board, colours, colour, empty) for colour in (2 * mover, 2 * mover + 1))
+
+
+def _connector_reachable(board: _Board, mover: int, colours: list[int], caps: int) -> bool:
+    """Whether the mover can place a connector now or after some further pops.
+
+    Pops only remove pieces, and removing a piece never makes another pop
+    possible. So a placement of colour a on cell e is reachable exactly when
+    the minimal set it needs removed, e's occupant and the mover's a-connectors
+    next to e, can be popped in some order: any longer pop sequence reaching e
+    contains one for that set. That keeps the search to a handful of pieces
+    per candidate cell.
+    """
+    if _direct_placement(board, mover, colours):
+        return True
+    if not caps:
+        return False
+    own = colours[2 * mover] | colours[2 * mover + 1]
+    occupied = colours[0] | colours[1] | colours[2] | colours[3]
+    for colour in (2 * mover, 2 * mover + 1):
+        for cell in _bits(board.adjacent(colours[colour ^ 1])):
+            needed = (occupied & (1 << cell)) | (board.neighbours[cell] & colours[colour])
+            if _can_pop_all(board, own, caps, needed):
+                return True
+    return False
+
+
+def _can_pop_all(board: _Board, own: int, caps: int, needed: int) -> bool:
+    """Whether the connectors in `needed` can all be popped, one after another,
+    with distinct capacitors, each pop linked by an own connector still present."""
+    if needed.bit_count() > caps.bit_count():
+        return False
+    seen: dict[tuple[int, int], bool] = {}
+
+    def search(remaining: int, caps_left: int) -> bool:
+        if not remaining:
+            return True
+        key = (remaining, caps_left)
+        if key not in seen:
+            present = own & ~(needed & ~remaining)
+            seen[key] = any(
+                search(remaining & ~(1 << target), caps_left & ~(1 << capacitor))
+                for target in _bits(remaining)
+                for capacitor in _bits(_linked_caps(board, present, caps_left, target))
+            )
+        return seen[key]
+
+    return search(needed, caps)
+
+
+def _linked_caps(board: _Board, present: int, caps: int, target: int) -> int:
+    """The capacitors that could pop `target`: on or next to an own connector beside it."""
+    linkers = board.neighbours[target] & present
+    return caps & (linkers | board.adjacent(linkers))
+
+
+def _loop_through(board: _Board, own: int, placed: int) -> tuple[int, ...] | None:
+    """A shortest cycle of own connectors through `placed`, or None.
+
+    The rest of the graph is a forest (no loop before this piece), so a cycle
+    exists when two of the piece's own neighbours are joined without it.
+    """
+    rest = own & ~(1 << placed)
+    ends = board.neighbours[placed] & rest
+    if ends.bit_count() < 2:
+        return None
+    best: list[int] | None = None
+    for start in _bits(ends):
+        parents = {start: start}
+        frontier = [start]
+        found: int | None = None
+        while frontier and found is None:
+            following: list[int] = []
+            for cell in frontier:
+                for step in _bits(board.neighbours[cell] & rest):
+                    if step in parents:
+                        continue
+                    parents[step] = cell
+                    if ends >> step & 1:
+                        found = step
+                        break
+                    following.append(step)
+                if found is not None:
+                    break
+            frontier = following
+        if found is None:
+            continue
+        chain = [found]
+        while chain[-1] != start:
+            chain.append(parents[chain[-1]])
+        if best is None or len(chain) < len(best):
+            best = chain[::-1]
+    return None if best is None else (placed, *best)
+
+
+register(ShortCircuitState)
