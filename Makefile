@@ -3,18 +3,25 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: test lint bench run clean
+.PHONY: test lint bench gallery run clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# the bot and its runtime libraries (make run)
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
 
-lint: $(STAMP)
+# plus the test, lint and benchmark tools (make test)
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(DEV_STAMP)
+
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -22,8 +29,16 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest
 
-bench: $(STAMP)
-	$(BIN)/python bench/engine.py
+bench: $(DEV_STAMP)
+	$(BIN)/python -m bench.engine
+	$(BIN)/python -m bench.render
+	$(BIN)/python -m bench.service
+
+gallery: $(STAMP)
+	$(BIN)/python -m bot.render.gallery docs/img
+
+run: $(STAMP)
+	$(BIN)/paperboard run
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis

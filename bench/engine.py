@@ -6,7 +6,7 @@ both see the same machine load, and prints the ratio of medians last:
 
     hex7 playouts vs openspiel: <ratio>x
 
-Run: .venv/bin/python bench/engine.py [--rounds N]
+Run: .venv/bin/python -m bench.engine [--rounds N]
 """
 
 from __future__ import annotations

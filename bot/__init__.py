@@ -1,0 +1,1 @@
+"""Paperboard: the application around the engine (service, store, render, adapters)."""

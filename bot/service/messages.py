@@ -1,0 +1,137 @@
+"""Events as sentences, one formatter for every adapter.
+
+Adapters pass how to mention a player (`<@id>` on Discord, `@name` in a
+terminal) and how to show a time (a relative timestamp on Discord).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+import engine
+from bot.service.models import (
+    ChallengeClosed,
+    ChallengeIssued,
+    Event,
+    GameOver,
+    GameStarted,
+    GameSummary,
+    MovePlayed,
+    SeatTaken,
+    TurnStarted,
+    UndoAnswered,
+    UndoRequested,
+)
+
+Mention = Callable[[int], str]
+When = Callable[[datetime], str]
+
+REASONS = {
+    "connection": "by connecting their edges",
+    "last wire": "because the opponent connected the last wire",
+    "loop": "by closing a loop",
+    "no connectors": "because the opponent has no connector left",
+    "base reached": "by reaching a base",
+    "points": "on points",
+    "resignation": "by resignation",
+    "time": "on time",
+}
+
+
+def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> str:
+    """One line for the game's thread (or the terminal)."""
+    title = f"{game.title} #{game.id}"
+    match event:
+        case ChallengeIssued(challenger=challenger, invited=invited, open_seats=open_seats):
+            who = _join([mention(pid) for pid in invited])
+            clock = f"{game.days_per_move} days per move" if game.days_per_move else "no clock"
+            kind = "rated" if game.rated else "casual"
+            whom = who or "anyone"
+            text = f"{mention(challenger.id)} challenges {whom} to {title} ({clock}, {kind})."
+            if invited and open_seats:
+                text += f" {open_seats} more seat{'s' if open_seats > 1 else ''} open to anyone."
+            if game.expires_at is not None:
+                text += f" The challenge expires {when(game.expires_at)}."
+            return text
+        case SeatTaken(player=player):
+            return f"{mention(player.id)} takes a seat in {title}."
+        case ChallengeClosed(status="declined", by=by):
+            return f"{mention(by or 0)} declined the challenge to {title}."
+        case ChallengeClosed(status="cancelled"):
+            return f"The challenge to {title} was cancelled."
+        case ChallengeClosed(status="expired"):
+            return f"The challenge to {title} expired unanswered."
+        case ChallengeClosed(status="aborted", by=by):
+            return f"{mention(by or 0)} aborted {title}."
+        case GameStarted(players=seated):
+            seats = ", ".join(
+                f"{name}: {mention(pid)}"
+                for name, pid in zip(game.seat_names, seated, strict=False)
+            )
+            return f"{title} begins. {seats}."
+        case MovePlayed(player_id=player_id, texts=texts):
+            played = texts[0]
+            passes = len(texts) - 1
+            extra = " (the next player had no move and passed)" if passes == 1 else ""
+            if passes > 1:
+                extra = f" ({passes} forced passes followed)"
+            return f"{mention(player_id)} played {played}{extra}."
+        case TurnStarted(player_id=player_id, deadline=deadline):
+            due = f" Due {when(deadline)}." if deadline else ""
+            return f"{mention(player_id)}, it is your move in {title}.{due}"
+        case GameOver(winners=winners, reason=reason, scores=scores, players=seated):
+            how = REASONS.get(reason, f"({reason})")
+            if not winners:
+                result = f"{title} ends in a draw ({reason})."
+            elif len(winners) == 1:
+                result = f"{title} is over: {mention(winners[0])} wins {how}."
+            else:
+                result = (
+                    f"{title} is over: {_join([mention(w) for w in winners])} share the win {how}."
+                )
+            if scores is not None:
+                result += (
+                    " Scores: "
+                    + ", ".join(
+                        f"{mention(pid)} {score}" for pid, score in zip(seated, scores, strict=True)
+                    )
+                    + "."
+                )
+            return result
+        case UndoRequested(requester=requester, waiting_for=waiting):
+            return (
+                f"{mention(requester)} asks to take back their last move in {title}; "
+                f"{_join([mention(pid) for pid in waiting])}: accept or decline."
+            )
+        case UndoAnswered(player_id=player_id, accepted=False):
+            return f"{mention(player_id)} declined the undo in {title}."
+        case UndoAnswered(done=True):
+            return f"The last move in {title} was taken back by agreement."
+        case UndoAnswered(player_id=player_id):
+            return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
+    return f"{title}: {type(event).__name__}"
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def rules_card(name: str) -> str:
+    """A game's rules card: how to play, the options, the credit."""
+    info = engine.GAMES[name]
+    players = (
+        f"{info.min_players} players"
+        if info.min_players == info.max_players
+        else f"{info.min_players} to {info.max_players} players"
+    )
+    lines = [f"{info.title} ({players})", "", info.summary, "", "Options:"]
+    for option in info.options.values():
+        default = "set from the others" if option.default is None else option.default
+        if isinstance(default, bool):
+            default = "on" if default else "off"
+        lines.append(f"  {option.name}: {option.allowed} (default {default})")
+    lines += ["", info.credit]
+    return "\n".join(lines)

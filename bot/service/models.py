@@ -1,0 +1,225 @@
+"""What the service takes and gives: players, places, results and events.
+
+Everything here is a frozen dataclass and knows nothing of Discord: a player
+is an id with a display name, a place is a (guild, channel) pair of ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+Status = Literal["open", "active", "finished", "aborted", "declined", "cancelled", "expired"]
+First = Literal["challenger", "opponent", "random", "rematch"]
+Reminders = Literal["dm", "thread", "off"]
+
+STATUSES: tuple[Status, ...] = (
+    "open", "active", "finished", "aborted", "declined", "cancelled", "expired",
+)  # fmt: skip
+DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)  # or None: no clock
+FIRST_CHOICES: tuple[First, ...] = ("challenger", "opponent", "random")
+
+
+class Refused(Exception):
+    """A use case said no. `str(exc)` is the sentence for the player; nothing changed."""
+
+    def __init__(self, sentence: str, *, code: str) -> None:
+        super().__init__(sentence)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    guild_id: int
+    channel_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    seat: int
+    player_id: int | None  # None: an open seat
+    name: str | None
+    accepted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A game as adapters show it."""
+
+    id: int
+    game: str
+    title: str
+    options: dict[str, int | str | bool]
+    status: Status
+    guild_id: int
+    channel_id: int
+    thread_id: int | None
+    message_id: int | None
+    seats: tuple[Seat, ...]
+    ply: int
+    to_move: int | None  # seat
+    days_per_move: int | None
+    rated: bool
+    first: First
+    challenger_id: int
+    created_at: datetime
+    expires_at: datetime | None
+    deadline: datetime | None  # the current turn's, when the game has a clock
+    winners: tuple[int, ...] = ()  # seats
+    reason: str | None = None
+    scores: tuple[int, ...] | None = None
+    seat_names: tuple[str, ...] = ()  # "Red", "Black": the game's names for the seats
+
+    @property
+    def player_to_move(self) -> int | None:
+        if self.to_move is None or self.status != "active":
+            return None
+        return self.seats[self.to_move].player_id
+
+    def seat_of(self, player_id: int) -> int | None:
+        for seat in self.seats:
+            if seat.player_id == player_id:
+                return seat.seat
+        return None
+
+    def player_ids(self) -> tuple[int, ...]:
+        return tuple(s.player_id for s in self.seats if s.player_id is not None)
+
+    def name_of_seat(self, seat: int) -> str:
+        return self.seats[seat].name or "an open seat"
+
+
+# -- events: what an adapter announces ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeIssued(Event):
+    challenger: Player
+    invited: tuple[int, ...]  # named opponents' ids
+    open_seats: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken(Event):
+    player: Player
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeClosed(Event):
+    status: Status  # declined cancelled expired
+    by: int | None  # player id, None when it expired
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    players: tuple[int, ...]  # by seat
+
+
+@dataclass(frozen=True, slots=True)
+class MovePlayed(Event):
+    player_id: int
+    ply: int  # the record's length after the move
+    texts: tuple[str, ...]  # the actions recorded, forced passes included
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    player_id: int
+    deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    winners: tuple[int, ...]  # player ids; () for a draw
+    reason: str
+    scores: tuple[int, ...] | None
+    players: tuple[int, ...]  # by seat
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRequested(Event):
+    requester: int
+    waiting_for: tuple[int, ...]
+    ply: int
+
+
+@dataclass(frozen=True, slots=True)
+class UndoAnswered(Event):
+    player_id: int
+    accepted: bool
+    done: bool  # every opponent accepted: the move was taken back
+    ply: int  # the record's length now
+
+
+# -- results ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A use case's answer: the game as it is now and what to announce."""
+
+    game: GameSummary
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult(Result):
+    png: bytes = b""  # the board after the move
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    game: GameSummary
+    ply: int
+    png: bytes
+    legal_moves: int  # how many moves the player to move has
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    game: GameSummary
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSettings:
+    player_id: int
+    reminders: Reminders
+    time_zone: str
+    quiet_hours: tuple[int, int] | None  # local hours: start, end
+    vacation_days_left: float
+    on_vacation_since: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingLine:
+    player_id: int
+    name: str
+    game: str
+    rating: float  # the conservative estimate shown to players (mu - 3 sigma, scaled)
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    streak: int
+    best_streak: int
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    guild_id: int
+    channels: tuple[int, ...] = ()  # empty: every channel
+    days_per_move: int | None = 3
+    rated: bool = True

@@ -1,0 +1,116 @@
+"""Ratings per guild and game with openskill's Plackett-Luce model (2 to 8 players).
+
+The number shown to players is openskill's ordinal (mu - 3 sigma): it starts at
+0 and rises as the system becomes sure a player is strong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from openskill.models import PlackettLuce
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.service.models import RatingLine
+from bot.store.schema import players, ratings
+
+MODEL = PlackettLuce()
+
+
+async def update(
+    conn: AsyncConnection,
+    guild_id: int,
+    game: str,
+    seat_players: Sequence[int],
+    ranks: Sequence[int],
+) -> None:
+    """Rate a finished game: `ranks` by seat, 1 best, equal ranks tie."""
+    rows = {
+        row.player_id: row
+        for row in await conn.execute(
+            sa.select(ratings).where(
+                ratings.c.guild_id == guild_id,
+                ratings.c.game == game,
+                ratings.c.player_id.in_(seat_players),
+            )
+        )
+    }
+    teams = [
+        [MODEL.create_rating([rows[p].mu, rows[p].sigma]) if p in rows else MODEL.rating()]
+        for p in seat_players
+    ]
+    rated = MODEL.rate(teams, ranks=list(ranks))
+    best = min(ranks)
+    draw = len(set(ranks)) == 1
+    for player_id, (new,), rank in zip(seat_players, rated, ranks, strict=True):
+        old = rows.get(player_id)
+        won = rank == best and not draw
+        streak = old.streak if old else 0
+        streak = 0 if draw else (max(streak, 0) + 1 if won else min(streak, 0) - 1)
+        values = {
+            "mu": new.mu,
+            "sigma": new.sigma,
+            "games": (old.games if old else 0) + 1,
+            "wins": (old.wins if old else 0) + int(won),
+            "streak": streak,
+            "best_streak": max(old.best_streak if old else 0, streak),
+        }
+        if old is None:
+            await conn.execute(
+                ratings.insert().values(guild_id=guild_id, game=game, player_id=player_id, **values)
+            )
+        else:
+            await conn.execute(
+                ratings.update()
+                .where(
+                    ratings.c.guild_id == guild_id,
+                    ratings.c.game == game,
+                    ratings.c.player_id == player_id,
+                )
+                .values(**values)
+            )
+
+
+def _lines(rows: Sequence[sa.Row[tuple[object, ...]]]) -> list[RatingLine]:
+    return [
+        RatingLine(
+            player_id=row.player_id,
+            name=row.name,
+            game=row.game,
+            rating=row.mu - 3 * row.sigma,
+            mu=row.mu,
+            sigma=row.sigma,
+            games=row.games,
+            wins=row.wins,
+            streak=row.streak,
+            best_streak=row.best_streak,
+        )
+        for row in rows
+    ]
+
+
+def _query() -> sa.Select[tuple[object, ...]]:
+    return sa.select(ratings, players.c.name).join(players, players.c.id == ratings.c.player_id)
+
+
+async def leaderboard(
+    conn: AsyncConnection, guild_id: int, game: str, limit: int
+) -> list[RatingLine]:
+    ordinal = ratings.c.mu - 3 * ratings.c.sigma
+    query = (
+        _query()
+        .where(ratings.c.guild_id == guild_id, ratings.c.game == game)
+        .order_by(ordinal.desc(), ratings.c.games.desc())
+        .limit(max(1, min(limit, 50)))
+    )
+    return _lines((await conn.execute(query)).all())
+
+
+async def of_player(
+    conn: AsyncConnection, guild_id: int, player_id: int, game: str | None
+) -> list[RatingLine]:
+    query = _query().where(ratings.c.guild_id == guild_id, ratings.c.player_id == player_id)
+    if game is not None:
+        query = query.where(ratings.c.game == game)
+    return _lines((await conn.execute(query.order_by(ratings.c.game))).all())

@@ -1,0 +1,33 @@
+"""Settings from the environment or a .env file (every one is in .env.example)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    discord_token: SecretStr | None = Field(default=None, description="the bot's token")
+    database_url: str = Field(
+        default="sqlite:///paperboard.db", description="sqlite:///FILE or postgresql://..."
+    )
+    discord_api_base: str | None = Field(default=None, description="a Discord-compatible REST base")
+    discord_gateway_url: str | None = Field(
+        default=None, description="a Discord-compatible gateway"
+    )
+    dev_guild_id: int | None = Field(default=None, description="sync commands to this guild only")
+    log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
+
+    challenge_hours: int = Field(default=24, ge=1, description="unanswered challenges expire")
+    max_open_challenges: int = Field(default=10, ge=1, description="per player")
+    max_active_games: int = Field(default=50, ge=1, description="per player")
+    vacation_days: int = Field(default=14, ge=0, description="vacation days per player per year")
+    board_cache_size: int = Field(default=512, ge=0, description="rendered boards kept in memory")
+    board_dir: Path = Field(default=Path("boards"), description="where the console saves boards")
+    render_processes: int = Field(
+        default=1, ge=0, le=32, description="worker processes drawing boards (0: a thread)"
+    )

@@ -1,0 +1,136 @@
+"""One store interface over SQLite (aiosqlite) and PostgreSQL (asyncpg).
+
+SQLAlchemy Core (async) does the dialects; Alembic applies the versioned
+migrations at start. SQLite runs in WAL mode with a busy timeout and a single
+writer connection: writes queue on it and take the write lock at BEGIN
+(BEGIN IMMEDIATE), so two processes sharing a file wait instead of failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def async_url(url: str) -> str:
+    """sqlite:///x.db -> sqlite+aiosqlite:///x.db; postgresql://... -> postgresql+asyncpg://..."""
+    parsed = make_url(url)
+    driver = {
+        "sqlite": "sqlite+aiosqlite",
+        "postgresql": "postgresql+asyncpg",
+        "postgres": "postgresql+asyncpg",
+    }
+    backend = parsed.drivername.split("+")[0]
+    if backend not in driver:
+        raise ValueError(
+            f"DATABASE_URL must be sqlite:// or postgresql://, not {parsed.drivername}://"
+        )
+    return parsed.set(drivername=driver[backend]).render_as_string(hide_password=False)
+
+
+class Database:
+    """The connection pools and the write discipline; queries live in the service."""
+
+    def __init__(self, url: str) -> None:
+        self.url = async_url(url)
+        self.is_sqlite = self.url.startswith("sqlite")
+        if self.is_sqlite:
+            self._writer = self._sqlite_engine(write=True)
+            self._reader = self._sqlite_engine(write=False)
+        else:
+            self._writer = self._reader = create_async_engine(
+                self.url, pool_size=10, max_overflow=10, pool_pre_ping=True
+            )
+        # SQLite allows one writer; queueing here keeps BEGIN IMMEDIATE waits in-process short.
+        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+
+    @classmethod
+    async def open(cls, url: str) -> Database:
+        """Connect and bring the schema to the newest migration."""
+        database = cls(url)
+        await database.migrate()
+        return database
+
+    async def migrate(self) -> None:
+        async with self._writer.begin() as connection:
+            await connection.run_sync(_upgrade_to_head)
+
+    async def ping(self) -> None:
+        """One round trip to the database."""
+        async with self.read() as connection:
+            await connection.execute(text("SELECT 1"))
+
+    async def close(self) -> None:
+        await self._writer.dispose()
+        if self._reader is not self._writer:
+            await self._reader.dispose()
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction: committed when the block ends, rolled back on error."""
+        if self._write_lock is None:
+            async with self._writer.begin() as connection:
+                yield connection
+            return
+        async with self._write_lock, self._writer.begin() as connection:
+            yield connection
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """A read-only snapshot (WAL readers never wait for the writer)."""
+        async with self._reader.connect() as connection:
+            yield connection
+
+    # -- engines ----------------------------------------------------------------
+
+    def _sqlite_engine(self, *, write: bool) -> AsyncEngine:
+        path = make_url(self.url).database
+        if not path or path == ":memory:":
+            raise ValueError(
+                "SQLite needs a file (sqlite:///paperboard.db), not an in-memory database"
+            )
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(
+            self.url,
+            # the writer is one connection; readers get a small pool
+            pool_size=1 if write else 4,
+            max_overflow=0 if write else 4,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+        )
+        begin = "BEGIN IMMEDIATE" if write else "BEGIN"
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def configure(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            # WAL + NORMAL: a committed transaction survives a killed process
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        @event.listens_for(engine.sync_engine, "begin")
+        def start(connection: Connection) -> None:
+            connection.exec_driver_sql(begin)
+
+        return engine
+
+
+def _upgrade_to_head(connection: Connection) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")

@@ -1,0 +1,174 @@
+"""The tables, as SQLAlchemy Core metadata. Migrations create them; queries use them.
+
+Times are aware UTC datetimes in Python; SQLite keeps them as ISO text.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    TypeDecorator,
+    UniqueConstraint,
+)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on every backend (SQLite drops the zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: Paperboard stores aware UTC times only")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+        return value.astimezone(UTC)  # type: ignore[no-any-return]
+
+
+metadata = MetaData()
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(100), nullable=False),
+    Column("reminders", String(10), nullable=False, server_default="thread"),
+    Column("time_zone", String(64), nullable=False, server_default="UTC"),
+    Column("quiet_start", SmallInteger),  # hour 0-23, local time
+    Column("quiet_end", SmallInteger),
+    Column("vacation_days_left", Float, nullable=False, server_default="14"),
+    Column("vacation_year", Integer),
+    Column("vacation_since", UTCDateTime()),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("guild_id", BigInteger, nullable=False),
+    Column("channel_id", BigInteger, nullable=False),
+    Column("thread_id", BigInteger),
+    Column("message_id", BigInteger),  # the status message in the parent channel
+    Column("game", String(32), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("rules_version", Integer, nullable=False),
+    Column(
+        "status", String(12), nullable=False
+    ),  # open active finished aborted declined cancelled expired
+    Column("ply", Integer, nullable=False, server_default="0"),
+    Column("to_move", Integer),  # seat, while active
+    Column("challenger_id", BigInteger, nullable=False),
+    Column("days_per_move", Integer),  # None: no clock
+    Column("first", String(12), nullable=False),  # challenger opponent random
+    Column("rated", Boolean, nullable=False),
+    Column("expires_at", UTCDateTime()),  # an unanswered challenge
+    Column("deadline_at", UTCDateTime()),  # the current turn's, when the game has a clock
+    Column("undo_seat", SmallInteger),  # a pending undo request: who asked
+    Column("undo_ply", Integer),  # the ply it was asked at (a move makes it stale)
+    Column("undo_approvals", JSON),  # seats that accepted it
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("started_at", UTCDateTime()),
+    Column("finished_at", UTCDateTime()),
+    Column("winners", JSON),  # seats
+    Column("reason", String(20)),
+    Column("scores", JSON),
+    Column("rematch_of", Integer, ForeignKey("games.id")),
+    Index("games_by_guild_status", "guild_id", "status"),
+    Index("games_by_thread", "thread_id"),
+    Index("games_by_status_expiry", "status", "expires_at"),
+)
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("game_id", Integer, ForeignKey("games.id"), primary_key=True),
+    Column("seat", SmallInteger, primary_key=True),
+    Column("player_id", BigInteger, ForeignKey("players.id")),  # None: an open seat
+    Column("accepted", Boolean, nullable=False, server_default="0"),
+    Index("seats_by_player", "player_id"),
+)
+
+moves = Table(
+    "moves",
+    metadata,
+    Column("game_id", Integer, ForeignKey("games.id"), primary_key=True),
+    Column("ply", Integer, primary_key=True),  # 0-based index in the record
+    Column("seat", SmallInteger, nullable=False),  # who acted (or was made to pass)
+    Column("text", String(64), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+deadlines = Table(
+    "deadlines",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game_id", Integer, ForeignKey("games.id"), nullable=False),
+    Column("kind", String(16), nullable=False),  # remind timeout expire
+    Column("ply", Integer, nullable=False),
+    Column("due_at", UTCDateTime(), nullable=False),
+    Column("claimed_by", String(64)),
+    Column("claimed_until", UTCDateTime()),
+    Column("done", Boolean, nullable=False, server_default="0"),
+    UniqueConstraint("game_id", "kind", name="one_deadline_of_a_kind"),  # rewritten each turn
+    Index("deadlines_due", "done", "due_at"),
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("guild_id", BigInteger, primary_key=True),
+    Column("game", String(32), primary_key=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False, server_default="0"),
+    Column("wins", Integer, nullable=False, server_default="0"),
+    Column("streak", Integer, nullable=False, server_default="0"),  # + wins, - losses in a row
+    Column("best_streak", Integer, nullable=False, server_default="0"),
+)
+
+guild_settings = Table(
+    "guild_settings",
+    metadata,
+    Column("guild_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("channels", JSON, nullable=False),  # channel ids where games may start; [] = all
+    Column("days_per_move", Integer),
+    Column("rated", Boolean, nullable=False, server_default="1"),
+)
+
+__all__ = [
+    "deadlines",
+    "games",
+    "guild_settings",
+    "metadata",
+    "moves",
+    "players",
+    "ratings",
+    "seats",
+]

@@ -1,0 +1,75 @@
+"""Shared fixtures: a database of each backend, a service with a controllable clock."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from bot.service import GameService
+from bot.settings import Settings
+from bot.store import Database
+
+POSTGRES_URL = os.environ.get(
+    "PAPERBOARD_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
+)
+REQUIRE_POSTGRES = os.environ.get("PAPERBOARD_REQUIRE_POSTGRES") == "1"
+
+
+class Clock:
+    """A clock the tests move by hand: no real sleeping."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+async def fresh_postgres() -> str:
+    """An empty public schema on the test server, or skip (fail when it is required)."""
+    try:
+        connection = await asyncpg.connect(
+            POSTGRES_URL.replace("postgresql://", "postgres://"), timeout=3
+        )
+    except (OSError, asyncpg.PostgresError) as exc:
+        message = f"PostgreSQL is not reachable at {POSTGRES_URL} ({exc.__class__.__name__}: {exc})"
+        if REQUIRE_POSTGRES:
+            pytest.fail(f"{message}; PAPERBOARD_REQUIRE_POSTGRES=1 makes this a failure")
+        pytest.skip(f"{message}; start it or set PAPERBOARD_TEST_POSTGRES")
+    try:
+        await connection.execute("DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public")
+    finally:
+        await connection.close()
+    return POSTGRES_URL
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'paperboard.db'}"
+    return await fresh_postgres()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def service(database_url: str, clock: Clock) -> AsyncIterator[GameService]:
+    settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    database = await Database.open(database_url)
+    svc = GameService(database, settings, clock=clock, rng=random.Random(7))
+    try:
+        yield svc
+    finally:
+        await svc.close()

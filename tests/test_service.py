@@ -1,0 +1,381 @@
+"""The use cases, on SQLite and PostgreSQL: challenge to result, refusals, undo, ratings."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+import engine
+from bot.service import (
+    ChallengeClosed,
+    GameOver,
+    GameService,
+    GameStarted,
+    GameSummary,
+    MovePlayed,
+    Place,
+    Player,
+    Refused,
+    TurnStarted,
+    UndoAnswered,
+    describe,
+)
+from tests.conftest import Clock
+
+GUILD = 1
+PLACE = Place(GUILD, 10)
+ANN, BOB, CAT, DAN = Player(101, "ann"), Player(102, "bob"), Player(103, "cat"), Player(104, "dan")
+OUTSIDER = Player(999, "eve")
+
+
+async def start(
+    service: GameService,
+    game: str = "hotwire",
+    options: dict[str, object] | None = None,
+    *,
+    opponents: tuple[Player, ...] = (BOB,),
+    days: int | None = 3,
+    rated: bool = True,
+) -> GameSummary:
+    """A game with ANN seat 0, her opponents after her, under way."""
+    issued = await service.challenge(
+        PLACE, ANN, game, opponents=opponents, options=options or {}, first="challenger",
+        days_per_move=days, rated=rated,
+    )  # fmt: skip
+    game_id = issued.game.id
+    result = None
+    for opponent in opponents:
+        result = await service.accept(game_id, GUILD, opponent)
+    assert result is not None and result.game.status == "active"
+    return result.game
+
+
+def player_at(game: GameSummary, seat: int) -> Player:
+    pid = game.seats[seat].player_id
+    return next(p for p in (ANN, BOB, CAT, DAN) if p.id == pid)
+
+
+async def refused(code: str, call: object) -> Refused:
+    with pytest.raises(Refused) as caught:
+        await call  # type: ignore[misc]
+    assert caught.value.code == code, str(caught.value)
+    return caught.value
+
+
+# -- challenges ----------------------------------------------------------------------------
+
+
+async def test_a_direct_challenge_starts_when_accepted(service: GameService) -> None:
+    issued = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], options={"size": "5"})
+    assert issued.game.status == "open" and issued.game.options["size"] == 5
+    assert [s.player_id for s in issued.game.seats] == [ANN.id, BOB.id]
+    started = await service.accept(issued.game.id, GUILD, BOB)
+    assert started.game.status == "active"
+    kinds = [type(e) for e in started.events]
+    assert GameStarted in kinds and TurnStarted in kinds
+    turn = next(e for e in started.events if isinstance(e, TurnStarted))
+    assert turn.player_id == started.game.player_to_move
+    assert turn.deadline is not None and started.game.deadline == turn.deadline
+
+
+async def test_open_challenge_fills_seats_with_join(service: GameService) -> None:
+    issued = await service.challenge(PLACE, ANN, "intersections", open_seats=2)
+    assert len(issued.game.seats) == 3
+    await service.join(issued.game.id, GUILD, BOB)
+    await refused("already_seated", service.join(issued.game.id, GUILD, BOB))
+    done = await service.join(issued.game.id, GUILD, CAT)
+    assert done.game.status == "active"
+    assert sorted(done.game.player_ids()) == [ANN.id, BOB.id, CAT.id]
+    await refused("not_open", service.join(issued.game.id, GUILD, DAN))
+
+
+async def test_challenge_refusals_change_nothing(service: GameService) -> None:
+    await refused("self_challenge", service.challenge(PLACE, ANN, "hex", opponents=[ANN]))
+    await refused("unknown_game", service.challenge(PLACE, ANN, "chess", opponents=[BOB]))
+    await refused(
+        "bad_option", service.challenge(PLACE, ANN, "hex", opponents=[BOB], options={"size": "40"})
+    )
+    await refused("player_count", service.challenge(PLACE, ANN, "hex", opponents=[BOB, CAT]))
+    await refused(
+        "bad_option", service.challenge(PLACE, ANN, "hex", opponents=[BOB], days_per_move=4)
+    )
+    await refused("bad_option", service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="me"))
+    assert await service.games(GUILD) == []
+
+
+async def test_decline_cancel_and_expiry(service: GameService, clock: Clock) -> None:
+    first = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await refused("not_invited", service.decline(first.game.id, GUILD, CAT))
+    declined = await service.decline(first.game.id, GUILD, BOB)
+    assert declined.game.status == "declined"
+    assert isinstance(declined.events[0], ChallengeClosed)
+    second = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await refused("not_challenger", service.cancel(second.game.id, GUILD, BOB))
+    assert (await service.cancel(second.game.id, GUILD, ANN)).game.status == "cancelled"
+    third = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    clock.advance(hours=25)
+    await refused("expired", service.accept(third.game.id, GUILD, BOB))
+    assert (await service.game(third.game.id, GUILD)).status == "expired"
+    fourth = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    clock.advance(hours=25)
+    expired = await service.expire_challenges()
+    assert [r.game.id for r in expired] == [third.game.id, fourth.game.id]
+    assert await service.expire_challenges() == []
+
+
+async def test_limits_on_open_challenges(service: GameService) -> None:
+    service.settings.max_open_challenges = 2
+    await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await service.challenge(PLACE, ANN, "hex", opponents=[CAT])
+    error = await refused("limit", service.challenge(PLACE, ANN, "hex", opponents=[DAN]))
+    assert "2 open challenges" in str(error)
+
+
+async def test_first_player_choices(service: GameService) -> None:
+    issued = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="opponent")
+    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    assert game.seats[0].player_id == BOB.id and game.player_to_move == BOB.id
+
+
+# -- moves -------------------------------------------------------------------------------
+
+
+async def test_a_whole_game_to_its_result(service: GameService) -> None:
+    game = await start(service, "hotwire", {"size": "3x3"})
+    state = engine.new("hotwire", size="3x3")
+    plies = 0
+    result = None
+    while state.outcome is None:
+        text = state.legal_moves()[0]
+        mover = player_at(game, state.to_move or 0)
+        result = await service.move(game.id, GUILD, mover, text, expected_ply=state.ply)
+        state = state.play(text)
+        plies += 1
+        image = Image.open(io.BytesIO(result.png))
+        assert image.format == "PNG" and max(image.size) <= 1024
+    assert result is not None and result.game.status == "finished"
+    over = next(e for e in result.events if isinstance(e, GameOver))
+    assert state.outcome is not None
+    assert over.winners == tuple(result.game.seats[s].player_id for s in state.outcome.winners)
+    line = describe(over, result.game, lambda pid: f"@{pid}", str)
+    assert "wins" in line and f"@{over.winners[0]}" in line
+    record = await service.record(game.id, GUILD)
+    assert record.text.count("\n") >= plies and "Result:" in record.text
+    ratings = await service.leaderboard(GUILD, "hotwire")
+    assert {line.player_id for line in ratings} == {ANN.id, BOB.id}
+    assert ratings[0].player_id == over.winners[0] and ratings[0].wins == 1
+
+
+async def test_move_refusals_change_nothing(service: GameService) -> None:
+    game = await start(service, "hotwire")
+    to_move, waiting = player_at(game, 0), player_at(game, 1)
+    await refused("not_your_turn", service.move(game.id, GUILD, waiting, "a1 b2"))
+    await refused("not_seated", service.move(game.id, GUILD, OUTSIDER, "a1 b2"))
+    illegal = await refused("passes_over", service.move(game.id, GUILD, to_move, "a1 a3"))
+    assert str(illegal) == "a1-a3 passes over pin a2."
+    await refused("stale", service.move(game.id, GUILD, to_move, "a1 b2", expected_ply=3))
+    await refused("no_game", service.move(game.id, GUILD + 1, to_move, "a1 b2"))
+    after = await service.game(game.id, GUILD)
+    assert after.ply == 0 and after.player_to_move == to_move.id
+    played = await service.move(game.id, GUILD, to_move, "A1-b2")
+    assert played.game.ply == 1
+    assert isinstance(played.events[0], MovePlayed) and played.events[0].texts == ("a1-b2",)
+    await refused("not_your_turn", service.move(game.id, GUILD, to_move, "c1 d2"))
+
+
+HOSTILE = [
+    "",
+    "x" * 10_000,
+    "'; DROP TABLE games; --",
+    "a1\x00b2",
+    "🎲🎲",
+    "\u202eb2 a1",
+    "pass",
+    "resign",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+async def test_hostile_moves_are_refused(service: GameService, text: str) -> None:
+    game = await start(service, "hotwire")
+    with pytest.raises(Refused):
+        await service.move(game.id, GUILD, player_at(game, 0), text)
+    assert (await service.game(game.id, GUILD)).ply == 0
+
+
+@pytest.mark.parametrize("bad_id", [-1, 0, 2**63, 10**30, 12345])
+async def test_hostile_ids_are_refused(service: GameService, bad_id: int) -> None:
+    game = await start(service, "hotwire")
+    for call in (
+        service.move(bad_id, GUILD, ANN, "a1 b2"),
+        service.board(bad_id, GUILD),
+        service.resign(bad_id, GUILD, ANN),
+        service.game(bad_id, GUILD),
+        service.move(game.id, bad_id, ANN, "a1 b2"),
+    ):
+        with pytest.raises(Refused):
+            await call
+    assert (await service.game(game.id, GUILD)).ply == 0
+
+
+async def test_another_guilds_game_does_not_exist_here(service: GameService) -> None:
+    game = await start(service, "hex", {"size": 5})
+    await refused("no_game", service.board(game.id, GUILD + 7))
+    await refused("no_game", service.record(game.id, GUILD + 7))
+    assert await service.games(GUILD + 7) == []
+
+
+async def test_board_at_any_ply_and_groups(service: GameService) -> None:
+    game = await start(service, "hotwire", {"size": "4x4"})
+    await service.move(game.id, GUILD, player_at(game, 0), "a1 b2")
+    await service.move(game.id, GUILD, player_at(game, 1), "c3 d4")
+    now = await service.board(game.id, GUILD)
+    start_board = await service.board(game.id, GUILD, ply=0)
+    groups = await service.board(game.id, GUILD, groups=True)
+    assert now.ply == 2 and start_board.ply == 0
+    assert now.png != start_board.png and groups.png != now.png
+    await refused("bad_ply", service.board(game.id, GUILD, ply=5))
+
+
+# -- ending early ------------------------------------------------------------------------
+
+
+async def test_resign_and_abort(service: GameService) -> None:
+    game = await start(service, "hex", {"size": 5})
+    first = player_at(game, 0)
+    aborted = await service.abort(game.id, GUILD, first)
+    assert aborted.game.status == "aborted"
+    game = await start(service, "hex", {"size": 5})
+    first, second = player_at(game, 0), player_at(game, 1)
+    await service.move(game.id, GUILD, first, "c3")
+    await service.move(game.id, GUILD, second, "b2")
+    await refused("too_late", service.abort(game.id, GUILD, first))
+    over = await service.resign(game.id, GUILD, first)
+    assert over.game.status == "finished" and over.game.reason == "resignation"
+    assert over.game.winners == (1,)
+    await refused("game_over", service.move(game.id, GUILD, second, "d4"))
+
+
+async def test_multiplayer_resignation_ranks_the_resigner_last(service: GameService) -> None:
+    game = await start(service, "intersections", {"size": 4}, opponents=(BOB, CAT))
+    over = await service.resign(game.id, GUILD, player_at(game, 0))
+    assert over.game.winners == (1, 2)  # nobody has scored: the others share the win
+    ranks = {line.player_id: line for line in await service.leaderboard(GUILD, "intersections")}
+    assert ranks[ANN.id].rating < ranks[BOB.id].rating
+
+
+# -- undo ----------------------------------------------------------------------------------
+
+
+async def test_undo_by_consent(service: GameService) -> None:
+    game = await start(service, "hotwire")
+    first, second = player_at(game, 0), player_at(game, 1)
+    await service.move(game.id, GUILD, first, "a1 b2")
+    await refused("nothing_to_undo", service.request_undo(game.id, GUILD, second))
+    asked = await service.request_undo(game.id, GUILD, first)
+    assert asked.events[0].waiting_for == (second.id,)  # type: ignore[attr-defined]
+    await refused("own_undo", service.answer_undo(game.id, GUILD, first, accept=True))
+    done = await service.answer_undo(game.id, GUILD, second, accept=True)
+    assert isinstance(done.events[0], UndoAnswered) and done.events[0].done
+    assert done.game.ply == 0 and done.game.player_to_move == first.id
+    await service.move(game.id, GUILD, first, "c3 d4")
+    await service.request_undo(game.id, GUILD, first)
+    declined = await service.answer_undo(game.id, GUILD, second, accept=False)
+    assert declined.game.ply == 1
+    await refused("no_undo", service.answer_undo(game.id, GUILD, second, accept=True))
+
+
+async def test_an_undo_request_goes_stale_when_the_game_moves(service: GameService) -> None:
+    game = await start(service, "hotwire")
+    first, second = player_at(game, 0), player_at(game, 1)
+    await service.move(game.id, GUILD, first, "a1 b2")
+    await service.request_undo(game.id, GUILD, first)
+    await service.move(game.id, GUILD, second, "c3 d4")
+    await refused("no_undo", service.answer_undo(game.id, GUILD, second, accept=True))
+
+
+async def test_undo_takes_back_a_whole_short_circuit_turn(service: GameService) -> None:
+    game = await start(service, "shortcircuit", {"size": 3})
+    p1, p2 = player_at(game, 0), player_at(game, 1)
+    await service.move(game.id, GUILD, p2, "b c3")
+    await service.move(game.id, GUILD, p1, "r c2")
+    await service.move(game.id, GUILD, p1, "cap c2")
+    await service.move(game.id, GUILD, p2, "g d3")
+    await service.move(game.id, GUILD, p1, "pop c2 c3")  # Player 2 keeps d3
+    mid = await service.state(game.id, GUILD)
+    assert mid.mid_turn and mid.to_move == 0
+    place = mid.legal_moves()[0]
+    await service.move(game.id, GUILD, p1, place)
+    await service.request_undo(game.id, GUILD, p1)
+    done = await service.answer_undo(game.id, GUILD, p2, accept=True)
+    assert done.game.ply == 4  # both the pop and the placement are gone
+
+
+# -- rematch, listing, settings ------------------------------------------------------------
+
+
+async def test_rematch_rotates_the_seats(service: GameService) -> None:
+    game = await start(service, "hex", {"size": 4})
+    await refused("not_finished", service.rematch(game.id, GUILD, ANN))
+    await service.resign(game.id, GUILD, ANN)
+    again = await service.rematch(game.id, GUILD, BOB)
+    assert again.game.status == "open" and again.game.options == game.options
+    started = await service.accept(again.game.id, GUILD, ANN)
+    assert [s.player_id for s in started.game.seats] == [BOB.id, ANN.id]
+
+
+async def test_listing_puts_my_turn_first(service: GameService) -> None:
+    a = await start(service, "hex", {"size": 5})
+    b = await start(service, "hotwire")
+    await service.move(b.id, GUILD, player_at(b, 0), "a1 b2")
+    mine = await service.games(GUILD, player_id=BOB.id, viewer_id=BOB.id)
+    assert mine[0].player_to_move == BOB.id
+    assert {g.id for g in mine} == {a.id, b.id}
+    assert await service.games(GUILD, status="finished") == []
+    assert len(await service.games(GUILD, channel_id=PLACE.channel_id)) == 2
+
+
+async def test_default_game_is_the_threads_or_my_only_turn(service: GameService) -> None:
+    game = await start(service, "hex", {"size": 5})
+    await service.attach(game.id, thread_id=555, message_id=556)
+    assert (await service.default_game(GUILD, ANN.id, 555)).id == game.id
+    mover = player_at(game, 0)
+    assert (await service.default_game(GUILD, mover.id, None)).id == game.id
+    other = player_at(game, 1)
+    await refused("no_game", service.default_game(GUILD, other.id, None))
+
+
+async def test_player_settings(service: GameService, clock: Clock) -> None:
+    settings = await service.player_settings(ANN, reminders="dm", time_zone="Europe/Paris")
+    assert settings.reminders == "dm" and settings.time_zone == "Europe/Paris"
+    settings = await service.player_settings(ANN, quiet_hours="22-7")
+    assert settings.quiet_hours == (22, 7)
+    await refused("bad_setting", service.player_settings(ANN, time_zone="Mars/Olympus"))
+    await refused("bad_setting", service.player_settings(ANN, quiet_hours="25-3"))
+    await refused("bad_setting", service.player_settings(ANN, reminders="pigeon"))
+    on = await service.player_settings(ANN, vacation=True)
+    assert on.on_vacation_since == clock.now
+    clock.advance(days=3)
+    off = await service.player_settings(ANN, vacation=False)
+    assert off.on_vacation_since is None and off.vacation_days_left == pytest.approx(11)
+
+
+async def test_guild_settings_limit_channels_and_rating(service: GameService) -> None:
+    await service.guild_settings(GUILD, channels=[42], rated=False)
+    await refused("channel", service.challenge(PLACE, ANN, "hex", opponents=[BOB]))
+    await refused(
+        "unrated", service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB], rated=True)
+    )
+    issued = await service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB])
+    assert issued.game.rated is False
+
+
+async def test_gif_replay_has_a_frame_per_ply(service: GameService) -> None:
+    game = await start(service, "hex", {"size": 3})
+    for text in ("a1", "b2", "c3"):
+        state = await service.state(game.id, GUILD)
+        await service.move(game.id, GUILD, player_at(game, state.to_move or 0), text)
+    gif = Image.open(io.BytesIO(await service.replay_gif(game.id, GUILD)))
+    assert gif.n_frames == 4  # the start and three moves

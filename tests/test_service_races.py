@@ -1,0 +1,176 @@
+"""Races and crashes: concurrent commands apply exactly once, a killed process loses nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import engine
+from bot.service import GameService, Place, Player, Refused
+from bot.settings import Settings
+from bot.store import Database
+from tests.test_service import GUILD, PLACE, start
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def test_200_concurrent_attempts_on_one_game(service: GameService) -> None:
+    """The same player double-submitting, both players, outsiders: exactly the legal
+    moves apply, in order, none twice."""
+    game = await start(service, "hex", {"size": 5, "swap": "off"})
+    seat_player = {s.seat: Player(s.player_id or 0, s.name or "?") for s in game.seats}
+    script = engine.new("hex", size=5, swap="off").random_playout(random.Random(5))
+    sequence = list(script.moves)
+    applied: list[int] = []
+    acknowledged: list[tuple[int, str]] = []
+
+    async def submit(ply: int, player: Player, text: str) -> None:
+        """Retry while the game has not reached `ply`; stop once it is past it."""
+        for _ in range(2000):
+            try:
+                result = await service.move(game.id, GUILD, player, text, expected_ply=ply)
+            except Refused as refusal:
+                current = (await service.game(game.id, GUILD)).ply
+                if current > ply or refusal.code in ("not_seated", "not_your_turn", "game_over"):
+                    return
+                await asyncio.sleep(0.001)
+                continue
+            applied.append(ply)
+            acknowledged.append((result.game.ply, text))
+            return
+
+    tasks = []
+    for ply, text in enumerate(sequence):
+        mover = ply % 2
+        tasks += [submit(ply, seat_player[mover], text) for _ in range(3)]  # double clicks
+        tasks.append(submit(ply, seat_player[1 - mover], text))  # the wrong player
+    outsider = Player(4242, "eve")
+    tasks += [submit(ply % len(sequence), outsider, "a1") for ply in range(200 - len(tasks))]
+    assert len(tasks) >= 200
+    random.Random(1).shuffle(tasks)
+    await asyncio.gather(*tasks)
+
+    final = await service.state(game.id, GUILD)
+    assert list(final.moves) == sequence
+    assert sorted(applied) == list(range(len(sequence)))  # each ply applied exactly once
+    assert sorted(acknowledged) == [(p + 1, t) for p, t in enumerate(sequence)]
+    assert final.outcome == script.outcome
+    assert (await service.game(game.id, GUILD)).status == "finished"
+
+
+async def test_1000_concurrent_commands_over_100_games(service: GameService) -> None:
+    players = [Player(1000 + i, f"p{i}") for i in range(200)]
+    game_ids = []
+    for i in range(100):
+        issued = await service.challenge(
+            PLACE,
+            players[2 * i],
+            "hex",
+            opponents=[players[2 * i + 1]],
+            options={"size": 4, "swap": "off"},
+        )
+        await service.accept(issued.game.id, GUILD, players[2 * i + 1])
+        game_ids.append(issued.game.id)
+    rng = random.Random(3)
+    acknowledged: dict[int, dict[int, str]] = {gid: {} for gid in game_ids}
+
+    async def command(game_id: int) -> None:
+        state = await service.state(game_id, GUILD)
+        if state.outcome is not None:
+            await service.games(GUILD, channel_id=PLACE.channel_id, limit=5)
+            return
+        summary = await service.game(game_id, GUILD)
+        seat = rng.choice([0, 1])
+        player = Player(summary.seats[seat].player_id or 0, "x")
+        text = rng.choice(state.legal_moves())
+        try:
+            result = await service.move(game_id, GUILD, player, text, expected_ply=state.ply)
+        except Refused as refusal:
+            assert refusal.code in ("not_your_turn", "stale", "game_over", "occupied"), refusal
+            return
+        acknowledged[game_id][state.ply] = text
+        assert result.game.ply > state.ply
+
+    await asyncio.gather(*(command(rng.choice(game_ids)) for _ in range(1000)))
+    for game_id in game_ids:
+        stored = await service.record(game_id, GUILD)
+        state = await service.state(game_id, GUILD)
+        replayed = engine.replay("hex", state.options, state.moves)
+        assert replayed == state
+        for ply, text in acknowledged[game_id].items():
+            assert state.moves[ply] == text
+        assert len(acknowledged[game_id]) == state.ply
+        assert stored.text.count("\n") >= state.ply
+
+
+STREAM = """
+import asyncio, random, sys
+import engine
+from bot.service import GameService, Place, Player
+from bot.settings import Settings
+from bot.store import Database
+
+async def main(url, game_id):
+    service = GameService(await Database.open(url), Settings(database_url=url, _env_file=None))
+    rng = random.Random(11)
+    while True:
+        summary = await service.game(game_id, 1)
+        state = await service.state(game_id, 1)
+        if state.outcome is not None:
+            print("over", flush=True)
+            await asyncio.sleep(60)
+        text = rng.choice(state.legal_moves())
+        mover = Player(summary.seats[state.to_move].player_id, "x")
+        result = await service.move(game_id, 1, mover, text, expected_ply=state.ply)
+        print(f"ack {result.game.ply} {text}", flush=True)
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+"""
+
+
+async def test_a_killed_process_loses_no_acknowledged_move(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'crash.db'}"
+    settings = Settings(database_url=url, _env_file=None)  # type: ignore[call-arg]
+    service = GameService(await Database.open(url), settings)
+    issued = await service.challenge(
+        Place(1, 10), Player(1, "a"), "hex", opponents=[Player(2, "b")], options={"size": 9}
+    )
+    await service.accept(issued.game.id, 1, Player(2, "b"))
+    await service.close()
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", STREAM, url, str(issued.game.id)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    acknowledged: list[tuple[int, str]] = []
+    assert child.stdout is not None
+    while len(acknowledged) < 12:
+        line = await asyncio.to_thread(child.stdout.readline)
+        assert line, "the move stream stopped early"
+        if line.startswith("ack"):
+            _, ply, text = line.split(maxsplit=2)
+            acknowledged.append((int(ply), text.strip()))
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+
+    service = GameService(await Database.open(url), settings)
+    try:
+        state = await service.state(issued.game.id, 1)
+        for ply, text in acknowledged:
+            assert state.moves[ply - 1] == text
+        assert state.ply in (len(acknowledged), len(acknowledged) + 1)  # one may be unprinted
+        assert engine.replay("hex", state.options, state.moves) == state
+        summary = await service.game(issued.game.id, 1)
+        assert summary.ply == state.ply
+        mover = Player(summary.seats[state.to_move or 0].player_id or 0, "x")
+        await service.move(issued.game.id, 1, mover, state.legal_moves()[0])  # it plays on
+    finally:
+        await service.close()
