@@ -1,0 +1,96 @@
+"""Boards as pictures: engine state -> PNG bytes, a whole game -> GIF bytes.
+
+Render imports the engine and nothing else of the project. Each game has one
+module here with a `BoardRenderer` subclass; the registry below maps game
+names to them.
+
+    >>> import engine
+    >>> png = render_png(engine.new("hex", size=5).play("c3"))
+    >>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PIL import Image
+
+import engine
+from bot.render import hex, hotwire, intersections, livewire, shortcircuit
+from bot.render.kit import BoardRenderer, Extras, encode_gif, encode_png, theme_with
+from engine import GameState
+
+RENDERERS: dict[str, BoardRenderer] = {
+    "hotwire": hotwire.HotWireRenderer(),
+    "hex": hex.HexRenderer("hex"),
+    "disthex": hex.HexRenderer("disthex"),
+    "shortcircuit": shortcircuit.ShortCircuitRenderer(),
+    "livewire": livewire.LivewireRenderer(),
+    "intersections": intersections.IntersectionsRenderer(),
+}
+
+#: GIF timing: a slow game replays briskly, and the end stays on screen.
+GIF_FRAME_MS = 600
+GIF_LAST_FRAME_MS = 4000
+
+
+def render_image(
+    state: GameState,
+    *,
+    players: Sequence[str] | None = None,
+    groups: bool = False,
+    caption: str | None = None,
+    theme: Mapping[str, str] | None = None,
+    ply: int | None = None,
+) -> Image.Image:
+    """The picture of a position as a Pillow image."""
+    extras = Extras(
+        players=tuple(players) if players else None, groups=groups, caption=caption, ply=ply
+    )
+    return RENDERERS[state.name].image(state, extras, theme_with(theme))
+
+
+def render_png(
+    state: GameState,
+    *,
+    players: Sequence[str] | None = None,
+    groups: bool = False,
+    caption: str | None = None,
+    theme: Mapping[str, str] | None = None,
+) -> bytes:
+    """The picture of a position as PNG bytes (longest side <= 1024 px)."""
+    image = render_image(state, players=players, groups=groups, caption=caption, theme=theme)
+    return encode_png(image, theme_with(theme))
+
+
+def render_text(state: GameState) -> str:
+    """The position drawn in characters, with the status line: for terminals."""
+    renderer = RENDERERS[state.name]
+    status = renderer.status_line(state, state.view())
+    return f"{renderer.text(state)}\n{status}"
+
+
+def render_gif(
+    name: str,
+    options: Mapping[str, object],
+    moves: Sequence[str],
+    *,
+    players: Sequence[str] | None = None,
+    theme: Mapping[str, str] | None = None,
+) -> bytes:
+    """A replay of a whole game: the start, then one frame per ply.
+
+    A forced pass is made by the engine together with the move before it, so
+    that move's frame already shows the position after the pass.
+    """
+    state = engine.replay(name, options, ())
+    frames = [render_image(state, players=players, theme=theme)]
+    for ply, text in enumerate(moves):
+        if ply >= state.ply:
+            state = state.play(text)
+        frames.append(render_image(state, players=players, theme=theme, ply=ply + 1))
+    return encode_gif(frames, theme_with(theme), frame_ms=GIF_FRAME_MS, last_ms=GIF_LAST_FRAME_MS)
+
+
+__all__ = ["RENDERERS", "render_gif", "render_image", "render_png", "render_text"]

@@ -1,0 +1,624 @@
+"""The small drawing kit every board renderer shares.
+
+Pictures are drawn at twice their size and halved with `Image.reduce` (crisp
+lines, no LANCZOS blur). The static part of a board (paper, grid,
+coordinates, edges) depends only on the game's options and the theme, so it
+is drawn once and cached; a render copies it and draws the position on top.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from PIL import Image, ImageColor, ImageDraw, ImageFont
+
+import engine
+from engine import GameState, View
+
+SCALE = 2  # drawn at 2x, reduced once
+MAX_SIDE = 1024
+CAPTION_HEIGHT = 84
+PNG_COMPRESS_LEVEL = 1  # speed first: paletted boards are small anyway (bench/render.py)
+FONT_DIR = Path(__file__).resolve().parents[2] / "assets" / "fonts"
+
+Point = tuple[float, float]
+Marker = Literal["circle", "square", "triangle", "diamond", "hexagon", "star", "cross", "ring"]
+
+#: Okabe & Ito's colour-blind-safe palette, plus paper and ink for a light paper look
+#: that keeps its own background on Discord's dark and light themes alike.
+DEFAULT_THEME: Mapping[str, str] = MappingProxyType(
+    {
+        "paper": "#FBF8F1",
+        "paper_edge": "#E4DDCC",
+        "ink": "#23211D",
+        "muted": "#8A8375",
+        "grid": "#CFC7B6",
+        "faint": "#EAE4D6",
+        "black": "#1F1F1F",
+        "white": "#FFFFFF",
+        "orange": "#E69F00",
+        "sky": "#56B4E9",
+        "green": "#009E73",
+        "yellow": "#F0E442",
+        "blue": "#0072B2",
+        "vermillion": "#D55E00",
+        "purple": "#CC79A7",
+        "last": "#CC79A7",  # last-move marker
+        "win": "#E69F00",  # deciding structure
+        "caption": "#F2EDE1",
+    }
+)
+
+
+def theme_with(overrides: Mapping[str, str] | None) -> Mapping[str, str]:
+    """The default theme with some keys overridden."""
+    if not overrides:
+        return DEFAULT_THEME
+    unknown = set(overrides) - set(DEFAULT_THEME)
+    if unknown:
+        raise ValueError(f"unknown theme keys: {', '.join(sorted(unknown))}")
+    return MappingProxyType({**DEFAULT_THEME, **overrides})
+
+
+@cache
+def font(size: int, *, bold: bool = False, mono: bool = False) -> ImageFont.FreeTypeFont:
+    """DejaVu Sans from assets/, so every machine draws the same picture."""
+    name = "DejaVuSansMono.ttf" if mono else "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    return ImageFont.truetype(str(FONT_DIR / name), size)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatStyle:
+    """How one seat looks: colour is never the only cue, the marker shape differs."""
+
+    colour: str
+    marker: Marker
+    name: str  # "Red", "Player 2 (Blue/Green)"
+
+
+class Canvas:
+    """Drawing in logical pixels on a SCALE-times larger image."""
+
+    def __init__(self, image: Image.Image, theme: Mapping[str, str]) -> None:
+        self.image = image
+        self.theme = theme
+        self.draw = ImageDraw.Draw(image)
+
+    @classmethod
+    def blank(cls, width: int, height: int, theme: Mapping[str, str]) -> Canvas:
+        return cls(Image.new("RGB", (width * SCALE, height * SCALE), theme["paper"]), theme)
+
+    def colour(self, key_or_hex: str) -> str:
+        return self.theme.get(key_or_hex, key_or_hex)
+
+    def line(self, points: Sequence[Point], colour: str, width: float) -> None:
+        scaled = [(x * SCALE, y * SCALE) for x, y in points]
+        self.draw.line(scaled, fill=self.colour(colour), width=max(1, round(width * SCALE)))
+        if width >= 2:  # round caps and joins, so thick wires look drawn, not cut
+            radius = width / 2
+            for x, y in points:
+                self.disc((x, y), radius, colour)
+
+    def disc(self, centre: Point, radius: float, fill: str) -> None:
+        x, y = centre
+        self.draw.ellipse(
+            [
+                (x - radius) * SCALE,
+                (y - radius) * SCALE,
+                (x + radius) * SCALE,
+                (y + radius) * SCALE,
+            ],
+            fill=self.colour(fill),
+        )
+
+    def polygon(
+        self,
+        points: Sequence[Point],
+        fill: str | None,
+        outline: str | None = None,
+        width: float = 1,
+    ) -> None:
+        self.draw.polygon(
+            [(x * SCALE, y * SCALE) for x, y in points],
+            fill=self.colour(fill) if fill else None,
+            outline=self.colour(outline) if outline else None,
+            width=max(1, round(width * SCALE)),
+        )
+
+    def rectangle(
+        self,
+        box: tuple[float, float, float, float],
+        fill: str | None,
+        outline: str | None = None,
+        width: float = 1,
+        radius: float = 0,
+    ) -> None:
+        self.draw.rounded_rectangle(
+            [v * SCALE for v in box],
+            radius=radius * SCALE,
+            fill=self.colour(fill) if fill else None,
+            outline=self.colour(outline) if outline else None,
+            width=max(1, round(width * SCALE)),
+        )
+
+    def marker(
+        self,
+        shape: Marker,
+        centre: Point,
+        radius: float,
+        fill: str,
+        outline: str | None = None,
+        width: float = 1.5,
+    ) -> None:
+        """A filled shape around `centre`; the shapes tell seats apart without colour."""
+        x, y = centre
+        if shape == "circle":
+            self.draw.ellipse(
+                [
+                    (x - radius) * SCALE,
+                    (y - radius) * SCALE,
+                    (x + radius) * SCALE,
+                    (y + radius) * SCALE,
+                ],
+                fill=self.colour(fill),
+                outline=self.colour(outline) if outline else None,
+                width=max(1, round(width * SCALE)),
+            )
+        elif shape == "ring":
+            self.marker("circle", centre, radius, outline or fill)
+            self.marker("circle", centre, radius * 0.55, fill)
+        elif shape == "cross":
+            arm = radius * 0.8
+            self.line([(x - arm, y - arm), (x + arm, y + arm)], fill, radius * 0.45)
+            self.line([(x - arm, y + arm), (x + arm, y - arm)], fill, radius * 0.45)
+        else:
+            self.polygon(regular_polygon(shape, centre, radius), fill, outline, width)
+
+    def arc(
+        self, centre: Point, radius: float, start: float, end: float, colour: str, width: float
+    ) -> None:
+        """Part of a circle, clockwise from `start` to `end` degrees (0 is east)."""
+        self.draw.arc(
+            _box(centre, radius),
+            start,
+            end,
+            fill=self.colour(colour),
+            width=max(1, round(width * SCALE)),
+        )
+
+    def group(
+        self, key: Hashable, centre: Point, reach: float, paint: Callable[[Canvas, Point], None]
+    ) -> None:
+        """Several calls drawn as one piece around `centre` (a stone and its letter):
+        `paint(canvas, centre)` draws it; `key` names it for the sprite cache."""
+        paint(self, centre)
+
+    def text(
+        self,
+        position: Point,
+        words: str,
+        size: float,
+        colour: str = "ink",
+        *,
+        anchor: str = "mm",
+        bold: bool = False,
+    ) -> None:
+        x, y = position
+        self.draw.text(
+            (x * SCALE, y * SCALE),
+            words,
+            font=font(round(size * SCALE), bold=bold),
+            fill=self.colour(colour),
+            anchor=anchor,
+        )
+
+    def text_width(self, words: str, size: float, *, bold: bool = False) -> float:
+        return font(round(size * SCALE), bold=bold).getlength(words) / SCALE
+
+
+class SpriteCanvas(Canvas):
+    """The same drawing calls on a 1x picture, each one pasted as a cached sprite.
+
+    A sprite is the call drawn at 2x on a small transparent tile and reduced
+    (premultiplied, so edges don't darken): the same crisp result as drawing
+    the whole picture at 2x, at a fraction of the cost, since boards repeat
+    the same stones, pins and wires. Coordinates snap to the 2x pixel grid,
+    as the 2x drawing does anyway.
+    """
+
+    def __init__(self, image: Image.Image, theme: Mapping[str, str]) -> None:
+        super().__init__(image, theme)
+        self._theme_key = tuple(sorted(theme.items()))
+        image.load()
+        self._core = image.im
+
+    def line(self, points: Sequence[Point], colour: str, width: float) -> None:
+        self._stamp("line", points, width, (colour, width))
+
+    def disc(self, centre: Point, radius: float, fill: str) -> None:
+        self._stamp("disc", [centre], radius, (radius, fill))
+
+    def polygon(
+        self,
+        points: Sequence[Point],
+        fill: str | None,
+        outline: str | None = None,
+        width: float = 1,
+    ) -> None:
+        self._stamp("polygon", points, width, (fill, outline, width))
+
+    def rectangle(
+        self,
+        box: tuple[float, float, float, float],
+        fill: str | None,
+        outline: str | None = None,
+        width: float = 1,
+        radius: float = 0,
+    ) -> None:
+        corners = [(box[0], box[1]), (box[2], box[3])]
+        self._stamp("rectangle", corners, width, (fill, outline, width, radius))
+
+    def marker(
+        self,
+        shape: Marker,
+        centre: Point,
+        radius: float,
+        fill: str,
+        outline: str | None = None,
+        width: float = 1.5,
+    ) -> None:
+        self._stamp("marker", [centre], radius * 1.2 + width, (shape, radius, fill, outline, width))
+
+    def text(
+        self,
+        position: Point,
+        words: str,
+        size: float,
+        colour: str = "ink",
+        *,
+        anchor: str = "mm",
+        bold: bool = False,
+    ) -> None:
+        """Words from a cache of rendered masks: captions and labels repeat every move."""
+        mask, (left, top) = _text_mask(words, round(size), bold, anchor)
+        x, y = round(position[0]) + left, round(position[1]) + top
+        box = (x, y, x + mask.width, y + mask.height)
+        self._core.paste(_rgb(self.colour(colour)), box, mask.im)
+
+    def arc(
+        self, centre: Point, radius: float, start: float, end: float, colour: str, width: float
+    ) -> None:
+        self.group(
+            ("arc", radius, start, end, colour, width),
+            centre,
+            radius + width,
+            lambda tile, middle: Canvas.arc(tile, middle, radius, start, end, colour, width),
+        )
+
+    def group(
+        self, key: Hashable, centre: Point, reach: float, paint: Callable[[Canvas, Point], None]
+    ) -> None:
+        """The piece painted once on a 2x tile and pasted as one sprite from then on;
+        one sprite per half-pixel offset of the centre, as 2x drawing would place it."""
+        x2, y2 = round(centre[0] * SCALE), round(centre[1] * SCALE)
+        half_size = math.ceil(reach) + 1
+        left, top = x2 // SCALE - half_size, y2 // SCALE - half_size
+        offset = (x2 % SCALE, y2 % SCALE)
+        full_key = ("group", key, offset, half_size, self._theme_key)
+        sprite = _SPRITES.get(full_key)
+        if sprite is None:
+            size = (2 * half_size + 1) * SCALE
+            tile = Canvas(Image.new("RGBA", (size, size), (0, 0, 0, 0)), self.theme)
+            paint(tile, (half_size + offset[0] / SCALE, half_size + offset[1] / SCALE))
+            sprite = _remember_sprite(full_key, tile)
+        width, height = sprite.size
+        self._core.paste(sprite, (left, top, left + width, top + height), sprite)
+
+    def _stamp(
+        self, kind: str, points: Sequence[Point], reach: float, args: tuple[object, ...]
+    ) -> None:
+        xs = [x for x, _ in points]
+        ys = [y for _, y in points]
+        left = math.floor(min(xs) - reach) - 1
+        top = math.floor(min(ys) - reach) - 1
+        width = math.ceil(max(xs) + reach) + 2 - left
+        height = math.ceil(max(ys) + reach) + 2 - top
+        local = tuple(
+            (round((x - left) * SCALE) / SCALE, round((y - top) * SCALE) / SCALE) for x, y in points
+        )
+        key = (kind, local, args, width, height, self._theme_key)
+        sprite = _SPRITES.get(key)
+        if sprite is None:
+            sprite = _remember_sprite(
+                key, _draw_sprite(kind, local, args, (width, height), self.theme)
+            )
+        # the image core directly: Image.paste's checks cost more than the paste here
+        self._core.paste(sprite, (left, top, left + width, top + height), sprite)
+
+
+@lru_cache(maxsize=4096)
+def _text_mask(
+    words: str, pixels: int, bold: bool, anchor: str
+) -> tuple[Image.Image, tuple[int, int]]:
+    """The words' coverage mask and where its corner sits from the anchor point."""
+    face = font(pixels, bold=bold)
+    left, top, right, bottom = (round(v) for v in face.getbbox(words, anchor=anchor))
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), words, font=face, fill=255, anchor=anchor)
+    mask.load()
+    return mask, (left, top)
+
+
+@lru_cache(maxsize=64)
+def _rgb(colour: str) -> tuple[int, ...]:
+    return ImageColor.getrgb(colour)
+
+
+def _remember_sprite(key: Hashable, tile: Canvas) -> Any:
+    """Reduce a 2x tile (premultiplied, so edges don't darken) and cache its image core."""
+    sprite = tile.image.convert("RGBa").reduce(SCALE).convert("RGBA")
+    sprite.load()
+    if len(_SPRITES) >= _SPRITE_LIMIT:
+        _SPRITES.pop(next(iter(_SPRITES)))
+    _SPRITES[key] = sprite.im
+    return sprite.im
+
+
+_SPRITES: dict[Hashable, Any] = {}  # key -> the sprite's image core (RGBA)
+_SPRITE_LIMIT = 8192
+
+
+def _draw_sprite(
+    kind: str,
+    points: tuple[Point, ...],
+    args: tuple[Any, ...],
+    size: tuple[int, int],
+    theme: Mapping[str, str],
+) -> Canvas:
+    tile = Canvas(Image.new("RGBA", (size[0] * SCALE, size[1] * SCALE), (0, 0, 0, 0)), theme)
+    if kind == "line":
+        tile.line(points, *args)
+    elif kind == "disc":
+        tile.disc(points[0], *args)
+    elif kind == "polygon":
+        tile.polygon(points, *args)
+    elif kind == "rectangle":
+        (x0, y0), (x1, y1) = points
+        tile.rectangle((x0, y0, x1, y1), *args)
+    else:
+        shape, *rest = args
+        tile.marker(shape, points[0], *rest)
+    return tile
+
+
+def _box(centre: Point, radius: float) -> list[float]:
+    x, y = centre
+    return [(x - radius) * SCALE, (y - radius) * SCALE, (x + radius) * SCALE, (y + radius) * SCALE]
+
+
+def regular_polygon(shape: Marker, centre: Point, radius: float) -> list[Point]:
+    x, y = centre
+    sides, turn, scale = {
+        "square": (4, 45, 0.9),
+        "diamond": (4, 0, 1.05),
+        "triangle": (3, -90, 1.1),
+        "hexagon": (6, 30, 1.0),
+        "star": (10, -90, 1.1),
+    }[shape]
+    points = []
+    for i in range(sides):
+        angle = math.radians(turn + 360 * i / sides)
+        r = radius * scale * (0.5 if shape == "star" and i % 2 else 1)
+        points.append((x + r * math.cos(angle), y + r * math.sin(angle)))
+    return points
+
+
+def clean_name(name: str, limit: int = 18) -> str:
+    """A display name the font can draw on one line: printable, BMP, short."""
+    kept = "".join(ch for ch in name if ch.isprintable() and ord(ch) < 0x10000).strip()
+    if len(kept) > limit:
+        kept = kept[: limit - 1] + "…"
+    return kept or "?"
+
+
+# -- the renderer base ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Extras:
+    """What a caller may ask for beyond the position."""
+
+    players: tuple[str, ...] | None = None  # display names by seat
+    groups: bool = False  # Hot Wire's groups overlay
+    caption: str | None = None  # extra words for the caption (the service's deadline)
+    ply: int | None = None  # the move number to show, when it is not the state's (GIF frames)
+
+
+class BoardRenderer:
+    """A game's picture: a cached static board, the position on top, a caption.
+
+    A game subclasses it and implements `board_size`, `draw_board` (static:
+    depends only on options and theme), `draw_position`, `seat_styles` and
+    `text` (the board in characters); `status_line` may add game-specific
+    words (round, scores).
+    """
+
+    game: str  # the registry name
+
+    def board_size(self, state: GameState) -> tuple[int, int]:
+        """Logical pixels of the board area (without the caption)."""
+        raise NotImplementedError
+
+    def draw_board(self, canvas: Canvas, state: GameState) -> None:
+        """The parts of the picture that depend only on the options."""
+        raise NotImplementedError
+
+    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
+        raise NotImplementedError
+
+    def seat_styles(self, state: GameState) -> list[SeatStyle]:
+        raise NotImplementedError
+
+    def text(self, state: GameState) -> str:
+        """The position in plain characters, for terminals (the console prints it)."""
+        raise NotImplementedError
+
+    def status_line(self, state: GameState, view: View) -> str:
+        """Words after the move number: whose turn, or the result."""
+        return default_status(view, self.seat_styles(state))
+
+    # -- the shared path ------------------------------------------------------
+
+    def image(self, state: GameState, extras: Extras, theme: Mapping[str, str]) -> Image.Image:
+        view = state.view()
+        canvas = SpriteCanvas(_cached_background(self, state, theme).copy(), theme)
+        self.draw_position(canvas, state, view, extras)
+        self.draw_caption(canvas, state, view, extras)
+        return canvas.image
+
+    def draw_caption(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
+        width, height = canvas.image.size
+        top = height - CAPTION_HEIGHT
+        styles = self.seat_styles(state)
+        title = engine.GAMES[state.name].title
+        ply = state.ply if extras.ply is None else extras.ply
+        move_words = f"move {ply}" if ply else "start"
+        canvas.text((16, top + 20), f"{title} · {move_words}", 17, bold=True, anchor="lm")
+        status = self.status_line(state, view)
+        if extras.caption:
+            status = f"{status} · {extras.caption}"
+        canvas.text((width - 16, top + 20), status, 15, anchor="rm")
+        names = extras.players or tuple(style.name for style in styles)
+        x = 16.0
+        chip_width = (width - 32) / max(1, len(styles))
+        for seat, style in enumerate(styles):
+            centre = (x + 10, top + 56)
+            ring = "ink" if view.to_move == seat else None
+            if ring:
+                canvas.marker("circle", centre, 13, "paper", outline="ink", width=1.5)
+            canvas.marker(style.marker, centre, 8, style.colour, outline="ink", width=1)
+            label = clean_name(names[seat] if seat < len(names) else style.name)
+            if extras.players and style.name not in label:
+                label = f"{label} ({style.name})" if len(styles) <= 3 else label
+            max_chars = max(6, int(chip_width / 8.5) - 3)
+            canvas.text((x + 28, top + 56), clean_name(label, max_chars), 14, anchor="lm")
+            x += chip_width
+
+
+def text_grid(width: int, height: int) -> list[list[str]]:
+    """A blank character canvas for text boards, rows top to bottom."""
+    return [[" "] * width for _ in range(height)]
+
+
+def text_lines(grid: list[list[str]]) -> str:
+    return "\n".join("".join(row).rstrip() for row in grid)
+
+
+def default_status(view: View, styles: Sequence[SeatStyle]) -> str:
+    """ "Red to move", "Black wins (last wire)", "Draw (passes)"."""
+    outcome = view.outcome
+    label = [style.name for style in styles]
+    if outcome is None:
+        return f"{label[view.to_move]} to move" if view.to_move is not None else ""
+    if not outcome.winners:
+        return f"Draw ({outcome.reason})"
+    winners = " & ".join(label[seat] for seat in outcome.winners)
+    verb = "wins" if len(outcome.winners) == 1 else "share the win"
+    return f"{winners} {verb} ({outcome.reason})"
+
+
+_BACKGROUNDS: dict[Hashable, Image.Image] = {}
+_BACKGROUND_LIMIT = 64
+
+
+def _cached_background(
+    renderer: BoardRenderer, state: GameState, theme: Mapping[str, str]
+) -> Image.Image:
+    """The static board for these options and theme, drawn once."""
+    key = (state.name, tuple(sorted(state.options.items())), tuple(sorted(theme.items())))
+    image = _BACKGROUNDS.get(key)
+    if image is None:
+        width, height = renderer.board_size(state)
+        canvas = Canvas.blank(width, height + CAPTION_HEIGHT, theme)
+        renderer.draw_board(canvas, state)
+        canvas.rectangle((0, height, width, height + CAPTION_HEIGHT), "caption")
+        canvas.line([(0, height), (width, height)], "paper_edge", 1)
+        if len(_BACKGROUNDS) >= _BACKGROUND_LIMIT:
+            _BACKGROUNDS.pop(next(iter(_BACKGROUNDS)))
+        image = _BACKGROUNDS[key] = canvas.image.reduce(SCALE)
+    return image
+
+
+# -- encoding -----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def _palette(theme: tuple[tuple[str, str], ...]) -> Image.Image:
+    """A fixed palette: every theme colour, plus its blends with paper, ink and white for
+    anti-aliased edges. Quantizing to it is fast and keeps colours true."""
+    colours = {_rgb3(value) for _, value in theme}
+    named = dict(theme)
+    anchors = [_rgb3(named[key]) for key in ("paper", "ink", "white")]
+    entries = set(colours)
+    for colour in colours:
+        for anchor in anchors:
+            for t in (0.25, 0.5, 0.75):
+                red, green, blue = (
+                    round(a + (b - a) * t) for a, b in zip(colour, anchor, strict=True)
+                )
+                entries.add((red, green, blue))
+    flat = [value for entry in sorted(entries)[:256] for value in entry]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(flat + [0] * (768 - len(flat)))
+    return palette
+
+
+def _rgb3(colour: str) -> tuple[int, int, int]:
+    red, green, blue = ImageColor.getrgb(colour)[:3]
+    return red, green, blue
+
+
+def to_palette(image: Image.Image, theme: Mapping[str, str]) -> Image.Image:
+    return image.quantize(palette=_palette(tuple(sorted(theme.items()))), dither=Image.Dither.NONE)
+
+
+def encode_png(image: Image.Image, theme: Mapping[str, str]) -> bytes:
+    """PNG of the picture, paletted first: a third of the bytes to compress. Colours stay
+    within a few units of the theme's (Pillow matches palettes at reduced precision)."""
+    buffer = io.BytesIO()
+    to_palette(image, theme).save(buffer, "PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return buffer.getvalue()
+
+
+def encode_gif(
+    frames: Iterable[Image.Image], theme: Mapping[str, str], *, frame_ms: int, last_ms: int
+) -> bytes:
+    """An animated GIF, one frame per picture, the last one held longer."""
+    paletted = [to_palette(frame, theme) for frame in frames]
+    if not paletted:
+        raise ValueError("a GIF needs at least one frame")
+    durations = [frame_ms] * (len(paletted) - 1) + [last_ms]
+    buffer = io.BytesIO()
+    paletted[0].save(
+        buffer,
+        "GIF",
+        save_all=True,
+        append_images=paletted[1:],
+        duration=durations,
+        loop=0,
+        optimize=False,
+        disposal=1,
+    )
+    return buffer.getvalue()
+
+
+def fit_cell(columns: float, rows: float, *, longest: int = 720, margin: int = 48) -> float:
+    """The cell pitch that fits a board of columns x rows pitches in `longest` px."""
+    return max(6.0, (longest - 2 * margin) / max(columns, rows, 1))

@@ -1,0 +1,7 @@
+"""Being written."""
+
+from bot.render.kit import BoardRenderer
+
+
+class LivewireRenderer(BoardRenderer):
+    game = "livewire"
