@@ -1,0 +1,173 @@
+"""The `paperboard` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import engine
+from bot.settings import Settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except (ValueError, engine.IllegalMove) as refused:
+        print(f"paperboard: {refused}", file=sys.stderr)
+        return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paperboard", description="Slow games of pencil-and-paper connection games."
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run", help="start the bot (with DISCORD_TOKEN set) or else the console"
+    )
+    run.add_argument("--console", action="store_true", help="the console even with a token")
+    run.add_argument("--shard-count", type=int, help="shards in all (multi-process deployments)")
+    run.add_argument(
+        "--shard-ids", help="the shards this process runs, e.g. 0,1 (with --shard-count)"
+    )
+    run.set_defaults(handler=start)
+
+    health = commands.add_parser("health", help="exit 0 when the database answers (health checks)")
+    health.set_defaults(handler=check_health)
+
+    rules = commands.add_parser("rules", help="print a game's rules card, or list the games")
+    rules.add_argument("game", nargs="?", choices=sorted(engine.GAMES))
+    rules.set_defaults(handler=print_rules)
+
+    render = commands.add_parser("render", help="draw any position of any game as PNG or GIF")
+    render.add_argument("game", choices=sorted(engine.GAMES))
+    render.add_argument(
+        "--moves", default="", help='the record, moves separated by commas: "d5 g3, b2 c4"'
+    )
+    render.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option, e.g. size=5x5",
+    )
+    render.add_argument("--players", default="", help="display names, comma separated")
+    render.add_argument("--ply", type=int, help="draw the position after this many moves")
+    render.add_argument(
+        "--groups", action="store_true", help="Hot Wire: shade the independent groups"
+    )
+    render.add_argument("--gif", action="store_true", help="a GIF replay of the whole record")
+    render.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
+    render.set_defaults(handler=render_position)
+    return parser
+
+
+def start(args: argparse.Namespace) -> int:
+    settings = Settings()
+    logging.basicConfig(
+        stream=sys.stdout,
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    if settings.discord_token is None or args.console:
+        if not args.console:
+            print(
+                "No DISCORD_TOKEN set: starting the console. To connect Discord, put "
+                "DISCORD_TOKEN=... in .env (README: Discord setup)."
+            )
+        logging.getLogger().setLevel(logging.WARNING)  # the terminal is for the game
+        return asyncio.run(run_console(settings))
+    from bot.discordbot import run_bot  # discord.py only when the bot runs
+
+    shard_ids = [int(s) for s in args.shard_ids.split(",")] if args.shard_ids else None
+    asyncio.run(run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids))
+    return 0
+
+
+async def run_console(settings: Settings) -> int:
+    from bot.console import Console
+    from bot.service import GameService
+
+    # one person at one terminal: drawing in a thread is plenty
+    service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
+    try:
+        console = Console(service, sys.stdout, Path(settings.board_dir))
+        await console.run(interactive=sys.stdin.isatty())
+    finally:
+        await service.close()
+    return 0
+
+
+def check_health(args: argparse.Namespace) -> int:
+    from bot.store import Database
+
+    async def probe() -> None:
+        database = await Database.open(Settings().database_url)
+        try:
+            await database.ping()
+        finally:
+            await database.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(probe(), timeout=8))
+    except Exception as exc:  # any failure is "unhealthy", said in one line
+        print(f"unhealthy: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+        return 1
+    print("healthy")
+    return 0
+
+
+def print_rules(args: argparse.Namespace) -> int:
+    from bot.service import rules_card
+
+    if args.game is None:
+        for name, info in engine.GAMES.items():
+            print(f"{name:<14} {info.title} ({_players(info)})")
+        return 0
+    print(rules_card(args.game))
+    return 0
+
+
+def render_position(args: argparse.Namespace) -> int:
+    from bot.render import render_gif, render_png  # Pillow only when drawing
+
+    options = dict(_option(text) for text in args.option)
+    players = [name.strip() for name in args.players.split(",") if name.strip()] or None
+    moves = [m.strip() for m in re.split(r"[,;\n]", args.moves) if m.strip()]
+    state = engine.new(args.game, **options)
+    for text in moves:
+        state = state.play(text)
+    record = state.moves if args.ply is None else state.moves[: args.ply]
+    if args.gif:
+        data = render_gif(args.game, state.options, record, players=players)
+    else:
+        position = engine.replay(args.game, state.options, record)
+        data = render_png(position, players=players, groups=args.groups)
+    args.output.write_bytes(data)
+    print(f"{args.output} ({len(data) // 1024} KB)")
+    return 0
+
+
+def _option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise ValueError(f"an option is KEY=VALUE, not {text!r}")
+    return key.strip().replace("-", "_"), value.strip()
+
+
+def _players(info: engine.GameInfo) -> str:
+    if info.min_players == info.max_players:
+        return f"{info.min_players} players"
+    return f"{info.min_players}-{info.max_players} players"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,257 @@
+"""Every command players and admins have, once: the console and the Discord adapter
+read their names, help and parameters from here, and docs/COMMANDS.md is written
+from it (`python -m bot.commands > docs/COMMANDS.md`; a test checks it is current).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import engine
+from bot.service.models import STATUSES
+
+ParamKind = Literal["game", "game_id", "user", "text", "int", "bool", "choice"]
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    kind: ParamKind
+    help: str
+    required: bool = False
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    help: str  # one sentence: the slash command's description
+    params: tuple[Param, ...] = ()
+    discord: str | None = None  # an example, or None where Discord uses a button
+    console: str | None = None  # an example, or None where the console has no such command
+    buttons: str = ""  # the buttons that stand for it on Discord
+    admin: bool = False  # needs Manage Server on Discord
+
+
+GAME_ID = Param(
+    "game", "game_id", "the game's number; defaults to this thread's game or your only game on move"
+)
+GAME_NAME = Param("game", "game", "which game", required=True, choices=tuple(engine.GAMES))
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "challenge",
+        "Challenge players to a game (name opponents, or leave seats open for anyone).",
+        (
+            GAME_NAME,
+            Param("opponent", "user", "who you challenge; none: an open challenge"),
+            Param("open_seats", "int", "seats anyone may take (Making Intersections: up to 7)"),
+            Param("options", "text", "game options as key=value, e.g. size=9x9 lengths=1,3,5"),
+            Param(
+                "days_per_move",
+                "choice",
+                "time per move",
+                choices=("1", "2", "3", "5", "7", "14", "none"),
+            ),
+            Param(
+                "first", "choice", "who moves first", choices=("random", "challenger", "opponent")
+            ),
+            Param("rated", "bool", "rated (changes ratings) or casual"),
+        ),
+        discord="/challenge game:hotwire opponent:@bob options:size=7x7 days_per_move:3",
+        console="challenge hotwire @bob size=7x7 days=3 first=random rated=yes",
+        buttons="Accept, Decline (named opponents), Join (open seats), Cancel (the challenger)",
+    ),
+    Command(
+        "accept",
+        "Accept a challenge made to you.",
+        (GAME_ID,),
+        console="accept 12",
+        buttons="Accept",
+    ),
+    Command(
+        "decline",
+        "Decline a challenge made to you.",
+        (GAME_ID,),
+        console="decline 12",
+        buttons="Decline",
+    ),
+    Command(
+        "join", "Take an open seat in a challenge.", (GAME_ID,), console="join 12", buttons="Join"
+    ),
+    Command(
+        "cancel", "Withdraw your open challenge.", (GAME_ID,), console="cancel 12", buttons="Cancel"
+    ),
+    Command(
+        "move",
+        "Play a move in algebraic notation, e.g. d5 g3.",
+        (Param("move", "text", "the move as you would write it", required=True), GAME_ID),
+        discord="/move move:d5 g3",
+        console="move d5 g3   (or just: d5 g3)",
+        buttons="In a game's thread, a message holding only a move also plays it",
+    ),
+    Command(
+        "board",
+        "Show a game's board, now or after any move.",
+        (
+            GAME_ID,
+            Param("ply", "int", "show the position after this many moves"),
+            Param("groups", "bool", "Hot Wire: shade the independent groups"),
+            Param("public", "bool", "show it to the channel, not only to you"),
+        ),
+        discord="/board game:12 ply:8 groups:true",
+        console="board 12 ply=8 groups",
+    ),
+    Command(
+        "games",
+        "List games: yours, a player's, or this channel's; your turn first.",
+        (
+            Param("player", "user", "whose games"),
+            Param("status", "choice", "only games in this state", choices=STATUSES),
+        ),
+        discord="/games player:@bob status:active",
+        console="games @bob active",
+    ),
+    Command("resign", "Resign a game.", (GAME_ID,), discord="/resign game:12", console="resign 12"),
+    Command(
+        "abort",
+        "Call a game off before every player has moved once; no rating changes.",
+        (GAME_ID,),
+        discord="/abort",
+        console="abort 12",
+    ),
+    Command(
+        "undo",
+        "Ask your opponents to take back your last move.",
+        (GAME_ID,),
+        discord="/undo",
+        console="undo   (opponents answer: undo accept / undo decline)",
+        buttons="Accept, Decline (for the opponents)",
+    ),
+    Command(
+        "rematch",
+        "Challenge the same players to the same game, seats rotated.",
+        (GAME_ID,),
+        discord="/rematch game:12",
+        console="rematch 12",
+    ),
+    Command(
+        "record",
+        "The moves of a game with their times, and a GIF replay.",
+        (GAME_ID,),
+        discord="/record game:12",
+        console="record 12",
+    ),
+    Command(
+        "rules",
+        "A game's rules card: how to play, the notation, the options.",
+        (Param("game", "game", "which game", choices=tuple(engine.GAMES)),),
+        discord="/rules game:disthex",
+        console="rules disthex",
+    ),
+    Command(
+        "rating",
+        "A player's ratings and record, per game.",
+        (
+            Param("player", "user", "whose rating; you by default"),
+            Param("game", "game", "one game only", choices=tuple(engine.GAMES)),
+        ),
+        discord="/rating player:@bob game:hex",
+        console="rating @bob hex",
+    ),
+    Command(
+        "leaderboard",
+        "The best rated players of this server in a game.",
+        (GAME_NAME,),
+        discord="/leaderboard game:hotwire",
+        console="leaderboard hotwire",
+    ),
+    Command(
+        "settings",
+        "Your reminders (dm, thread, off), time zone, quiet hours and vacation.",
+        (
+            Param(
+                "reminders", "choice", "where reminders reach you", choices=("dm", "thread", "off")
+            ),
+            Param("time_zone", "text", "e.g. Europe/Paris"),
+            Param("quiet_hours", "text", "local hours without reminders, e.g. 22-7, or off"),
+            Param("vacation", "bool", "stop your clocks (limited days per year)"),
+        ),
+        discord="/settings reminders:dm time_zone:Europe/Paris quiet_hours:22-7",
+        console="settings reminders=dm tz=Europe/Paris quiet=22-7 vacation=off",
+    ),
+    Command(
+        "config",
+        "Server settings: where games may start, the default time per move, rated games.",
+        (
+            Param(
+                "channels", "text", "channel mentions or ids where games may start; all: everywhere"
+            ),
+            Param(
+                "days_per_move",
+                "choice",
+                "the default time per move",
+                choices=("1", "2", "3", "5", "7", "14", "none"),
+            ),
+            Param("rated", "bool", "allow rated games"),
+        ),
+        discord="/config days_per_move:5 rated:true",
+        admin=True,
+    ),
+    Command(
+        "as",
+        "Console: act as this local player from now on (creates them).",
+        (Param("name", "text", "a player's name", required=True),),
+        console="as bob",
+    ),
+    Command("help", "Console: list the commands.", console="help"),
+    Command("quit", "Console: leave (end of input does too).", console="quit"),
+)
+
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def markdown() -> str:
+    """docs/COMMANDS.md."""
+    lines = [
+        "# Commands",
+        "",
+        "Written from `bot/commands.py` by `python -m bot.commands > docs/COMMANDS.md`;",
+        "a test fails when this page is out of date.",
+        "",
+        "On Discord commands are slash commands; challenges and undo requests are",
+        "answered with buttons. In the console (`make run` without a Discord token)",
+        "the same commands are typed as words, `@name` for players and `key=value`",
+        "for options. Where no game is named, the game of the current thread (or your",
+        "only game where it is your turn) is meant.",
+        "",
+    ]
+    for command in COMMANDS:
+        title = f"/{command.name}" if command.discord else command.name
+        lines += [
+            f"## {title}",
+            "",
+            command.help + (" (Manage Server)" if command.admin else ""),
+            "",
+        ]
+        if command.params:
+            lines.append("| parameter | | |")
+            lines.append("|---|---|---|")
+            for param in command.params:
+                needed = "required" if param.required else "optional"
+                choices = f" ({', '.join(param.choices)})" if param.choices else ""
+                lines.append(f"| `{param.name}` | {needed} | {param.help}{choices} |")
+            lines.append("")
+        if command.discord:
+            lines.append(f"- Discord: `{command.discord}`")
+        if command.buttons:
+            lines.append(f"- Buttons: {command.buttons}")
+        if command.console:
+            lines.append(f"- Console: `{command.console}`")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")

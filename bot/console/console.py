@@ -1,0 +1,404 @@
+"""The console: the same commands as on Discord, typed in a terminal.
+
+Several local players share one terminal (`as bob` switches), one SQLite store,
+one pretend server. Every board is saved as a PNG (its path printed) and drawn
+in characters. When standard input is not a terminal the commands are read
+from it, so a whole game can be piped in; end of input ends the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shlex
+import sys
+import zlib
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+import engine
+from bot.commands import BY_NAME, COMMANDS
+from bot.render import render_text
+from bot.service import (
+    Event,
+    GameService,
+    GameSummary,
+    Place,
+    Player,
+    Refused,
+    Result,
+    UndoAnswered,
+    describe,
+    rules_card,
+)
+
+log = logging.getLogger("paperboard.console")
+
+#: The console plays as one pretend server and channel.
+GUILD, CHANNEL = 0, 0
+OPTIONS_OF_CHALLENGE = {"days", "first", "rated", "open"}
+BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
+
+Handler = Callable[[list[str], str], Awaitable[None]]
+
+
+def player_id(name: str) -> int:
+    """A local player's id, the same for the same name in every session."""
+    return 1_000_000 + zlib.crc32(name.strip().lower().encode())
+
+
+class Console:
+    def __init__(self, service: GameService, out: TextIO, board_dir: Path) -> None:
+        self.service = service
+        self.out = out
+        self.board_dir = board_dir
+        self.me = Player(player_id("player"), "player")
+        self.names: dict[int, str] = {self.me.id: self.me.name}
+        self.handlers: dict[str, Handler] = {
+            "challenge": self.challenge,
+            "accept": self.accept,
+            "decline": self.decline,
+            "join": self.join,
+            "cancel": self.cancel,
+            "move": self.move,
+            "board": self.board,
+            "games": self.games,
+            "resign": self.resign,
+            "abort": self.abort,
+            "undo": self.undo,
+            "rematch": self.rematch,
+            "record": self.record,
+            "rules": self.rules,
+            "rating": self.rating,
+            "leaderboard": self.leaderboard,
+            "settings": self.settings,
+            "as": self.act_as,
+            "help": self.help,
+        }
+
+    # -- the loop -------------------------------------------------------------------
+
+    async def run(self, lines: Iterable[str] | None = None, *, interactive: bool = False) -> None:
+        """Read commands until `quit` or the end of input."""
+        self.say("Paperboard console. Type help for the commands, quit to leave.")
+        source = iter(lines) if lines is not None else None
+        while True:
+            if interactive:
+                self.out.write(f"{self.me.name}> ")
+                self.out.flush()
+            line = (
+                next(source, None)
+                if source is not None
+                else await asyncio.to_thread(sys.stdin.readline) or None
+            )
+            if line is None or not await self.handle(line):
+                return
+
+    async def handle(self, line: str) -> bool:
+        """One command line; False to stop."""
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return True
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        if word in ("quit", "exit"):
+            return False
+        try:
+            words = shlex.split(rest)
+        except ValueError as error:
+            self.say(f"I can't read that line ({error}).")
+            return True
+        handler = self.handlers.get(word)
+        try:
+            if handler is not None:
+                await handler(words, rest.strip())
+            elif any(ch.isdigit() for ch in text):
+                await self.move([], text)  # a bare move: "d5 g3"
+            else:
+                self.say(f"There is no command {word!r}; type help for the commands.")
+        except Refused as refusal:
+            self.say(str(refusal))
+        except Exception:  # a bug must not end the session or lose the games
+            log.exception("console command failed: %r", text[:200])
+            self.say("Something went wrong with that command; it is logged. Nothing was changed.")
+        return True
+
+    # -- commands -----------------------------------------------------------------------
+
+    async def challenge(self, words: list[str], _: str) -> None:
+        if not words:
+            raise Refused("Name a game: challenge hotwire @bob.", code="usage")
+        game, *rest = words
+        opponents = [self.player(word[1:]) for word in rest if word.startswith("@")]
+        settings = dict(_pair(word) for word in rest if "=" in word)
+        loose = [w for w in rest if not w.startswith("@") and "=" not in w]
+        if loose:
+            raise Refused(f"I don't understand {loose[0]!r}; options are key=value.", code="usage")
+        options = {
+            k.replace("-", "_"): v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE
+        }
+        days = settings.get("days", "default")
+        result = await self.service.challenge(
+            Place(GUILD, CHANNEL),
+            self.me,
+            game.lower(),
+            opponents=opponents,
+            open_seats=_int(settings.get("open", "0"), "open"),
+            options=options,
+            days_per_move="default"
+            if days == "default"
+            else None
+            if days == "none"
+            else _int(days, "days"),
+            first=settings.get("first", "random"),
+            rated=_bool(settings["rated"]) if "rated" in settings else None,
+        )
+        self.announce(result)
+
+    async def accept(self, words: list[str], _: str) -> None:
+        game = await self.game_id(words, challenge=True)
+        self.announce(await self.service.accept(game, GUILD, self.me))
+
+    async def decline(self, words: list[str], _: str) -> None:
+        game = await self.game_id(words, challenge=True)
+        self.announce(await self.service.decline(game, GUILD, self.me))
+
+    async def join(self, words: list[str], _: str) -> None:
+        self.announce(
+            await self.service.join(await self.game_id(words, challenge=True), GUILD, self.me)
+        )
+
+    async def cancel(self, words: list[str], _: str) -> None:
+        self.announce(
+            await self.service.cancel(await self.game_id(words, challenge=True), GUILD, self.me)
+        )
+
+    async def move(self, words: list[str], rest: str) -> None:
+        text, game = rest, None
+        tail = rest.rsplit(" ", 1)
+        if len(tail) == 2 and tail[1].startswith("game="):
+            text, game = tail[0], _int(tail[1][5:].lstrip("#"), "game")
+        if not text.strip():
+            raise Refused("Type the move: move d5 g3.", code="usage")
+        if game is None:
+            game = (await self.service.default_game(GUILD, self.me.id, None)).id
+        result = await self.service.move(game, GUILD, self.me, text)
+        self.announce(result)
+        await self.show_board(result.game, result.png)
+
+    async def board(self, words: list[str], _: str) -> None:
+        settings = dict(_pair(word) for word in words if "=" in word)
+        groups = "groups" in words
+        numbers = [w for w in words if "=" not in w and w != "groups"]
+        game = await self.game_id(numbers, any_status=True)
+        ply = _int(settings["ply"], "ply") if "ply" in settings else None
+        board = await self.service.board(game, GUILD, ply=ply, groups=groups)
+        await self.show_board(board.game, board.png, ply=board.ply)
+
+    async def games(self, words: list[str], _: str) -> None:
+        whose = next((self.player(w[1:]) for w in words if w.startswith("@")), self.me)
+        status = next((w.lower() for w in words if not w.startswith("@")), None)
+        listed = await self.service.games(
+            GUILD, player_id=whose.id, status=status, viewer_id=self.me.id
+        )
+        if not listed:
+            self.say(f"No games for {whose.name}.")
+        for game in listed:
+            self.say(self.game_line(game))
+
+    async def resign(self, words: list[str], _: str) -> None:
+        self.announce(await self.service.resign(await self.game_id(words), GUILD, self.me))
+
+    async def abort(self, words: list[str], _: str) -> None:
+        self.announce(await self.service.abort(await self.game_id(words), GUILD, self.me))
+
+    async def undo(self, words: list[str], _: str) -> None:
+        answer = words[0].lower() if words and words[0].lower() in ("accept", "decline") else None
+        rest = words[1:] if answer else words
+        if answer is None:
+            self.announce(await self.service.request_undo(await self.game_id(rest), GUILD, self.me))
+            return
+        game = await self.game_id(rest)
+        result = await self.service.answer_undo(game, GUILD, self.me, accept=answer == "accept")
+        self.announce(result)
+        if any(isinstance(e, UndoAnswered) and e.done for e in result.events):
+            board = await self.service.board(game, GUILD)
+            await self.show_board(board.game, board.png)
+
+    async def rematch(self, words: list[str], _: str) -> None:
+        self.announce(
+            await self.service.rematch(await self.game_id(words, any_status=True), GUILD, self.me)
+        )
+
+    async def record(self, words: list[str], _: str) -> None:
+        game = await self.game_id(words, any_status=True)
+        record = await self.service.record(game, GUILD)
+        self.say(record.text)
+        gif = await self.service.replay_gif(game, GUILD)
+        path = self.board_dir / f"game-{game}-replay.gif"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gif)
+        self.say(f"Replay: {path}")
+
+    async def rules(self, words: list[str], _: str) -> None:
+        if not words:
+            for name, info in engine.GAMES.items():
+                self.say(f"{name:<14} {info.title}")
+            return
+        name = words[0].lower()
+        if name not in engine.GAMES:
+            raise Refused(
+                f"There is no game {name!r}; the games are {', '.join(engine.GAMES)}.",
+                code="unknown_game",
+            )
+        self.say(rules_card(name))
+
+    async def rating(self, words: list[str], _: str) -> None:
+        whose = next((self.player(w[1:]) for w in words if w.startswith("@")), self.me)
+        game = next((w.lower() for w in words if not w.startswith("@")), None)
+        lines = await self.service.ratings(GUILD, whose.id, game)
+        if not lines:
+            self.say(f"{whose.name} has no rated games yet.")
+        for line in lines:
+            title = engine.GAMES[line.game].title
+            self.say(
+                f"{title}: rating {line.rating:.1f} ({line.mu:.1f} ± {line.sigma:.1f}), "
+                f"{line.games} games, {line.wins} wins, streak {line.streak:+d}"
+            )
+
+    async def leaderboard(self, words: list[str], _: str) -> None:
+        if not words:
+            raise Refused("Name a game: leaderboard hotwire.", code="usage")
+        lines = await self.service.leaderboard(GUILD, words[0].lower())
+        if not lines:
+            self.say("Nobody has finished a rated game of that yet.")
+        for rank, line in enumerate(lines, 1):
+            self.say(f"{rank:>2}. {line.name:<18} {line.rating:6.1f}  {line.wins}/{line.games} won")
+
+    async def settings(self, words: list[str], _: str) -> None:
+        values = dict(_pair(word) for word in words)
+        vacation = values.get("vacation")
+        settings = await self.service.player_settings(
+            self.me,
+            reminders=values.get("reminders"),
+            time_zone=values.get("tz", values.get("time_zone")),
+            quiet_hours=values.get("quiet", values.get("quiet_hours")),
+            vacation=_bool(vacation) if vacation is not None else None,
+        )
+        quiet = (
+            f"{settings.quiet_hours[0]}-{settings.quiet_hours[1]}"
+            if settings.quiet_hours
+            else "off"
+        )
+        away = "on vacation" if settings.on_vacation_since else "not on vacation"
+        self.say(
+            f"{self.me.name}: reminders {settings.reminders}, time zone {settings.time_zone}, "
+            f"quiet hours {quiet}, {away}, {settings.vacation_days_left:.1f} vacation days left."
+        )
+
+    async def act_as(self, words: list[str], _: str) -> None:
+        if not words:
+            raise Refused("Name the player: as bob.", code="usage")
+        self.me = self.player(words[0].lstrip("@"))
+        self.say(f"You are {self.me.name}.")
+
+    async def help(self, words: list[str], _: str) -> None:
+        for command in COMMANDS:
+            if command.console:
+                self.say(f"  {command.console:<58} {command.help}")
+        self.say(f"  {BY_NAME['quit'].console}")
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def player(self, name: str) -> Player:
+        cleaned = name.strip()[:32] or "player"
+        player = Player(player_id(cleaned), cleaned)
+        self.names[player.id] = cleaned
+        return player
+
+    async def game_id(
+        self, words: list[str], *, challenge: bool = False, any_status: bool = False
+    ) -> int:
+        """The game named (12, #12, game=12) or, failing that, the one meant: a challenge
+        waiting for you; your latest game (any_status); your only game under way."""
+        for word in words:
+            digits = word.removeprefix("game=").lstrip("#")
+            if digits.isdigit():
+                return _int(digits, "game")
+        if words:
+            raise Refused(f"{words[0]!r} is not a game number.", code="usage")
+        if challenge:
+            open_games = await self.service.games(GUILD, status="open")
+            invited = [
+                g
+                for g in open_games
+                if any(s.player_id == self.me.id and not s.accepted for s in g.seats)
+            ]
+            pending = invited or open_games
+            if len(pending) == 1:
+                return pending[0].id
+            raise Refused("Name the challenge's number (games open lists them).", code="no_game")
+        if any_status:
+            mine = await self.service.games(GUILD, player_id=self.me.id, viewer_id=self.me.id)
+            if mine:
+                return mine[0].id
+            raise Refused("You have no games here.", code="no_game")
+        return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
+
+    def announce(self, result: Result) -> None:
+        for event in result.events:
+            self.say(self.describe(event, result.game))
+
+    def describe(self, event: Event, game: GameSummary) -> str:
+        names = {s.player_id: s.name for s in game.seats if s.player_id is not None}
+        return describe(
+            event, game, lambda pid: "@" + (names.get(pid) or self.names.get(pid, "?")), _when
+        )
+
+    async def show_board(self, game: GameSummary, png: bytes, *, ply: int | None = None) -> None:
+        shown = game.ply if ply is None else ply
+        path = self.board_dir / f"game-{game.id}-move-{shown}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(png)
+        state = await self.service.state(game.id, GUILD)
+        if shown != state.ply:
+            state = engine.replay(state.name, state.options, state.moves[:shown])
+        self.say(render_text(state))
+        self.say(f"Board: {path}")
+
+    def game_line(self, game: GameSummary) -> str:
+        players = " vs ".join(s.name or "(open seat)" for s in game.seats)
+        line = f"#{game.id} {game.title} {game.status}: {players}, move {game.ply}"
+        if game.player_to_move is not None:
+            line += f", {game.name_of_seat(game.to_move or 0)} to move"
+            if game.deadline:
+                line += f" (due {_when(game.deadline)})"
+        return line
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%d %b %H:%M UTC")
+
+
+def _pair(word: str) -> tuple[str, str]:
+    key, _, value = word.partition("=")
+    return key.strip().lower(), value.strip()
+
+
+def _int(text: str, what: str) -> int:
+    if not text.strip().isdigit() or len(text.strip()) > 12:
+        raise Refused(f"{what} must be a whole number, not {text!r}.", code="usage")
+    return int(text)
+
+
+def _bool(text: str) -> bool:
+    try:
+        return BOOLEAN_WORDS[text.strip().lower()]
+    except KeyError:
+        raise Refused(f"Say yes or no, not {text!r}.", code="usage") from None

@@ -1,0 +1,131 @@
+"""The console: whole games of every game typed in, and the real command with piped input."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine
+from bot.console import Console
+from bot.service import GameService
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = [
+    ("hotwire", "size=5x5", ["ann", "bob"]),
+    ("hex", "size=5 swap=off", ["ann", "bob"]),
+    ("disthex", "size=5", ["ann", "bob"]),
+    ("shortcircuit", "size=3 max_turns=60", ["ann", "bob"]),
+    ("livewire", "size=17x14", ["ann", "bob"]),
+    ("intersections", "size=4", ["ann", "bob", "cat"]),
+]
+
+
+def script_of_a_game(
+    name: str, options: str, players: list[str], seed: int
+) -> tuple[list[str], engine.GameState]:
+    """The lines a group of players would type for a random game, and its end."""
+    settings = dict(word.split("=") for word in options.split())
+    start = engine.new(name, players=len(players), **settings)
+    final = start.random_playout(random.Random(seed))
+    opponents = " ".join(f"@{p}" for p in players[1:])
+    lines = [
+        f"as {players[0]}",
+        f"challenge {name} {opponents} {options} days=none first=challenger",
+    ]
+    lines += [line for p in players[1:] for line in (f"as {p}", "accept")]
+    state, index = start, 0
+    while index < len(final.moves):
+        if index < state.ply:  # a pass the engine made
+            index += 1
+            continue
+        lines += [f"as {players[state.to_move or 0]}", final.moves[index]]
+        state = state.play(final.moves[index])
+        index += 1
+    return lines, final
+
+
+def result_words(final: engine.GameState, players: list[str]) -> str:
+    outcome = final.outcome
+    assert outcome is not None
+    if not outcome.winners:
+        return "ends in a draw"
+    if len(outcome.winners) == 1:
+        return f"@{players[outcome.winners[0]]} wins"
+    return "share the win"
+
+
+@pytest.mark.parametrize(("name", "options", "players"), GAMES, ids=[g[0] for g in GAMES])
+async def test_a_whole_game_piped_through_the_console(
+    service: GameService, tmp_path: Path, name: str, options: str, players: list[str]
+) -> None:
+    lines, final = script_of_a_game(name, options, players, seed=3)
+    out = io.StringIO()
+    await Console(service, out, tmp_path / "boards").run(lines)
+    transcript = out.getvalue()
+    assert "Something went wrong" not in transcript
+    endings = [line for line in transcript.splitlines() if " is over: " in line or "a draw" in line]
+    assert len(endings) == 1 and result_words(final, players) in endings[0], endings
+    assert f"{engine.GAMES[name].title} #1" in transcript
+    boards = sorted((tmp_path / "boards").glob("game-1-move-*.png"))
+    assert len(boards) >= len([m for m in final.moves if m != "pass"]) // 2
+    game = await service.game(1, 0)
+    assert game.status == "finished" and game.ply == final.ply
+
+
+async def test_refusals_and_nonsense_never_stop_the_console(
+    service: GameService, tmp_path: Path
+) -> None:
+    lines = [
+        "challenge",
+        "challenge chess @bob",
+        "accept",
+        "move",
+        "d5 g3",
+        'board "unclosed',
+        "board 99999999999999999999",
+        "x" * 10_000,
+        "\x00\x01 control",
+        "games @",
+        "settings tz=Mars/Olympus",
+        "leaderboard",
+        "as",
+        "quit",
+        "games",  # after quit: never read
+    ]
+    out = io.StringIO()
+    await Console(service, out, tmp_path).run(lines)
+    transcript = out.getvalue()
+    assert "Something went wrong" not in transcript
+    assert "There is no game called “chess”" in transcript
+    assert "I can't read that line" in transcript
+    assert "No games for" not in transcript.splitlines()[-1]
+
+
+def test_the_real_command_plays_a_piped_game_and_exits_0(tmp_path: Path) -> None:
+    lines, final = script_of_a_game("hex", "size=4 swap=off", ["ann", "bob"], seed=1)
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'pb.db'}",
+        "BOARD_DIR": str(tmp_path / "boards"),
+        "DISCORD_TOKEN": "",
+    }
+    env.pop("DISCORD_TOKEN")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "run"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("No DISCORD_TOKEN set: starting the console.")
+    assert result_words(final, ["ann", "bob"]) in done.stdout
+    assert (tmp_path / "boards" / f"game-1-move-{final.ply}.png").exists()
