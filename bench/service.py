@@ -121,7 +121,8 @@ def main() -> None:
     floor_time = sorted(floor_times)[len(floor_times) // 2]
     print(f"{args.games} games x {args.moves} moves, {args.rounds} rounds (medians)")
     print(
-        f"service: {service_time * 1e3:.2f} ms per move; floor (commit + render): {floor_time * 1e3:.2f} ms"
+        f"service: {service_time * 1e3:.2f} ms per move; "
+        f"floor (commit + render): {floor_time * 1e3:.2f} ms"
     )
     print(f"service moves/s: {1 / service_time:.0f} ({service_time / floor_time:.2f}x floor)")
 
