@@ -181,6 +181,24 @@ class Canvas:
         else:
             self.polygon(regular_polygon(shape, centre, radius), fill, outline, width)
 
+    def segments(self, pairs: Iterable[tuple[Point, Point]], colour: str, width: float) -> None:
+        """Many straight strokes in one style (a board's wires or lines)."""
+        for start, end in pairs:
+            self.line([start, end], colour, width)
+
+    def markers(
+        self,
+        shape: Marker,
+        centres: Iterable[Point],
+        radius: float,
+        fill: str,
+        outline: str | None = None,
+        width: float = 1.5,
+    ) -> None:
+        """Many markers in one style (a board's stones or dots)."""
+        for centre in centres:
+            self.marker(shape, centre, radius, fill, outline, width)
+
     def arc(
         self, centre: Point, radius: float, start: float, end: float, colour: str, width: float
     ) -> None:
@@ -235,7 +253,8 @@ class SpriteCanvas(Canvas):
 
     def __init__(self, image: Image.Image, theme: Mapping[str, str]) -> None:
         super().__init__(image, theme)
-        self._theme_key = tuple(sorted(theme.items()))
+        # a small number for the theme: hashing the whole theme per sprite lookup is slow
+        self._theme_id = _THEME_IDS.setdefault(tuple(sorted(theme.items())), len(_THEME_IDS))
         image.load()
         self._core = image.im
 
@@ -292,6 +311,52 @@ class SpriteCanvas(Canvas):
         box = (x, y, x + mask.width, y + mask.height)
         self._core.paste(_rgb(self.colour(colour)), box, mask.im)
 
+    def segments(self, pairs: Iterable[tuple[Point, Point]], colour: str, width: float) -> None:
+        self._stamp_many("line", [(a, b) for a, b in pairs], width, (colour, width))
+
+    def markers(
+        self,
+        shape: Marker,
+        centres: Iterable[Point],
+        radius: float,
+        fill: str,
+        outline: str | None = None,
+        width: float = 1.5,
+    ) -> None:
+        reach = radius * 1.2 + width
+        self._stamp_many(
+            "marker", [(c,) for c in centres], reach, (shape, radius, fill, outline, width)
+        )
+
+    def _stamp_many(
+        self, kind: str, calls: Sequence[tuple[Point, ...]], reach: float, args: tuple[object, ...]
+    ) -> None:
+        """`_stamp` for many calls of one style, with the lookups hoisted out of the loop."""
+        spread = math.ceil(reach * SCALE) + SCALE
+        sprites, paste, theme = _SPRITES, self._core.paste, self._theme_id
+        for points in calls:
+            x0, y0 = round(points[0][0] * SCALE), round(points[0][1] * SCALE)
+            x1, y1 = round(points[-1][0] * SCALE), round(points[-1][1] * SCALE)
+            left = (min(x0, x1) - spread) // SCALE
+            top = (min(y0, y1) - spread) // SCALE
+            dx, dy = left * SCALE, top * SCALE
+            local = (
+                ((x0 - dx, y0 - dy),)
+                if len(points) == 1
+                else ((x0 - dx, y0 - dy), (x1 - dx, y1 - dy))
+            )
+            key = (kind, local, args, spread, theme)
+            sprite = sprites.get(key)
+            if sprite is None:
+                width = (max(x for x, _ in local) + spread) // SCALE + 2
+                height = (max(y for _, y in local) + spread) // SCALE + 2
+                at = tuple((x / SCALE, y / SCALE) for x, y in local)
+                sprite = _remember_sprite(
+                    key, _draw_sprite(kind, at, args, (width, height), self.theme)
+                )
+            width, height = sprite.size
+            paste(sprite, (left, top, left + width, top + height), sprite)
+
     def arc(
         self, centre: Point, radius: float, start: float, end: float, colour: str, width: float
     ) -> None:
@@ -311,7 +376,7 @@ class SpriteCanvas(Canvas):
         half_size = math.ceil(reach) + 1
         left, top = x2 // SCALE - half_size, y2 // SCALE - half_size
         offset = (x2 % SCALE, y2 % SCALE)
-        full_key = ("group", key, offset, half_size, self._theme_key)
+        full_key = ("group", key, offset, half_size, self._theme_id)
         sprite = _SPRITES.get(full_key)
         if sprite is None:
             size = (2 * half_size + 1) * SCALE
@@ -324,21 +389,26 @@ class SpriteCanvas(Canvas):
     def _stamp(
         self, kind: str, points: Sequence[Point], reach: float, args: tuple[object, ...]
     ) -> None:
-        xs = [x for x, _ in points]
-        ys = [y for _, y in points]
-        left = math.floor(min(xs) - reach) - 1
-        top = math.floor(min(ys) - reach) - 1
-        width = math.ceil(max(xs) + reach) + 2 - left
-        height = math.ceil(max(ys) + reach) + 2 - top
-        local = tuple(
-            (round((x - left) * SCALE) / SCALE, round((y - top) * SCALE) / SCALE) for x, y in points
-        )
-        key = (kind, local, args, width, height, self._theme_key)
+        # On the 2x pixel grid, in ints: the sprite's key is the call relative to its
+        # top-left pixel, so the same stone or wire anywhere reuses one sprite.
+        if len(points) <= 2:  # stones, dots, wires: nearly every call
+            self._stamp_many(kind, [tuple(points)], reach, args)
+            return
+        spread = math.ceil(reach * SCALE) + SCALE
+        scaled = [(round(x * SCALE), round(y * SCALE)) for x, y in points]
+        left = (min(x for x, _ in scaled) - spread) // SCALE
+        top = (min(y for _, y in scaled) - spread) // SCALE
+        local = tuple((x - left * SCALE, y - top * SCALE) for x, y in scaled)
+        key = (kind, local, args, spread, self._theme_id)
         sprite = _SPRITES.get(key)
         if sprite is None:
+            width = (max(x for x, _ in local) + spread) // SCALE + 2
+            height = (max(y for _, y in local) + spread) // SCALE + 2
+            at = tuple((x / SCALE, y / SCALE) for x, y in local)
             sprite = _remember_sprite(
-                key, _draw_sprite(kind, local, args, (width, height), self.theme)
+                key, _draw_sprite(kind, at, args, (width, height), self.theme)
             )
+        width, height = sprite.size
         # the image core directly: Image.paste's checks cost more than the paste here
         self._core.paste(sprite, (left, top, left + width, top + height), sprite)
 
@@ -371,7 +441,8 @@ def _remember_sprite(key: Hashable, tile: Canvas) -> Any:
     return sprite.im
 
 
-_SPRITES: dict[Hashable, Any] = {}  # key -> the sprite's image core (RGBA)
+_SPRITES: dict[Hashable, Any] = {}
+_THEME_IDS: dict[tuple[tuple[str, str], ...], int] = {}  # key -> the sprite's image core (RGBA)
 _SPRITE_LIMIT = 8192
 
 
