@@ -14,7 +14,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 #: Longer input than this cannot be a move in any game; refused before parsing.
 MAX_MOVE_TEXT = 200
@@ -170,6 +170,17 @@ class GameState(ABC):
     @abstractmethod
     def view(self) -> View:
         """The render-facing picture of the position; renderers derive no rules."""
+
+    def _view_fields(self) -> dict[str, Any]:
+        """The fields every game's view starts with (the `View` base)."""
+        return {
+            "game": self.name,
+            "ply": self.ply,
+            "to_move": self.to_move,
+            "players": self.players,
+            "last_move": self.last_move,
+            "outcome": self.outcome,
+        }
 
     def play(self, text: str) -> Self:
         """Parse, check and apply `text`; return the new state (self is unchanged).

@@ -237,12 +237,7 @@ class HexState(GameState):
         points = self._board.points
         forbidden = self._forbidden_cells() if self.outcome is None else ()
         return HexView(
-            game=self.name,
-            ply=self.ply,
-            to_move=self.to_move,
-            players=self.players,
-            last_move=self.last_move,
-            outcome=self.outcome,
+            **self._view_fields(),
             size=self.size,
             stones=tuple(
                 (points[cell], colour)

@@ -216,12 +216,7 @@ class HotWireState(GameState):
             for ply, wire in enumerate(self._wires)
         )
         return HotWireView(
-            game=self.name,
-            ply=self.ply,
-            to_move=self.to_move,
-            players=self.players,
-            last_move=self.last_move,
-            outcome=self.outcome,
+            **self._view_fields(),
             width=table.width,
             height=table.height,
             lengths=str(self.options["lengths"]),

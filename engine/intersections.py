@@ -216,12 +216,7 @@ class IntersectionsState(GameState):
             )
         )
         return IntersectionsView(
-            game=self.name,
-            ply=self.ply,
-            to_move=self.to_move,
-            players=self.players,
-            last_move=self.last_move,
-            outcome=self.outcome,
+            **self._view_fields(),
             size=self.size,
             round=self.round,
             rounds=self.rounds,

@@ -238,12 +238,7 @@ class LivewireState(GameState):
         )
         last = self._lines[-1] if self._lines else None
         return LivewireView(
-            game=self.name,
-            ply=self.ply,
-            to_move=self.to_move,
-            players=self.players,
-            last_move=self.last_move,
-            outcome=self.outcome,
+            **self._view_fields(),
             width=board.width,
             height=board.height,
             dots=dots,

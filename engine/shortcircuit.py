@@ -470,12 +470,7 @@ class ShortCircuitState(GameState):
             if self._colours[colour] >> cell & 1
         )
         return ShortCircuitView(
-            game=self.name,
-            ply=self.ply,
-            to_move=self.to_move,
-            players=self.players,
-            last_move=self.last_move,
-            outcome=self.outcome,
+            **self._view_fields(),
             side=board.side,
             cells=board.cells,
             centre=board.points[board.centre],
