@@ -118,11 +118,6 @@ async def test_decline_cancel_and_expiry(service: GameService, clock: Clock) -> 
     clock.advance(hours=25)
     await refused("expired", service.accept(third.game.id, GUILD, BOB))
     assert (await service.game(third.game.id, GUILD)).status == "expired"
-    fourth = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    clock.advance(hours=25)
-    expired = await service.expire_challenges()
-    assert [r.game.id for r in expired] == [third.game.id, fourth.game.id]
-    assert await service.expire_challenges() == []
 
 
 async def test_limits_on_open_challenges(service: GameService) -> None:

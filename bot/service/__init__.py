@@ -1,6 +1,6 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
-from bot.service.messages import describe, rules_card
+from bot.service.messages import away_note, describe, rules_card
 from bot.service.models import (
     Board,
     ChallengeClosed,
@@ -18,8 +18,10 @@ from bot.service.models import (
     RatingLine,
     Record,
     Refused,
+    Reminder,
     Result,
     SeatTaken,
+    TimedOut,
     TurnStarted,
     UndoAnswered,
     UndoRequested,
@@ -44,11 +46,14 @@ __all__ = [
     "RatingLine",
     "Record",
     "Refused",
+    "Reminder",
     "Result",
     "SeatTaken",
+    "TimedOut",
     "TurnStarted",
     "UndoAnswered",
     "UndoRequested",
+    "away_note",
     "describe",
     "rules_card",
 ]

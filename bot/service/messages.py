@@ -18,7 +18,9 @@ from bot.service.models import (
     GameStarted,
     GameSummary,
     MovePlayed,
+    Reminder,
     SeatTaken,
+    TimedOut,
     TurnStarted,
     UndoAnswered,
     UndoRequested,
@@ -79,6 +81,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return f"{mention(player_id)} played {played}{extra}."
         case TurnStarted(player_id=player_id, deadline=deadline):
             due = f" Due {when(deadline)}." if deadline else ""
+            if deadline and player_id in game.away:
+                due = " Your clock is stopped while you are on vacation."
             return f"{mention(player_id)}, it is your move in {title}.{due}"
         case GameOver(winners=winners, reason=reason, scores=scores, players=seated):
             how = REASONS.get(reason, f"({reason})")
@@ -99,6 +103,10 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                     + "."
                 )
             return result
+        case Reminder(player_id=player_id, deadline=deadline):
+            return f"{mention(player_id)}, your move in {title} is due {when(deadline)}."
+        case TimedOut(player_id=player_id):
+            return f"{mention(player_id)} ran out of time in {title}."
         case UndoRequested(requester=requester, waiting_for=waiting):
             return (
                 f"{mention(requester)} asks to take back their last move in {title}; "
@@ -111,6 +119,15 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
     return f"{title}: {type(event).__name__}"
+
+
+def away_note(game: GameSummary, mention: Mention) -> str | None:
+    """A line for a game's status while any of its players is on vacation."""
+    if not game.away:
+        return None
+    who = _join([mention(pid) for pid in game.away])
+    verb = "is" if len(game.away) == 1 else "are"
+    return f"{who} {verb} on vacation: clocks stop on their turns."
 
 
 def _join(items: list[str]) -> str:

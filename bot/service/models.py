@@ -76,6 +76,7 @@ class GameSummary:
     reason: str | None = None
     scores: tuple[int, ...] | None = None
     seat_names: tuple[str, ...] = ()  # "Red", "Black": the game's names for the seats
+    away: tuple[int, ...] = ()  # player ids on vacation: their clocks are stopped
 
     @property
     def player_to_move(self) -> int | None:
@@ -161,6 +162,22 @@ class UndoAnswered(Event):
     accepted: bool
     done: bool  # every opponent accepted: the move was taken back
     ply: int  # the record's length now
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder(Event):
+    """The player to move is reminded of the deadline (24 h and 1 h before it)."""
+
+    player_id: int
+    deadline: datetime
+    via: Literal["dm", "thread"]
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut(Event):
+    """The player to move ran out of time; a GameOver follows in the same result."""
+
+    player_id: int
 
 
 # -- results ---------------------------------------------------------------------------

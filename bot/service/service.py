@@ -13,7 +13,7 @@ import dataclasses
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any, TypeVar
@@ -24,6 +24,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
+from bot.render import render_text
+from bot.service import deadlines as clocks
 from bot.service import ratings
 from bot.service.models import (
     DAYS_PER_MOVE,
@@ -126,7 +128,7 @@ class GameService:
         self.rng = rng or random.Random()
         # game id -> (the row's updated_at, the state): valid while the row is unchanged
         self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
-        self._boards: OrderedDict[tuple[int, int, bool], bytes] = OrderedDict()
+        self._boards: OrderedDict[tuple[int, int, bool, str | None], bytes] = OrderedDict()
         self._rosters: OrderedDict[int, tuple[Seat, ...]] = OrderedDict()
         self.painter = Painter(settings.render_processes)
 
@@ -239,25 +241,10 @@ class GameService:
         """A named opponent accepts; the game starts when every seat is filled."""
         async with self.db.write() as conn:
             row = await self._open_challenge(conn, game_id, guild_id)
-            seat = await conn.scalar(
-                sa.select(seats.c.seat).where(
-                    seats.c.game_id == game_id,
-                    seats.c.player_id == player.id,
-                    seats.c.accepted.is_(False),
-                )
-            )
+            seat = await self._invited_seat(conn, game_id, player.id)
             if seat is None:
                 raise Refused("This challenge is not waiting for you.", code="not_invited")
-            await self._check_limits(conn, player.id, challenges=False)
-            await self._remember(conn, player)
-            await conn.execute(
-                seats.update()
-                .where(seats.c.game_id == game_id, seats.c.seat == seat)
-                .values(accepted=True)
-            )
-            events: list[Event] = [SeatTaken(game_id, player)]
-            events += await self._start_if_full(conn, row)
-            return Result(await self._summary(conn, game_id), tuple(events))
+            return await self._take_seat(conn, row, seat, player)
 
     async def join(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Take an open seat of an open challenge."""
@@ -272,29 +259,41 @@ class GameService:
             free = [r.seat for r in rows if r.player_id is None]
             if not free:
                 raise Refused("This challenge has no open seat.", code="no_open_seat")
-            await self._check_limits(conn, player.id, challenges=False)
-            await self._remember(conn, player)
-            await conn.execute(
-                seats.update()
-                .where(seats.c.game_id == game_id, seats.c.seat == min(free))
-                .values(player_id=player.id, accepted=True)
+            return await self._take_seat(conn, row, min(free), player)
+
+    async def _take_seat(
+        self, conn: AsyncConnection, row: Any, seat: int, player: Player
+    ) -> Result:
+        """`player` sits at `seat`, accepted; the game starts if that was the last seat."""
+        await self._check_limits(conn, player.id, challenges=False)
+        await self._remember(conn, player)
+        await conn.execute(
+            seats.update()
+            .where(seats.c.game_id == row.id, seats.c.seat == seat)
+            .values(player_id=player.id, accepted=True)
+        )
+        events: list[Event] = [SeatTaken(row.id, player)]
+        events += await self._start_if_full(conn, row)
+        return Result(await self._summary(conn, row.id), tuple(events))
+
+    async def _invited_seat(
+        self, conn: AsyncConnection, game_id: int, player_id: int
+    ) -> int | None:
+        """The seat a challenge holds for `player_id`, not yet accepted."""
+        seat: int | None = await conn.scalar(
+            sa.select(seats.c.seat).where(
+                seats.c.game_id == game_id,
+                seats.c.player_id == player_id,
+                seats.c.accepted.is_(False),
             )
-            events: list[Event] = [SeatTaken(game_id, player)]
-            events += await self._start_if_full(conn, row)
-            return Result(await self._summary(conn, game_id), tuple(events))
+        )
+        return seat
 
     async def decline(self, game_id: int, guild_id: int, player: Player) -> Result:
         """A named opponent declines: the challenge is off."""
         async with self.db.write() as conn:
             await self._open_challenge(conn, game_id, guild_id)
-            invited = await conn.scalar(
-                sa.select(seats.c.seat).where(
-                    seats.c.game_id == game_id,
-                    seats.c.player_id == player.id,
-                    seats.c.accepted.is_(False),
-                )
-            )
-            if invited is None:
+            if await self._invited_seat(conn, game_id, player.id) is None:
                 raise Refused(
                     "Only an invited player can decline this challenge.", code="not_invited"
                 )
@@ -309,15 +308,6 @@ class GameService:
                     "Only the challenger can cancel this challenge.", code="not_challenger"
                 )
             return await self._close_challenge(conn, game_id, "cancelled", player.id)
-
-    async def expire_challenges(self) -> list[Result]:
-        """Close every open challenge past its expiry (the scheduler calls this)."""
-        now = self.clock()
-        async with self.db.write() as conn:
-            due = await conn.scalars(
-                sa.select(games.c.id).where(games.c.status == "open", games.c.expires_at <= now)
-            )
-            return [await self._close_challenge(conn, gid, "expired", None) for gid in due.all()]
 
     # == moves ===========================================================================
 
@@ -651,26 +641,36 @@ class GameService:
         self, game_id: int, guild_id: int, *, ply: int | None = None, groups: bool = False
     ) -> Board:
         """The picture of the game now, or after any ply; any game of this guild."""
+        summary, state = await self._position(game_id, guild_id, ply)
+        png = await self._render(game_id, state, summary, groups=groups)
+        return Board(summary, state.ply, png, len(state.legal_moves()))
+
+    async def board_text(self, game_id: int, guild_id: int, *, ply: int | None = None) -> str:
+        """The board in characters with its status line, for terminals."""
+        _, state = await self._position(game_id, guild_id, ply)
+        return render_text(state)
+
+    async def state(self, game_id: int, guild_id: int) -> GameState:
+        """The engine state of a game (adapters read its legal moves for autocomplete)."""
+        return (await self._position(game_id, guild_id, None))[1]
+
+    async def _position(
+        self, game_id: int, guild_id: int, ply: int | None
+    ) -> tuple[GameSummary, GameState]:
+        """A game and its position now, or after `ply` moves."""
         _check_ids(game_id, guild_id)
         async with self.db.read() as conn:
             row = await self._game_row(conn, game_id, guild_id)
             summary = await self._summary(conn, game_id, row)
             state = await self._state(conn, row)
-        if ply is not None:
-            if not 0 <= ply <= state.ply:
-                raise Refused(
-                    f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
-                    code="bad_ply",
-                )
-            state = engine.replay(row.game, row.options, state.moves[:ply])
-        png = await self._render(game_id, state, summary, groups=groups)
-        return Board(summary, state.ply, png, len(state.legal_moves()))
-
-    async def state(self, game_id: int, guild_id: int) -> GameState:
-        """The engine state of a game (adapters use it for autocomplete and text boards)."""
-        async with self.db.read() as conn:
-            row = await self._game_row(conn, game_id, guild_id)
-            return await self._state(conn, row)
+        if ply is None or ply == state.ply:
+            return summary, state
+        if not 0 <= ply <= state.ply:
+            raise Refused(
+                f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
+                code="bad_ply",
+            )
+        return summary, engine.replay(row.game, row.options, state.moves[:ply])
 
     async def games(
         self,
@@ -830,6 +830,8 @@ class GameService:
                 values["vacation_since"] = now
             elif vacation is False and row.vacation_since is not None:
                 used = (now - row.vacation_since).total_seconds() / 86400
+                end = min(now, row.vacation_since + timedelta(days=max(0.0, days_left)))
+                await clocks.resume_clocks(conn, player.id, row.vacation_since, end, now)
                 values.update(vacation_since=None, vacation_days_left=max(0.0, days_left - used))
             if values:
                 await conn.execute(
@@ -887,7 +889,8 @@ class GameService:
 
     # == the machinery ===========================================================================
 
-    async def _retry(self, attempt: Callable[[], Any]) -> Any:
+    async def _retry(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """Run a check-then-commit attempt again when another writer got there first."""
         for _ in range(CONFLICT_RETRIES):
             try:
                 return await attempt()
@@ -1176,6 +1179,7 @@ class GameService:
             reason=row.reason,
             scores=tuple(row.scores) if row.scores is not None else None,
             seat_names=tuple(info.seat_name(i) for i in range(len(roster))),
+            away=await self._away(conn, roster) if row.status == "active" else (),
         )
 
     async def _roster(self, conn: AsyncConnection, game_id: int, status: str) -> tuple[Seat, ...]:
@@ -1243,11 +1247,11 @@ class GameService:
     async def _render(
         self, game_id: int, state: GameState, summary: GameSummary, *, groups: bool
     ) -> bytes:
-        key = (game_id, state.ply, groups)
+        caption = _deadline_caption(summary) if state.ply == summary.ply else None
+        key = (game_id, state.ply, groups, caption)  # a vacation changes the caption
         png = self._boards.get(key)
         if png is None:
             names = [s.name or "open seat" for s in summary.seats]
-            caption = _deadline_caption(summary) if state.ply == summary.ply else None
             png = await self.painter.png(
                 game_id, state, players=names, groups=groups, caption=caption
             )
@@ -1261,6 +1265,36 @@ class GameService:
     def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
         while len(cache) > size:
             cache.popitem(last=False)
+
+    # == deadlines and reminders (the scheduler calls these) ==================================
+
+    async def claim_deadlines(
+        self, worker: str, lease: timedelta, *, limit: int = clocks.CLAIM_BATCH
+    ) -> list[clocks.Claim]:
+        """Lease up to `limit` due deadline rows to `worker`, the earliest first: no other
+        worker claims them until the lease runs out (bot/service/deadlines.py)."""
+        return await clocks.claim(self, worker, lease, limit)
+
+    async def act_on_deadline(self, claim: clocks.Claim, worker: str) -> Result | None:
+        """Act on a claimed row while it is still its game's current one: a Reminder, a
+        loss on time (TimedOut, GameOver), an expired challenge (ChallengeClosed). None
+        when there is nothing to announce (superseded, postponed, held, reminders off)."""
+        return await clocks.act(self, claim, worker)
+
+    async def next_deadline(self) -> datetime | None:
+        """When a deadline row next becomes claimable (due, or its lease runs out)."""
+        return await clocks.next_due(self)
+
+    async def end_vacations(self) -> int:
+        """End the vacations whose days ran out; their clocks run again."""
+        return await clocks.end_vacations(self)
+
+    async def cleanup_deadlines(self) -> int:
+        """Delete the deadline rows of games that are over; returns how many."""
+        return await clocks.cleanup(self)
+
+    async def _away(self, conn: AsyncConnection, roster: tuple[Seat, ...]) -> tuple[int, ...]:
+        return await clocks.away(conn, [s.player_id for s in roster if s.player_id is not None])
 
 
 # == rules of the service (pure functions) ====================================================
@@ -1346,6 +1380,8 @@ def _result_text(summary: GameSummary) -> str:
 def _deadline_caption(summary: GameSummary) -> str | None:
     if summary.deadline is None:
         return None
+    if summary.player_to_move in summary.away:
+        return "clock stopped: on vacation"
     return f"due {summary.deadline:%d %b %H:%M} UTC"
 
 
@@ -1376,9 +1412,10 @@ def _deadline_upsert(dialect_name: str) -> sa.Insert:
     dialect = postgresql if dialect_name == "postgresql" else sqlite
     statement = dialect.insert(deadlines)
     changed = ("ply", "due_at", "done", "claimed_by", "claimed_until")
-    return statement.on_conflict_do_update(
+    upsert: sa.Insert = statement.on_conflict_do_update(
         index_elements=["game_id", "kind"], set_={k: statement.excluded[k] for k in changed}
     )
+    return upsert
 
 
 async def _upsert(

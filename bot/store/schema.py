@@ -64,6 +64,7 @@ players = Table(
     Column("vacation_year", Integer),
     Column("vacation_since", UTCDateTime()),
     Column("created_at", UTCDateTime(), nullable=False),
+    Index("players_on_vacation", "vacation_since"),
 )
 
 games = Table(
@@ -137,6 +138,7 @@ deadlines = Table(
     Column("done", Boolean, nullable=False, server_default="0"),
     UniqueConstraint("game_id", "kind", name="one_deadline_of_a_kind"),  # rewritten each turn
     Index("deadlines_due", "done", "due_at"),
+    Index("deadlines_claimed", "claimed_until"),  # leases and vacation holds running out
 )
 
 ratings = Table(

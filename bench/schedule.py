@@ -1,0 +1,203 @@
+"""Schedule benchmark: one due-deadline scan-and-claim, the scheduler's hot statement.
+
+The store holds 100,000 games: 90,000 finished (their deadline rows not yet cleaned
+up), 10,000 under way with a timeout and two reminders each, 1,000 of those with a
+reminder due. The data goes in by bulk inserts straight into the tables; the
+measured call is the real claim path, `GameService.claim_deadlines` (one write
+transaction: `UPDATE ... RETURNING`, `FOR UPDATE SKIP LOCKED` on PostgreSQL),
+claiming all 1,000 rows at once; the leases are released between rounds. Also
+shown, once each: the scan when nothing is due, `next_deadline`, a whole
+catch-up tick acting on the 1,000 reminders, and the cleanup of the finished
+games' rows. Last line:
+
+    deadline scan: <ms> ms
+
+Run: .venv/bin/python -m bench.schedule [--url postgresql://...] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+import engine
+from bot.schedule import Scheduler
+from bot.service import GameService, Result
+from bot.settings import Settings
+from bot.store import Database
+from bot.store.schema import deadlines, games, players, seats
+
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+LEASE = timedelta(minutes=5)
+HOUR = timedelta(hours=1)
+GAME, OPTIONS = "hex", engine.new("hex", size=5).options
+CHUNK = 20_000
+
+
+async def load(service: GameService, total: int, active: int, due: int) -> None:
+    """Bulk rows: players, games, seats, deadlines (no moves: every game is at ply 0)."""
+    rng = random.Random(2026)
+    people = 2 * active
+    player_rows = [
+        {"id": 1 + i, "name": f"p{i}", "created_at": NOW - timedelta(days=400)}
+        for i in range(people)
+    ]
+    game_rows: list[dict[str, Any]] = []
+    seat_rows: list[dict[str, Any]] = []
+    deadline_rows: list[dict[str, Any]] = []
+    leads = {"timeout": timedelta(0), "remind_24h": timedelta(hours=24), "remind_1h": HOUR}
+    for game_id in range(1, total + 1):
+        live = game_id > total - active
+        created = NOW - timedelta(days=rng.uniform(3, 365))
+        a, b = rng.sample(range(1, people + 1), 2)
+        if live:
+            # the last `due` games are 1-2 hours past their 24-hour reminder
+            late = game_id > total - due
+            deadline = NOW + (
+                timedelta(hours=rng.uniform(22, 23)) if late else timedelta(days=rng.uniform(1, 3))
+            )
+        else:
+            deadline = created + timedelta(days=3)
+        game_rows.append(
+            {
+                "id": game_id,
+                "guild_id": 1 + game_id % 50,
+                "channel_id": 1000 + game_id % 50,
+                "game": GAME,
+                "options": OPTIONS,
+                "rules_version": 1,
+                "status": "active" if live else "finished",
+                "ply": 0,
+                "to_move": 0 if live else None,
+                "challenger_id": a,
+                "days_per_move": 3,
+                "first": "challenger",
+                "rated": False,
+                "deadline_at": deadline,
+                "created_at": created,
+                "updated_at": created,
+                "started_at": created,
+                "finished_at": None if live else deadline,
+                "winners": None if live else [1],
+                "reason": None if live else "connection",
+            }
+        )
+        seat_rows += [
+            {"game_id": game_id, "seat": 0, "player_id": a, "accepted": True},
+            {"game_id": game_id, "seat": 1, "player_id": b, "accepted": True},
+        ]
+        deadline_rows.append(
+            {"game_id": game_id, "kind": "expire", "ply": 0, "due_at": created, "done": True}
+        )
+        for kind, lead in leads.items():
+            at = deadline - lead
+            deadline_rows.append(
+                {"game_id": game_id, "kind": kind, "ply": 0, "due_at": at, "done": not live}
+            )
+    for table, rows in (
+        (players, player_rows),
+        (games, game_rows),
+        (seats, seat_rows),
+        (deadlines, deadline_rows),
+    ):
+        for start in range(0, len(rows), CHUNK):
+            async with service.db.write() as conn:
+                await conn.execute(table.insert(), rows[start : start + CHUNK])
+    if service.db.url.startswith("postgresql"):
+        async with service.db.write() as conn:
+            await conn.execute(sa.text("ANALYZE"))
+
+
+async def release(service: GameService, worker: str) -> None:
+    async with service.db.write() as conn:
+        await conn.execute(
+            deadlines.update()
+            .where(deadlines.c.claimed_by == worker)
+            .values(claimed_by=None, claimed_until=None)
+        )
+
+
+async def timed(call: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = await call
+    return (time.perf_counter() - start) * 1e3, value
+
+
+async def run(url: str, args: argparse.Namespace) -> None:
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    service = GameService(await Database.open(url), settings, clock=lambda: NOW)
+    try:
+        start = time.perf_counter()
+        await load(service, args.games, args.active, args.due)
+        print(
+            f"{args.games:,} games, {args.active:,} active, {args.due:,} due "
+            f"({time.perf_counter() - start:.1f} s to load), {url.split(':')[0]}"
+        )
+        times = []
+        for _ in range(args.rounds):
+            ms, claims = await timed(service.claim_deadlines("bench", LEASE, limit=args.due))
+            assert len(claims) == args.due, len(claims)
+            times.append(ms)
+            await release(service, "bench")
+        published: list[Result] = []
+
+        async def publish(result: Result) -> None:
+            published.append(result)
+
+        tick, _ = await timed(Scheduler(service, publish, worker_id="catch-up").tick())
+        assert len(published) == args.due, len(published)
+        idle, nothing = await timed(service.claim_deadlines("idle", LEASE, limit=args.due))
+        assert nothing == []
+        wake, _ = await timed(service.next_deadline())
+        idle_tick, _ = await timed(Scheduler(service, publish, worker_id="idle").tick())
+        cleanup, removed = await timed(service.cleanup_deadlines())
+        median = statistics.median(times)
+        print(f"claim {args.due:,} due rows: {', '.join(f'{t:.1f}' for t in times)} ms")
+        print(f"scan with nothing claimable: {idle:.1f} ms; next_deadline: {wake:.1f} ms")
+        print(
+            f"catch-up tick acting on {args.due:,} reminders: {tick:.0f} ms "
+            f"({tick / args.due:.2f} ms each); an idle tick: {idle_tick:.1f} ms"
+        )
+        print(f"cleanup of finished games' rows: {removed:,} rows in {cleanup:.0f} ms")
+        print(f"deadline scan: {median:.1f} ms")
+    finally:
+        await service.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="a PostgreSQL URL (its tables are replaced); default SQLite")
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--active", type=int, default=10_000)
+    parser.add_argument("--due", type=int, default=1_000)
+    parser.add_argument("--rounds", type=int, default=9, help="claims measured; median reported")
+    args = parser.parse_args()
+    if args.url:
+        asyncio.run(_fresh_postgres(args.url))
+        asyncio.run(run(args.url, args))
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(run(f"sqlite:///{Path(folder) / 'schedule.db'}", args))
+
+
+async def _fresh_postgres(url: str) -> None:
+    database = Database(url)
+    try:
+        async with database.write() as conn:
+            await conn.execute(sa.text("DROP SCHEMA IF EXISTS public CASCADE"))
+            await conn.execute(sa.text("CREATE SCHEMA public"))
+    finally:
+        await database.close()
+
+
+if __name__ == "__main__":
+    main()

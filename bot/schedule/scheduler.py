@@ -1,0 +1,188 @@
+"""The scheduler: APScheduler wakes the bot; the database decides.
+
+APScheduler (3.x, AsyncIOScheduler, the in-memory job store only) holds two
+jobs: `wake`, a one-off at the next time a deadline row becomes claimable,
+re-armed after every tick and by `poke`; and `sweep`, every minute, the safety
+net. Nothing that matters lives in the job store: each tick asks the database
+what is due, claims it with a lease in this worker's name and acts on it
+(bot/service/deadlines.py), so a restart loses nothing and several processes
+can share one database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
+
+from bot.service import GameService, Result
+from bot.service.service import REMINDER_LEADS
+
+log = logging.getLogger("paperboard.schedule")
+
+Publish = Callable[[Result], Awaitable[object]]
+
+LEASE = timedelta(minutes=5)
+SWEEP = timedelta(minutes=1)
+CLEANUP = timedelta(hours=1)
+BATCH = 200
+MAX_BATCHES = 1000  # per tick: the rest waits for the next one
+MIN_DELAY = timedelta(seconds=1)  # a wake-up never fires sooner: no busy loop
+#: Every job: run however late (a missed wake-up still has work), once, one at a time.
+JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
+
+
+def default_worker_id() -> str:
+    """host:pid:random, unique per process and start (claimed_by holds 64 characters)."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class Scheduler:
+    """Sends reminders, applies timeouts and expires challenges when they fall due.
+
+    `tick()` is one scan-claim-act pass at the service's clock; `start()` runs one
+    at once (the catch-up after downtime) and lets APScheduler run the rest.
+    """
+
+    def __init__(
+        self,
+        service: GameService,
+        publish: Publish,
+        *,
+        worker_id: str | None = None,
+        lease: timedelta = LEASE,
+        sweep: timedelta = SWEEP,
+        batch: int = BATCH,
+    ) -> None:
+        self.service = service
+        self.publish = publish
+        self.worker_id = (worker_id or default_worker_id())[:64]
+        self.lease = lease
+        self.sweep = sweep
+        self.batch = batch
+        self._jobs = AsyncIOScheduler(timezone=UTC, job_defaults=JOB_DEFAULTS)
+        self._lock = asyncio.Lock()  # one tick at a time in this process
+        self._cleaning = asyncio.Lock()
+        self._armed: datetime | None = None  # the wake-up, on the service's clock
+        self._stopping = False
+
+    @property
+    def running(self) -> bool:
+        return bool(self._jobs.running)
+
+    async def start(self) -> None:
+        """Start the jobs and catch up at once: what fell due while the bot was down."""
+        if self.running:
+            return
+        self._stopping = False
+        self._jobs.start()
+        every = {"trigger": "interval", "replace_existing": True}
+        self._jobs.add_job(self._wake, seconds=self.sweep.total_seconds(), id="sweep", **every)
+        self._jobs.add_job(self._cleanup, seconds=CLEANUP.total_seconds(), id="cleanup", **every)
+        log.info("scheduler %s started", self.worker_id)
+        await self._wake()
+        await self._cleanup()
+
+    async def stop(self) -> None:
+        """Stop the jobs, after the tick under way (if any) has finished."""
+        if not self.running:
+            return
+        self._stopping = True  # no new tick from the jobs
+        async with self._lock, self._cleaning:  # the work under way ends
+            self._jobs.shutdown(wait=False)
+            self._armed = None
+        await asyncio.sleep(0)  # APScheduler shuts down on the loop's next turn
+        log.info("scheduler %s stopped", self.worker_id)
+
+    async def tick(self) -> list[Result]:
+        """Claim every due row (batch by batch) and act on it; publish and return what
+        there is to announce. Tests call this instead of sleeping."""
+        results: list[Result] = []
+        async with self._lock:
+            await self.service.end_vacations()
+            for _ in range(MAX_BATCHES):
+                claims = await self.service.claim_deadlines(
+                    self.worker_id, self.lease, limit=self.batch
+                )
+                for claim in claims:
+                    try:
+                        result = await self.service.act_on_deadline(claim, self.worker_id)
+                    except Exception:  # the lease runs out and the row is tried again
+                        log.exception("game=%d %s failed", claim.game_id, claim.kind)
+                        continue
+                    if result is not None:
+                        results.append(result)
+                        await self._publish(result)
+                if len(claims) < self.batch:
+                    break
+            await self._rearm()
+        return results
+
+    def poke(self, when: datetime) -> None:
+        """A turn with deadline `when` started: wake up in time for its first reminder
+        (the adapter calls this after publishing a TurnStarted with a deadline)."""
+        if not self.running:
+            return
+        now = self.service.clock()
+        steps = [when - lead for lead in REMINDER_LEADS.values()] + [when]
+        soonest = min((t for t in steps if t > now), default=now)
+        if self._armed is None or soonest < self._armed:
+            self._arm(soonest)
+
+    # -- the jobs ---------------------------------------------------------------------------
+
+    async def _wake(self) -> None:
+        if self._stopping or self._lock.locked():
+            return  # a tick is under way; it claims what is due and re-arms after
+        try:
+            await self.tick()
+        except Exception:  # the database is away: the sweep tries again
+            log.exception("deadline tick failed")
+
+    async def _cleanup(self) -> None:
+        if self._stopping or self._cleaning.locked():
+            return
+        async with self._cleaning:
+            try:
+                await self.service.cleanup_deadlines()
+            except Exception:
+                log.exception("deadline cleanup failed")
+
+    async def _rearm(self) -> None:
+        if not self.running:
+            return
+        try:
+            when = await self.service.next_deadline()
+        except Exception:
+            log.exception("cannot read the next deadline; the sweep will retry")
+            return
+        if when is None:
+            if self._jobs.get_job("wake") is not None:
+                self._jobs.remove_job("wake")
+            self._armed = None
+        else:
+            self._arm(when)
+
+    def _arm(self, when: datetime) -> None:
+        """One wake-up at `when` (the service's clock), replacing the one before."""
+        delay = max(when - self.service.clock(), MIN_DELAY)
+        self._jobs.add_job(
+            self._wake,
+            "date",
+            run_date=datetime.now(UTC) + delay,
+            id="wake",
+            replace_existing=True,
+        )
+        self._armed = when
+
+    async def _publish(self, result: Result) -> None:
+        try:
+            await self.publish(result)
+        except Exception:  # the row is done: a failed announcement is not retried
+            log.exception("game=%d announcement failed", result.game.id)

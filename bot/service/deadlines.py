@@ -1,0 +1,421 @@
+"""Deadlines and reminders, the database side: claim, act, hold, shift, clean up.
+
+The service writes a game's deadline rows (`timeout`, `remind_24h`, `remind_1h`,
+or `expire` for an open challenge) in the transaction that starts a turn, one
+row per game and kind, so a new turn rewrites them. The scheduler calls the
+functions here through `GameService`:
+
+- `claim` takes a lease on due rows for one worker in one statement (`UPDATE
+  ... RETURNING`; on PostgreSQL the rows are picked `FOR UPDATE SKIP LOCKED`), so
+  two processes never hold the same row. A crashed worker's lease runs out and
+  the row is claimed again.
+- `act` acts on a claimed row in one transaction, only while the row is still
+  the one claimed (a new turn rewrites it and clears the claim) and its game is
+  still under way: a reminder, a loss on time, an expired challenge. The row is
+  marked done in that transaction; the caller publishes the result after it.
+- A reminder is skipped when a later one (or the deadline) is also due: after
+  downtime a game gets one message, not a backlog. Quiet hours move a reminder
+  to their end; they never move a deadline.
+- Vacation stops the clocks of the player on vacation. Their rows that fall due
+  are held (a lease until their vacation days would run out); when the vacation
+  ends, `resume_clocks` shifts each of their running turns by the time the turn
+  spent in the vacation. `end_vacations` ends the vacations whose days ran out.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+import engine
+from bot.service.models import Reminder, Result, TimedOut
+from bot.store.schema import deadlines, games, players, seats
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from bot.service.service import GameService
+
+log = logging.getLogger("paperboard.deadlines")
+
+#: What makes a due reminder pointless when it is due too: a later reminder, the deadline.
+LATER = {"remind_24h": ("remind_1h", "timeout"), "remind_1h": ("timeout",)}
+CLAIM_BATCH = 200
+CLEANUP_BATCH = 5000
+HELD_BY = "vacation"  # claimed_by of a row held while its player is on vacation
+MIN_HOLD = timedelta(minutes=1)
+ENDED = ("finished", "aborted", "declined", "cancelled", "expired")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A due deadline row that one worker holds a lease on."""
+
+    id: int
+    game_id: int
+    kind: str  # timeout remind_24h remind_1h expire
+    ply: int
+    due_at: datetime
+
+
+# == claiming ====================================================================================
+
+
+@cache
+def _claim_statement(dialect_name: str) -> sa.Update:
+    """Built once per dialect: lease the earliest due, unleased rows to one worker."""
+    now = sa.bindparam("now", type_=deadlines.c.due_at.type)
+    due = (
+        sa.select(deadlines.c.id)
+        .where(
+            deadlines.c.done == sa.false(),
+            deadlines.c.due_at <= now,
+            sa.or_(deadlines.c.claimed_until.is_(None), deadlines.c.claimed_until <= now),
+        )
+        .order_by(deadlines.c.due_at)
+        .limit(sa.bindparam("limit"))
+    )
+    if dialect_name == "postgresql":
+        due = due.with_for_update(skip_locked=True)
+    return (
+        deadlines.update()
+        .where(deadlines.c.id.in_(due.scalar_subquery()))
+        .values(claimed_by=sa.bindparam("worker"), claimed_until=sa.bindparam("until"))
+        .returning(
+            deadlines.c.id,
+            deadlines.c.game_id,
+            deadlines.c.kind,
+            deadlines.c.ply,
+            deadlines.c.due_at,
+        )
+    )
+
+
+async def claim(
+    service: GameService, worker: str, lease: timedelta, limit: int = CLAIM_BATCH
+) -> list[Claim]:
+    now = service.clock()
+    async with service.db.write() as conn:
+        rows = (
+            await conn.execute(
+                _claim_statement(conn.dialect.name),
+                {"now": now, "limit": limit, "worker": worker[:64], "until": now + lease},
+            )
+        ).all()
+    claims = [Claim(r.id, r.game_id, r.kind, r.ply, r.due_at) for r in rows]
+    return sorted(claims, key=lambda c: (c.due_at, c.id))
+
+
+async def next_due(service: GameService) -> datetime | None:
+    """When a row next becomes claimable: due and unleased, or its lease (or hold) ends."""
+    now = service.clock()
+    async with service.db.read() as conn:
+        first = await conn.scalar(
+            sa.select(deadlines.c.due_at)
+            .where(
+                deadlines.c.done == sa.false(),
+                sa.or_(deadlines.c.claimed_until.is_(None), deadlines.c.claimed_until <= now),
+            )
+            .order_by(deadlines.c.due_at)
+            .limit(1)
+        )
+        # by the lease index alone (with `done` in the WHERE, SQLite walks every open row)
+        leased = (
+            await conn.execute(
+                sa.select(deadlines.c.due_at, deadlines.c.claimed_until, deadlines.c.done).where(
+                    deadlines.c.claimed_until > now
+                )
+            )
+        ).all()
+    times = [max(r.due_at, r.claimed_until) for r in leased if not r.done]
+    if first is not None:
+        times.append(first)
+    return min(times, default=None)
+
+
+# == acting ======================================================================================
+
+_MOVER = sa.select(
+    players.c.id,
+    players.c.reminders,
+    players.c.time_zone,
+    players.c.quiet_start,
+    players.c.quiet_end,
+    players.c.vacation_since,
+    players.c.vacation_days_left,
+).select_from(seats.join(players, players.c.id == seats.c.player_id))
+
+
+async def act(service: GameService, claimed: Claim, worker: str) -> Result | None:
+    """Act on a claimed row if it is still this worker's and its game's current one.
+
+    Returns what to announce, or None (nothing to say: skipped, postponed, held)."""
+    now = service.clock()
+    async with service.db.write() as conn:
+        # games before deadlines: the order a move locks them in (no deadlock on PostgreSQL)
+        game = (
+            await conn.execute(
+                sa.select(games).where(games.c.id == claimed.game_id).with_for_update()
+            )
+        ).one_or_none()
+        row = (
+            await conn.execute(
+                sa.select(deadlines).where(deadlines.c.id == claimed.id).with_for_update()
+            )
+        ).one_or_none()
+        if (
+            game is None
+            or row is None
+            or row.done
+            or row.claimed_by != worker[:64]
+            or row.ply != claimed.ply
+            or row.due_at > now
+        ):
+            return None  # a new turn rewrote it, a vacation moved it, or another worker has it
+        if row.kind == "expire":
+            if game.status == "open":
+                log.info("game=%d challenge expired", game.id)
+                return await service._close_challenge(conn, game.id, "expired", None)
+            await _done(conn, row.id)
+            return None
+        if game.status != "active" or game.to_move is None or game.deadline_at is None:
+            await _done(conn, row.id)
+            return None
+        mover = (
+            await conn.execute(
+                _MOVER.where(seats.c.game_id == game.id, seats.c.seat == game.to_move)
+            )
+        ).one()
+        if mover.vacation_since is not None and mover.vacation_since < row.due_at:
+            # the clock stopped before this fell due: hold it until the vacation ends
+            days = max(0.0, mover.vacation_days_left)
+            hold = max(mover.vacation_since + timedelta(days=days), now + MIN_HOLD)
+            await conn.execute(
+                deadlines.update()
+                .where(deadlines.c.id == row.id)
+                .values(claimed_by=HELD_BY, claimed_until=hold)
+            )
+            return None
+        if row.kind == "timeout":
+            return await _time_out(service, conn, game, mover.id, row.id)
+        if row.kind not in LATER:
+            log.warning("game=%d unknown deadline kind %r", game.id, row.kind)
+            await _done(conn, row.id)
+            return None
+        later = await conn.scalar(
+            sa.select(sa.func.count())
+            .select_from(deadlines)
+            .where(
+                deadlines.c.game_id == game.id,
+                deadlines.c.kind.in_(LATER[row.kind]),
+                deadlines.c.done == sa.false(),
+                deadlines.c.due_at <= now,
+            )
+        )
+        if later or mover.reminders not in ("dm", "thread"):
+            await _done(conn, row.id)  # superseded (one message per game), or reminders off
+            return None
+        quiet_end = quiet_until(now, mover.time_zone, mover.quiet_start, mover.quiet_end)
+        if quiet_end is not None:
+            await conn.execute(
+                deadlines.update()
+                .where(deadlines.c.id == row.id)
+                .values(due_at=quiet_end, claimed_by=None, claimed_until=None)
+            )
+            return None
+        await _done(conn, row.id)
+        summary = await service._summary(conn, game.id, game)
+        log.info("game=%d %s player=%d by %s", game.id, row.kind, mover.id, mover.reminders)
+        return Result(summary, (Reminder(game.id, mover.id, game.deadline_at, mover.reminders),))
+
+
+async def _time_out(
+    service: GameService, conn: AsyncConnection, game: Any, player_id: int, row_id: int
+) -> Result:
+    """The player to move loses on time; with more players, they rank last."""
+    from bot.service.service import forfeit  # the service module imports this one
+
+    summary = await service._summary(conn, game.id, game)
+    state = await service._state(conn, game)
+    seat = game.to_move
+    winners, scores = forfeit(state, seat)
+    over = await service._finish(
+        conn, game, summary, winners, str(engine.End.TIME), scores, loser=seat
+    )
+    await _done(conn, row_id)
+    log.info("game=%d player=%d timed out", game.id, player_id)
+    return Result(await service._summary(conn, game.id), (TimedOut(game.id, player_id), over))
+
+
+async def _done(conn: AsyncConnection, row_id: int) -> None:
+    await conn.execute(
+        deadlines.update().where(deadlines.c.id == row_id).values(done=True, claimed_until=None)
+    )
+
+
+def quiet_until(
+    now: datetime, time_zone: str, start: int | None, end: int | None
+) -> datetime | None:
+    """The end of the quiet period `now` falls in (local hours start-end), or None."""
+    if start is None or end is None or start == end:
+        return None
+    try:
+        zone: Any = ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = UTC
+    local = now.astimezone(zone)
+    hour = local.hour
+    quiet = start <= hour < end if start < end else hour >= start or hour < end
+    if not quiet:
+        return None
+    wake = local.replace(hour=end, minute=0, second=0, microsecond=0)
+    if wake <= local:
+        wake += timedelta(days=1)  # wall-clock arithmetic: the same local hour tomorrow
+    return wake.astimezone(UTC)
+
+
+# == vacations ===================================================================================
+
+
+async def resume_clocks(
+    conn: AsyncConnection, player_id: int, since: datetime, end: datetime, now: datetime
+) -> list[int]:
+    """A vacation [since, end) is over: shift the player's running turns by the time each
+    turn spent in it (their deadline rows and the game's deadline). Returns the games."""
+    turns = (
+        await conn.execute(
+            sa.select(games.c.id, games.c.deadline_at, games.c.days_per_move)
+            .select_from(
+                games.join(
+                    seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
+                )
+            )
+            .where(
+                seats.c.player_id == player_id,
+                games.c.status == "active",
+                games.c.deadline_at.is_not(None),
+                games.c.days_per_move.is_not(None),
+            )
+        )
+    ).all()
+    shifted = []
+    for turn in turns:
+        # when the turn's clock started, as the deadline tells it; a turn shifted by an
+        # earlier vacation looks as if it started later, but never after that vacation's
+        # end, so never after `since`: max() below gives the right start either way
+        started = turn.deadline_at - timedelta(days=turn.days_per_move)
+        shift = end - max(since, started)
+        if shift <= timedelta(0):
+            continue
+        await conn.execute(
+            games.update()
+            .where(games.c.id == turn.id)
+            .values(deadline_at=turn.deadline_at + shift, updated_at=now)  # moves re-check
+        )
+        rows = (
+            await conn.execute(
+                sa.select(deadlines.c.id, deadlines.c.due_at).where(
+                    deadlines.c.game_id == turn.id, deadlines.c.done == sa.false()
+                )
+            )
+        ).all()
+        for row in rows:
+            await conn.execute(
+                deadlines.update()
+                .where(deadlines.c.id == row.id)
+                .values(due_at=row.due_at + shift, claimed_by=None, claimed_until=None)
+            )
+        log.info("game=%d clock resumed player=%d shift=%s", turn.id, player_id, shift)
+        shifted.append(turn.id)
+    return shifted
+
+
+async def end_vacations(service: GameService) -> int:
+    """End the vacations whose days have run out, at the moment they ran out."""
+    now = service.clock()
+    async with service.db.read() as conn:
+        away = (
+            await conn.execute(
+                sa.select(
+                    players.c.id, players.c.vacation_since, players.c.vacation_days_left
+                ).where(players.c.vacation_since.is_not(None))
+            )
+        ).all()
+    ended = 0
+    for player in away:
+        if _vacation_end(player) > now:
+            continue
+        async with service.db.write() as conn:
+            fresh = (
+                await conn.execute(
+                    sa.select(players.c.vacation_since, players.c.vacation_days_left)
+                    .where(players.c.id == player.id)
+                    .with_for_update()
+                )
+            ).one()
+            if fresh.vacation_since is None or _vacation_end(fresh) > now:
+                continue  # another process ended it, or the player did
+            end = _vacation_end(fresh)
+            await conn.execute(
+                players.update()
+                .where(players.c.id == player.id)
+                .values(vacation_since=None, vacation_days_left=0.0)
+            )
+            await resume_clocks(conn, player.id, fresh.vacation_since, end, now)
+            log.info("player=%d vacation days used up", player.id)
+            ended += 1
+    return ended
+
+
+def _vacation_end(row: Any) -> datetime:
+    """When a vacation's days run out."""
+    since: datetime = row.vacation_since
+    return since + timedelta(days=max(0.0, row.vacation_days_left))
+
+
+async def away(conn: AsyncConnection, player_ids: Sequence[int]) -> tuple[int, ...]:
+    """The players among `player_ids` who are on vacation, in the order given."""
+    if not player_ids:
+        return ()
+    found = set(
+        (
+            await conn.scalars(
+                sa.select(players.c.id).where(
+                    players.c.id.in_(player_ids), players.c.vacation_since.is_not(None)
+                )
+            )
+        ).all()
+    )
+    return tuple(pid for pid in player_ids if pid in found)
+
+
+# == cleanup =====================================================================================
+
+
+async def cleanup(service: GameService) -> int:
+    """Delete the deadline rows of games that are over, in batches. Returns how many."""
+    ended_games = sa.select(games.c.id).where(games.c.status.in_(ENDED))
+    doomed = (
+        sa.select(deadlines.c.id)
+        .where(deadlines.c.game_id.in_(ended_games))
+        .limit(CLEANUP_BATCH)
+        .scalar_subquery()
+    )
+    total = 0
+    while True:
+        async with service.db.write() as conn:
+            deleted = await conn.execute(deadlines.delete().where(deadlines.c.id.in_(doomed)))
+            count = deleted.rowcount
+        total += count
+        if count < CLEANUP_BATCH:
+            break
+    if total:
+        log.info("deleted %d deadline rows of finished games", total)
+    return total

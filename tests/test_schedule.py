@@ -1,0 +1,524 @@
+"""Reminders, timeouts, vacations and expiry: exactly once, across restarts and processes.
+
+The clock is the tests' own (tests/conftest.py): `Scheduler.tick()` is one pass at
+the service's clock, so nothing sleeps. One test runs APScheduler for real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from bot.schedule import Scheduler
+from bot.service import (
+    ChallengeClosed,
+    Event,
+    GameOver,
+    GameService,
+    GameSummary,
+    Place,
+    Player,
+    Reminder,
+    Result,
+    TimedOut,
+    away_note,
+    describe,
+)
+from bot.service.service import _deadline_caption
+from bot.settings import Settings
+from bot.store import Database
+from bot.store.schema import deadlines
+from tests.conftest import Clock
+from tests.test_service import ANN, BOB, CAT, GUILD, PLACE, refused, start
+
+ROOT = Path(__file__).resolve().parents[1]
+DAY, HOUR = timedelta(days=1), timedelta(hours=1)
+
+
+class Outbox:
+    """The publish callback: every result the scheduler announces."""
+
+    def __init__(self) -> None:
+        self.results: list[Result] = []
+
+    async def __call__(self, result: Result) -> None:
+        self.results.append(result)
+
+    def events(self, kind: type[Event] = Event) -> list[Event]:
+        return [e for r in self.results for e in r.events if isinstance(e, kind)]
+
+    def reminders(self) -> list[Reminder]:
+        return [e for e in self.events(Reminder) if isinstance(e, Reminder)]
+
+
+def sentence(event: Event, game: GameSummary) -> str:
+    return describe(event, game, lambda pid: f"@{pid}", lambda t: f"{t:%d %b %H:%M}")
+
+
+async def open_service(url: str, clock: Callable[[], datetime]) -> GameService:
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    return GameService(await Database.open(url), settings, clock=clock, rng=random.Random(7))
+
+
+@pytest.fixture
+def outbox() -> Outbox:
+    return Outbox()
+
+
+@pytest.fixture
+async def scheduler(service: GameService, outbox: Outbox) -> AsyncIterator[Scheduler]:
+    runner = Scheduler(service, outbox, worker_id="test-worker")
+    yield runner
+    await runner.stop()
+
+
+async def rows(service: GameService, game_id: int) -> dict[str, tuple[datetime, bool]]:
+    async with service.db.read() as conn:
+        found = await conn.execute(
+            sa.select(deadlines.c.kind, deadlines.c.due_at, deadlines.c.done).where(
+                deadlines.c.game_id == game_id
+            )
+        )
+        return {r.kind: (r.due_at, r.done) for r in found}
+
+
+# -- reminders and timeouts ------------------------------------------------------------------
+
+
+async def test_two_reminders_then_a_loss_on_time(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
+) -> None:
+    game = await start(service, "hex", {"size": 5}, days=3)
+    deadline = clock.now + 3 * DAY
+    assert game.deadline == deadline and game.player_to_move == ANN.id
+    assert await scheduler.tick() == []
+    assert await service.next_deadline() == deadline - 24 * HOUR
+
+    clock.now = deadline - 24 * HOUR
+    [first] = await scheduler.tick()
+    [reminder] = first.events
+    assert reminder == Reminder(game.id, ANN.id, deadline, "thread")
+    assert sentence(reminder, first.game) == f"@{ANN.id}, your move in Hex #{game.id} is due " + (
+        f"{deadline:%d %b %H:%M}."
+    )
+    assert await scheduler.tick() == []  # sent once
+
+    clock.now = deadline - HOUR + timedelta(seconds=1)
+    [second] = await scheduler.tick()
+    assert second.events == (Reminder(game.id, ANN.id, deadline, "thread"),)
+    clock.now = deadline - timedelta(seconds=1)
+    assert await scheduler.tick() == []
+
+    clock.now = deadline
+    [over] = await scheduler.tick()
+    timed_out, game_over = over.events
+    assert timed_out == TimedOut(game.id, ANN.id)
+    assert isinstance(game_over, GameOver)
+    assert game_over.winners == (BOB.id,) and game_over.reason == "time"
+    assert over.game.status == "finished" and over.game.deadline is None
+    assert sentence(timed_out, over.game) == f"@{ANN.id} ran out of time in Hex #{game.id}."
+    assert sentence(game_over, over.game).endswith(f"@{BOB.id} wins on time.")
+    assert len(outbox.results) == 3
+    await refused("game_over", service.move(game.id, GUILD, ANN, "a1"))
+    [bob] = await service.ratings(GUILD, BOB.id, "hex")
+    assert bob.wins == 1
+
+
+async def test_a_game_that_moved_on_gets_no_reminder(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    game = await start(service, "hex", {"size": 5}, days=3)
+    clock.advance(days=2, seconds=-60)
+    await service.move(game.id, GUILD, ANN, "c3")
+    clock.advance(seconds=120)  # ANN's 24-hour reminder would be due now
+    assert await scheduler.tick() == []
+    # a row claimed just before the move is not acted on after it
+    clock.now += 2 * DAY
+    [claim] = await service.claim_deadlines("racer", timedelta(minutes=5))
+    await service.move(game.id, GUILD, BOB, "b2")
+    assert await service.act_on_deadline(claim, "racer") is None
+    assert await scheduler.tick() == []
+    clock.advance(days=2)
+    [result] = await scheduler.tick()
+    assert result.events == (Reminder(game.id, ANN.id, clock.now + DAY, "thread"),)
+
+
+async def test_a_multiplayer_game_ends_on_time_with_the_loser_last(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    game = await start(service, "intersections", opponents=(BOB, CAT), days=1)
+    assert game.player_to_move == ANN.id
+    clock.advance(days=1)
+    [over] = await scheduler.tick()
+    timed_out, game_over = over.events
+    assert timed_out == TimedOut(game.id, ANN.id)
+    assert isinstance(game_over, GameOver) and game_over.reason == "time"
+    assert set(game_over.winners) == {BOB.id, CAT.id}  # level on points: they share it
+    ann, bob = await service.ratings(GUILD, ANN.id), await service.ratings(GUILD, BOB.id)
+    assert ann[0].rating < bob[0].rating and bob[0].wins == 1 and ann[0].wins == 0
+
+
+async def test_reminders_go_by_dm_or_not_at_all(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    await service.player_settings(ANN, reminders="dm")
+    first = await start(service, "hex", {"size": 5}, days=2)
+    clock.advance(days=1)
+    [result] = await scheduler.tick()
+    assert result.events == (Reminder(first.id, ANN.id, clock.now + DAY, "dm"),)
+    await service.resign(first.id, GUILD, ANN)
+
+    await service.player_settings(ANN, reminders="off")
+    second = await start(service, "hex", {"size": 5}, days=2)
+    clock.advance(days=1, hours=23)
+    assert await scheduler.tick() == []  # neither reminder
+    clock.advance(hours=1)
+    [over] = await scheduler.tick()  # the deadline holds all the same
+    assert over.game.id == second.id and isinstance(over.events[0], TimedOut)
+
+
+async def test_quiet_hours_delay_a_reminder_but_never_a_deadline(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    await service.player_settings(ANN, time_zone="Europe/Paris", quiet_hours="22-7")
+    clock.now = datetime(2026, 11, 21, 2, 0, tzinfo=UTC)  # 03:00 in Paris
+    game = await start(service, "hex", {"size": 5}, days=2)
+    deadline = datetime(2026, 11, 23, 2, 0, tzinfo=UTC)
+    clock.now = deadline - DAY  # the 24-hour reminder, at 03:00 in Paris
+    assert await scheduler.tick() == []
+    assert await service.next_deadline() == datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
+    clock.now = datetime(2026, 11, 22, 5, 59, tzinfo=UTC)
+    assert await scheduler.tick() == []
+    clock.now = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)  # 07:00 in Paris: quiet is over
+    [reminder] = await scheduler.tick()
+    assert reminder.events == (Reminder(game.id, ANN.id, deadline, "thread"),)
+    clock.now = deadline - HOUR  # 02:00 in Paris: the 1-hour reminder waits for 07:00...
+    assert await scheduler.tick() == []
+    clock.now = deadline  # ...but the deadline does not wait
+    [over] = await scheduler.tick()
+    assert [type(e) for e in over.events] == [TimedOut, GameOver]
+
+
+# -- vacation ---------------------------------------------------------------------------------
+
+
+async def test_vacation_stops_the_clock_and_shifts_the_deadline(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    started = clock.now
+    game = await start(service, "hex", {"size": 5}, days=3)
+    clock.advance(days=1)
+    await service.player_settings(ANN, vacation=True)
+    away = await service.game(game.id, GUILD)
+    assert away.away == (ANN.id,) and away.deadline == started + 3 * DAY
+    assert _deadline_caption(away) == "clock stopped: on vacation"
+    assert away_note(away, lambda pid: f"@{pid}") == (
+        f"@{ANN.id} is on vacation: clocks stop on their turns."
+    )
+    await service.board(game.id, GUILD)  # drawn with that caption
+    clock.advance(days=4)  # past the old deadline: nothing fires while she is away
+    assert await scheduler.tick() == []
+    assert (await service.game(game.id, GUILD)).status == "active"
+
+    clock.advance(days=1)  # back after 5 days
+    back = await service.player_settings(ANN, vacation=False)
+    assert back.vacation_days_left == pytest.approx(9)
+    shifted = await service.game(game.id, GUILD)
+    assert shifted.away == () and shifted.deadline == started + 8 * DAY
+    [listed] = await service.games(GUILD, player_id=ANN.id)
+    assert listed.deadline == started + 8 * DAY
+    assert (await rows(service, game.id))["timeout"] == (started + 8 * DAY, False)
+
+    clock.now = started + 7 * DAY  # the 24-hour reminder of the shifted deadline
+    [reminder] = await scheduler.tick()
+    assert reminder.events == (Reminder(game.id, ANN.id, started + 8 * DAY, "thread"),)
+    clock.now = started + 8 * DAY
+    [over] = await scheduler.tick()
+    assert isinstance(over.events[0], TimedOut)
+
+
+async def test_a_turn_that_starts_during_a_vacation_waits_for_its_end(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
+) -> None:
+    game = await start(service, "hex", {"size": 5}, days=2)
+    await service.player_settings(BOB, vacation=True)
+    clock.advance(days=1)
+    result = await service.move(game.id, GUILD, ANN, "c3")
+    assert result.game.away == (BOB.id,)
+    turn = result.events[-1]
+    assert sentence(turn, result.game).endswith("Your clock is stopped while you are on vacation.")
+    clock.advance(days=3)  # BOB's reminder and deadline pass while he is away
+    assert await scheduler.tick() == []
+    await service.player_settings(BOB, vacation=False)
+    summary = await service.game(game.id, GUILD)
+    assert summary.deadline == clock.now + 2 * DAY  # his whole turn is still ahead
+    clock.advance(days=1)
+    [reminder] = await scheduler.tick()
+    assert reminder.events == (Reminder(game.id, BOB.id, clock.now + DAY, "thread"),)
+    assert outbox.reminders() == list(reminder.events)
+
+
+async def test_vacation_days_run_out(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    started = clock.now
+    game = await start(service, "hex", {"size": 5}, days=3)
+    clock.advance(days=1)
+    await service.player_settings(ANN, vacation=True)
+    clock.now = started + 15 * DAY + 12 * HOUR  # 14.5 days away, with 14 days allowed
+    assert await scheduler.tick() == []  # the vacation ended at day 15; 2 days remain
+    mine = await service.player_settings(ANN)
+    assert mine.on_vacation_since is None and mine.vacation_days_left == 0
+    assert (await service.game(game.id, GUILD)).deadline == started + 17 * DAY
+    await refused("no_vacation", service.player_settings(ANN, vacation=True))
+    clock.now = started + 17 * DAY
+    [over] = await scheduler.tick()
+    assert isinstance(over.events[0], TimedOut)
+
+
+async def test_a_vacation_after_the_deadline_does_not_save_the_game(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    game = await start(service, "hex", {"size": 5}, days=1)
+    clock.advance(days=1, hours=2)  # the bot was down when the deadline passed
+    await service.player_settings(ANN, vacation=True)
+    [over] = await scheduler.tick()
+    assert over.game.id == game.id and isinstance(over.events[0], TimedOut)
+
+
+# -- challenges and cleanup --------------------------------------------------------------------
+
+
+async def test_an_unanswered_challenge_expires_and_says_so(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    issued = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    answered = await service.challenge(PLACE, ANN, "hotwire", opponents=[BOB])
+    await service.decline(answered.game.id, GUILD, BOB)
+    clock.advance(hours=24)
+    [expired] = await scheduler.tick()
+    assert expired.events == (ChallengeClosed(issued.game.id, "expired", None),)
+    assert expired.game.status == "expired"
+    assert sentence(expired.events[0], expired.game).endswith("expired unanswered.")
+    assert await scheduler.tick() == []
+
+
+async def test_finished_games_leave_no_deadline_rows(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    over = await start(service, "hex", {"size": 5})
+    await service.resign(over.id, GUILD, ANN)
+    declined = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await service.decline(declined.game.id, GUILD, BOB)
+    playing = await start(service, "hex", {"size": 5})
+    assert await service.cleanup_deadlines() == 5  # expiry + 3 turn rows, + 1 declined
+    assert await rows(service, over.id) == {} and await rows(service, declined.game.id) == {}
+    assert set(await rows(service, playing.id)) == {"expire", "timeout", "remind_24h", "remind_1h"}
+    assert await service.cleanup_deadlines() == 0
+
+
+# -- restarts, several processes, leases --------------------------------------------------------
+
+
+async def test_a_restart_sends_nothing_twice(
+    database_url: str, service: GameService, clock: Clock
+) -> None:
+    game = await start(service, "hex", {"size": 5}, days=3)
+    first = Outbox()
+    clock.advance(days=2)
+    assert len(await Scheduler(service, first).tick()) == 1
+
+    again = await open_service(database_url, clock)  # the bot after a restart
+    second = Outbox()
+    try:
+        assert await Scheduler(again, second).tick() == []
+        clock.advance(hours=23)
+        await Scheduler(again, second).tick()
+    finally:
+        await again.close()
+    assert [r.deadline for r in first.reminders() + second.reminders()] == [
+        (await service.game(game.id, GUILD)).deadline
+    ] * 2
+
+
+async def test_catch_up_after_downtime_sends_one_reminder_per_game(
+    service: GameService, outbox: Outbox, clock: Clock
+) -> None:
+    games = [await start(service, "hex", {"size": 5}, days=3) for _ in range(3)]
+    gone = await start(service, "hex", {"size": 5}, days=2)  # its deadline passes too
+    clock.advance(days=2, hours=23, minutes=30)  # both reminders of the others are overdue
+    scheduler = Scheduler(service, outbox)
+    await scheduler.start()
+    try:
+        assert scheduler.running
+        reminders = outbox.reminders()
+        assert sorted(r.game_id for r in reminders) == [g.id for g in games]
+        assert [type(e) for e in outbox.events() if e.game_id == gone.id] == [TimedOut, GameOver]
+        assert await scheduler.tick() == []
+    finally:
+        await scheduler.stop()
+    assert not scheduler.running
+
+
+async def test_two_schedulers_on_one_database_send_each_reminder_once(
+    database_url: str, service: GameService, clock: Clock
+) -> None:
+    players = [Player(500 + i, f"p{i}") for i in range(40)]
+    ids = []
+    for i in range(20):
+        issued = await service.challenge(
+            PLACE, players[2 * i], "hex", opponents=[players[2 * i + 1]], days_per_move=2
+        )
+        await service.accept(issued.game.id, GUILD, players[2 * i + 1])
+        ids.append(issued.game.id)
+    other = await open_service(database_url, clock)
+    left, right = Outbox(), Outbox()
+    one = Scheduler(service, left, worker_id="one", batch=3)
+    two = Scheduler(other, right, worker_id="two", batch=3)
+    try:
+        for step in (DAY, 23 * HOUR, HOUR):  # 24-hour reminders, 1-hour reminders, deadlines
+            clock.now += step
+            await asyncio.gather(one.tick(), two.tick(), one.tick(), two.tick())
+    finally:
+        await other.close()
+    assert left.results and right.results  # both did some of the work
+    sent = Outbox()
+    sent.results = left.results + right.results
+    reminders = Counter(r.game_id for r in sent.reminders())
+    assert reminders == Counter({gid: 2 for gid in ids})  # each game: 24 h and 1 h, once each
+    timeouts = Counter(e.game_id for e in sent.events(TimedOut))
+    assert timeouts == Counter(ids)
+
+
+async def test_a_crashed_claimers_rows_are_claimed_again(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    game = await start(service, "hex", {"size": 5}, days=3)
+    clock.advance(days=2)
+    [claim] = await service.claim_deadlines("crashed", timedelta(minutes=5))
+    assert claim.game_id == game.id and claim.kind == "remind_24h"
+    assert await scheduler.tick() == []  # leased to the crashed worker
+    assert await service.next_deadline() == clock.now + timedelta(minutes=5)
+    clock.advance(minutes=5)
+    [result] = await scheduler.tick()
+    assert isinstance(result.events[0], Reminder)
+    assert await service.act_on_deadline(claim, "crashed") is None  # too late: it is done
+
+
+CHILD = """
+import asyncio, json, sys
+from datetime import datetime
+from bot.schedule import Scheduler
+from bot.service import GameService, Reminder
+from bot.settings import Settings
+from bot.store import Database
+
+async def main(url, when, name):
+    at = datetime.fromisoformat(when)
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)
+    service = GameService(await Database.open(url), settings, clock=lambda: at)
+    async def publish(result):
+        for event in result.events:
+            if isinstance(event, Reminder):
+                print(json.dumps([name, event.game_id]), flush=True)
+    scheduler = Scheduler(service, publish, worker_id=name, batch=2)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    for _ in range(3):
+        await scheduler.tick()
+    await service.close()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+async def test_two_os_processes_on_one_sqlite_file_send_each_reminder_once(
+    tmp_path: Path, clock: Clock
+) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    service = await open_service(url, clock)
+    ids = []
+    try:
+        for i in range(30):
+            a, b = Player(700 + 2 * i, f"a{i}"), Player(701 + 2 * i, f"b{i}")
+            issued = await service.challenge(PLACE, a, "hex", opponents=[b], days_per_move=2)
+            await service.accept(issued.game.id, GUILD, b)
+            ids.append(issued.game.id)
+    finally:
+        await service.close()
+    when = (clock.now + DAY).isoformat()
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, url, when, name],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        for name in ("left", "right")
+    ]
+    for child in children:  # both started and connected: then both go at once
+        assert child.stdout is not None
+        assert (await asyncio.to_thread(child.stdout.readline)).strip() == "ready"
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    outputs = await asyncio.gather(
+        *(asyncio.to_thread(child.communicate, timeout=60) for child in children)
+    )
+    sent = [json.loads(line) for out, _ in outputs for line in out.splitlines()]
+    assert all(child.returncode == 0 for child in children)
+    assert sorted(gid for _, gid in sent) == sorted(ids)  # every game once, none twice
+    assert {name for name, _ in sent} <= {"left", "right"}
+
+
+async def test_apscheduler_wakes_the_bot_in_time(tmp_path: Path) -> None:
+    """The real jobs: a wake-up armed for the next row, re-armed by poke."""
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    real_start = datetime.now(UTC)
+    base = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+    offset = [timedelta(0)]
+
+    def clock() -> datetime:
+        return base + offset[0] + (datetime.now(UTC) - real_start)
+
+    service = await open_service(url, clock)
+    arrived = asyncio.Event()
+    outbox = Outbox()
+
+    async def publish(result: Result) -> None:
+        await outbox(result)
+        arrived.set()
+
+    scheduler = Scheduler(service, publish)
+    try:
+        await scheduler.start()
+        issued = await service.challenge(
+            Place(GUILD, 10), ANN, "hex", opponents=[BOB], days_per_move=1, first="challenger"
+        )
+        started = await service.accept(issued.game.id, GUILD, BOB)
+        deadline = started.game.deadline
+        assert deadline is not None
+        offset[0] = timedelta(hours=23) - timedelta(seconds=0.3)  # 1-hour reminder in 0.3 s
+        scheduler.poke(deadline)
+        await asyncio.wait_for(arrived.wait(), timeout=10)
+        assert outbox.reminders() == [Reminder(issued.game.id, ANN.id, deadline, "thread")]
+        await scheduler.stop()
+        await scheduler.start()  # stopped and started again in the same process
+        assert scheduler.running
+    finally:
+        await scheduler.stop()
+        await service.close()
