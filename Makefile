@@ -33,6 +33,8 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.engine
 	$(BIN)/python -m bench.render
 	$(BIN)/python -m bench.service
+	$(BIN)/python -m bench.schedule
+	$(BIN)/python -m bench.discord_e2e
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

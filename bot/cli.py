@@ -40,6 +40,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(handler=start)
 
+    sync = commands.add_parser("sync", help="register the slash commands with Discord")
+    sync.add_argument("--guild", type=int, help="only in this server (instant)")
+    sync.set_defaults(handler=sync_slash_commands)
+
+    invite = commands.add_parser("invite", help="print the link that adds the bot to a server")
+    invite.set_defaults(handler=print_invite)
+
     health = commands.add_parser("health", help="exit 0 when the database answers (health checks)")
     health.set_defaults(handler=check_health)
 
@@ -94,15 +101,39 @@ def start(args: argparse.Namespace) -> int:
 
 async def run_console(settings: Settings) -> int:
     from bot.console import Console
-    from bot.service import GameService
+    from bot.schedule import Scheduler
+    from bot.service import GameService, Result
 
     # one person at one terminal: drawing in a thread is plenty
     service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
+    console = Console(service, sys.stdout, Path(settings.board_dir))
+
+    async def announce(result: Result) -> None:
+        console.announce(result)
+
+    scheduler = Scheduler(service, announce)  # reminders and timeouts, printed
     try:
-        console = Console(service, sys.stdout, Path(settings.board_dir))
+        await scheduler.start()
         await console.run(interactive=sys.stdin.isatty())
     finally:
+        await scheduler.stop()  # before the database closes
         await service.close()
+    return 0
+
+
+def sync_slash_commands(args: argparse.Namespace) -> int:
+    from bot.discordbot import sync_commands
+
+    count = asyncio.run(sync_commands(Settings(), args.guild))
+    where = f"server {args.guild}" if args.guild else "every server (may take up to an hour)"
+    print(f"synced {count} commands to {where}")
+    return 0
+
+
+def print_invite(args: argparse.Namespace) -> int:
+    from bot.discordbot import invite_url
+
+    print(invite_url(Settings()))
     return 0
 
 

@@ -46,8 +46,15 @@ COMMANDS: tuple[Command, ...] = (
         (
             GAME_NAME,
             Param("opponent", "user", "who you challenge; none: an open challenge"),
+            *(
+                Param(f"opponent{n}", "user", "another opponent (Making Intersections)")
+                for n in range(2, 8)
+            ),
             Param("open_seats", "int", "seats anyone may take (Making Intersections: up to 7)"),
-            Param("options", "text", "game options as key=value, e.g. size=9x9 lengths=1,3,5"),
+            Param("size", "text", "board size, e.g. 7x7 or 11 (each game's default otherwise)"),
+            Param(
+                "options", "text", "other game options as key=value, e.g. lengths=1,3,5 swap=off"
+            ),
             Param(
                 "days_per_move",
                 "choice",

@@ -20,6 +20,9 @@ class Settings(BaseSettings):
         default=None, description="a Discord-compatible gateway"
     )
     dev_guild_id: int | None = Field(default=None, description="sync commands to this guild only")
+    discord_message_content: bool = Field(
+        default=False, description="read moves typed in threads (a privileged intent)"
+    )
     log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
 
     challenge_hours: int = Field(default=24, ge=1, description="unanswered challenges expire")

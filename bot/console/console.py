@@ -20,7 +20,6 @@ from typing import TextIO
 
 import engine
 from bot.commands import BY_NAME, COMMANDS
-from bot.render import render_text
 from bot.service import (
     Event,
     GameService,
@@ -362,10 +361,7 @@ class Console:
         path = self.board_dir / f"game-{game.id}-move-{shown}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(png)
-        state = await self.service.state(game.id, GUILD)
-        if shown != state.ply:
-            state = engine.replay(state.name, state.options, state.moves[:shown])
-        self.say(render_text(state))
+        self.say(await self.service.board_text(game.id, GUILD, ply=shown))
         self.say(f"Board: {path}")
 
     def game_line(self, game: GameSummary) -> str:

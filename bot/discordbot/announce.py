@@ -1,0 +1,202 @@
+"""What the bot says in public: each game's thread, and the challenge message in the
+parent channel, edited to the game's current status instead of posting more there.
+
+Every result of the service goes through `Announcer.publish`, whoever caused it (a
+slash command, a button, a thread message, the scheduler).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.discordbot.text import MENTIONS, board_file, lines, status_text
+from bot.discordbot.views import challenge_view, undo_view
+from bot.service import (
+    ChallengeClosed,
+    Event,
+    GameOver,
+    GameService,
+    GameStarted,
+    GameSummary,
+    MovePlayed,
+    Refused,
+    Reminder,
+    Result,
+    SeatTaken,
+    TimedOut,
+    TurnStarted,
+    UndoAnswered,
+    UndoRequested,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+log = logging.getLogger("paperboard.discord")
+
+THREAD_EVENTS = (
+    GameStarted, MovePlayed, TurnStarted, GameOver, UndoRequested, UndoAnswered, ChallengeClosed,
+    TimedOut,
+)  # fmt: skip
+CANNOT_READ = "Play with `/move` here: this bot cannot read messages in threads."
+STATUS_EVENTS = (SeatTaken, GameStarted, ChallengeClosed, MovePlayed, GameOver, UndoAnswered)
+NEW_BOARD = (GameStarted, MovePlayed, UndoAnswered)
+
+
+class Announcer:
+    """Posts results where players see them."""
+
+    def __init__(
+        self, client: discord.Client, service: GameService, *, reads_messages: bool
+    ) -> None:
+        self.client = client
+        self.service = service
+        self.reads_messages = reads_messages
+        # told of every new deadline (the scheduler's poke), once the scheduler runs
+        self.on_deadline: Callable[[datetime], None] | None = None
+
+    async def publish(
+        self,
+        result: Result,
+        *,
+        thread_done: bool = False,
+        status_done: bool = False,
+        png: bytes | None = None,
+    ) -> GameSummary:
+        """Announce `result`'s events: open the thread when a game starts, post what
+        happened there (with the new board), edit the status message. `thread_done` /
+        `status_done`: the caller already answered there (an interaction reply)."""
+        game = result.game
+        events = result.events
+        for event in events:
+            if isinstance(event, TurnStarted) and event.deadline and self.on_deadline:
+                self.on_deadline(event.deadline)
+            if isinstance(event, Reminder):
+                await self.remind(game, event)
+        if any(isinstance(e, GameStarted) for e in events) and game.thread_id is None:
+            game = await self.open_thread(game)
+        thread_events = [e for e in events if isinstance(e, THREAD_EVENTS)]
+        if thread_events and not thread_done and game.thread_id is not None:
+            await self.post_in_thread(game, thread_events, png=png)
+        if any(isinstance(e, STATUS_EVENTS) for e in events) and not status_done:
+            await self.edit_status(game)
+        return game
+
+    async def post_in_thread(
+        self, game: GameSummary, events: Sequence[Event], *, png: bytes | None = None
+    ) -> None:
+        thread = await self.channel(game.thread_id)
+        if thread is None:
+            return
+        kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
+        if any(isinstance(e, NEW_BOARD) for e in events) and not any(
+            isinstance(e, UndoAnswered) and not e.done for e in events
+        ):
+            if png is None:
+                png = (await self.service.board(game.id, game.guild_id)).png
+            kwargs["file"] = board_file(game, png)
+        request = next((e for e in events if isinstance(e, UndoRequested)), None)
+        if request is not None:
+            kwargs["view"] = undo_view(game.id, request.ply)
+        text = lines(events, game)
+        if any(isinstance(e, GameStarted) for e in events):
+            text += "\n" + self.how_to_play(game)
+        await self.send(thread, text, **kwargs)
+
+    async def remind(self, game: GameSummary, reminder: Reminder) -> None:
+        """A reminder where the player asked for it: a DM (falling back to the thread when
+        their DMs are closed) or the game's thread."""
+        text = lines([reminder], game)
+        if reminder.via == "dm":
+            where = f"https://discord.com/channels/{game.guild_id}/{game.thread_id}"
+            try:
+                user = await self.client.fetch_user(reminder.player_id)
+                await user.send(f"{text} {where}", allowed_mentions=MENTIONS)
+                return
+            except discord.HTTPException:
+                log.info(
+                    "game=%d DM closed for %d: reminding in the thread", game.id, reminder.player_id
+                )
+        thread = await self.channel(game.thread_id)
+        if thread is not None:
+            await self.send(thread, text, allowed_mentions=MENTIONS)
+
+    def how_to_play(self, game: GameSummary) -> str:
+        if self.reads_messages:
+            return "Type your moves here (for example `d5 g3`) or use `/move`."
+        return CANNOT_READ
+
+    async def open_thread(self, game: GameSummary) -> GameSummary:
+        """A public thread under the challenge message (or the channel) for the game."""
+        channel = await self.channel(game.channel_id)
+        names = " vs ".join(s.name or "?" for s in game.seats)
+        name = f"{game.title} #{game.id}: {names}"[:100]
+        thread: discord.abc.Snowflake | None = None
+        try:
+            if isinstance(channel, discord.TextChannel):
+                if game.message_id is not None:
+                    message = channel.get_partial_message(game.message_id)
+                    thread = await message.create_thread(name=name, auto_archive_duration=10080)
+                else:
+                    thread = await channel.create_thread(
+                        name=name,
+                        type=discord.ChannelType.public_thread,
+                        auto_archive_duration=10080,
+                    )
+        except discord.HTTPException:
+            log.warning("game=%d could not open a thread", game.id, exc_info=True)
+        if thread is None:
+            return game
+        await self.service.attach(game.id, thread_id=thread.id)
+        log.info("game=%d thread=%d", game.id, thread.id)
+        return dataclasses.replace(game, thread_id=thread.id)
+
+    async def edit_status(self, game: GameSummary) -> None:
+        if game.message_id is None:
+            return
+        channel = await self.channel(game.channel_id)
+        if not isinstance(channel, discord.TextChannel | discord.Thread):
+            return
+        try:
+            await channel.get_partial_message(game.message_id).edit(
+                content=status_text(game), view=challenge_view(game), allowed_mentions=MENTIONS
+            )
+        except discord.HTTPException:
+            log.warning("game=%d could not edit its status message", game.id, exc_info=True)
+
+    async def channel(self, channel_id: int | None) -> Any:
+        if channel_id is None:
+            return None
+        found = self.client.get_channel(channel_id)
+        if found is not None:
+            return found
+        try:
+            return await self.client.fetch_channel(channel_id)
+        except discord.HTTPException:
+            log.warning("channel %s is gone", channel_id)
+            return None
+
+    async def send(self, channel: Any, text: str, **kwargs: Any) -> discord.Message | None:
+        try:
+            message: discord.Message = await channel.send(text[:2000], **kwargs)
+        except discord.HTTPException:
+            log.warning("could not post in channel %s", getattr(channel, "id", "?"), exc_info=True)
+            return None
+        return message
+
+    async def latest_board(self, interaction: discord.Interaction, game_id: int, note: str) -> None:
+        """A stale button: say so, and show the board as it is now, to the presser only."""
+        try:
+            board = await self.service.board(game_id, interaction.guild_id or 0)
+        except Refused as refusal:
+            await interaction.response.send_message(str(refusal), ephemeral=True)
+            return
+        await interaction.response.send_message(
+            note, file=board_file(board.game, board.png), ephemeral=True
+        )

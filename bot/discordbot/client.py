@@ -1,0 +1,151 @@
+"""The Discord bot: an AutoShardedBot around the game service."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+
+import discord
+from discord.ext import commands
+
+from bot.discordbot.announce import Announcer
+from bot.discordbot.cog import GamesCog
+from bot.discordbot.endpoints import point_discord_at
+from bot.discordbot.text import MENTIONS
+from bot.discordbot.views import ChallengeButton, UndoButton
+from bot.schedule import Scheduler
+from bot.service import GameService
+from bot.settings import Settings
+
+log = logging.getLogger("paperboard.discord")
+
+DISCORD_API = "https://discord.com/api/v10"
+
+#: Exactly what the bot does in a server: read and post in channels and threads, open a
+#: thread per game, attach boards. Slash commands need the applications.commands scope.
+PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    create_public_threads=True,
+    attach_files=True,
+    embed_links=True,
+    read_message_history=True,
+)
+
+
+def intents(settings: Settings) -> discord.Intents:
+    """No privileged intent is needed; message content only when the operator asks for it."""
+    wanted = discord.Intents.none()
+    wanted.guilds = True
+    wanted.guild_messages = True  # moves typed in game threads
+    wanted.message_content = settings.discord_message_content
+    return wanted
+
+
+class PaperboardBot(commands.AutoShardedBot):
+    def __init__(
+        self,
+        service: GameService,
+        settings: Settings,
+        *,
+        shard_count: int | None = None,
+        shard_ids: list[int] | None = None,
+        schedule: bool = True,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,  # slash commands only; a prefix is required
+            intents=intents(settings),
+            allowed_mentions=MENTIONS,
+            help_command=None,
+            shard_count=shard_count,
+            shard_ids=shard_ids,  # type: ignore[arg-type]  # None: every shard (discord.py's default)
+        )
+        self.service = service
+        self.settings = settings
+        self.announcer = Announcer(self, service, reads_messages=settings.discord_message_content)
+        # reminders and deadlines; off for one-shot commands (paperboard sync)
+        self.scheduler = Scheduler(service, self.announcer.publish) if schedule else None
+        if self.scheduler is not None:
+            self.announcer.on_deadline = self.scheduler.poke
+
+    async def setup_hook(self) -> None:
+        await self.add_cog(GamesCog(self))
+        self.add_dynamic_items(ChallengeButton, UndoButton)
+        if self.scheduler is not None:
+            await self.scheduler.start()  # catches up at once on what fell due while down
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(id=self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to the dev guild %d", len(synced), guild.id)
+
+    async def close(self) -> None:
+        if self.scheduler is not None:
+            await self.scheduler.stop()
+        await super().close()
+
+    async def on_ready(self) -> None:
+        log.info("ready as %s in %d guilds, shards %s", self.user, len(self.guilds), self.shard_ids)
+
+
+def point_at_settings(settings: Settings) -> None:
+    """Use a Discord-compatible endpoint when the settings name one."""
+    if settings.discord_api_base or settings.discord_gateway_url:
+        point_discord_at(settings.discord_api_base or DISCORD_API, settings.discord_gateway_url)
+
+
+async def run_bot(
+    settings: Settings, *, shard_count: int | None = None, shard_ids: list[int] | None = None
+) -> None:
+    """Run until stopped: the service, then the bot on its shards."""
+    if settings.discord_token is None:
+        raise ValueError("DISCORD_TOKEN is not set")
+    point_at_settings(settings)
+    service = await GameService.open(settings)
+    try:
+        bot = PaperboardBot(service, settings, shard_count=shard_count, shard_ids=shard_ids)
+        async with bot:
+            await bot.start(settings.discord_token.get_secret_value())
+    finally:
+        await service.close()
+
+
+async def sync_commands(settings: Settings, guild_id: int | None) -> int:
+    """Register the slash commands globally (up to an hour to appear) or in one guild."""
+    if settings.discord_token is None:
+        raise ValueError("DISCORD_TOKEN is not set")
+    point_at_settings(settings)
+    service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
+    bot = PaperboardBot(service, settings.model_copy(update={"dev_guild_id": None}), schedule=False)
+    try:
+        await bot.login(settings.discord_token.get_secret_value())  # runs setup_hook
+        if guild_id is None:
+            return len(await bot.tree.sync())
+        guild = discord.Object(id=guild_id)
+        bot.tree.copy_global_to(guild=guild)
+        return len(await bot.tree.sync(guild=guild))
+    finally:
+        await bot.close()
+        await service.close()
+
+
+def invite_url(settings: Settings) -> str:
+    """The link that adds the bot to a server with exactly the permissions it needs."""
+    if settings.discord_token is None:
+        raise ValueError("DISCORD_TOKEN is not set")
+    return discord.utils.oauth_url(
+        application_id(settings.discord_token.get_secret_value()),
+        permissions=PERMISSIONS,
+        scopes=("bot", "applications.commands"),
+    )
+
+
+def application_id(token: str) -> int:
+    """A bot token starts with its application's id, base64-encoded."""
+    head = token.split(".", 1)[0]
+    try:
+        return int(base64.b64decode(head + "=" * (-len(head) % 4)).decode())
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise ValueError("DISCORD_TOKEN does not look like a bot token") from None

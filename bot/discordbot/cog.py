@@ -1,0 +1,503 @@
+"""Paperboard's slash commands and thread messages. Thin: read Discord's types, call the
+service, format the answer. Names, descriptions and parameters come from bot.commands."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+import engine
+from bot.commands import BY_NAME
+from bot.discordbot.announce import CANNOT_READ
+from bot.discordbot.errors import reply, report_error
+from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
+from bot.discordbot.views import as_player, asker, challenge_view
+from bot.service import GameSummary, MovePlayed, Place, Refused, rules_card
+
+if TYPE_CHECKING:
+    from bot.discordbot.client import PaperboardBot
+
+log = logging.getLogger("paperboard.discord")
+
+GAME_CHOICES = [Choice(name=info.title, value=name) for name, info in engine.GAMES.items()]
+DAYS_CHOICES = [
+    Choice(name=days if days == "none" else f"{days} days", value=days)
+    for days in next(p for p in BY_NAME["challenge"].params if p.name == "days_per_move").choices
+]
+STATUS_CHOICES = [
+    Choice(name=status, value=status)
+    for status in next(p for p in BY_NAME["games"].params if p.name == "status").choices
+]
+MAX_CHOICES = 25  # Discord's limit for autocomplete
+
+
+def described(name: str) -> Any:
+    """The command's description and parameter help, from the registry."""
+    spec = BY_NAME[name]
+
+    def decorate(function: Any) -> Any:
+        helps = {param.name: param.help[:100] for param in spec.params}
+        return app_commands.command(name=name, description=spec.help[:100])(
+            app_commands.describe(**helps)(function) if helps else function
+        )
+
+    return decorate
+
+
+class GamesCog(commands.Cog):
+    def __init__(self, bot: PaperboardBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.announcer = bot.announcer
+        self.warned_threads: set[int] = set()
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await report_error(interaction, error)
+
+    # -- challenges ----------------------------------------------------------------------
+
+    @described("challenge")
+    @app_commands.choices(
+        game=GAME_CHOICES,
+        days_per_move=DAYS_CHOICES,
+        first=[Choice(name=f, value=f) for f in ("random", "challenger", "opponent")],
+    )
+    async def challenge(
+        self,
+        interaction: discord.Interaction,
+        game: str,
+        opponent: discord.User | None = None,
+        opponent2: discord.User | None = None,
+        opponent3: discord.User | None = None,
+        opponent4: discord.User | None = None,
+        opponent5: discord.User | None = None,
+        opponent6: discord.User | None = None,
+        opponent7: discord.User | None = None,
+        open_seats: app_commands.Range[int, 0, 7] = 0,
+        size: str | None = None,
+        options: str | None = None,
+        days_per_move: str | None = None,
+        first: str = "random",
+        rated: bool | None = None,
+    ) -> None:
+        if isinstance(interaction.channel, discord.Thread):
+            raise Refused(
+                "Start challenges in a channel; each game gets its own thread.", code="thread"
+            )
+        named = [
+            u
+            for u in (opponent, opponent2, opponent3, opponent4, opponent5, opponent6, opponent7)
+            if u
+        ]
+        if any(user.bot for user in named):
+            raise Refused("Bots can't play; challenge a person.", code="bot_opponent")
+        settings = _options(options)
+        if size:
+            settings["size"] = size
+        result = await self.service.challenge(
+            Place(interaction.guild_id or 0, interaction.channel_id or 0),
+            asker(interaction),
+            game,
+            opponents=[as_player(user) for user in named],
+            open_seats=open_seats,
+            options=settings,
+            days_per_move="default"
+            if days_per_move is None
+            else None
+            if days_per_move == "none"
+            else int(days_per_move),
+            first=first,
+            rated=rated,
+        )
+        await self.post_challenge(interaction, result.game)
+
+    async def post_challenge(self, interaction: discord.Interaction, game: GameSummary) -> None:
+        """The challenge message is the command's public answer; it stands for the game."""
+        kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
+        view = challenge_view(game)
+        if view is not None:
+            kwargs["view"] = view
+        await interaction.response.send_message(status_text(game), **kwargs)
+        message = await interaction.original_response()
+        await self.service.attach(game.id, message_id=message.id)
+
+    # -- moves -----------------------------------------------------------------------------
+
+    @described("move")
+    async def move(
+        self, interaction: discord.Interaction, move: str, game: int | None = None
+    ) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=True)
+        result = await self.service.move(summary.id, summary.guild_id, asker(interaction), move)
+        in_thread = interaction.channel_id == result.game.thread_id
+        if in_thread:  # the answer is the public board
+            await interaction.response.send_message(
+                lines(result.events, result.game),
+                file=board_file(result.game, result.png),
+                allowed_mentions=MENTIONS,
+            )
+        else:
+            played = next(e for e in result.events if isinstance(e, MovePlayed))
+            where = f" in <#{result.game.thread_id}>" if result.game.thread_id else ""
+            await interaction.response.send_message(
+                f"You played {played.texts[0]} in {result.game.title} #{result.game.id}{where}.",
+                ephemeral=True,
+            )
+        await self.announcer.publish(result, thread_done=in_thread, png=result.png)
+
+    @move.autocomplete("game")
+    async def game_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[Choice[int]]:
+        return await self.my_games(interaction, current)
+
+    @move.autocomplete("move")
+    async def move_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[Choice[str]]:
+        """Legal moves that start like what was typed (at most 25)."""
+        try:
+            game_id = interaction.namespace.game
+            summary = await self.game_meant(interaction, game_id, my_turn=True)
+            state = await self.service.state(summary.id, summary.guild_id)
+        except Refused:
+            return []
+        typed = " ".join(current.lower().replace("-", " ").split())
+        legal = state.legal_moves() if summary.player_to_move == interaction.user.id else []
+        matching = [m for m in legal if m.replace("-", " ").startswith(typed)]
+        return [Choice(name=m, value=m) for m in matching[:MAX_CHOICES]]
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """In a game's thread, a message from the player to move that reads as a move plays it."""
+        if message.author.bot or not isinstance(message.channel, discord.Thread):
+            return
+        game = await self.service.game_in_thread(message.channel.id)
+        if game is None or game.status != "active" or game.player_to_move != message.author.id:
+            return
+        if not message.content:
+            await self.cannot_read(message.channel)
+            return
+        try:
+            result = await self.service.move(
+                game.id, game.guild_id, as_player(message.author), message.content
+            )
+        except Refused as refusal:
+            if refusal.code not in ("syntax", "empty", "too_long", "no_pass"):
+                await message.reply(str(refusal), allowed_mentions=MENTIONS)
+            return  # chat that is not a move stays chat
+        except Exception:
+            log.exception("game=%d thread move failed", game.id)
+            return
+        await self.announcer.publish(result, png=result.png)
+
+    async def cannot_read(self, thread: discord.Thread) -> None:
+        """Without the message-content intent messages arrive empty: say so once."""
+        if thread.id in self.warned_threads:
+            return
+        self.warned_threads.add(thread.id)
+        await self.announcer.send(thread, CANNOT_READ)
+
+    # -- looking ----------------------------------------------------------------------------
+
+    @described("board")
+    async def board(
+        self,
+        interaction: discord.Interaction,
+        game: int | None = None,
+        ply: app_commands.Range[int, 0, 100_000] | None = None,
+        groups: bool = False,
+        public: bool = False,
+    ) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False)
+        board = await self.service.board(summary.id, summary.guild_id, ply=ply, groups=groups)
+        caption = f"{board.game.title} #{board.game.id}, move {board.ply}"
+        await interaction.response.send_message(
+            caption, file=board_file(board.game, board.png, board.ply), ephemeral=not public
+        )
+
+    board.autocomplete("game")(game_choices)
+
+    @described("games")
+    @app_commands.choices(status=STATUS_CHOICES)
+    async def games(
+        self,
+        interaction: discord.Interaction,
+        player: discord.User | None = None,
+        status: str | None = None,
+    ) -> None:
+        whose = player or interaction.user
+        listed = await self.service.games(
+            interaction.guild_id or 0,
+            player_id=whose.id,
+            status=status,
+            viewer_id=interaction.user.id,
+            limit=20,
+        )
+        if not listed:
+            await reply(interaction, f"No games for {mention(whose.id)} here.")
+            return
+        rows = [_game_line(g, interaction.user.id) for g in listed]
+        await reply(interaction, "\n".join(rows)[:2000])
+
+    # -- ending and taking back ------------------------------------------------------------------
+
+    @described("resign")
+    async def resign(self, interaction: discord.Interaction, game: int | None = None) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False)
+        result = await self.service.resign(summary.id, summary.guild_id, asker(interaction))
+        await reply(interaction, f"You resigned {summary.title} #{summary.id}.")
+        await self.announcer.publish(result)
+
+    resign.autocomplete("game")(game_choices)
+
+    @described("abort")
+    async def abort(self, interaction: discord.Interaction, game: int | None = None) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False)
+        result = await self.service.abort(summary.id, summary.guild_id, asker(interaction))
+        await reply(interaction, f"{summary.title} #{summary.id} is aborted.")
+        await self.announcer.publish(result)
+
+    abort.autocomplete("game")(game_choices)
+
+    @described("undo")
+    async def undo(self, interaction: discord.Interaction, game: int | None = None) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False)
+        result = await self.service.request_undo(summary.id, summary.guild_id, asker(interaction))
+        await reply(interaction, "Your opponents have been asked.")
+        await self.announcer.publish(result)
+
+    undo.autocomplete("game")(game_choices)
+
+    @described("rematch")
+    async def rematch(self, interaction: discord.Interaction, game: int | None = None) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
+        result = await self.service.rematch(summary.id, summary.guild_id, asker(interaction))
+        channel = await self.announcer.channel(result.game.channel_id)
+        if channel is None or interaction.channel_id == result.game.channel_id:
+            await self.post_challenge(interaction, result.game)
+            return
+        view = challenge_view(result.game)
+        message = await self.announcer.send(
+            channel,
+            status_text(result.game),
+            allowed_mentions=MENTIONS,
+            **({"view": view} if view else {}),
+        )
+        if message is not None:
+            await self.service.attach(result.game.id, message_id=message.id)
+        await reply(interaction, f"Rematch offered in <#{result.game.channel_id}>.")
+
+    @described("record")
+    async def record(self, interaction: discord.Interaction, game: int | None = None) -> None:
+        await interaction.response.defer(thinking=True)  # a long game's GIF takes a moment
+        summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
+        record = await self.service.record(summary.id, summary.guild_id)
+        gif = await self.service.replay_gif(summary.id, summary.guild_id)
+        text = f"```\n{record.text[:1800]}\n```" + (
+            "(record cut short)" if len(record.text) > 1800 else ""
+        )
+        await interaction.followup.send(
+            text,
+            file=discord.File(io.BytesIO(gif), filename=f"{summary.game}-{summary.id}.gif"),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    # -- about games and players ----------------------------------------------------------------
+
+    @described("rules")
+    @app_commands.choices(game=GAME_CHOICES)
+    async def rules(self, interaction: discord.Interaction, game: str) -> None:
+        await reply(interaction, rules_card(game)[:2000])
+
+    @described("rating")
+    @app_commands.choices(game=GAME_CHOICES)
+    async def rating(
+        self,
+        interaction: discord.Interaction,
+        player: discord.User | None = None,
+        game: str | None = None,
+    ) -> None:
+        whose = player or interaction.user
+        found = await self.service.ratings(interaction.guild_id or 0, whose.id, game)
+        if not found:
+            await reply(interaction, f"{mention(whose.id)} has no rated games here yet.")
+            return
+        rows = [
+            f"{engine.GAMES[r.game].title}: {r.rating:.1f} (μ {r.mu:.1f} ± {r.sigma:.1f}) · "
+            f"{r.wins}/{r.games} won · streak {r.streak:+d}"
+            for r in found
+        ]
+        await reply(
+            interaction,
+            f"{mention(whose.id)}\n" + "\n".join(rows),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @described("leaderboard")
+    @app_commands.choices(game=GAME_CHOICES)
+    async def leaderboard(self, interaction: discord.Interaction, game: str) -> None:
+        found = await self.service.leaderboard(interaction.guild_id or 0, game)
+        if not found:
+            await reply(interaction, "Nobody has finished a rated game of that here yet.")
+            return
+        rows = [
+            f"{i}. {mention(r.player_id)} {r.rating:.1f} · {r.wins}/{r.games} won"
+            for i, r in enumerate(found, 1)
+        ]
+        await reply(
+            interaction,
+            f"**{engine.GAMES[game].title}**\n" + "\n".join(rows),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @described("settings")
+    @app_commands.choices(reminders=[Choice(name=r, value=r) for r in ("dm", "thread", "off")])
+    async def settings(
+        self,
+        interaction: discord.Interaction,
+        reminders: str | None = None,
+        time_zone: str | None = None,
+        quiet_hours: str | None = None,
+        vacation: bool | None = None,
+    ) -> None:
+        found = await self.service.player_settings(
+            asker(interaction),
+            reminders=reminders,
+            time_zone=time_zone,
+            quiet_hours=quiet_hours,
+            vacation=vacation,
+        )
+        quiet = (
+            f"{found.quiet_hours[0]}:00-{found.quiet_hours[1]}:00" if found.quiet_hours else "off"
+        )
+        away = (
+            f"on vacation since {when(found.on_vacation_since)}"
+            if found.on_vacation_since
+            else "not on vacation"
+        )
+        await reply(
+            interaction,
+            f"Reminders: {found.reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
+            f"{away} · {found.vacation_days_left:.1f} vacation days left this year.",
+        )
+
+    @described("config")
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.guild_only()
+    @app_commands.choices(days_per_move=DAYS_CHOICES)
+    async def config(
+        self,
+        interaction: discord.Interaction,
+        channels: str | None = None,
+        days_per_move: str | None = None,
+        rated: bool | None = None,
+    ) -> None:
+        member = interaction.user
+        if not isinstance(member, discord.Member) or not member.guild_permissions.manage_guild:
+            raise Refused("You need the Manage Server permission for that.", code="not_admin")
+        found = await self.service.guild_settings(
+            interaction.guild_id or 0,
+            channels=_channel_ids(channels),
+            days_per_move="keep"
+            if days_per_move is None
+            else None
+            if days_per_move == "none"
+            else int(days_per_move),
+            rated=rated,
+        )
+        where = ", ".join(f"<#{c}>" for c in found.channels) or "every channel"
+        clock = f"{found.days_per_move} days" if found.days_per_move else "no clock"
+        rated_words = "on" if found.rated else "off"
+        await reply(
+            interaction,
+            f"Games may start in {where}; time per move {clock}; rated games {rated_words}.",
+        )
+
+    # -- helpers -----------------------------------------------------------------------------------
+
+    async def game_meant(
+        self,
+        interaction: discord.Interaction,
+        game_id: int | None,
+        *,
+        my_turn: bool,
+        finished: bool = False,
+    ) -> GameSummary:
+        """The game named, or this thread's, or the player's only one (on move, for moves)."""
+        guild_id = interaction.guild_id or 0
+        if game_id is not None:
+            return await self.service.game(game_id, guild_id)
+        thread_id = (
+            interaction.channel_id if isinstance(interaction.channel, discord.Thread) else None
+        )
+        if finished and thread_id is None:
+            mine = await self.service.games(
+                guild_id, player_id=interaction.user.id, status="finished", limit=1
+            )
+            if mine:
+                return mine[0]
+        return await self.service.default_game(
+            guild_id, interaction.user.id, thread_id, my_turn=my_turn
+        )
+
+    async def my_games(self, interaction: discord.Interaction, current: str) -> list[Choice[int]]:
+        listed = await self.service.games(
+            interaction.guild_id or 0,
+            player_id=interaction.user.id,
+            viewer_id=interaction.user.id,
+            limit=MAX_CHOICES,
+        )
+        choices = []
+        for game in listed:
+            label = _game_line(game, interaction.user.id, plain=True)
+            if current.strip().lstrip("#") in label:
+                choices.append(Choice(name=label[:100], value=game.id))
+        return choices[:MAX_CHOICES]
+
+
+def _game_line(game: GameSummary, viewer: int, *, plain: bool = False) -> str:
+    names = " vs ".join(s.name or "open seat" for s in game.seats)
+    standing: str = game.status
+    if game.status == "active":
+        mover = game.player_to_move
+        standing = (
+            "your move" if mover == viewer else f"{game.name_of_seat(game.to_move or 0)} to move"
+        )
+        if game.deadline and not plain:
+            standing += f", due {when(game.deadline)}"
+    return f"#{game.id} {game.title}: {names} · {standing}"
+
+
+def _options(text: str | None) -> dict[str, str]:
+    """key=value pairs typed in one field ("lengths=1,3,5 swap=off")."""
+    found: dict[str, str] = {}
+    for word in (text or "").split():
+        key, sep, value = word.partition("=")
+        if not sep or not key or not value:
+            raise Refused(
+                f"Options are key=value, like lengths=1,3,5; {word[:30]!r} is not.",
+                code="bad_option",
+            )
+        found[key.lower().replace("-", "_")] = value
+    return found
+
+
+def _channel_ids(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    if text.strip().lower() in ("all", "any", "every", "*"):
+        return []
+    ids = [int(match) for match in re.findall(r"\d{15,20}", text)]
+    if not ids:
+        raise Refused("Name channels with #mentions or ids, or say all.", code="bad_setting")
+    return ids

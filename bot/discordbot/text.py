@@ -1,0 +1,77 @@
+"""The words and files the bot posts: mentions, Discord timestamps, boards, and the
+status message that stands for a game in its channel."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from datetime import datetime
+
+import discord
+
+import engine
+from bot.service import Event, GameSummary, describe
+
+#: Mentions ping players, never roles or everyone.
+MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+
+
+def mention(player_id: int) -> str:
+    return f"<@{player_id}>"
+
+
+def when(moment: datetime) -> str:
+    """A Discord timestamp each reader sees in their own time: "in 3 days"."""
+    return f"<t:{int(moment.timestamp())}:R>"
+
+
+def lines(events: Sequence[Event], game: GameSummary) -> str:
+    return "\n".join(describe(event, game, mention, when) for event in events)
+
+
+def board_file(game: GameSummary, png: bytes, ply: int | None = None) -> discord.File:
+    return discord.File(
+        io.BytesIO(png),
+        filename=f"{game.game}-{game.id}-move-{game.ply if ply is None else ply}.png",
+    )
+
+
+def status_text(game: GameSummary) -> str:
+    """The challenge message: the game, its players and where it stands now."""
+    info = engine.GAMES[game.game]
+    options = ", ".join(f"{k} {v}" for k, v in game.options.items() if k != "players")
+    clock = f"{game.days_per_move} days per move" if game.days_per_move else "no clock"
+    head = (
+        f"**{info.title} #{game.id}** · {options} · {clock} · {'rated' if game.rated else 'casual'}"
+    )
+    seats = " · ".join(
+        f"{game.seat_names[s.seat]}: {mention(s.player_id) if s.player_id else 'open seat'}"
+        + ("" if s.accepted or s.player_id is None else " (invited)")
+        for s in game.seats
+    )
+    return f"{head}\n{seats}\n{_standing(game)}"
+
+
+def _standing(game: GameSummary) -> str:
+    where = f" · in <#{game.thread_id}>" if game.thread_id else ""
+    if game.status == "open":
+        expires = f" The challenge expires {when(game.expires_at)}." if game.expires_at else ""
+        waiting = [s for s in game.seats if s.player_id is not None and not s.accepted]
+        open_seats = sum(1 for s in game.seats if s.player_id is None)
+        parts = []
+        if waiting:
+            parts.append("waiting for " + ", ".join(mention(s.player_id or 0) for s in waiting))
+        if open_seats:
+            parts.append(f"{open_seats} open seat{'s' if open_seats > 1 else ''}: press Join")
+        return f"Challenge: {'; '.join(parts)}.{expires}"
+    if game.status == "active":
+        mover = game.player_to_move
+        due = f", due {when(game.deadline)}" if game.deadline else ""
+        return f"Move {game.ply + 1}: {mention(mover or 0)} to move{due}{where}"
+    if game.status == "finished":
+        if not game.winners:
+            return f"Drawn ({game.reason}) after {game.ply} moves{where}"
+        names = " & ".join(mention(game.seats[s].player_id or 0) for s in game.winners)
+        verb = "wins" if len(game.winners) == 1 else "share the win"
+        return f"{names} {verb} ({game.reason}) after {game.ply} moves{where}"
+    return f"This challenge was {game.status}."

@@ -1,0 +1,152 @@
+"""Buttons that survive restarts: each is a DynamicItem whose custom_id carries the game
+(and, for undo answers, the ply it was asked at), so no view needs to live in memory.
+The service decides; a stale button says the game has moved on."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Self
+
+import discord
+
+from bot.discordbot.errors import report_error
+from bot.discordbot.text import MENTIONS, lines, status_text
+from bot.service import GameSummary, Player, Refused
+
+if TYPE_CHECKING:
+    from bot.discordbot.client import PaperboardBot
+
+CHALLENGE_LABELS = {
+    "accept": ("Accept", discord.ButtonStyle.success),
+    "decline": ("Decline", discord.ButtonStyle.danger),
+    "join": ("Join", discord.ButtonStyle.primary),
+    "cancel": ("Cancel", discord.ButtonStyle.secondary),
+}
+
+
+def as_player(user: discord.abc.User) -> Player:
+    return Player(user.id, user.display_name)
+
+
+def asker(interaction: discord.Interaction) -> Player:
+    """The person who pressed or typed."""
+    return as_player(interaction.user)
+
+
+def paperboard(interaction: discord.Interaction) -> PaperboardBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+class ChallengeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pb:c:(?P<action>accept|decline|join|cancel):(?P<game>\d{1,19})",
+):
+    def __init__(self, action: str, game_id: int) -> None:
+        label, style = CHALLENGE_LABELS[action]
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"pb:c:{action}:{game_id}")
+        )
+        self.action, self.game_id = action, game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(match["action"], int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        bot = paperboard(interaction)
+        try:
+            use_case = getattr(bot.service, self.action)
+            result = await use_case(self.game_id, interaction.guild_id or 0, asker(interaction))
+        except Refused as refusal:
+            await _refuse(interaction, self.game_id, refusal)
+            return
+        except Exception as error:  # a DynamicItem's errors are otherwise only logged
+            await report_error(interaction, error)
+            return
+        await interaction.response.edit_message(
+            content=status_text(result.game),
+            view=challenge_view(result.game),
+            allowed_mentions=MENTIONS,
+        )
+        await bot.announcer.publish(result, status_done=True)
+
+
+class UndoButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pb:u:(?P<answer>yes|no):(?P<game>\d{1,19}):(?P<ply>\d{1,9})",
+):
+    def __init__(self, answer: str, game_id: int, ply: int) -> None:
+        label, style = (
+            ("Accept undo", discord.ButtonStyle.success)
+            if answer == "yes"
+            else ("Decline", discord.ButtonStyle.danger)
+        )
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"pb:u:{answer}:{game_id}:{ply}")
+        )
+        self.answer, self.game_id, self.ply = answer, game_id, ply
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(match["answer"], int(match["game"]), int(match["ply"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        bot = paperboard(interaction)
+        try:
+            result = await bot.service.answer_undo(
+                self.game_id,
+                interaction.guild_id or 0,
+                asker(interaction),
+                accept=self.answer == "yes",
+                expected_ply=self.ply,
+            )
+        except Refused as refusal:
+            await _refuse(interaction, self.game_id, refusal)
+            return
+        except Exception as error:
+            await report_error(interaction, error)
+            return
+        settled = any(
+            getattr(e, "done", False) or not getattr(e, "accepted", True) for e in result.events
+        )
+        asked = interaction.message.content if interaction.message else ""
+        await interaction.response.edit_message(
+            content=f"{asked}\n{lines(result.events[:1], result.game)}",
+            view=None if settled else undo_view(self.game_id, self.ply),
+            allowed_mentions=MENTIONS,
+        )
+        await bot.announcer.publish(result)
+
+
+async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:
+    if refusal.code in ("stale", "no_undo", "not_open", "expired", "game_over"):
+        await paperboard(interaction).announcer.latest_board(
+            interaction, game_id, f"This game has moved on: {refusal}"
+        )
+    else:
+        await interaction.response.send_message(str(refusal), ephemeral=True)
+
+
+def challenge_view(game: GameSummary) -> discord.ui.View | None:
+    """The buttons an open challenge shows; none once it is settled."""
+    if game.status != "open":
+        return None
+    view = discord.ui.View(timeout=None)
+    if any(s.player_id is not None and not s.accepted for s in game.seats):
+        view.add_item(ChallengeButton("accept", game.id))
+        view.add_item(ChallengeButton("decline", game.id))
+    if any(s.player_id is None for s in game.seats):
+        view.add_item(ChallengeButton("join", game.id))
+    view.add_item(ChallengeButton("cancel", game.id))
+    return view
+
+
+def undo_view(game_id: int, ply: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(UndoButton("yes", game_id, ply))
+    view.add_item(UndoButton("no", game_id, ply))
+    return view

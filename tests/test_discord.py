@@ -1,0 +1,390 @@
+"""The real bot (discord.py) against the local fake Discord: whole games of every game
+through slash commands, buttons and thread messages; refusals, undo, resign, a restart,
+rate limits, server errors and a dropped gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from pydantic import SecretStr
+
+import engine
+from bot.discordbot import PaperboardBot, invite_url
+from bot.discordbot.client import PERMISSIONS
+from bot.service import GameService, GameSummary, Player
+from bot.settings import Settings
+from bot.store import Database
+from tests.conftest import Clock
+from tests.fakediscord import Channel, FakeDiscord, Guild, Message, User, run_bot
+from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
+
+PLAYERS = ("ann", "bob", "cat")
+
+
+@dataclass
+class World:
+    fake: FakeDiscord
+    guild: Guild
+    channel: Channel
+    users: dict[str, User]
+    settings: Settings
+    service: GameService
+    bot: PaperboardBot | None = None
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[PaperboardBot]:
+        """The bot connected; a second `running()` after the first is a restart."""
+        self.bot = PaperboardBot(self.service, self.settings)
+        async with run_bot(self.fake, self.bot) as bot:
+            yield bot
+
+    def user_of(self, game: GameSummary, seat: int) -> User:
+        pid = game.seats[seat].player_id
+        return next(u for u in self.users.values() if u.id == pid)
+
+    async def game(self, game_id: int) -> GameSummary:
+        return await self.service.game(game_id, self.guild.id)
+
+    def thread(self, game: GameSummary) -> Channel:
+        return next(t for t in self.fake.threads if t.id == game.thread_id)
+
+
+@pytest.fixture
+async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> AsyncIterator[World]:
+    guild = fake_discord.create_guild("Paper club", channels=["games", "chat"])
+    users = {name: fake_discord.create_user(name) for name in PLAYERS}
+    url = f"sqlite:///{tmp_path / 'bot.db'}"
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        database_url=url,
+        dev_guild_id=guild.id,
+        render_processes=0,
+        discord_message_content=True,
+    )
+    service = GameService(await Database.open(url), settings, clock=clock)
+    try:
+        yield World(fake_discord, guild, guild.channel("games"), users, settings, service)
+    finally:
+        await service.close()
+
+
+async def challenge(
+    world: World, game: str, opponents: tuple[str, ...] = ("bob",), **extra: Any
+) -> tuple[GameSummary, Message]:
+    """ann challenges; the answer is the public challenge message with its buttons."""
+    options: dict[str, Any] = {"game": game, "first": "challenger", **extra}
+    for n, name in enumerate(opponents, 1):
+        options["opponent" if n == 1 else f"opponent{n}"] = world.users[name]
+    handle = await world.fake.slash(world.users["ann"], "challenge", options, channel=world.channel)
+    message = await handle.reply()
+    assert not message.ephemeral, message.content
+    games = await world.service.games(world.guild.id, status="open")
+    return games[0], message
+
+
+async def start(
+    world: World, game: str, opponents: tuple[str, ...] = ("bob",), **extra: Any
+) -> GameSummary:
+    summary, message = await challenge(world, game, opponents, **extra)
+    assert "pb:c:accept" in " ".join(message.custom_ids)
+    for name in opponents:
+        handle = await world.fake.press(world.users[name], message, f"pb:c:accept:{summary.id}")
+        await handle.ack()
+    started = await settled_game(world, summary.id, lambda g: g.thread_id is not None, "a thread")
+    assert started.status == "active"
+    await world.fake.wait_for(lambda: bool(world.thread(started).messages), what="the first board")
+    return started
+
+
+async def settled_game(world: World, game_id: int, ready: Any, what: str) -> GameSummary:
+    """The game once `ready(game)` holds: the bot writes to the database after Discord."""
+    for _ in range(500):
+        game = await world.game(game_id)
+        if ready(game):
+            return game
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"game #{game_id} never got {what}")
+
+
+def png_of(message: Message) -> Image.Image:
+    (data,) = message.files.values()
+    return Image.open(io.BytesIO(data))
+
+
+async def play_slash(world: World, game: GameSummary, text: str) -> Message:
+    state = await world.service.state(game.id, world.guild.id)
+    user = world.user_of(game, state.to_move or 0)
+    handle = await world.fake.slash(user, "move", {"move": text}, channel=world.thread(game))
+    return await handle.reply()
+
+
+async def play_typed(world: World, game: GameSummary, text: str) -> None:
+    state = await world.service.state(game.id, world.guild.id)
+    user = world.user_of(game, state.to_move or 0)
+    thread = world.thread(game)
+    before = len(thread.messages)
+    await world.fake.say(user, thread, text)
+    await world.fake.wait_for(
+        lambda: any(m.author.bot for m in thread.messages[before:]),
+        what=f"the bot's answer to {text}",
+    )
+
+
+OPTIONS = {
+    "hotwire": {"size": "5x5"},
+    "hex": {"size": "5", "options": "swap=off"},
+    "disthex": {"size": "5"},
+    "shortcircuit": {"size": "3", "options": "max_turns=40"},
+    "livewire": {"size": "17x14"},
+    "intersections": {"size": "4"},
+}
+
+
+@pytest.mark.parametrize("name", list(OPTIONS))
+async def test_a_whole_game_through_slash_commands_and_thread_messages(
+    world: World, name: str
+) -> None:
+    opponents = ("bob", "cat") if name == "intersections" else ("bob",)
+    async with world.running():
+        game = await start(world, name, opponents, **OPTIONS[name])
+        state = await world.service.state(game.id, world.guild.id)
+        script = state.random_playout(random.Random(11)).moves
+        index = 0
+        while index < len(script):
+            if index < state.ply:  # a pass the engine made
+                index += 1
+                continue
+            text = script[index]
+            if index % 3 == 2:
+                await play_typed(world, game, text)
+            else:
+                reply = await play_slash(world, game, text)
+                assert not reply.ephemeral and max(png_of(reply).size) <= 1024
+                assert text in reply.content
+            state = await world.service.state(game.id, world.guild.id)
+            assert state.moves[: index + 1] == script[: index + 1]
+            index += 1
+        final = await world.game(game.id)
+        assert final.status == "finished"
+        thread = world.thread(final)
+        await world.fake.wait_for(
+            lambda: any(" is over: " in m.content or "draw" in m.content for m in thread.messages),
+            what="the result in the thread",
+        )
+        status = next(m for m in world.channel.messages if m.id == final.message_id)
+        await world.fake.wait_for(lambda: "after" in status.content, what="the status message edit")
+        assert (
+            "wins" in status.content
+            or "share the win" in status.content
+            or "Drawn" in status.content
+        )
+        assert not status.components  # the buttons are gone
+
+
+async def test_refusals_are_ephemeral_and_change_nothing(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hotwire", size="5x5")
+        thread = world.thread(game)
+        wrong = world.user_of(game, 1)
+        handle = await world.fake.slash(wrong, "move", {"move": "a1 b2"}, channel=thread)
+        reply = await handle.reply()
+        assert reply.ephemeral and "not your turn" in reply.content
+        mover = world.user_of(game, 0)
+        handle = await world.fake.slash(mover, "move", {"move": "a1 a3"}, channel=thread)
+        reply = await handle.reply()
+        assert reply.ephemeral and reply.content == "a1-a3 passes over pin a2."
+        handle = await world.fake.slash(
+            world.users["cat"], "move", {"move": "a1 b2"}, channel=thread
+        )
+        assert "not playing" in (await handle.reply()).content
+        handle = await world.fake.slash(mover, "move", {"move": "x" * 3000}, channel=thread)
+        assert (await handle.reply()).ephemeral
+        assert (await world.game(game.id)).ply == 0
+        # chat in the thread is not a move, and gets no answer
+        before = len(thread.messages)
+        await world.fake.say(mover, thread, "good luck!")
+        await world.fake.say(mover, thread, "a1 a3")  # reads as a move: refused in the thread
+        await world.fake.wait_for(lambda: len(thread.messages) >= before + 3, what="the refusal")
+        assert thread.messages[-1].content == "a1-a3 passes over pin a2."
+        assert (await world.game(game.id)).ply == 0
+
+
+async def test_decline_cancel_and_open_seats(world: World) -> None:
+    async with world.running():
+        summary, message = await challenge(world, "hex", size="5")
+        stranger = await world.fake.press(world.users["cat"], message, f"pb:c:decline:{summary.id}")
+        assert (await stranger.reply()).ephemeral
+        handle = await world.fake.press(world.users["bob"], message, f"pb:c:decline:{summary.id}")
+        await handle.ack()
+        assert "declined" in message.content and not message.components
+        handle = await world.fake.slash(
+            world.users["ann"],
+            "challenge",
+            {"game": "intersections", "open_seats": 2},
+            channel=world.channel,
+        )
+        open_message = await handle.reply()
+        game_id = max(g.id for g in await world.service.games(world.guild.id))
+        assert f"pb:c:join:{game_id}" in open_message.custom_ids
+        for name in ("bob", "cat"):
+            await (
+                await world.fake.press(world.users[name], open_message, f"pb:c:join:{game_id}")
+            ).ack()
+        assert (await world.game(game_id)).status == "active"
+
+
+async def test_undo_with_buttons_and_resign(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hotwire", size="5x5")
+        thread = world.thread(game)
+        await play_slash(world, game, "a1-b2")
+        ann, bob = world.user_of(game, 0), world.user_of(game, 1)
+        reply = await (await world.fake.slash(ann, "undo", {}, channel=thread)).reply()
+        assert reply.ephemeral
+        await world.fake.wait_for(
+            lambda: any("pb:u:yes" in " ".join(m.custom_ids) for m in thread.messages)
+        )
+        ask = next(m for m in thread.messages if "pb:u:yes" in " ".join(m.custom_ids))
+        (custom_id,) = [c for c in ask.custom_ids if c.startswith("pb:u:yes")]
+        refused = await world.fake.press(ann, ask, custom_id)
+        assert (await refused.reply()).ephemeral
+        await (await world.fake.press(bob, ask, custom_id)).ack()
+        assert (await world.game(game.id)).ply == 0
+        assert not ask.components  # answered: the buttons are gone
+        # a request the game has moved past: its buttons say so and show the board
+        await play_slash(world, game, "a1-b2")
+        await (await world.fake.slash(ann, "undo", {}, channel=thread)).reply()
+        await play_slash(world, game, "c3-d4")  # bob moves instead of answering
+        asks = [m for m in thread.messages if any(c.startswith("pb:u:yes") for c in m.custom_ids)]
+        (custom_id,) = [c for c in asks[-1].custom_ids if c.startswith("pb:u:yes")]
+        stale_reply = await (await world.fake.press(bob, asks[-1], custom_id)).reply()
+        assert stale_reply.ephemeral and "moved on" in stale_reply.content and stale_reply.files
+        reply = await (await world.fake.slash(bob, "resign", {}, channel=thread)).reply()
+        assert reply.ephemeral
+        final = await world.game(game.id)
+        assert final.status == "finished" and final.winners == (0,)
+
+
+async def test_buttons_and_games_survive_a_restart(world: World) -> None:
+    async with world.running():
+        summary, message = await challenge(world, "hex", size="4", options="swap=off")
+    async with world.running():  # a new process: nothing kept in memory
+        handle = await world.fake.press(world.users["bob"], message, f"pb:c:accept:{summary.id}")
+        await handle.ack()
+        game = await settled_game(world, summary.id, lambda g: g.thread_id is not None, "a thread")
+        reply = await play_slash(world, game, "b2")
+        assert reply.files
+    async with world.running():
+        reply = await play_slash(world, game, "c3")
+        assert "played c3" in reply.content
+
+
+async def test_other_commands_answer(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="4", options="swap=off")
+        thread = world.thread(game)
+        ann = world.users["ann"]
+        board = await (
+            await world.fake.slash(ann, "board", {"public": True}, channel=thread)
+        ).reply()
+        assert not board.ephemeral and board.files
+        listing = await (await world.fake.slash(ann, "games", {}, channel=world.channel)).reply()
+        assert f"#{game.id} Hex" in listing.content
+        rules = await (
+            await world.fake.slash(ann, "rules", {"game": "disthex"}, channel=world.channel)
+        ).reply()
+        assert "Disthex" in rules.content and "Ishii" in rules.content
+        settings = await (
+            await world.fake.slash(
+                ann,
+                "settings",
+                {"reminders": "dm", "time_zone": "Europe/Paris"},
+                channel=world.channel,
+            )
+        ).reply()
+        assert "Europe/Paris" in settings.content
+        with pytest.raises(PermissionError):  # hidden from members without Manage Server
+            await world.fake.slash(ann, "config", {"rated": False}, channel=world.channel)
+        owner = world.fake.owner
+        config = await (
+            await world.fake.slash(owner, "config", {"rated": False}, channel=world.channel)
+        ).reply()
+        assert "rated games off" in config.content
+        handle = await world.fake.autocomplete(
+            ann, "move", {"move": "a"}, focused="move", channel=thread
+        )
+        choices = await handle.wait_for_choices()
+        assert choices and all(c["value"].startswith("a") for c in choices) and len(choices) <= 25
+        record = await world.fake.slash(ann, "record", {"game": game.id}, channel=world.channel)
+        message = await record.wait_for_attachment()
+        assert any(name.endswith(".gif") for name in message.files)
+
+
+def test_the_invite_link_asks_for_exactly_the_needed_permissions() -> None:
+    token = SecretStr("MTIzNDU2Nzg5MDEyMzQ1Njc4.x.y")  # the id 123456789012345678, base64
+    url = invite_url(Settings(_env_file=None, discord_token=token))  # type: ignore[call-arg]
+    assert "client_id=123456789012345678" in url
+    assert f"permissions={PERMISSIONS.value}" in url and "applications.commands" in url
+    assert PERMISSIONS.create_public_threads and not PERMISSIONS.administrator
+
+
+async def test_the_bot_survives_429_500_and_a_dropped_gateway(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="5", options="swap=off")
+        world.fake.inject_rate_limit(
+            "POST /interactions/{interaction_id}/{token}/callback", times=1, retry_after=0.05
+        )
+        reply = await play_slash(world, game, "c3")
+        assert reply.files
+        world.fake.inject_error("POST /channels/{channel_id}/messages", status=500, times=1)
+        await play_typed(world, game, "b2")
+        await world.fake.drop_gateway()
+        reply = await play_slash(world, game, "d4")
+        assert "played d4" in reply.content
+        assert (await world.game(game.id)).ply == 3
+
+
+async def test_without_message_content_the_thread_says_use_move(world: World) -> None:
+    world.settings = world.settings.model_copy(update={"discord_message_content": False})
+    async with world.running():
+        game = await start(world, "hex", size="4", options="swap=off")
+        thread = world.thread(game)
+        assert "/move" in thread.messages[0].content
+        await world.fake.say(world.user_of(game, 0), thread, "b2")
+        await world.fake.wait_for(
+            lambda: any("cannot read" in m.content for m in thread.messages[1:])
+        )
+        assert (await world.game(game.id)).ply == 0
+        assert engine.GAMES["hex"].title in thread.name
+
+
+async def test_reminders_by_dm_and_a_loss_on_time(world: World, clock: Clock) -> None:
+    bob = world.users["bob"]
+    await world.service.player_settings(Player(bob.id, "bob"), reminders="dm")
+    async with world.running() as bot:
+        assert bot.scheduler is not None
+        game = await start(world, "hex", size="5", options="swap=off", days_per_move="1")
+        await play_slash(world, game, "c3")  # ann moved: bob has a day
+        clock.advance(hours=23, minutes=30)  # past the one-hour reminder
+        await bot.scheduler.tick()
+        await world.fake.wait_for(lambda: bool(world.fake.dms(bob)), what="bob's DM reminder")
+        reminder = world.fake.dms(bob)[-1].content
+        assert f"/channels/{world.guild.id}/{game.thread_id}" in reminder
+        clock.advance(hours=1)  # the deadline passes
+        await bot.scheduler.tick()
+        over = await world.game(game.id)
+        assert over.status == "finished" and over.reason == "time" and over.winners == (0,)
+        thread = world.thread(over)
+        await world.fake.wait_for(
+            lambda: any("on time" in m.content for m in thread.messages), what="the loss on time"
+        )
+        assert len(world.fake.dms(bob)) == 1  # reminded once
