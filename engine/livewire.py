@@ -109,9 +109,9 @@ _ALL_MOVES = tuple(range(8))
 _NO_DIAGONAL = tuple(range(6))  # a straight dot cannot start a diagonal
 
 
-@dataclass(frozen=True, slots=True)
-class Dot:
-    """One dot as a renderer sees it. `parent` is the dot it was drawn from."""
+class Dot(NamedTuple):
+    """One dot as a renderer sees it. `parent` is the dot it was drawn from.
+    (A NamedTuple: a finished board's view builds hundreds of them per picture.)"""
 
     point: Point
     owner: int

@@ -331,31 +331,53 @@ class SpriteCanvas(Canvas):
     def _stamp_many(
         self, kind: str, calls: Sequence[tuple[Point, ...]], reach: float, args: tuple[object, ...]
     ) -> None:
-        """`_stamp` for many calls of one style, with the lookups hoisted out of the loop."""
+        """`_stamp` for many one- or two-point calls of one style, in a tight loop: a
+        sprite is keyed by its offset on the 2x grid and its shape, in small ints."""
         spread = math.ceil(reach * SCALE) + SCALE
         sprites, paste, theme = _SPRITES, self._core.paste, self._theme_id
         for points in calls:
             x0, y0 = round(points[0][0] * SCALE), round(points[0][1] * SCALE)
-            x1, y1 = round(points[-1][0] * SCALE), round(points[-1][1] * SCALE)
-            left = (min(x0, x1) - spread) // SCALE
-            top = (min(y0, y1) - spread) // SCALE
-            dx, dy = left * SCALE, top * SCALE
-            local = (
-                ((x0 - dx, y0 - dy),)
-                if len(points) == 1
-                else ((x0 - dx, y0 - dy), (x1 - dx, y1 - dy))
+            if len(points) == 1:
+                x1, y1 = x0, y0
+            else:
+                x1, y1 = round(points[1][0] * SCALE), round(points[1][1] * SCALE)
+            left = ((x0 if x0 < x1 else x1) - spread) // SCALE
+            top = ((y0 if y0 < y1 else y1) - spread) // SCALE
+            key = (
+                kind,
+                len(points),
+                x0 - left * SCALE,
+                y0 - top * SCALE,
+                x1 - x0,
+                y1 - y0,
+                args,
+                spread,
+                theme,
             )
-            key = (kind, local, args, spread, theme)
             sprite = sprites.get(key)
             if sprite is None:
-                width = (max(x for x, _ in local) + spread) // SCALE + 2
-                height = (max(y for _, y in local) + spread) // SCALE + 2
-                at = tuple((x / SCALE, y / SCALE) for x, y in local)
-                sprite = _remember_sprite(
-                    key, _draw_sprite(kind, at, args, (width, height), self.theme)
-                )
+                sprite = self._new_sprite(key, kind, points, left, top, spread, args)
             width, height = sprite.size
             paste(sprite, (left, top, left + width, top + height), sprite)
+
+    def _new_sprite(
+        self,
+        key: Hashable,
+        kind: str,
+        points: tuple[Point, ...],
+        left: int,
+        top: int,
+        spread: int,
+        args: tuple[object, ...],
+    ) -> Any:
+        """Draw a call once at 2x on a tile whose top-left pixel is (left, top)."""
+        local = [
+            (round(x * SCALE) - left * SCALE, round(y * SCALE) - top * SCALE) for x, y in points
+        ]
+        width = (max(x for x, _ in local) + spread) // SCALE + 2
+        height = (max(y for _, y in local) + spread) // SCALE + 2
+        at = tuple((x / SCALE, y / SCALE) for x, y in local)
+        return _remember_sprite(key, _draw_sprite(kind, at, args, (width, height), self.theme))
 
     def arc(
         self, centre: Point, radius: float, start: float, end: float, colour: str, width: float

@@ -114,20 +114,22 @@ class LivewireRenderer(BoardRenderer):
         for (owner, kind), pairs in by_style.items():
             canvas.segments(pairs, COLOURS[owner], max(1.0, pitch * LINE_WIDTHS[kind]))
         radius = max(2.2, pitch * 0.2)
-        dots: dict[tuple[int, str, float], list[Point]] = {}
+        dead: dict[tuple[int, int], Point] = {}  # a landed-on point holds two dead dots: one cross
+        alive: dict[tuple[int, bool, float], list[Point]] = {}
         for dot in view.dots:
-            if dot.kind != "base":
-                condition = "dead" if not dot.live else "used" if dot.used else "ready"
+            if dot.kind == "base":
+                continue
+            x, y = dot.point
+            centre = (left + x * pitch, bottom - y * pitch)
+            if not dot.live:
+                dead[dot.point] = centre
+            else:
                 size = radius * (1.0 if dot.kind == "straight" else 0.82)
-                x, y = dot.point
-                dots.setdefault((dot.owner, condition, size), []).append(
-                    (left + x * pitch, bottom - y * pitch)
-                )
-        for (owner, condition, size), centres in dots.items():
+                alive.setdefault((dot.owner, dot.used, size), []).append(centre)
+        canvas.markers("cross", dead.values(), radius * 0.85, "muted")
+        for (owner, used, size), centres in alive.items():
             shape, colour = SHAPES[owner], COLOURS[owner]
-            if condition == "dead":
-                canvas.markers("cross", centres, size * 0.9, "muted")
-            elif condition == "used":
+            if used:
                 canvas.markers(shape, centres, size, "paper", outline=colour, width=1.2)
             else:
                 canvas.markers(shape, centres, size, colour, outline="ink", width=0.8)
