@@ -374,3 +374,17 @@ async def test_gif_replay_has_a_frame_per_ply(service: GameService) -> None:
         await service.move(game.id, GUILD, player_at(game, state.to_move or 0), text)
     gif = Image.open(io.BytesIO(await service.replay_gif(game.id, GUILD)))
     assert gif.n_frames == 4  # the start and three moves
+
+
+async def test_a_move_stands_when_its_picture_cannot_be_drawn(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = await start(service, "hex", {"size": 5})
+
+    async def broken(*args: object, **kwargs: object) -> bytes:
+        raise RuntimeError("the renderer broke")
+
+    monkeypatch.setattr(service.painter, "png", broken)
+    played = await service.move(game.id, GUILD, player_at(game, 0), "c3")
+    assert played.png == b"" and played.game.ply == 1
+    assert (await service.state(game.id, GUILD)).moves == ("c3",)

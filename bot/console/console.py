@@ -358,11 +358,12 @@ class Console:
 
     async def show_board(self, game: GameSummary, png: bytes, *, ply: int | None = None) -> None:
         shown = game.ply if ply is None else ply
-        path = self.board_dir / f"game-{game.id}-move-{shown}.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(png)
         self.say(await self.service.board_text(game.id, GUILD, ply=shown))
-        self.say(f"Board: {path}")
+        if png:  # empty when the picture could not be drawn (logged)
+            path = self.board_dir / f"game-{game.id}-move-{shown}.png"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(png)
+            self.say(f"Board: {path}")
 
     def game_line(self, game: GameSummary) -> str:
         players = " vs ".join(s.name or "(open seat)" for s in game.seats)

@@ -98,9 +98,13 @@ class Announcer:
         if any(isinstance(e, NEW_BOARD) for e in events) and not any(
             isinstance(e, UndoAnswered) and not e.done for e in events
         ):
-            if png is None:
-                png = (await self.service.board(game.id, game.guild_id)).png
-            kwargs["file"] = board_file(game, png)
+            if not png:
+                try:
+                    png = (await self.service.board(game.id, game.guild_id)).png
+                except Exception:  # post the words without the picture
+                    log.exception("game=%d no board to post", game.id)
+            if png:
+                kwargs["file"] = board_file(game, png)
         request = next((e for e in events if isinstance(e, UndoRequested)), None)
         if request is not None:
             kwargs["view"] = undo_view(game.id, request.ply)

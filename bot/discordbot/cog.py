@@ -140,10 +140,9 @@ class GamesCog(commands.Cog):
         result = await self.service.move(summary.id, summary.guild_id, asker(interaction), move)
         in_thread = interaction.channel_id == result.game.thread_id
         if in_thread:  # the answer is the public board
+            files = [board_file(result.game, result.png)] if result.png else []
             await interaction.response.send_message(
-                lines(result.events, result.game),
-                file=board_file(result.game, result.png),
-                allowed_mentions=MENTIONS,
+                lines(result.events, result.game), files=files, allowed_mentions=MENTIONS
             )
         else:
             played = next(e for e in result.events if isinstance(e, MovePlayed))

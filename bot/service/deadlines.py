@@ -39,8 +39,6 @@ from bot.service.models import Reminder, Result, TimedOut
 from bot.store.schema import deadlines, games, players, seats
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from bot.service.service import GameService
 
 log = logging.getLogger("paperboard.deadlines")
@@ -378,22 +376,6 @@ def _vacation_end(row: Any) -> datetime:
     """When a vacation's days run out."""
     since: datetime = row.vacation_since
     return since + timedelta(days=max(0.0, row.vacation_days_left))
-
-
-async def away(conn: AsyncConnection, player_ids: Sequence[int]) -> tuple[int, ...]:
-    """The players among `player_ids` who are on vacation, in the order given."""
-    if not player_ids:
-        return ()
-    found = set(
-        (
-            await conn.scalars(
-                sa.select(players.c.id).where(
-                    players.c.id.in_(player_ids), players.c.vacation_since.is_not(None)
-                )
-            )
-        ).all()
-    )
-    return tuple(pid for pid in player_ids if pid in found)
 
 
 # == cleanup =====================================================================================

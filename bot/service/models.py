@@ -193,7 +193,7 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class MoveResult(Result):
-    png: bytes = b""  # the board after the move
+    png: bytes = b""  # the board after the move; empty if it could not be drawn
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -105,6 +106,15 @@ _ADVANCE = (
     )
 )
 _RECORD = moves.insert()
+_ROSTER = (
+    sa.select(
+        seats.c.seat, seats.c.player_id, seats.c.accepted, players.c.name, players.c.vacation_since
+    )
+    .select_from(seats.outerjoin(players, players.c.id == seats.c.player_id))
+    .where(seats.c.game_id == sa.bindparam("game_id"))
+    .order_by(seats.c.seat)
+)
+ROSTER_SECONDS = 60.0
 
 
 class _Conflict(Exception):
@@ -129,7 +139,10 @@ class GameService:
         # game id -> (the row's updated_at, the state): valid while the row is unchanged
         self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
         self._boards: OrderedDict[tuple[int, int, bool, str | None], bytes] = OrderedDict()
-        self._rosters: OrderedDict[int, tuple[Seat, ...]] = OrderedDict()
+        # game id -> (when read, seats, players on vacation)
+        self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
+            OrderedDict()
+        )
         self.painter = Painter(settings.render_processes)
 
     @classmethod
@@ -326,7 +339,11 @@ class GameService:
         result, after = await self._retry(
             lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
         )
-        png = await self._render(game_id, after, result.game, groups=False)
+        try:
+            png = await self._render(game_id, after, result.game, groups=False)
+        except Exception:  # the move is made and kept; only its picture is missing
+            log.exception("game=%d the board after ply %d could not be drawn", game_id, after.ply)
+            png = b""
         return MoveResult(result.game, result.events, png)
 
     async def _move_once(
@@ -1153,7 +1170,7 @@ class GameService:
     ) -> GameSummary:
         if row is None:
             row = (await conn.execute(sa.select(games).where(games.c.id == game_id))).one()
-        roster = await self._roster(conn, game_id, row.status)
+        roster, away = await self._roster(conn, game_id, row.status)
         info = engine.GAMES[row.game]
         return GameSummary(
             id=row.id,
@@ -1179,25 +1196,25 @@ class GameService:
             reason=row.reason,
             scores=tuple(row.scores) if row.scores is not None else None,
             seat_names=tuple(info.seat_name(i) for i in range(len(roster))),
-            away=await self._away(conn, roster) if row.status == "active" else (),
+            away=away if row.status == "active" else (),
         )
 
-    async def _roster(self, conn: AsyncConnection, game_id: int, status: str) -> tuple[Seat, ...]:
-        """The seats with the players' names; fixed once a game has started, so cached."""
+    async def _roster(
+        self, conn: AsyncConnection, game_id: int, status: str
+    ) -> tuple[tuple[Seat, ...], tuple[int, ...]]:
+        """The seats with the players' names, and who of them is on vacation. Seats are
+        fixed once a game has started, so kept for a while; a rename or a vacation
+        here clears them, one in another process shows within ROSTER_SECONDS."""
         cached = self._rosters.get(game_id)
-        if cached is not None:
-            return cached
-        rows = await conn.execute(
-            sa.select(seats.c.seat, seats.c.player_id, seats.c.accepted, players.c.name)
-            .select_from(seats.outerjoin(players, players.c.id == seats.c.player_id))
-            .where(seats.c.game_id == game_id)
-            .order_by(seats.c.seat)
-        )
+        if cached is not None and time.monotonic() - cached[0] < ROSTER_SECONDS:
+            return cached[1], cached[2]
+        rows = (await conn.execute(_ROSTER, {"game_id": game_id})).all()
         roster = tuple(Seat(r.seat, r.player_id, r.name, r.accepted) for r in rows)
+        away = tuple(r.player_id for r in rows if r.vacation_since is not None)
         if status != "open":
-            self._rosters[game_id] = roster
+            self._rosters[game_id] = (time.monotonic(), roster, away)
             self._trim(self._rosters, STATE_CACHE_SIZE)
-        return roster
+        return roster, away
 
     async def _remember(self, conn: AsyncConnection, player: Player) -> None:
         """Create or rename the player's row (cached rosters may hold the old name)."""
@@ -1287,14 +1304,14 @@ class GameService:
 
     async def end_vacations(self) -> int:
         """End the vacations whose days ran out; their clocks run again."""
-        return await clocks.end_vacations(self)
+        ended = await clocks.end_vacations(self)
+        if ended:
+            self._rosters.clear()  # they are no longer away
+        return ended
 
     async def cleanup_deadlines(self) -> int:
         """Delete the deadline rows of games that are over; returns how many."""
         return await clocks.cleanup(self)
-
-    async def _away(self, conn: AsyncConnection, roster: tuple[Seat, ...]) -> tuple[int, ...]:
-        return await clocks.away(conn, [s.player_id for s in roster if s.player_id is not None])
 
 
 # == rules of the service (pure functions) ====================================================
