@@ -60,10 +60,6 @@ class Outcome:
     scores: tuple[int, ...] | None = None
     path: tuple[str, ...] = ()
 
-    @property
-    def is_draw(self) -> bool:
-        return not self.winners
-
 
 @dataclass(frozen=True, slots=True)
 class Option:

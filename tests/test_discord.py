@@ -20,6 +20,7 @@ from pydantic import SecretStr
 import engine
 from bot.discordbot import PaperboardBot, invite_url
 from bot.discordbot.client import PERMISSIONS
+from bot.discordbot.text import status_text
 from bot.service import GameService, GameSummary, Player
 from bot.settings import Settings
 from bot.store import Database
@@ -388,3 +389,12 @@ async def test_reminders_by_dm_and_a_loss_on_time(world: World, clock: Clock) ->
             lambda: any("on time" in m.content for m in thread.messages), what="the loss on time"
         )
         assert len(world.fake.dms(bob)) == 1  # reminded once
+
+
+async def test_the_status_message_shows_a_player_on_vacation(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="4", options="swap=off")
+    bob = world.users["bob"]
+    await world.service.player_settings(Player(bob.id, "bob"), vacation=True)
+    shown = status_text(await world.game(game.id))
+    assert f"<@{bob.id}> is on vacation" in shown

@@ -29,6 +29,7 @@ from bot.service import (
     Refused,
     Result,
     UndoAnswered,
+    away_note,
     describe,
     rules_card,
 )
@@ -372,7 +373,8 @@ class Console:
             line += f", {game.name_of_seat(game.to_move or 0)} to move"
             if game.deadline:
                 line += f" (due {_when(game.deadline)})"
-        return line
+        away = away_note(game, lambda pid: "@" + self.names.get(pid, "?"))
+        return f"{line}. {away}" if away else line
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")

@@ -10,7 +10,7 @@ from datetime import datetime
 import discord
 
 import engine
-from bot.service import Event, GameSummary, describe
+from bot.service import Event, GameSummary, away_note, describe
 
 #: Mentions ping players, never roles or everyone.
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
@@ -49,7 +49,8 @@ def status_text(game: GameSummary) -> str:
         + ("" if s.accepted or s.player_id is None else " (invited)")
         for s in game.seats
     )
-    return f"{head}\n{seats}\n{_standing(game)}"
+    away = away_note(game, mention)
+    return f"{head}\n{seats}\n{_standing(game)}" + (f"\n{away}" if away else "")
 
 
 def _standing(game: GameSummary) -> str:

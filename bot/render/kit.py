@@ -605,15 +605,6 @@ class BoardRenderer:
             x += chip_width
 
 
-def text_grid(width: int, height: int) -> list[list[str]]:
-    """A blank character canvas for text boards, rows top to bottom."""
-    return [[" "] * width for _ in range(height)]
-
-
-def text_lines(grid: list[list[str]]) -> str:
-    return "\n".join("".join(row).rstrip() for row in grid)
-
-
 def default_status(view: View, styles: Sequence[SeatStyle]) -> str:
     """ "Red to move", "Black wins (last wire)", "Draw (passes)"."""
     outcome = view.outcome
@@ -710,8 +701,3 @@ def encode_gif(
         disposal=1,
     )
     return buffer.getvalue()
-
-
-def fit_cell(columns: float, rows: float, *, longest: int = 720, margin: int = 48) -> float:
-    """The cell pitch that fits a board of columns x rows pitches in `longest` px."""
-    return max(6.0, (longest - 2 * margin) / max(columns, rows, 1))
