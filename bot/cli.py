@@ -91,7 +91,10 @@ def start(args: argparse.Namespace) -> int:
                 "DISCORD_TOKEN=... in .env (README: Discord setup)."
             )
         logging.getLogger().setLevel(logging.WARNING)  # the terminal is for the game
-        return asyncio.run(run_console(settings))
+        try:
+            return asyncio.run(run_console(settings))
+        except KeyboardInterrupt:  # Ctrl-C leaves the console; every move is already stored
+            return 0
     from bot.discordbot import run_bot  # discord.py only when the bot runs
 
     shard_ids = [int(s) for s in args.shard_ids.split(",")] if args.shard_ids else None

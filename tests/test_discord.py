@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import random
+import signal
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -398,3 +401,41 @@ async def test_the_status_message_shows_a_player_on_vacation(world: World) -> No
     await world.service.player_settings(Player(bob.id, "bob"), vacation=True)
     shown = status_text(await world.game(game.id))
     assert f"<@{bob.id}> is on vacation" in shown
+
+
+async def test_paperboard_run_with_a_token_starts_the_bot(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """The command as an operator runs it: settings from the environment, Discord's
+    endpoints from DISCORD_API_BASE / DISCORD_GATEWAY_URL, the bot on its shards."""
+    guild = fake_discord.create_guild("Ops", channels=["games"])
+    ann = fake_discord.create_user("ann")
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": fake_discord.token,
+        "DISCORD_API_BASE": fake_discord.api_base,
+        "DISCORD_GATEWAY_URL": fake_discord.gateway_url,
+        "DEV_GUILD_ID": str(guild.id),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'ops.db'}",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+    }
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.cli", "run", env=env, cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    assert bot.stdout is not None
+    logged: list[bytes] = []
+    try:
+        while not any(b"ready as" in line for line in logged):  # logs go to stdout
+            line = await asyncio.wait_for(bot.stdout.readline(), timeout=30)
+            assert line, b"".join(logged).decode()[-2000:]
+            logged.append(line)
+        rules = await (
+            await fake_discord.slash(ann, "rules", {"game": "hex"}, channel=guild.channel("games"))
+        ).reply()
+        assert "Hex" in rules.content
+    finally:
+        bot.send_signal(signal.SIGTERM)  # as docker stop and systemctl stop do
+        rest, _ = await asyncio.wait_for(bot.communicate(), timeout=30)
+    assert bot.returncode == 0, rest.decode()[-2000:]
+    assert b"Traceback" not in rest and b"stopping" in rest

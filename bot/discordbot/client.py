@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import logging
+import signal
 
 import discord
 from discord.ext import commands
@@ -104,10 +106,20 @@ async def run_bot(
         raise ValueError("DISCORD_TOKEN is not set")
     point_at_settings(settings)
     service = await GameService.open(settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):  # docker stop, systemctl stop, Ctrl-C
+        loop.add_signal_handler(signal_number, stop.set)
     try:
         bot = PaperboardBot(service, settings, shard_count=shard_count, shard_ids=shard_ids)
-        async with bot:
-            await bot.start(settings.discord_token.get_secret_value())
+        async with bot:  # leaving it closes the bot, and the scheduler with it
+            running = asyncio.create_task(bot.start(settings.discord_token.get_secret_value()))
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if running.done():
+                running.result()  # the bot gave up: say why
+            log.info("stopping")
+            stopping.cancel()
     finally:
         await service.close()
 
