@@ -1,147 +1,208 @@
-"""Livewire: the grid of dots, both players' bases, their lines and dots.
+"""Livewire: the grid of dots, both players' trees of lines, the bases and the path.
 
-A dot that can still move is a solid mark in its player's colour (Player 1 circles,
-Player 2 squares); a live dot already drawn from is hollow; a dead dot is a grey
-cross. Straight lines are thick, branches thin, diagonals in between. The grid is
-faint with a guide line every five squares, so any coordinate reads off the edges.
+a1 is bottom left and rows count upward, as in the rules. The pitch and the
+grid's corner are whole pixels, so every dot and line of one kind is the same
+cached sprite wherever it lies (a full board has 300 lines and as many dots).
+
+Player 1 (left edge) is blue with round dots, Player 2 (right edge) vermillion
+with square ones. Straight lines are thick; branches and diagonals thin (their
+dots may start diagonals), and a diagonal is the only slanted line anyway.
+A dot that can still be drawn from is large with an ink rim: solid for a
+straight dot, hollow for a branch or diagonal dot. A used dot is small, a dead
+dot a grey cross, and the lines into dead dots fade, so the living trees stand
+out on a crowded board. Bases are large marks with their coordinates in the
+margin; guide lines every five squares help read any coordinate off the edges.
+The last line lies on a band in "last" with a diamond under its new dot; a
+winning path lies on a band in "win" with a star under the base it reached.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 
-from bot.render.kit import BoardRenderer, Canvas, Extras, Marker, Point, SeatStyle
+from PIL import ImageColor
+
+from bot.render.kit import (
+    CAPTION_HEIGHT,
+    MAX_SIDE,
+    SCALE,
+    BoardRenderer,
+    Canvas,
+    Extras,
+    Marker,
+    Point,
+    SeatStyle,
+    default_status,
+    font,
+)
 from engine import GameState, View
-from engine.core import dims
-from engine.livewire import LivewireView
+from engine.core import End, dims
+from engine.livewire import INFO, LivewireView, base_rows
+from engine.notation import Point as GridPoint
 from engine.notation import column_label
 
-WIDTH = 760
-MARGIN = 34  # room for the labels
-COLOURS = ("blue", "vermillion")
-SHAPES: tuple[Marker, Marker] = ("circle", "square")
-LINE_WIDTHS = {"straight": 0.2, "diagonal": 0.15, "branch": 0.1}  # of a square
-GUIDE = 5  # a stronger grid line every five squares
+MIN_WIDTH = 720  # the caption needs room whatever the board's shape
+GRID_WIDTH_LIMIT = 680  # the grid itself, between the margins
+LARGEST_PITCH = 38  # so a small board is a board, not a few dots lost in a field
+SIDE_MARGIN = 52  # grid edge to picture edge at least: row labels, base coordinates
+TOP_MARGIN = 34  # column labels above the grid
+BOTTOM_MARGIN = 34  # and below it
+GUIDE_EVERY = 5  # darker guide lines at columns e, j, o.. and rows 5, 10, 15.. help count
+
+#: Seat -> (theme colour, dot shape): Player 1 (left, moves first), Player 2 (right).
+SEATS: tuple[tuple[str, Marker], ...] = (("blue", "circle"), ("vermillion", "square"))
+NAMES = INFO.seat_names
+#: How much of its owner's colour a dead line keeps: a half, which the palette holds.
+DEAD_TINT = 0.5
+#: The star behind the base a winning path lands on, against the base's radius.
+STAR_SCALE = 1.9
+#: A square looks smaller than a circle of the same radius: this evens their areas.
+SQUARE_SCALE = 1.35
+#: The paper inside a hollow dot, against the dot's radius.
+HOLLOW = 0.4
+#: Grid line colours: (plain, guide or border).
+GRID_COLOURS = ("faint", "grid")
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Where grid points land: (0, 0) is a1, bottom-left."""
+    """Where the grid points of a width x height squares board are drawn."""
 
-    columns: int  # squares
-    rows: int
-    pitch: float
+    width: int  # squares; points run 0..width
+    height: int
+    pitch: int  # pixels between neighbouring points
+    left: int  # x of column a
+    top: int  # y of the last row
+    picture_width: int
 
-    def at(self, point: tuple[float, float]) -> Point:
-        column, row = point
-        return (MARGIN + column * self.pitch, MARGIN + (self.rows - row) * self.pitch)
+    def centre(self, point: GridPoint | Point) -> Point:
+        """Pixel centre of a 0-based (column, row); row 0 is at the bottom.
+        Fractions are places between points."""
+        return (self.left + point[0] * self.pitch, self.top + (self.height - point[1]) * self.pitch)
 
     @property
-    def height(self) -> int:
-        return math.ceil(2 * MARGIN + self.rows * self.pitch)
+    def right(self) -> int:
+        return self.left + self.width * self.pitch
+
+    @property
+    def bottom(self) -> int:
+        return self.top + self.height * self.pitch
+
+    @property
+    def board_height(self) -> int:
+        return self.bottom + BOTTOM_MARGIN
+
+    def scaled(self, fraction: float, low: float, high: float) -> float:
+        """A size that follows the pitch within bounds."""
+        return min(high, max(low, self.pitch * fraction))
+
+    @property
+    def label_size(self) -> float:
+        return self.scaled(0.7, 10, 13)
+
+    @property
+    def base_radius(self) -> float:
+        return self.scaled(0.55, 7, 14)
+
+    @property
+    def base_gap(self) -> float:
+        """From a base's centre to its coordinates: clear of a won base's star."""
+        return self.base_radius * STAR_SCALE * 1.1 + 2
+
+    @property
+    def dot_radius(self) -> float:
+        """A dot that can still be drawn from; used dots are smaller."""
+        return self.scaled(0.27, 3.5, 8)
+
+    @property
+    def straight_width(self) -> float:
+        return self.scaled(0.17, 2.2, 5)
+
+    @property
+    def thin_width(self) -> float:
+        """Branches and diagonals: their dots may start diagonals, a straight dot not."""
+        return self.scaled(0.09, 1.3, 2.6)
+
+    @property
+    def last_radius(self) -> float:
+        """The diamond under the last line's new dot."""
+        return self.scaled(0.55, 7, 16)
+
+    @property
+    def halo_width(self) -> float:
+        """The last line's and the winning path's band under the lines."""
+        return self.scaled(0.5, 7, 16)
 
 
-@cache
-def layout(columns: int, rows: int) -> Layout:
-    pitch = (WIDTH - 2 * MARGIN) / columns
-    return Layout(columns, rows, min(pitch, (1024 - 2 * MARGIN - 90) / rows))
+@functools.cache
+def layout(width: int, height: int) -> Layout:
+    """The largest whole-pixel pitch that fits, the grid centred across the picture
+    with room beside it for the bases' coordinates."""
+    height_room = MAX_SIDE - CAPTION_HEIGHT - TOP_MARGIN - BOTTOM_MARGIN - 40
+    pitch = min(LARGEST_PITCH, GRID_WIDTH_LIMIT // width, height_room // height)
+    sized = Layout(width, height, pitch, 0, TOP_MARGIN, 0)
+    words = f"{column_label(width)}{max(base_rows(height)) + 1}"
+    label = font(round(sized.label_size * SCALE), bold=True).getlength(words) / SCALE
+    side = max(SIDE_MARGIN, math.ceil(sized.base_gap + label + 6))
+    picture_width = max(MIN_WIDTH, width * pitch + 2 * side)
+    left = (picture_width - width * pitch) // 2
+    return Layout(width, height, pitch, left, TOP_MARGIN, picture_width)
 
 
-def _layout(state: GameState) -> Layout:
+def state_layout(state: GameState) -> Layout:
     return layout(*dims(state.options["size"]))
+
+
+def labelled(count: int, room: float, pitch: int, keep: Sequence[int]) -> list[int]:
+    """Which of the points 0..count get a label `room` pixels long: all when they fit,
+    else `keep` (ends, bases) first, then the guide lines, then every other one that
+    stays clear of its neighbours."""
+    gap = max(1, math.ceil(room / pitch))
+    guides = [index for index in range(count + 1) if is_guide(index)]
+    chosen: list[int] = []
+    for index in [*keep, *guides, *range(count + 1)]:
+        if all(abs(index - other) >= gap for other in chosen):
+            chosen.append(index)
+    return sorted(chosen)
+
+
+def is_guide(index: int) -> bool:
+    """Every fifth column or row, counted from 1 as the labels count."""
+    return (index + 1) % GUIDE_EVERY == 0
+
+
+def tinted(theme: Mapping[str, str], colour: str, amount: float) -> str:
+    """`colour` mixed into the paper, as the encoder's palette mixes it."""
+    paper = ImageColor.getrgb(theme["paper"])[:3]
+    ink = ImageColor.getrgb(theme.get(colour, colour))[:3]
+    mixed = (round(p + (c - p) * amount) for c, p in zip(ink, paper, strict=True))
+    return "#{:02X}{:02X}{:02X}".format(*mixed)
 
 
 class LivewireRenderer(BoardRenderer):
     game = "livewire"
 
     def board_size(self, state: GameState) -> tuple[int, int]:
-        return WIDTH, _layout(state).height
-
-    def draw_board(self, canvas: Canvas, state: GameState) -> None:
-        grid = _layout(state)
-        view = state.view()
-        assert isinstance(view, LivewireView)
-        for column in range(grid.columns + 1):
-            strong = column % GUIDE == 0 or column == grid.columns
-            top, bottom = grid.at((column, grid.rows)), grid.at((column, 0))
-            canvas.line([top, bottom], "grid" if strong else "faint", 1.0 if strong else 0.8)
-        for row in range(grid.rows + 1):
-            strong = row % GUIDE == 0 or row == grid.rows
-            left, right = grid.at((0, row)), grid.at((grid.columns, row))
-            canvas.line([left, right], "grid" if strong else "faint", 1.0 if strong else 0.8)
-        base_rows = {point[1] for points in view.bases for point in points}
-        size = min(12.0, max(8.0, grid.pitch * 0.62))
-        for column in range(grid.columns + 1):
-            if column % GUIDE == 0 or column == grid.columns:
-                x, _ = grid.at((column, 0))
-                canvas.text((x, MARGIN / 2), column_label(column), size, "muted")
-                canvas.text((x, grid.height - MARGIN / 2), column_label(column), size, "muted")
-        for row in range(grid.rows + 1):
-            if row % GUIDE == GUIDE - 1 or row == 0 or row in base_rows:
-                _, y = grid.at((0, row))
-                colour = "ink" if row in base_rows else "muted"
-                canvas.text((MARGIN / 2, y), str(row + 1), size, colour, bold=row in base_rows)
-                canvas.text(
-                    (WIDTH - MARGIN / 2, y), str(row + 1), size, colour, bold=row in base_rows
-                )
-        for seat, points in enumerate(view.bases):
-            # a square looks smaller than a circle of the same radius: give it more
-            radius = max(5.0, grid.pitch * 0.46) * (1.25 if SHAPES[seat] == "square" else 1.0)
-            for point in points:
-                centre = grid.at(point)
-                canvas.marker(SHAPES[seat], centre, radius, COLOURS[seat], outline="ink", width=1.2)
-                canvas.marker(SHAPES[seat], centre, radius * 0.32, "white")
-
-    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
-        assert isinstance(view, LivewireView)
-        grid = _layout(state)
-        pitch = grid.pitch
-        if len(view.winning_path) > 1:
-            canvas.line([grid.at(p) for p in view.winning_path], "win", pitch * 0.45)
-        if view.last_points:
-            canvas.line([grid.at(p) for p in view.last_points], "last", pitch * 0.38)
-        # point -> pixel inlined: a finished board has several hundred lines and dots
-        left, bottom = MARGIN, MARGIN + grid.rows * pitch
-        by_style: dict[tuple[int, str], list[tuple[Point, Point]]] = {}
-        for (x0, y0), (x1, y1), owner, kind in view.lines:
-            pair = (
-                (left + x0 * pitch, bottom - y0 * pitch),
-                (left + x1 * pitch, bottom - y1 * pitch),
-            )
-            by_style.setdefault((owner, kind), []).append(pair)
-        for (owner, kind), pairs in by_style.items():
-            canvas.segments(pairs, COLOURS[owner], max(1.0, pitch * LINE_WIDTHS[kind]))
-        radius = max(2.2, pitch * 0.2)
-        dead: dict[tuple[int, int], Point] = {}  # a landed-on point holds two dead dots: one cross
-        alive: dict[tuple[int, bool, float], list[Point]] = {}
-        for dot in view.dots:
-            if dot.kind == "base":
-                continue
-            x, y = dot.point
-            centre = (left + x * pitch, bottom - y * pitch)
-            if not dot.live:
-                dead[dot.point] = centre
-            else:
-                size = radius * (1.0 if dot.kind == "straight" else 0.82)
-                alive.setdefault((dot.owner, dot.used, size), []).append(centre)
-        canvas.markers("cross", dead.values(), radius * 0.85, "muted")
-        for (owner, used, size), centres in alive.items():
-            shape, colour = SHAPES[owner], COLOURS[owner]
-            if used:
-                canvas.markers(shape, centres, size, "paper", outline=colour, width=1.2)
-            else:
-                canvas.markers(shape, centres, size, colour, outline="ink", width=0.8)
-        if view.last_points:
-            canvas.marker(
-                "ring", grid.at(view.last_points[-1]), radius * 1.9, "paper", outline="last"
-            )
+        place = state_layout(state)
+        return place.picture_width, place.board_height
 
     def seat_styles(self, state: GameState) -> list[SeatStyle]:
         return [
-            SeatStyle(COLOURS[seat], SHAPES[seat], state.info.seat_name(seat)) for seat in range(2)
+            SeatStyle(colour, shape, name)
+            for (colour, shape), name in zip(SEATS, NAMES, strict=True)
         ]
+
+    def status_line(self, state: GameState, view: View) -> str:
+        assert isinstance(view, LivewireView)
+        outcome = view.outcome
+        if outcome is not None and outcome.reason == End.BASE_REACHED and outcome.path:
+            return f"{NAMES[outcome.winners[0]]} wins: reached the base {outcome.path[-1]}"
+        if outcome is not None and outcome.reason == End.PASSES:
+            return "Draw: neither can move (passes)"
+        return default_status(view, self.seat_styles(state))
 
     def text(self, state: GameState) -> str:
         """Every point and half-way point: 1 2 dots that can move, a b dots already
@@ -179,3 +240,140 @@ class LivewireRenderer(BoardRenderer):
         lines.append("   " + labels.rstrip())
         lines.append("1 2 dots that can move · a b used · A B bases · * dead")
         return "\n".join(lines)
+
+    # -- the static board ---------------------------------------------------------
+
+    def draw_board(self, canvas: Canvas, state: GameState) -> None:
+        place = state_layout(state)
+        width, height = place.width, place.height
+        # The faint lines first, so the guides and the border cross over them.
+        for guides in (False, True):
+            for column in range(width + 1):
+                if (is_guide(column) or column in (0, width)) == guides:
+                    x, _ = place.centre((column, 0))
+                    canvas.line([(x, place.top), (x, place.bottom)], GRID_COLOURS[guides], 1)
+            for row in range(height + 1):
+                if (is_guide(row) or row in (0, height)) == guides:
+                    _, y = place.centre((0, row))
+                    canvas.line([(place.left, y), (place.right, y)], GRID_COLOURS[guides], 1)
+        # The home edges in their owners' colours.
+        for seat, x in enumerate((place.left, place.right)):
+            home = tinted(canvas.theme, SEATS[seat][0], DEAD_TINT)
+            canvas.line([(x, place.top), (x, place.bottom)], home, 2)
+        self._draw_labels(canvas, place)
+
+    def _draw_labels(self, canvas: Canvas, place: Layout) -> None:
+        """Columns above and below, rows on both sides; every one that fits, always the
+        ends and the guides (in ink); each base's coordinates, bold in its colour."""
+        size = place.label_size
+        widest = max(canvas.text_width(column_label(c), size) for c in (0, place.width))
+        for column in labelled(place.width, widest + 5, place.pitch, (0, place.width)):
+            x, _ = place.centre((column, 0))
+            guide = is_guide(column) or column in (0, place.width)
+            colour = "ink" if guide else "muted"
+            canvas.text((x, place.top - size), column_label(column), size, colour)
+            canvas.text((x, place.bottom + size), column_label(column), size, colour)
+        bases = base_rows(place.height)
+        ends = (0, place.height)
+        gap = place.base_gap
+        for row in labelled(place.height, size + 3, place.pitch, (*ends, *bases)):
+            if row in bases:
+                continue
+            _, y = place.centre((0, row))
+            colour = "ink" if is_guide(row) or row in ends else "muted"
+            canvas.text((place.left - gap, y), str(row + 1), size, colour, anchor="rm")
+            canvas.text((place.right + gap, y), str(row + 1), size, colour, anchor="lm")
+        for row in bases:
+            _, y = place.centre((0, row))
+            sides = ((place.left - gap, "rm", 0), (place.right + gap, "lm", place.width))
+            for seat, (x, anchor, column) in enumerate(sides):
+                words = f"{column_label(column)}{row + 1}"
+                canvas.text((x, y), words, size, SEATS[seat][0], anchor=anchor, bold=True)
+
+    # -- the position -------------------------------------------------------------
+
+    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
+        assert isinstance(view, LivewireView)
+        place = layout(view.width, view.height)
+        centre = place.centre
+        if view.winning_path:
+            canvas.line([centre(p) for p in view.winning_path], "win", place.halo_width)
+        elif view.last_points:
+            canvas.line([centre(p) for p in view.last_points], "last", place.halo_width)
+        self._draw_lines(canvas, place, view)
+        if view.last_points and not view.winning_path:
+            # A diamond under the new dot: the band's colour is not the only cue.
+            end = centre(view.last_points[-1])
+            canvas.marker("diamond", end, place.last_radius, "last", outline="ink", width=1)
+        self._draw_dots(canvas, place, view)
+        self._draw_bases(canvas, place, view)
+
+    def _draw_lines(self, canvas: Canvas, place: Layout, view: LivewireView) -> None:
+        """Each line in its owner's colour, faded when the dot it made is dead; drawn in
+        batches of one style, as a full board has hundreds.
+
+        Every line makes one dot and the view lists both in the order they were made,
+        after the bases: the line's dot is the one at the same place in the list."""
+        made = view.dots[sum(len(bases) for bases in view.bases) :]
+        # The winning line's own dot dies on the base it lands on: that line stays bright.
+        winning_line = len(view.lines) - 1 if view.winning_path else -1
+        pitch, left, bottom = place.pitch, place.left, place.bottom
+        batches: dict[tuple[int, bool, bool], list[tuple[Point, Point]]] = {}
+        for number, (line, dot) in enumerate(zip(view.lines, made, strict=True)):
+            (x0, y0), (x1, y1) = line.start, line.end
+            ends = (
+                (left + x0 * pitch, bottom - y0 * pitch),
+                (left + x1 * pitch, bottom - y1 * pitch),
+            )
+            style = (line.owner, dot.live or number == winning_line, line.kind == "straight")
+            batches.setdefault(style, []).append(ends)
+        # Faded lines first, so the living trees cross over them.
+        for (owner, bright, thick), pairs in sorted(batches.items(), key=lambda item: item[0][1]):
+            colour = SEATS[owner][0]
+            if not bright:
+                colour = tinted(canvas.theme, colour, DEAD_TINT)
+            canvas.segments(pairs, colour, place.straight_width if thick else place.thin_width)
+
+    def _draw_dots(self, canvas: Canvas, place: Layout, view: LivewireView) -> None:
+        """Dead dots as grey crosses (one where a landing left two), used dots small,
+        dots that can still be drawn from large: solid for a straight dot, hollow for a
+        branch or diagonal dot, which may also start a diagonal."""
+        pitch, left, bottom = place.pitch, place.left, place.bottom
+        dead: dict[GridPoint, Point] = {}
+        used: tuple[list[Point], list[Point]] = ([], [])
+        solid: tuple[list[Point], list[Point]] = ([], [])
+        hollow: tuple[list[Point], list[Point]] = ([], [])
+        for dot in view.dots:
+            if dot.kind == "base":
+                continue
+            x, y = dot.point
+            at = (left + x * pitch, bottom - y * pitch)
+            if not dot.live:
+                dead[dot.point] = at
+            elif dot.used:
+                used[dot.owner].append(at)
+            elif dot.kind == "straight":
+                solid[dot.owner].append(at)
+            else:
+                hollow[dot.owner].append(at)
+        canvas.markers("cross", dead.values(), place.dot_radius * 0.8, "muted")
+        for seat, (colour, shape) in enumerate(SEATS):
+            radius = place.dot_radius * (SQUARE_SCALE if shape == "square" else 1)
+            canvas.markers(shape, used[seat], radius * 0.6, colour)
+            canvas.markers(shape, solid[seat], radius, colour, outline="ink", width=1)
+            canvas.markers(shape, hollow[seat], radius, "ink")
+            canvas.markers(shape, hollow[seat], radius - 1, colour)
+            canvas.markers(shape, hollow[seat], radius * HOLLOW, "paper")
+
+    def _draw_bases(self, canvas: Canvas, place: Layout, view: LivewireView) -> None:
+        landed = view.winning_path[-1] if view.winning_path else None
+        star = place.base_radius * STAR_SCALE
+        for seat, points in enumerate(view.bases):
+            colour, shape = SEATS[seat]
+            radius = place.base_radius * (SQUARE_SCALE if shape == "square" else 1)
+            for point in points:
+                at = place.centre(point)
+                if point == landed:
+                    canvas.marker("star", at, star, "win", outline="ink", width=1)
+                canvas.marker(shape, at, radius, colour, outline="ink", width=1.5)
+                canvas.marker(shape, at, radius * 0.4, "white")
