@@ -8,7 +8,7 @@ import math
 import random
 
 import pytest
-from PIL import Image, ImageColor
+from PIL import Image
 
 import engine
 from bot.render import RENDERERS, render_gif, render_png
@@ -26,8 +26,8 @@ from engine import GameState
 from engine.hotwire import HotWireState, HotWireView
 from engine.notation import Point as Pin
 from engine.notation import point
+from tests.render_probes import closest, rgb
 
-RGB = tuple[int, int, int]
 MAX_BYTES = 300 * 1024
 #: Red a1-b1, then Black d4-e6 (the last wire).
 TWO_WIRES = ["a1-b1", "d4-e6"]
@@ -53,18 +53,6 @@ def random_state(rng: random.Random, plies: int, **options: str) -> GameState:
 def picture(state: GameState, *, groups: bool = False) -> Image.Image:
     png = render_png(state, players=["ann", "bob"], groups=groups)
     return Image.open(io.BytesIO(png)).convert("RGB")
-
-
-def rgb(colour: str) -> RGB:
-    red, green, blue = ImageColor.getrgb(DEFAULT_THEME.get(colour, colour))[:3]
-    return red, green, blue
-
-
-def closest(image: Image.Image, where: tuple[float, float], *colours: str) -> str:
-    """Which of `colours` (theme keys or hex) the pixel at `where` is nearest to."""
-    pixel = image.getpixel((round(where[0]), round(where[1])))
-    assert isinstance(pixel, tuple)
-    return min(colours, key=lambda colour: math.dist(pixel, rgb(colour)))
 
 
 def place_of(state: GameState) -> Layout:

@@ -24,9 +24,10 @@ from bot.render.intersections import (
     scoring_radius,
     seat_marker_radius,
 )
-from bot.render.kit import DEFAULT_THEME, MAX_SIDE, Point
+from bot.render.kit import MAX_SIDE, Point
 from engine.intersections import IntersectionsState, IntersectionsView
 from engine.notation import point
+from tests.render_probes import rgb
 
 MAX_BYTES = 300_000
 NAMES = ["alice", "bob", "carol", "dave", "eve", "frank", "grace", "heidi"]
@@ -50,11 +51,6 @@ def picture(state: IntersectionsState, players: list[str] | None = None) -> Imag
     image = Image.open(io.BytesIO(data)).convert("RGB")
     assert max(image.size) <= MAX_SIDE
     return image
-
-
-def rgb(key: str) -> tuple[int, int, int]:
-    value = DEFAULT_THEME[key].lstrip("#")
-    return (int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16))
 
 
 def colour_at(image: Image.Image, at: Point) -> tuple[int, int, int]:

@@ -9,7 +9,7 @@ import math
 import random
 
 import pytest
-from PIL import Image, ImageColor
+from PIL import Image
 
 import engine
 from bot.render import render_png, render_text
@@ -30,8 +30,8 @@ from engine import GameState
 from engine.core import End
 from engine.livewire import LivewireState, LivewireView, base_rows
 from engine.notation import column_label, label
+from tests.render_probes import closest, rgb
 
-RGB = tuple[int, int, int]
 MAX_BYTES = 300 * 1024
 SIZES = ["42x34", "17x14", "60x60", "17x60", "60x14"]
 
@@ -48,18 +48,6 @@ def view_of(state: GameState) -> LivewireView:
     view = state.view()
     assert isinstance(view, LivewireView)
     return view
-
-
-def rgb(colour: str) -> RGB:
-    red, green, blue = ImageColor.getrgb(DEFAULT_THEME.get(colour, colour))[:3]
-    return red, green, blue
-
-
-def closest(image: Image.Image, where: tuple[float, float], *colours: str) -> str:
-    """Which of `colours` (theme keys or hex) the pixel at `where` is nearest to."""
-    pixel = image.getpixel((round(where[0]), round(where[1])))
-    assert isinstance(pixel, tuple)
-    return min(colours, key=lambda colour: math.dist(pixel, rgb(colour)))
 
 
 def dark_pixels(image: Image.Image, box: tuple[float, float, float, float]) -> int:
