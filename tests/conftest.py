@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from bot.service import GameService
 from bot.settings import Settings
 from bot.store import Database
+from bot.store.database import scratch_schema
 
 POSTGRES_URL = os.environ.get(
     "PAPERBOARD_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
@@ -34,10 +36,10 @@ class Clock:
         self.now += timedelta(**delta)
 
 
-async def fresh_postgres() -> str:
-    """An empty public schema on the test server, or skip (fail when it is required)."""
+async def _admin() -> asyncpg.Connection:
+    """A connection to the shared test server, or skip (fail when it is required)."""
     try:
-        connection = await asyncpg.connect(
+        return await asyncpg.connect(
             POSTGRES_URL.replace("postgresql://", "postgres://"), timeout=3
         )
     except (OSError, asyncpg.PostgresError) as exc:
@@ -45,18 +47,25 @@ async def fresh_postgres() -> str:
         if REQUIRE_POSTGRES:
             pytest.fail(f"{message}; PAPERBOARD_REQUIRE_POSTGRES=1 makes this a failure")
         pytest.skip(f"{message}; start it or set PAPERBOARD_TEST_POSTGRES")
-    try:
-        await connection.execute("DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public")
-    finally:
-        await connection.close()
-    return POSTGRES_URL
+
+
+@asynccontextmanager
+async def postgres_schema() -> AsyncIterator[str]:
+    """A DATABASE_URL into a schema of this test's own on the shared server, dropped
+    afterwards: runs sharing the server (a developer's and CI's) never collide."""
+    connection = await _admin()  # skips (or fails) when the server is not there
+    await connection.close()
+    async with scratch_schema(POSTGRES_URL, "pb_test") as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'paperboard.db'}"
-    return await fresh_postgres()
+        yield f"sqlite:///{tmp_path / 'paperboard.db'}"
+        return
+    async with postgres_schema() as url:
+        yield url
 
 
 @pytest.fixture

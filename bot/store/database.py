@@ -9,6 +9,8 @@ writer connection: writes queue on it and take the write lock at BEGIN
 from __future__ import annotations
 
 import asyncio
+import re
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,6 +21,7 @@ from alembic.config import Config
 from sqlalchemy import Connection, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 10_000
@@ -50,8 +53,13 @@ class Database:
             self._writer = self._sqlite_engine(write=True)
             self._reader = self._sqlite_engine(write=False)
         else:
+            url, server_settings = _libpq_options(self.url)
             self._writer = self._reader = create_async_engine(
-                self.url, pool_size=10, max_overflow=10, pool_pre_ping=True
+                url,
+                pool_size=10,
+                max_overflow=10,
+                pool_pre_ping=True,
+                connect_args={"server_settings": server_settings} if server_settings else {},
             )
         # SQLite allows one writer; queueing here keeps BEGIN IMMEDIATE waits in-process short.
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
@@ -127,6 +135,43 @@ class Database:
             connection.exec_driver_sql(begin)
 
         return engine
+
+
+@asynccontextmanager
+async def scratch_schema(url: str, prefix: str = "pb_scratch") -> AsyncIterator[str]:
+    """A new, empty PostgreSQL schema on the server at `url`, dropped afterwards, as a
+    DATABASE_URL that puts everything there: tests and benchmarks sharing a server never
+    touch each other's tables (or the shared `public`)."""
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    admin = create_async_engine(async_url(url), poolclass=NullPool)
+    try:
+        async with admin.begin() as connection:
+            await connection.execute(text(f"CREATE SCHEMA {schema}"))
+        separator = "&" if "?" in url else "?"
+        yield f"{url}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        async with admin.begin() as connection:
+            await connection.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        await admin.dispose()
+
+
+def _libpq_options(url: str) -> tuple[str, dict[str, str]]:
+    """libpq's `?options=-c search_path=x` (a schema, or any run-time setting), which
+    asyncpg does not read, as asyncpg's server settings; the URL without it."""
+    parsed = make_url(url)
+    options = parsed.query.get("options")
+    if options is None:
+        return url, {}
+    text = options if isinstance(options, str) else " ".join(options)
+    settings: dict[str, str] = {}
+    for word in re.findall(r"-c\s*(\S+)|--(\S+)", text):
+        key, sep, value = (word[0] or word[1]).partition("=")
+        if not sep:
+            raise ValueError(f"DATABASE_URL options must be -c key=value, not {text!r}")
+        settings[key.replace("-", "_")] = value
+    return parsed.difference_update_query(["options"]).render_as_string(
+        hide_password=False
+    ), settings
 
 
 def _upgrade_to_head(connection: Connection) -> None:
