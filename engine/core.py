@@ -123,6 +123,7 @@ class GameState(ABC):
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         self.options: dict[str, OptionValue] = dict(options)
         self._moves: list[str] = []
+        self._actors: list[int] = []  # the seat that made each entry of _moves
         self.outcome: Outcome | None = None
 
     # -- the public API -------------------------------------------------------
@@ -139,6 +140,12 @@ class GameState(ABC):
     def moves(self) -> tuple[str, ...]:
         """The canonical record, one entry per action, forced passes included."""
         return tuple(self._moves)
+
+    @property
+    def actors(self) -> tuple[int, ...]:
+        """The seat that made each record entry: the mover for their actions (a whole
+        turn may be several), the passer for a forced pass."""
+        return tuple(self._actors)
 
     @property
     def ply(self) -> int:
@@ -219,7 +226,18 @@ class GameState(ABC):
         changing anything."""
 
     def _record(self, canonical: str) -> None:
+        """Append a record entry made by the seat to move now (for a forced pass, the
+        passer): games record an action before they hand the turn on or end the game."""
+        seat = self.to_move
+        if seat is None:
+            raise AssertionError(f"{self.name} recorded {canonical!r} after the game ended")
+        self._actors.append(seat)
         self._moves.append(canonical)
+
+    def _copy_record(self, twin: GameState) -> None:
+        """Give `twin` its own copy of the record (for games' own fast `copy`)."""
+        twin._moves = list(self._moves)
+        twin._actors = list(self._actors)
 
     def __repr__(self) -> str:
         return f"replay({self.name!r}, {self.options!r}, {list(self._moves)!r})"

@@ -212,8 +212,8 @@ class HexState(GameState):
     def _play_action(self, text: str) -> None:
         if text == "swap":
             self._check_swap()
+            self._record("swap")  # made by the seat to move before the colours change hands
             self._swapped = True
-            self._record("swap")
             self._pass_if_stuck()
             return
         if text == "pass":
@@ -255,7 +255,7 @@ class HexState(GameState):
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
-        twin._moves = self._moves.copy()
+        self._copy_record(twin)
         twin._stones = self._stones.copy()
         twin._parent = self._parent.copy()
         twin._edges = self._edges.copy()
@@ -340,6 +340,8 @@ class HexState(GameState):
         del empties[placed:]
         labels = self._board.labels
         self._moves.extend([labels[cell] for cell in empties])
+        first = self.colour_of(self._colour)  # the seats alternate as the colours do
+        self._actors.extend([first ^ (index & 1) for index in range(placed)])
         self._last_stone = empties[-1]
         self._colour ^= (placed - 1) & 1  # the colour of the last stone
         self._end(self._colour)

@@ -230,7 +230,7 @@ class HotWireState(GameState):
         # The wire table is shared and never changes: copy only the position.
         other = type(self).__new__(type(self))
         other.options = dict(self.options)
-        other._moves = list(self._moves)
+        self._copy_record(other)
         other.outcome = self.outcome
         other._table = self._table
         other._available = self._available

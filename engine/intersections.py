@@ -234,7 +234,7 @@ class IntersectionsState(GameState):
         # The shared precomputed array is immutable: copy only what moves change.
         twin = _copy.copy(self)
         twin.options = dict(self.options)
-        twin._moves = list(self._moves)
+        self._copy_record(twin)
         twin._drawn = list(self._drawn)
         twin._totals = list(self._totals)
         twin._finished = list(self._finished)

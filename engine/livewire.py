@@ -251,7 +251,7 @@ class LivewireState(GameState):
     def copy(self) -> Self:
         other = object.__new__(type(self))
         other.options = dict(self.options)
-        other._moves = list(self._moves)
+        self._copy_record(other)
         other.outcome = self.outcome
         other._board = self._board  # immutable geometry, shared
         other._dot_point = list(self._dot_point)

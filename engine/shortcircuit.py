@@ -180,7 +180,7 @@ class ShortCircuitState(GameState):
     def copy(self) -> Self:
         clone = _copy.copy(self)
         clone.options = dict(self.options)
-        clone._moves = list(self._moves)
+        self._copy_record(clone)
         clone._caps_left = list(self._caps_left)
         clone._colours = list(self._colours)
         clone._turn_actions = list(self._turn_actions)

@@ -70,6 +70,7 @@ def assert_valid_end(state: GameState) -> None:
 def same_position(a: GameState, b: GameState) -> None:
     assert a == b
     assert a.moves == b.moves
+    assert a.actors == b.actors  # replay knows who made each entry, as play did
     assert a.to_move == b.to_move
     assert a.outcome == b.outcome
     assert a.legal_moves() == b.legal_moves()
@@ -110,9 +111,21 @@ def test_every_listed_move_is_accepted_and_play_never_mutates(
                 after = state.play(move)
                 assert after.ply > state.ply
                 assert after.moves[state.ply] == move  # canonical text is recorded as listed
+                assert_actors(state, after)
             assert (state.moves, state.to_move, state.view()) == before
             state = state.play(rng.choice(legal))
             steps += 1
+
+
+def assert_actors(before: GameState, after: GameState) -> None:
+    """The engine says who made each new record entry: the mover for every action of
+    the move (a whole turn may be several), another seat for each forced pass."""
+    assert len(after.actors) == len(after.moves)
+    assert after.actors[: before.ply] == before.actors
+    for text, seat in zip(after.moves[before.ply :], after.actors[before.ply :], strict=True):
+        assert (seat == before.to_move) != (text == "pass") or after.outcome, after.actors
+    if after.mid_turn:
+        assert after.to_move == after.actors[-1] == before.to_move
 
 
 HOSTILE = [

@@ -308,6 +308,27 @@ async def test_undo_takes_back_a_whole_short_circuit_turn(service: GameService) 
     assert done.game.ply == 4  # both the pop and the placement are gone
 
 
+async def test_a_whole_short_circuit_turn_on_one_line_is_the_movers(service: GameService) -> None:
+    game = await start(service, "shortcircuit", {"size": 3})
+    p1, p2 = player_at(game, 0), player_at(game, 1)
+    for player, text in ((p2, "b c3"), (p1, "r c2"), (p1, "cap c2"), (p2, "g d3")):
+        await service.move(game.id, GUILD, player, text)
+    place = (await service.state(game.id, GUILD)).play("pop c2 c3").legal_moves()[0]
+    played = await service.move(game.id, GUILD, p1, f"pop c2 c3, {place}")
+    event = played.events[0]
+    assert isinstance(event, MovePlayed) and event.player_id == p1.id
+    assert event.texts == ("pop c2 c3", place) and event.passes == 0
+    sentence = describe(event, played.game, lambda pid: f"@{pid}", str)
+    assert sentence == f"@{p1.id} played pop c2 c3, {place}." and "passed" not in sentence
+    assert played.game.player_to_move == p2.id
+    record = (await service.record(game.id, GUILD)).text.splitlines()
+    assert record[-2].split()[-4:] == [p1.name, "pop", "c2", "c3"]
+    assert record[-1].split()[-3:] == [p1.name, *place.split()]
+    await service.request_undo(game.id, GUILD, p1)
+    done = await service.answer_undo(game.id, GUILD, p2, accept=True)
+    assert done.game.ply == 4 and done.game.player_to_move == p1.id  # the whole turn is gone
+
+
 # -- rematch, listing, settings ------------------------------------------------------------
 
 

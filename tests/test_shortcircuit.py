@@ -605,3 +605,11 @@ def test_random_playouts_replay_through_play(seed: int) -> None:
     final = start.random_playout(random.Random(seed))
     assert final.outcome is not None and start.ply == 0
     assert engine.replay("shortcircuit", final.options, final.moves) == final
+
+
+def test_a_whole_turn_on_one_line_is_the_movers_in_the_record() -> None:
+    state = position(red="c3", yellow="b2", blue="d3 a1", caps="c3")
+    done = state.play("pop c3 d3, y d3")
+    assert done.moves[-2:] == ("pop c3 d3", "y d3")
+    assert done.actors[-2:] == (0, 0)  # both Player 1's, though a turn of two actions
+    assert done.to_move == 1

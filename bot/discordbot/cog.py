@@ -147,8 +147,9 @@ class GamesCog(commands.Cog):
         else:
             played = next(e for e in result.events if isinstance(e, MovePlayed))
             where = f" in <#{result.game.thread_id}>" if result.game.thread_id else ""
+            texts = ", ".join(played.texts)
             await interaction.response.send_message(
-                f"You played {played.texts[0]} in {result.game.title} #{result.game.id}{where}.",
+                f"You played {texts} in {result.game.title} #{result.game.id}{where}.",
                 ephemeral=True,
             )
         await self.announcer.publish(result, thread_done=in_thread, png=result.png)

@@ -72,9 +72,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 for name, pid in zip(game.seat_names, seated, strict=False)
             )
             return f"{title} begins. {seats}."
-        case MovePlayed(player_id=player_id, texts=texts):
-            played = texts[0]
-            passes = len(texts) - 1
+        case MovePlayed(player_id=player_id, texts=texts, passes=passes):
+            played = ", ".join(texts)
             extra = " (the next player had no move and passed)" if passes == 1 else ""
             if passes > 1:
                 extra = f" ({passes} forced passes followed)"

@@ -132,7 +132,8 @@ class GameStarted(Event):
 class MovePlayed(Event):
     player_id: int
     ply: int  # the record's length after the move
-    texts: tuple[str, ...]  # the actions recorded, forced passes included
+    texts: tuple[str, ...]  # the mover's actions (a whole turn may be several)
+    passes: int = 0  # forced passes the engine recorded after them
 
 
 @dataclass(frozen=True, slots=True)

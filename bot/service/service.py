@@ -408,23 +408,31 @@ class GameService:
         if changed.rowcount != 1:
             raise _Conflict
         new_texts = after.moves[before.ply :]
+        new_seats = after.actors[before.ply :]  # the mover's actions, then forced passes
         await conn.execute(
             _RECORD,
             [
                 {
                     "game_id": row.id,
                     "ply": before.ply + i,
-                    "seat": _actor(seat, i, after.players),
+                    "seat": actor,
                     "text": text,
                     "created_at": now,
                 }
-                for i, text in enumerate(new_texts)
+                for i, (text, actor) in enumerate(zip(new_texts, new_seats, strict=True))
             ],
         )
         self._cache_state(row.id, now, after)
         log.info("game=%d move ply=%d seat=%d %s", row.id, after.ply, seat, " ".join(new_texts))
+        own = next((i for i, actor in enumerate(new_seats) if actor != seat), len(new_seats))
         events: list[Event] = [
-            MovePlayed(row.id, summary.seats[seat].player_id or 0, after.ply, new_texts)
+            MovePlayed(
+                row.id,
+                summary.seats[seat].player_id or 0,
+                after.ply,
+                new_texts[:own],
+                passes=len(new_texts) - own,
+            )
         ]
         if after.outcome is not None:
             outcome = after.outcome
@@ -1343,11 +1351,6 @@ def finishing_ranks(
         keys.append((seat == loser, seat not in winners, -score))
     ordered = sorted(set(keys))
     return [ordered.index(key) + 1 for key in keys]
-
-
-def _actor(mover: int, index: int, players: int) -> int:
-    """Who made the index-th new record entry: the mover, then the forced passers in turn."""
-    return (mover + index) % players
 
 
 def _require_active(row: Any) -> None:
