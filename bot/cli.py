@@ -193,7 +193,7 @@ def render_position(args: argparse.Namespace) -> int:
 def _option(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep:
-        raise ValueError(f"an option is KEY=VALUE, not {text!r}")
+        raise ValueError(f"an option is KEY=VALUE, not {engine.core.shown(text)}")
     return key.strip().replace("-", "_"), value.strip()
 
 

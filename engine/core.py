@@ -272,12 +272,35 @@ def clean_text(text: object) -> str:
     return cleaned
 
 
-def shown(text: str, limit: int = 24) -> str:
-    """Quote player text safely inside a sentence: printable and short."""
-    printable = "".join(ch if ch.isprintable() else "?" for ch in text)
-    if len(printable) > limit:
+def shown(value: object, limit: int = 24) -> str:
+    """Quote what a player typed (or any value given as input) inside a sentence:
+    printable and at most `limit` characters, however long or strange the input.
+    Every sentence that repeats input quotes it through here."""
+    text = value if isinstance(value, str) else _printed(value)
+    printable = "".join(ch if ch.isprintable() else "?" for ch in text[:limit])
+    if len(text) > limit:
         printable = printable[: limit - 1] + "…"
     return f"“{printable}”"
+
+
+def _printed(value: object) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # an int beyond the digits Python will print
+        return f"{type(value).__name__} too long to show"
+
+
+def whole_number(raw: object, digits: int = 6) -> int | None:
+    """A whole number typed or given, of at most `digits` digits; None for anything else
+    (isdecimal, not isdigit: "²" is a digit that int() refuses)."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    text = raw.strip() if isinstance(raw, str) else ""
+    if text.isdecimal() and len(text) <= digits:
+        return int(text)
+    return None
 
 
 # -- the registry ---------------------------------------------------------------
@@ -301,16 +324,18 @@ def state_class(name: str) -> type[GameState]:
         return _STATES[name]
     except KeyError:
         raise ValueError(
-            f"There is no game called {name!r}; the games are {', '.join(_STATES)}."
+            f"There is no game called {shown(name)}; the games are {', '.join(_STATES)}."
         ) from None
 
 
-def new(name: str, players: int | Sequence[str] | None = None, **options: object) -> GameState:
+def new(name: str, /, players: object = None, **options: object) -> GameState:
     """Start a game. Options may be the strings a player types (size="7x7").
 
     `players` is the number of seats (or a sequence of names, one per seat);
-    by default the game's minimum. Raises ValueError for a refused option,
-    naming the constraint and what is allowed.
+    by default the game's minimum. Options are a closed vocabulary: an unknown
+    key, a value of the wrong type or out of range raises ValueError (and
+    nothing else), naming the constraint and what is allowed. An option given
+    as None takes its default.
     """
     cls = state_class(name)
     info = cls.info
@@ -319,13 +344,17 @@ def new(name: str, players: int | Sequence[str] | None = None, **options: object
     unknown = sorted(set(options) - set(info.options))
     if unknown:
         known = ", ".join(info.options) or "none"
-        raise ValueError(f"{info.title} has no option {unknown[0]!r}; its options are: {known}.")
+        raise ValueError(
+            f"{info.title} has no option {shown(unknown[0])}; its options are: {known}."
+        )
     for key, option in info.options.items():
-        raw = options.get(key, option.default)
+        raw = options.get(key)
+        if raw is None:
+            raw = option.default
         if raw is None:
             continue  # derived by the state from the others
         try:
-            canonical[key] = option.parse(raw)
+            canonical[key] = option.parse(_typed(raw))
         except ValueError as exc:
             raise ValueError(f"{info.title} option {key}: {exc}") from None
     return cls(canonical)
@@ -377,26 +406,31 @@ def replay_onto(state: GameState, moves: Sequence[str]) -> GameState:
     return state
 
 
-def _player_count(info: GameInfo, players: int | Sequence[str] | None) -> int:
+def _typed(raw: object) -> object:
+    """An option value as a player could give it: text, on/off, or a whole number."""
+    if isinstance(raw, str | bool) or (isinstance(raw, int) and abs(raw) < 10**18):
+        return raw
+    raise ValueError(f"give a word or a whole number, not {shown(raw)}.")
+
+
+def _player_count(info: GameInfo, players: object) -> int:
     if players is None:
-        count = info.min_players
-    elif isinstance(players, bool):
-        raise ValueError("players must be a number of seats or a list of names.")
-    elif isinstance(players, int):
-        count = players
-    elif isinstance(players, str):
-        try:
-            count = int(players)
-        except ValueError:
-            raise ValueError("players must be a number of seats.") from None
-    else:
+        count: int | None = info.min_players
+    elif isinstance(players, str | int):
+        count = whole_number(players)
+    elif isinstance(players, list | tuple):
         count = len(players)
+    else:
+        count = None
+    if count is None:
+        raise ValueError("players must be a number of seats or a list of names.")
     if not info.min_players <= count <= info.max_players:
         if info.min_players == info.max_players:
             allowed = f"exactly {info.min_players}"
         else:
             allowed = f"{info.min_players} to {info.max_players}"
-        raise ValueError(f"{info.title} is played by {allowed} players, not {count}.")
+        many = count if abs(count) < 1000 else "that many"
+        raise ValueError(f"{info.title} is played by {allowed} players, not {many}.")
     return count
 
 
@@ -407,9 +441,9 @@ def int_option(low: int, high: int) -> Callable[[object], OptionValue]:
     """A whole number in [low, high]."""
 
     def parse(raw: object) -> OptionValue:
-        value = _as_int(raw)
+        value = whole_number(raw)
         if value is None or not low <= value <= high:
-            raise ValueError(f"must be a whole number from {low} to {high}, not {raw!r}.")
+            raise ValueError(f"must be a whole number from {low} to {high}, not {shown(raw)}.")
         return value
 
     return parse
@@ -424,7 +458,7 @@ def bool_option(raw: object) -> OptionValue:
         return True
     if text in {"off", "no", "false", "0"}:
         return False
-    raise ValueError(f"must be on or off, not {raw!r}.")
+    raise ValueError(f"must be on or off, not {shown(raw)}.")
 
 
 def dims_option(
@@ -435,15 +469,15 @@ def dims_option(
     def parse(raw: object) -> OptionValue:
         text = str(raw).strip().lower().replace("×", "x").replace(" ", "")
         parts = text.split("x")
-        numbers = [_as_int(p) for p in parts]
+        numbers = [whole_number(p) for p in parts]
         if len(parts) == 1 and numbers[0] is not None:
             width = height = numbers[0]
         elif len(parts) == 2 and numbers[0] is not None and numbers[1] is not None:
             width, height = numbers[0], numbers[1]
         else:
-            raise ValueError(f"must look like 7x7, not {raw!r}.")
+            raise ValueError(f"must look like 7x7, not {shown(raw)}.")
         if square and width != height:
-            raise ValueError(f"the board is square: give one number, not {raw!r}.")
+            raise ValueError(f"the board is square: give one number, not {shown(raw)}.")
         if not (low[0] <= width <= high[0] and low[1] <= height <= high[1]):
             raise ValueError(
                 f"must be from {low[0]}x{low[1]} to {high[0]}x{high[1]}, not {width}x{height}."
@@ -451,17 +485,6 @@ def dims_option(
         return width if square else f"{width}x{height}"
 
     return parse
-
-
-def _as_int(raw: object) -> int | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
-    text = str(raw).strip()
-    if text.isdigit() and len(text) <= 6:
-        return int(text)
-    return None
 
 
 def dims(value: OptionValue) -> tuple[int, int]:

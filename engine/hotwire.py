@@ -101,7 +101,7 @@ def length_set(raw: object) -> frozenset[int] | None:
     Raises ValueError naming what is wrong and what is allowed.
     """
     if isinstance(raw, bool):
-        raise ValueError(f"give {_LENGTHS_ALLOWED}, not {raw!r}.")
+        raise ValueError(f"give {_LENGTHS_ALLOWED}, not {shown(raw)}.")
     text = re.sub(r"\s*[-–]\s*", "-", str(raw).strip().lower())
     if text == "any":
         return None
@@ -111,10 +111,10 @@ def length_set(raw: object) -> frozenset[int] | None:
     lengths: set[int] = set()
     for word in words:
         if re.fullmatch(r"-\d+", word):
-            raise ValueError(f"{word} is negative; give {_LENGTHS_ALLOWED}.")
+            raise ValueError(f"{shown(word)} is negative; give {_LENGTHS_ALLOWED}.")
         match = re.fullmatch(r"(\d{1,6})(?:-(\d{1,6}))?", word)
         if match is None:
-            raise ValueError(f"{word!r} is not a length or a range; give {_LENGTHS_ALLOWED}.")
+            raise ValueError(f"{shown(word)} is not a length or a range; give {_LENGTHS_ALLOWED}.")
         low, high = int(match[1]), int(match[2] or match[1])
         if low > high:
             raise ValueError(f"the range {word} runs backwards; write {high}-{low}.")

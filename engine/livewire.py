@@ -44,7 +44,7 @@ def _parse_lengths(raw: object) -> OptionValue:
     """The straight and branch lengths, typed "2,1" or "2 1"; canonical "2,1"."""
     match = re.fullmatch(r"\s*(-?[0-9]{1,3})\s*[,\s]\s*(-?[0-9]{1,3})\s*", str(raw))
     if match is None:
-        raise ValueError(f"must be the straight and branch lengths like 2,1, not {raw!r}.")
+        raise ValueError(f"must be the straight and branch lengths like 2,1, not {shown(raw)}.")
     straight, branch = int(match[1]), int(match[2])
     if not (1 <= straight <= MAX_LENGTH and 1 <= branch <= MAX_LENGTH):
         raise ValueError(

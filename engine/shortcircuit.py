@@ -37,6 +37,7 @@ from engine.core import (
     int_option,
     register,
     shown,
+    whole_number,
 )
 from engine.hexgrid import HEXHEX_DIRECTIONS, hexhex_cells
 from engine.notation import Point, label, point, points, sort_key
@@ -48,15 +49,12 @@ _MAX_CAPACITORS = 999
 
 def _capacitors_option(raw: object) -> OptionValue:
     """A per-player capacitor supply: a whole number 0..999, or "unlimited"."""
-    text = str(raw).strip().lower()
-    if text in _UNLIMITED_WORDS:
+    if str(raw).strip().lower() in _UNLIMITED_WORDS:
         return UNLIMITED
-    value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
-    if value is None and text.isdigit() and len(text) <= 6:
-        value = int(text)
+    value = whole_number(raw)
     if value is None or not 0 <= value <= _MAX_CAPACITORS:
         raise ValueError(
-            f"must be a whole number from 0 to {_MAX_CAPACITORS} or unlimited, not {raw!r}."
+            f"must be a whole number from 0 to {_MAX_CAPACITORS} or unlimited, not {shown(raw)}."
         )
     return value
 

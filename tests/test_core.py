@@ -35,7 +35,7 @@ def test_registering_a_duplicate_name_raises() -> None:
 def test_unknown_game_and_option_are_refused_with_what_exists() -> None:
     with pytest.raises(ValueError, match="hotwire"):
         engine.new("chess")
-    with pytest.raises(ValueError, match=r"no option 'colour'.*size"):
+    with pytest.raises(ValueError, match=r"no option “colour”.*size"):
         engine.new("hex", colour="red")
 
 

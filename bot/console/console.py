@@ -32,6 +32,7 @@ from bot.service import (
     away_note,
     describe,
     rules_card,
+    shown,
 )
 
 log = logging.getLogger("paperboard.console")
@@ -117,7 +118,7 @@ class Console:
             elif any(ch.isdigit() for ch in text):
                 await self.move([], text)  # a bare move: "d5 g3"
             else:
-                self.say(f"There is no command {word!r}; type help for the commands.")
+                self.say(f"There is no command {shown(word)}; type help for the commands.")
         except Refused as refusal:
             self.say(str(refusal))
         except Exception:  # a bug must not end the session or lose the games
@@ -135,7 +136,9 @@ class Console:
         settings = dict(_pair(word) for word in rest if "=" in word)
         loose = [w for w in rest if not w.startswith("@") and "=" not in w]
         if loose:
-            raise Refused(f"I don't understand {loose[0]!r}; options are key=value.", code="usage")
+            raise Refused(
+                f"I don't understand {shown(loose[0])}; options are key=value.", code="usage"
+            )
         options = {
             k.replace("-", "_"): v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE
         }
@@ -250,7 +253,7 @@ class Console:
         name = words[0].lower()
         if name not in engine.GAMES:
             raise Refused(
-                f"There is no game {name!r}; the games are {', '.join(engine.GAMES)}.",
+                f"There is no game {shown(name)}; the games are {', '.join(engine.GAMES)}.",
                 code="unknown_game",
             )
         self.say(rules_card(name))
@@ -325,10 +328,10 @@ class Console:
         waiting for you; your latest game (any_status); your only game under way."""
         for word in words:
             digits = word.removeprefix("game=").lstrip("#")
-            if digits.isdigit():
+            if digits.isdecimal():
                 return _int(digits, "game")
         if words:
-            raise Refused(f"{words[0]!r} is not a game number.", code="usage")
+            raise Refused(f"{shown(words[0])} is not a game number.", code="usage")
         if challenge:
             open_games = await self.service.games(GUILD, status="open")
             invited = [
@@ -391,8 +394,8 @@ def _pair(word: str) -> tuple[str, str]:
 
 
 def _int(text: str, what: str) -> int:
-    if not text.strip().isdigit() or len(text.strip()) > 12:
-        raise Refused(f"{what} must be a whole number, not {text!r}.", code="usage")
+    if not text.strip().isdecimal() or len(text.strip()) > 12:
+        raise Refused(f"{what} must be a whole number, not {shown(text)}.", code="usage")
     return int(text)
 
 
@@ -400,4 +403,4 @@ def _bool(text: str) -> bool:
     try:
         return BOOLEAN_WORDS[text.strip().lower()]
     except KeyError:
-        raise Refused(f"Say yes or no, not {text!r}.", code="usage") from None
+        raise Refused(f"Say yes or no, not {shown(text)}.", code="usage") from None

@@ -27,6 +27,7 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.service import GameService
+from engine.core import shown  # adapters quote input in their own refusals the same way
 
 __all__ = [
     "Board",
@@ -56,4 +57,5 @@ __all__ = [
     "away_note",
     "describe",
     "rules_card",
+    "shown",
 ]

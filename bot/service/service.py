@@ -69,6 +69,7 @@ from bot.store.schema import (
     seats,
 )
 from engine import GameState, IllegalMove
+from engine.core import shown, whole_number
 
 log = logging.getLogger("paperboard.service")
 
@@ -173,12 +174,26 @@ class GameService:
         info = engine.GAMES.get(game)
         if info is None:
             raise Refused(
-                f"There is no game called {_quote(game)}; the games are {', '.join(engine.GAMES)}.",
+                f"There is no game called {shown(game)}; the games are {', '.join(engine.GAMES)}.",
                 code="unknown_game",
             )
-        if first not in FIRST_CHOICES:  # narrows `first` to First
+        if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
             raise Refused(
                 f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.", code="bad_option"
+            )
+        if rated is not None and not isinstance(rated, bool):
+            raise Refused("Rated is yes or no.", code="bad_option")
+        settings = dict(options or {})
+        if not all(isinstance(key, str) for key in settings):
+            raise Refused("Options are named, like size=7.", code="bad_option")
+        if "players" in settings:
+            raise Refused(
+                "The players are the challenger, the opponents and the open seats, not an option.",
+                code="bad_option",
+            )
+        if not _whole(open_seats) or not 0 <= open_seats <= info.max_players:
+            raise Refused(
+                f"Open seats are a number from 0 to {info.max_players - 1}.", code="bad_option"
             )
         if any(p.id == challenger.id for p in opponents):
             raise Refused("You cannot challenge yourself.", code="self_challenge")
@@ -198,7 +213,7 @@ class GameService:
                 code="player_count",
             )
         try:
-            start = engine.new(game, players=seat_count, **dict(options or {}))
+            start = engine.new(game, seat_count, **settings)
         except ValueError as exc:
             raise Refused(str(exc), code="bad_option") from None
 
@@ -208,7 +223,7 @@ class GameService:
             if guild.channels and place.channel_id not in guild.channels:
                 raise Refused("Games cannot be started in this channel.", code="channel")
             days = guild.days_per_move if days_per_move == "default" else days_per_move
-            if days is not None and days not in DAYS_PER_MOVE:
+            if days is not None and (not _whole(days) or days not in DAYS_PER_MOVE):
                 allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
                 raise Refused(
                     f"Days per move must be one of {allowed}, or none.", code="bad_option"
@@ -808,7 +823,7 @@ class GameService:
 
     async def leaderboard(self, guild_id: int, game: str, *, limit: int = 10) -> list[RatingLine]:
         if game not in engine.GAMES:
-            raise Refused(f"There is no game called {_quote(game)}.", code="unknown_game")
+            raise Refused(f"There is no game called {shown(game)}.", code="unknown_game")
         async with self.db.read() as conn:
             return await ratings.leaderboard(conn, guild_id, game, limit)
 
@@ -1375,14 +1390,15 @@ def _status_words(status: str) -> str:
     }.get(status, status)
 
 
+def _whole(value: object) -> bool:
+    """A whole number given as one (not a bool, not a float that looks like one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_ids(*ids: int) -> None:
     for value in ids:
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_ID:
+        if not _whole(value) or not 0 <= value <= MAX_ID:
             raise Refused("That id is not one I know.", code="bad_id")
-
-
-def _quote(text: str) -> str:
-    return engine.core.shown(str(text))
 
 
 def _options_text(options: Mapping[str, Any]) -> str:
@@ -1410,7 +1426,7 @@ def _time_zone(name: str) -> str:
         ZoneInfo(name.strip())
     except (ZoneInfoNotFoundError, ValueError):
         raise Refused(
-            f"I don't know the time zone {_quote(name)}; try one like Europe/Paris.",
+            f"I don't know the time zone {shown(name)}; try one like Europe/Paris.",
             code="bad_setting",
         ) from None
     return name.strip()
@@ -1420,9 +1436,10 @@ def _quiet_hours(text: str) -> tuple[int | None, int | None]:
     cleaned = text.strip().lower()
     if cleaned in ("off", "none", ""):
         return None, None
-    parts = cleaned.replace(" ", "").split("-")
-    if len(parts) == 2 and all(p.isdigit() and int(p) < 24 for p in parts) and parts[0] != parts[1]:
-        return int(parts[0]), int(parts[1])
+    hours = [whole_number(part, 2) for part in cleaned.replace(" ", "").split("-")]
+    match hours:
+        case [int(start), int(end)] if start != end and start < 24 and end < 24:
+            return start, end
     raise Refused("Quiet hours are two local hours like 22-7, or off.", code="bad_setting")
 
 
