@@ -409,3 +409,36 @@ async def test_a_move_stands_when_its_picture_cannot_be_drawn(
     played = await service.move(game.id, GUILD, player_at(game, 0), "c3")
     assert played.png == b"" and played.game.ply == 1
     assert (await service.state(game.id, GUILD)).moves == ("c3",)
+
+
+# -- ids ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_id", [2**31, 2**53 - 1, 2**63 - 1])
+async def test_any_game_id_up_to_the_column_range_is_refused_in_words(
+    service: GameService, game_id: int
+) -> None:
+    await start(service, "hex", {"size": 3})  # so the tables are not empty
+    uses = [
+        service.accept(game_id, GUILD, BOB),
+        service.join(game_id, GUILD, BOB),
+        service.decline(game_id, GUILD, BOB),
+        service.cancel(game_id, GUILD, ANN),
+        service.move(game_id, GUILD, ANN, "a1"),
+        service.resign(game_id, GUILD, ANN),
+        service.abort(game_id, GUILD, ANN),
+        service.request_undo(game_id, GUILD, ANN),
+        service.answer_undo(game_id, GUILD, BOB, accept=True),
+        service.rematch(game_id, GUILD, ANN),
+        service.game(game_id, GUILD),
+        service.board(game_id, GUILD),
+        service.board_text(game_id, GUILD),
+        service.state(game_id, GUILD),
+        service.record(game_id, GUILD),
+        service.replay_gif(game_id, GUILD),
+    ]
+    for use in uses:
+        refusal = await refused("no_game", use)
+        assert str(refusal) == f"There is no game #{game_id} here."
+    await service.attach(game_id, thread_id=2**63 - 1)  # nothing there: nothing happens
+    assert await service.game_in_thread(2**63 - 1) is None

@@ -51,6 +51,10 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 metadata = MetaData()
 
+#: Game ids (and deadline ids): 64-bit. SQLite's INTEGER is 64-bit already, and an
+#: INTEGER PRIMARY KEY is its rowid, so SQLite keeps INTEGER (migration 0003).
+ID = BigInteger().with_variant(Integer(), "sqlite")
+
 players = Table(
     "players",
     metadata,
@@ -70,7 +74,7 @@ players = Table(
 games = Table(
     "games",
     metadata,
-    Column("id", Integer, primary_key=True),
+    Column("id", ID, primary_key=True),
     Column("guild_id", BigInteger, nullable=False),
     Column("channel_id", BigInteger, nullable=False),
     Column("thread_id", BigInteger),
@@ -99,7 +103,7 @@ games = Table(
     Column("winners", JSON),  # seats
     Column("reason", String(20)),
     Column("scores", JSON),
-    Column("rematch_of", Integer, ForeignKey("games.id")),
+    Column("rematch_of", ID, ForeignKey("games.id")),
     Index("games_by_guild_status", "guild_id", "status"),
     Index("games_by_thread", "thread_id"),
     Index("games_by_status_expiry", "status", "expires_at"),
@@ -108,7 +112,7 @@ games = Table(
 seats = Table(
     "seats",
     metadata,
-    Column("game_id", Integer, ForeignKey("games.id"), primary_key=True),
+    Column("game_id", ID, ForeignKey("games.id"), primary_key=True),
     Column("seat", SmallInteger, primary_key=True),
     Column("player_id", BigInteger, ForeignKey("players.id")),  # None: an open seat
     Column("accepted", Boolean, nullable=False, server_default="0"),
@@ -118,7 +122,7 @@ seats = Table(
 moves = Table(
     "moves",
     metadata,
-    Column("game_id", Integer, ForeignKey("games.id"), primary_key=True),
+    Column("game_id", ID, ForeignKey("games.id"), primary_key=True),
     Column("ply", Integer, primary_key=True),  # 0-based index in the record
     Column("seat", SmallInteger, nullable=False),  # who acted (or was made to pass)
     Column("text", String(64), nullable=False),
@@ -128,8 +132,8 @@ moves = Table(
 deadlines = Table(
     "deadlines",
     metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", Integer, ForeignKey("games.id"), nullable=False),
+    Column("id", ID, primary_key=True),
+    Column("game_id", ID, ForeignKey("games.id"), nullable=False),
     Column("kind", String(16), nullable=False),  # remind timeout expire
     Column("ply", Integer, nullable=False),
     Column("due_at", UTCDateTime(), nullable=False),
