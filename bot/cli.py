@@ -95,10 +95,14 @@ def start(args: argparse.Namespace) -> int:
             return asyncio.run(run_console(settings))
         except KeyboardInterrupt:  # Ctrl-C leaves the console; every move is already stored
             return 0
-    from bot.discordbot import run_bot  # discord.py only when the bot runs
+    from bot.discordbot import TokenRefused, run_bot  # discord.py only when the bot runs
 
     shard_ids = [int(s) for s in args.shard_ids.split(",")] if args.shard_ids else None
-    asyncio.run(run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids))
+    try:
+        asyncio.run(run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids))
+    except TokenRefused as refused:
+        print(f"paperboard: {refused}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+import os
+import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from bot.cli import main
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 
 
 def test_render_draws_any_position_and_a_gif(
@@ -87,3 +92,47 @@ def test_invite_needs_a_token(
     monkeypatch.chdir(Path(__file__).parent)  # no .env here
     assert main(["invite"]) == 2
     assert "DISCORD_TOKEN" in capsys.readouterr().err
+
+
+async def run_paperboard(
+    tmp_path: Path, stdin: bytes = b"", **environment: str
+) -> tuple[int, str, str]:
+    """`paperboard run` in a fresh process, in an empty folder (no .env)."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DISCORD_TOKEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL", "DEV_GUILD_ID")
+    }
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'run.db'}", RENDER_PROCESSES="0", **environment)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.cli", "run",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(Path(__file__).parent.parent)},
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(stdin), timeout=60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_an_empty_token_starts_the_console(tmp_path: Path) -> None:
+    code, out, err = await run_paperboard(tmp_path, b"rules\n", DISCORD_TOKEN="", DEV_GUILD_ID="")
+    assert code == 0, err
+    assert "No DISCORD_TOKEN set: starting the console" in out and "hotwire" in out
+
+
+async def test_a_refused_token_is_one_sentence_and_exit_1(
+    tmp_path: Path, fake_discord: FakeDiscord
+) -> None:
+    code, out, err = await run_paperboard(
+        tmp_path,
+        DISCORD_TOKEN="MTIzNDU2Nzg5.not-the.token",
+        DISCORD_API_BASE=fake_discord.api_base,
+        DISCORD_GATEWAY_URL=fake_discord.gateway_url,
+    )
+    assert code == 1
+    assert err.strip().splitlines() == [
+        "paperboard: Discord refused DISCORD_TOKEN; copy the token again from the developer "
+        "portal (Bot page) into .env."
+    ]
+    assert "Traceback" not in err + out

@@ -3,6 +3,12 @@
 Named so it does not shadow the `discord` package. Only this package imports discord.
 """
 
-from bot.discordbot.client import PaperboardBot, invite_url, run_bot, sync_commands
+from bot.discordbot.client import (
+    PaperboardBot,
+    TokenRefused,
+    invite_url,
+    run_bot,
+    sync_commands,
+)
 
-__all__ = ["PaperboardBot", "invite_url", "run_bot", "sync_commands"]
+__all__ = ["PaperboardBot", "TokenRefused", "invite_url", "run_bot", "sync_commands"]

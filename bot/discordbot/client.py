@@ -37,6 +37,10 @@ PERMISSIONS = discord.Permissions(
 )
 
 
+class TokenRefused(Exception):
+    """Discord refused the bot's token (reset in the portal, or copied wrongly)."""
+
+
 def intents(settings: Settings) -> discord.Intents:
     """No privileged intent is needed; message content only when the operator asks for it."""
     wanted = discord.Intents.none()
@@ -117,7 +121,13 @@ async def run_bot(
             stopping = asyncio.create_task(stop.wait())
             await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
             if running.done():
-                running.result()  # the bot gave up: say why
+                try:
+                    running.result()  # the bot gave up: say why
+                except discord.LoginFailure:
+                    raise TokenRefused(
+                        "Discord refused DISCORD_TOKEN; copy the token again from the developer "
+                        "portal (Bot page) into .env."
+                    ) from None
             log.info("stopping")
             stopping.cancel()
     finally:
