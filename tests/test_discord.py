@@ -24,7 +24,7 @@ import engine
 from bot.discordbot import PaperboardBot, invite_url
 from bot.discordbot.client import PERMISSIONS
 from bot.discordbot.text import status_text
-from bot.service import GameService, GameSummary, Player
+from bot.service import GameService, GameSummary, Place, Player, Refused
 from bot.settings import Settings
 from bot.store import Database
 from tests.conftest import Clock
@@ -439,3 +439,96 @@ async def test_paperboard_run_with_a_token_starts_the_bot(
         rest, _ = await asyncio.wait_for(bot.communicate(), timeout=30)
     assert bot.returncode == 0, rest.decode()[-2000:]
     assert b"Traceback" not in rest and b"stopping" in rest
+
+
+# -- direct messages, refusals that stay private, answers within Discord's limits ---------------
+
+IN_THE_SERVER = "Use this in the server where the game is."
+
+
+def as_service(user: User) -> Player:
+    return Player(user.id, user.username)
+
+
+async def test_in_direct_messages_no_game_is_within_reach(world: World) -> None:
+    ann, bob, cat = (world.users[name] for name in ("ann", "bob", "cat"))
+    console = Place(0, 0)  # the console's pretend server: guild 0, as DMs were
+    issued = await world.service.challenge(
+        console, as_service(ann), "hex", opponents=[as_service(bob)]
+    )
+    await world.service.accept(issued.game.id, 0, as_service(bob))
+    game_id = issued.game.id
+    async with world.running() as bot:
+        await bot.tree.sync()  # global commands: the ones Discord offers in DMs
+        for user in (cat, ann):  # a stranger, and a player of that game
+            dm = world.fake.dm_channel(user)
+            challenge = await (
+                await world.fake.slash(
+                    user, "challenge", {"game": "hex", "opponent": bob}, channel=dm
+                )
+            ).reply()
+            assert challenge.ephemeral and "in a server" in challenge.content
+            for command, options in [
+                ("board", {"game": game_id}),
+                ("board", {}),
+                ("move", {"move": "a1", "game": game_id}),
+                ("resign", {"game": game_id}),
+                ("abort", {"game": game_id}),
+                ("undo", {"game": game_id}),
+                ("rematch", {"game": game_id}),
+                ("record", {"game": game_id}),
+                ("record", {}),
+                ("games", {}),
+                ("rating", {}),
+                ("leaderboard", {"game": "hex"}),
+            ]:
+                reply = await (await world.fake.slash(user, command, options, channel=dm)).reply()
+                assert reply.ephemeral and reply.content == IN_THE_SERVER, (command, reply.content)
+                assert not reply.files
+            handle = await world.fake.autocomplete(
+                user, "board", {"game": ""}, focused="game", channel=dm
+            )
+            assert await handle.wait_for_choices() == []
+            rules = await (
+                await world.fake.slash(user, "rules", {"game": "hex"}, channel=dm)
+            ).reply()
+            assert "Hex" in rules.content  # not about a game: fine anywhere
+    assert (await world.service.game(game_id, 0)).ply == 0
+
+
+async def test_record_refuses_privately(world: World) -> None:
+    async with world.running():
+        reply = await (
+            await world.fake.slash(world.users["cat"], "record", {}, channel=world.channel)
+        ).reply()
+        assert reply.ephemeral and "no game" in reply.content.lower()
+        missing = await (
+            await world.fake.slash(
+                world.users["cat"], "record", {"game": 999}, channel=world.channel
+            )
+        ).reply()
+        assert missing.ephemeral and missing.content == "There is no game #999 here."
+
+
+async def test_a_huge_option_value_still_gets_an_answer(world: World) -> None:
+    async with world.running():
+        options = {"game": "hex", "opponent": world.users["bob"], "options": "size=" + "9" * 5000}
+        reply = await (
+            await world.fake.slash(world.users["ann"], "challenge", options, channel=world.channel)
+        ).reply()
+        assert reply.ephemeral and reply.content.startswith("Hex option size")
+        assert len(reply.content) <= 300
+
+
+async def test_every_answer_fits_in_a_discord_message(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def long_refusal(*args: Any, **kwargs: Any) -> None:
+        raise Refused("é" * 5000, code="test")
+
+    monkeypatch.setattr(world.service, "games", long_refusal)
+    async with world.running():
+        reply = await (
+            await world.fake.slash(world.users["ann"], "games", {}, channel=world.channel)
+        ).reply()
+        assert reply.ephemeral and 1000 < len(reply.content) <= 2000

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.discordbot.errors import fit, reply
 from bot.discordbot.text import MENTIONS, board_file, lines, status_text
-from bot.discordbot.views import challenge_view, undo_view
+from bot.discordbot.views import challenge_view, guild_of, undo_view
 from bot.service import (
     ChallengeClosed,
     Event,
@@ -121,7 +122,7 @@ class Announcer:
             where = f"https://discord.com/channels/{game.guild_id}/{game.thread_id}"
             try:
                 user = await self.client.fetch_user(reminder.player_id)
-                await user.send(f"{text} {where}", allowed_mentions=MENTIONS)
+                await user.send(fit(f"{text} {where}"), allowed_mentions=MENTIONS)
                 return
             except discord.HTTPException:
                 log.info(
@@ -169,7 +170,9 @@ class Announcer:
             return
         try:
             await channel.get_partial_message(game.message_id).edit(
-                content=status_text(game), view=challenge_view(game), allowed_mentions=MENTIONS
+                content=fit(status_text(game)),
+                view=challenge_view(game),
+                allowed_mentions=MENTIONS,
             )
         except discord.HTTPException:
             log.warning("game=%d could not edit its status message", game.id, exc_info=True)
@@ -188,7 +191,7 @@ class Announcer:
 
     async def send(self, channel: Any, text: str, **kwargs: Any) -> discord.Message | None:
         try:
-            message: discord.Message = await channel.send(text[:2000], **kwargs)
+            message: discord.Message = await channel.send(fit(text), **kwargs)
         except discord.HTTPException:
             log.warning("could not post in channel %s", getattr(channel, "id", "?"), exc_info=True)
             return None
@@ -197,10 +200,8 @@ class Announcer:
     async def latest_board(self, interaction: discord.Interaction, game_id: int, note: str) -> None:
         """A stale button: say so, and show the board as it is now, to the presser only."""
         try:
-            board = await self.service.board(game_id, interaction.guild_id or 0)
+            board = await self.service.board(game_id, guild_of(interaction))
         except Refused as refusal:
-            await interaction.response.send_message(str(refusal), ephemeral=True)
+            await reply(interaction, str(refusal))
             return
-        await interaction.response.send_message(
-            note, file=board_file(board.game, board.png), ephemeral=True
-        )
+        await reply(interaction, note, file=board_file(board.game, board.png))

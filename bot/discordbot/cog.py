@@ -18,8 +18,8 @@ from bot.commands import BY_NAME
 from bot.discordbot.announce import CANNOT_READ
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
-from bot.discordbot.views import as_player, asker, challenge_view
-from bot.service import GameSummary, MovePlayed, Place, Refused, rules_card
+from bot.discordbot.views import as_player, asker, challenge_view, guild_of
+from bot.service import GameSummary, MovePlayed, Place, Refused, rules_card, shown
 
 if TYPE_CHECKING:
     from bot.discordbot.client import PaperboardBot
@@ -89,6 +89,12 @@ class GamesCog(commands.Cog):
         first: str = "random",
         rated: bool | None = None,
     ) -> None:
+        if interaction.guild_id is None:
+            raise Refused(
+                "Challenges are made in a server's channel, where the game gets its own "
+                "thread; not in direct messages.",
+                code="dm",
+            )
         if isinstance(interaction.channel, discord.Thread):
             raise Refused(
                 "Start challenges in a channel; each game gets its own thread.", code="thread"
@@ -104,7 +110,7 @@ class GamesCog(commands.Cog):
         if size:
             settings["size"] = size
         result = await self.service.challenge(
-            Place(interaction.guild_id or 0, interaction.channel_id or 0),
+            Place(guild_of(interaction), interaction.channel_id or 0),
             asker(interaction),
             game,
             opponents=[as_player(user) for user in named],
@@ -126,7 +132,7 @@ class GamesCog(commands.Cog):
         view = challenge_view(game)
         if view is not None:
             kwargs["view"] = view
-        await interaction.response.send_message(status_text(game), **kwargs)
+        await reply(interaction, status_text(game), ephemeral=False, **kwargs)
         message = await interaction.original_response()
         await self.service.attach(game.id, message_id=message.id)
 
@@ -141,16 +147,19 @@ class GamesCog(commands.Cog):
         in_thread = interaction.channel_id == result.game.thread_id
         if in_thread:  # the answer is the public board
             files = [board_file(result.game, result.png)] if result.png else []
-            await interaction.response.send_message(
-                lines(result.events, result.game), files=files, allowed_mentions=MENTIONS
+            await reply(
+                interaction,
+                lines(result.events, result.game),
+                ephemeral=False,
+                files=files,
+                allowed_mentions=MENTIONS,
             )
         else:
             played = next(e for e in result.events if isinstance(e, MovePlayed))
             where = f" in <#{result.game.thread_id}>" if result.game.thread_id else ""
             texts = ", ".join(played.texts)
-            await interaction.response.send_message(
-                f"You played {texts} in {result.game.title} #{result.game.id}{where}.",
-                ephemeral=True,
+            await reply(
+                interaction, f"You played {texts} in {result.game.title} #{result.game.id}{where}."
             )
         await self.announcer.publish(result, thread_done=in_thread, png=result.png)
 
@@ -221,8 +230,11 @@ class GamesCog(commands.Cog):
         summary = await self.game_meant(interaction, game, my_turn=False)
         board = await self.service.board(summary.id, summary.guild_id, ply=ply, groups=groups)
         caption = f"{board.game.title} #{board.game.id}, move {board.ply}"
-        await interaction.response.send_message(
-            caption, file=board_file(board.game, board.png, board.ply), ephemeral=not public
+        await reply(
+            interaction,
+            caption,
+            ephemeral=not public,
+            file=board_file(board.game, board.png, board.ply),
         )
 
     board.autocomplete("game")(game_choices)
@@ -237,7 +249,7 @@ class GamesCog(commands.Cog):
     ) -> None:
         whose = player or interaction.user
         listed = await self.service.games(
-            interaction.guild_id or 0,
+            guild_of(interaction),
             player_id=whose.id,
             status=status,
             viewer_id=interaction.user.id,
@@ -247,7 +259,7 @@ class GamesCog(commands.Cog):
             await reply(interaction, f"No games for {mention(whose.id)} here.")
             return
         rows = [_game_line(g, interaction.user.id) for g in listed]
-        await reply(interaction, "\n".join(rows)[:2000])
+        await reply(interaction, "\n".join(rows))
 
     # -- ending and taking back ------------------------------------------------------------------
 
@@ -299,17 +311,19 @@ class GamesCog(commands.Cog):
 
     @described("record")
     async def record(self, interaction: discord.Interaction, game: int | None = None) -> None:
-        await interaction.response.defer(thinking=True)  # a long game's GIF takes a moment
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
         record = await self.service.record(summary.id, summary.guild_id)
+        # Deferred only once checked: a refusal after a public defer would be public too.
+        await interaction.response.defer(thinking=True)  # a long game's GIF takes a moment
         gif = await self.service.replay_gif(summary.id, summary.guild_id)
         text = f"```\n{record.text[:1800]}\n```" + (
             "(record cut short)" if len(record.text) > 1800 else ""
         )
-        await interaction.followup.send(
+        await reply(
+            interaction,
             text,
+            ephemeral=False,
             file=discord.File(io.BytesIO(gif), filename=f"{summary.game}-{summary.id}.gif"),
-            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     # -- about games and players ----------------------------------------------------------------
@@ -317,7 +331,7 @@ class GamesCog(commands.Cog):
     @described("rules")
     @app_commands.choices(game=GAME_CHOICES)
     async def rules(self, interaction: discord.Interaction, game: str) -> None:
-        await reply(interaction, rules_card(game)[:2000])
+        await reply(interaction, rules_card(game))
 
     @described("rating")
     @app_commands.choices(game=GAME_CHOICES)
@@ -328,7 +342,7 @@ class GamesCog(commands.Cog):
         game: str | None = None,
     ) -> None:
         whose = player or interaction.user
-        found = await self.service.ratings(interaction.guild_id or 0, whose.id, game)
+        found = await self.service.ratings(guild_of(interaction), whose.id, game)
         if not found:
             await reply(interaction, f"{mention(whose.id)} has no rated games here yet.")
             return
@@ -346,7 +360,7 @@ class GamesCog(commands.Cog):
     @described("leaderboard")
     @app_commands.choices(game=GAME_CHOICES)
     async def leaderboard(self, interaction: discord.Interaction, game: str) -> None:
-        found = await self.service.leaderboard(interaction.guild_id or 0, game)
+        found = await self.service.leaderboard(guild_of(interaction), game)
         if not found:
             await reply(interaction, "Nobody has finished a rated game of that here yet.")
             return
@@ -406,7 +420,7 @@ class GamesCog(commands.Cog):
         if not isinstance(member, discord.Member) or not member.guild_permissions.manage_guild:
             raise Refused("You need the Manage Server permission for that.", code="not_admin")
         found = await self.service.guild_settings(
-            interaction.guild_id or 0,
+            guild_of(interaction),
             channels=_channel_ids(channels),
             days_per_move="keep"
             if days_per_move is None
@@ -434,7 +448,7 @@ class GamesCog(commands.Cog):
         finished: bool = False,
     ) -> GameSummary:
         """The game named, or this thread's, or the player's only one (on move, for moves)."""
-        guild_id = interaction.guild_id or 0
+        guild_id = guild_of(interaction)
         if game_id is not None:
             return await self.service.game(game_id, guild_id)
         thread_id = (
@@ -451,8 +465,10 @@ class GamesCog(commands.Cog):
         )
 
     async def my_games(self, interaction: discord.Interaction, current: str) -> list[Choice[int]]:
+        if interaction.guild_id is None:
+            return []  # games live in servers
         listed = await self.service.games(
-            interaction.guild_id or 0,
+            interaction.guild_id,
             player_id=interaction.user.id,
             viewer_id=interaction.user.id,
             limit=MAX_CHOICES,
@@ -485,7 +501,7 @@ def _options(text: str | None) -> dict[str, str]:
         key, sep, value = word.partition("=")
         if not sep or not key or not value:
             raise Refused(
-                f"Options are key=value, like lengths=1,3,5; {word[:30]!r} is not.",
+                f"Options are key=value, like lengths=1,3,5; {shown(word)} is not.",
                 code="bad_option",
             )
         found[key.lower().replace("-", "_")] = value

@@ -1,9 +1,11 @@
 """One place that turns an error into a reply: a refusal is the service's sentence,
-shown only to the person who asked; anything else is logged and apologised for."""
+shown only to the person who asked; anything else is logged and apologised for. Every
+answer to an interaction goes through `reply`, which keeps it within Discord's limits."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -14,6 +16,7 @@ log = logging.getLogger("paperboard.discord")
 
 SORRY = "Something went wrong on my side; it is logged. Nothing was changed."
 NO_PINGS = discord.AllowedMentions.none()  # an ephemeral answer has no one to notify
+MESSAGE_LIMIT = 2000  # characters of a message's content; Discord refuses more (400)
 
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
@@ -30,19 +33,31 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
     await reply(interaction, text)
 
 
+def fit(text: str) -> str:
+    """The text cut to what Discord takes, the last line of defence: an answer Discord
+    refuses leaves the player with none at all. (The bot sends no embeds.)"""
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
+
+
 async def reply(
     interaction: discord.Interaction,
     text: str,
     *,
+    ephemeral: bool = True,
     allowed_mentions: discord.AllowedMentions = NO_PINGS,
+    **extra: Any,
 ) -> None:
-    """An ephemeral answer, whether or not the interaction was answered already."""
+    """Answer an interaction (ephemeral unless said otherwise; files and views in
+    `extra`), or follow up when it was answered or deferred already."""
+    text = fit(text)
     try:
         if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, allowed_mentions=allowed_mentions)
+            await interaction.followup.send(
+                text, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra
+            )
         else:
             await interaction.response.send_message(
-                text, ephemeral=True, allowed_mentions=allowed_mentions
+                text, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra
             )
     except discord.HTTPException:  # the interaction expired or Discord is down: log, go on
         log.warning("could not answer interaction %s", interaction.id, exc_info=True)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import discord
 
-from bot.discordbot.errors import report_error
+from bot.discordbot.errors import fit, reply, report_error
 from bot.discordbot.text import MENTIONS, lines, status_text
 from bot.service import GameSummary, Player, Refused
 
@@ -31,6 +31,14 @@ def as_player(user: discord.abc.User) -> Player:
 def asker(interaction: discord.Interaction) -> Player:
     """The person who pressed or typed."""
     return as_player(interaction.user)
+
+
+def guild_of(interaction: discord.Interaction) -> int:
+    """The server a command or button is used in. Every game lives in a server; in a
+    direct message there is none (and guild 0 is the console's pretend server)."""
+    if interaction.guild_id is None:
+        raise Refused("Use this in the server where the game is.", code="dm")
+    return interaction.guild_id
 
 
 def paperboard(interaction: discord.Interaction) -> PaperboardBot:
@@ -58,7 +66,7 @@ class ChallengeButton(
         bot = paperboard(interaction)
         try:
             use_case = getattr(bot.service, self.action)
-            result = await use_case(self.game_id, interaction.guild_id or 0, asker(interaction))
+            result = await use_case(self.game_id, guild_of(interaction), asker(interaction))
         except Refused as refusal:
             await _refuse(interaction, self.game_id, refusal)
             return
@@ -66,7 +74,7 @@ class ChallengeButton(
             await report_error(interaction, error)
             return
         await interaction.response.edit_message(
-            content=status_text(result.game),
+            content=fit(status_text(result.game)),
             view=challenge_view(result.game),
             allowed_mentions=MENTIONS,
         )
@@ -99,7 +107,7 @@ class UndoButton(
         try:
             result = await bot.service.answer_undo(
                 self.game_id,
-                interaction.guild_id or 0,
+                guild_of(interaction),
                 asker(interaction),
                 accept=self.answer == "yes",
                 expected_ply=self.ply,
@@ -115,7 +123,7 @@ class UndoButton(
         )
         asked = interaction.message.content if interaction.message else ""
         await interaction.response.edit_message(
-            content=f"{asked}\n{lines(result.events[:1], result.game)}",
+            content=fit(f"{asked}\n{lines(result.events[:1], result.game)}"),
             view=None if settled else undo_view(self.game_id, self.ply),
             allowed_mentions=MENTIONS,
         )
@@ -128,7 +136,7 @@ async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refus
             interaction, game_id, f"This game has moved on: {refusal}"
         )
     else:
-        await interaction.response.send_message(str(refusal), ephemeral=True)
+        await reply(interaction, str(refusal))
 
 
 def challenge_view(game: GameSummary) -> discord.ui.View | None:
