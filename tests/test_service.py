@@ -200,7 +200,9 @@ async def test_hostile_moves_are_refused(service: GameService, text: str) -> Non
     assert (await service.game(game.id, GUILD)).ply == 0
 
 
-@pytest.mark.parametrize("bad_id", [-1, 0, 2**63, 10**30, 12345])
+@pytest.mark.parametrize(
+    "bad_id", [-1, 0, 2**63, 10**30, 12345, pytest.param(10**5000, id="5001 digits")]
+)
 async def test_hostile_ids_are_refused(service: GameService, bad_id: int) -> None:
     game = await start(service, "hotwire")
     for call in (
@@ -208,10 +210,13 @@ async def test_hostile_ids_are_refused(service: GameService, bad_id: int) -> Non
         service.board(bad_id, GUILD),
         service.resign(bad_id, GUILD, ANN),
         service.game(bad_id, GUILD),
+        service.accept(bad_id, GUILD, BOB),
+        service.record(bad_id, GUILD),
         service.move(game.id, bad_id, ANN, "a1 b2"),
     ):
-        with pytest.raises(Refused):
+        with pytest.raises(Refused) as refusal:
             await call
+        assert len(str(refusal.value)) < 100
     assert (await service.game(game.id, GUILD)).ply == 0
 
 

@@ -939,8 +939,7 @@ class GameService:
         raise Refused("The game is busy; try that again in a moment.", code="busy")
 
     async def _game_row(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
-        if not 0 < game_id <= MAX_ID:
-            raise Refused(f"There is no game #{game_id} here.", code="no_game")
+        _check_ids(game_id)  # within the column's range (and short enough to quote)
         row = (await conn.execute(_GAME_ROW, {"game_id": game_id})).one_or_none()
         if row is None or row.guild_id != guild_id:  # another guild's game does not exist here
             raise Refused(f"There is no game #{game_id} here.", code="no_game")
