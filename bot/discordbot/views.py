@@ -122,6 +122,55 @@ class UndoButton(
         await bot.announcer.publish(result)
 
 
+class ResignButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pb:r:(?P<answer>yes|no):(?P<game>\d{1,19}):(?P<ply>\d{1,9})",
+):
+    """Confirm or cancel a /resign, on the asker's own (ephemeral) message. The ply it was
+    asked at makes a confirmation stale once the game has moved on."""
+
+    def __init__(self, answer: str, game_id: int, ply: int) -> None:
+        label, style = (
+            ("Resign", discord.ButtonStyle.danger)
+            if answer == "yes"
+            else ("Keep playing", discord.ButtonStyle.secondary)
+        )
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"pb:r:{answer}:{game_id}:{ply}")
+        )
+        self.answer, self.game_id, self.ply = answer, game_id, ply
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(match["answer"], int(match["game"]), int(match["ply"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        if self.answer == "no":
+            await interaction.response.edit_message(
+                content=f"You did not resign game #{self.game_id}.", view=None
+            )
+            return
+        bot = paperboard(interaction)
+        guild_id = interaction.guild_id or 0
+        try:
+            game = await bot.service.game(self.game_id, guild_id)
+            if game.ply != self.ply:
+                raise Refused(f"the game is at move {game.ply} now.", code="stale")
+            result = await bot.service.resign(self.game_id, guild_id, asker(interaction))
+        except Refused as refusal:
+            await _refuse(interaction, self.game_id, refusal)
+            return
+        except Exception as error:
+            await report_error(interaction, error)
+            return
+        await interaction.response.edit_message(
+            content=f"You resigned {result.game.title} #{self.game_id}.", view=None
+        )
+        await bot.announcer.publish(result)
+
+
 async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:
     if refusal.code in ("stale", "no_undo", "not_open", "expired", "game_over"):
         await paperboard(interaction).announcer.latest_board(
@@ -142,6 +191,13 @@ def challenge_view(game: GameSummary) -> discord.ui.View | None:
     if any(s.player_id is None for s in game.seats):
         view.add_item(ChallengeButton("join", game.id))
     view.add_item(ChallengeButton("cancel", game.id))
+    return view
+
+
+def resign_view(game_id: int, ply: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ResignButton("yes", game_id, ply))
+    view.add_item(ResignButton("no", game_id, ply))
     return view
 
 
