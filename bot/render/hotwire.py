@@ -182,7 +182,7 @@ class HotWireRenderer(BoardRenderer):
             lines.append(f"{name}: {', '.join(wires) or 'no wires yet'}")
         return "\n".join(lines)
 
-    def status_line(self, state: GameState, view: View) -> str:
+    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
         assert isinstance(view, HotWireView)
         outcome = view.outcome
         if outcome is None:

@@ -18,6 +18,7 @@ winning path lies on a band in "win" with a star under the base it reached.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
@@ -35,6 +36,7 @@ from bot.render.kit import (
     Marker,
     Point,
     SeatStyle,
+    clean_name,
     default_status,
     font,
 )
@@ -195,14 +197,20 @@ class LivewireRenderer(BoardRenderer):
             for (colour, shape), name in zip(SEATS, NAMES, strict=True)
         ]
 
-    def status_line(self, state: GameState, view: View) -> str:
+    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
         assert isinstance(view, LivewireView)
         outcome = view.outcome
+        names = [clean_name(name, 12) for name in players] or list(NAMES)
         if outcome is not None and outcome.reason == End.BASE_REACHED and outcome.path:
-            return f"{NAMES[outcome.winners[0]]} wins: reached the base {outcome.path[-1]}"
+            return f"{names[outcome.winners[0]]} wins: reached the base {outcome.path[-1]}"
         if outcome is not None and outcome.reason == End.PASSES:
             return "Draw: neither can move (passes)"
-        return default_status(view, self.seat_styles(state))
+        styles = self.seat_styles(state)
+        named = [
+            dataclasses.replace(style, name=name)
+            for style, name in zip(styles, names, strict=False)
+        ]
+        return default_status(view, named)
 
     def text(self, state: GameState) -> str:
         """Every point and half-way point: 1 2 dots that can move, a b dots already
