@@ -355,16 +355,17 @@ def _neighbour_strokes(group: WireGroup) -> tuple[list[list[Point]], list[Point]
         if joined(*falling) and not sides:
             strokes.append(list(falling))
             on_strokes.update(falling)
-    strokes += _bridges(group, strokes)
-    on_strokes.update(pin for stroke in strokes for pin in stroke)
+    bridges = _bridges(group, strokes)
+    strokes += [list(bridge) for bridge in bridges]
+    on_strokes.update(pin for bridge in bridges for pin in bridge)
     return strokes, spots + [pin for pin in group.pins if pin not in on_strokes]
 
 
-def _bridges(group: WireGroup, strokes: list[list[Point]]) -> list[list[Point]]:
+def _bridges(group: WireGroup, strokes: list[list[Point]]) -> list[tuple[Pin, Pin]]:
     """Strokes along the group's shortest wires that join the pieces the neighbour
     strokes leave apart (wires that cross drawn ones split a group's outline): one
     group is always one blob."""
-    index = {pin: i for i, pin in enumerate(group.pins)}
+    index: dict[Point, int] = {pin: i for i, pin in enumerate(group.pins)}
     pieces = UnionFind(len(group.pins))
     for stroke in strokes:
         ends = [index[spot] for spot in stroke if spot in index]  # square middles are no pins
@@ -373,14 +374,14 @@ def _bridges(group: WireGroup, strokes: list[list[Point]]) -> list[list[Point]]:
     roots = {pieces.find(i) for i in range(len(group.pins))}
     if len(roots) == 1:
         return []
-    bridges: list[list[Point]] = []
+    bridges: list[tuple[Pin, Pin]] = []
     wires = sorted(
         (_ends(text) for text in group.wires),
         key=lambda ends: math.dist(ends[0], ends[1]),
     )
     for p, q in wires:
         if pieces.union(index[p], index[q]):
-            bridges.append([p, q])
+            bridges.append((p, q))
             if len(bridges) == len(roots) - 1:
                 break
     return bridges
