@@ -11,7 +11,9 @@ A dot that can still be drawn from is large with an ink rim: solid for a
 straight dot, hollow for a branch or diagonal dot. A used dot is small, a dead
 dot a grey cross, and the lines into dead dots fade, so the living trees stand
 out on a crowded board. Bases are large marks with their coordinates in the
-margin; guide lines every five squares help read any coordinate off the edges.
+margin; guide lines every five squares help read any coordinate off the edges,
+and on boards too large to label every point the labels stand on the guides.
+A legend under the board says what the marks mean.
 The last line lies on a band in "last" with a diamond under its new dot; a
 winning path lies on a band in "win" with a star under the base it reached.
 """
