@@ -179,17 +179,27 @@ def render_position(args: argparse.Namespace) -> int:
 
     options = dict(_option(text) for text in args.option)
     players = [name.strip() for name in args.players.split(",") if name.strip()] or None
+    if players and "players" not in options:  # the names say how many play
+        options["players"] = str(len(players))
     moves = [m.strip() for m in re.split(r"[,;\n]", args.moves) if m.strip()]
     state = engine.new(args.game, **options)
     for text in moves:
         state = state.play(text)
+    if players and len(players) != state.players:
+        raise ValueError(f"--players names {len(players)} players; the game has {state.players}")
+    if args.ply is not None and not 0 <= args.ply <= state.ply:
+        raise ValueError(f"--ply must be from 0 to {state.ply}, the moves in the record")
     record = state.moves if args.ply is None else state.moves[: args.ply]
     if args.gif:
         data = render_gif(args.game, state.options, record, players=players)
     else:
         position = engine.replay(args.game, state.options, record)
         data = render_png(position, players=players, groups=args.groups)
-    args.output.write_bytes(data)
+    try:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_bytes(data)
+    except OSError as error:
+        raise ValueError(f"cannot write {args.output}: {error.strerror or error}") from None
     print(f"{args.output} ({len(data) // 1024} KB)")
     return 0
 

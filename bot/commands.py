@@ -120,7 +120,13 @@ COMMANDS: tuple[Command, ...] = (
         discord="/games player:@bob status:active",
         console="games @bob active",
     ),
-    Command("resign", "Resign a game.", (GAME_ID,), discord="/resign game:12", console="resign 12"),
+    Command(
+        "resign",
+        "Resign a game (you are asked to confirm).",
+        (GAME_ID,),
+        discord="/resign game:12",
+        console="resign 12",
+    ),
     Command(
         "abort",
         "Call a game off before every player has moved once; no rating changes.",

@@ -160,6 +160,10 @@ class GameState(ABC):
     def to_move(self) -> int | None:
         """The seat to act, or None when the game is over."""
 
+    def seat_name(self, seat: int) -> str:
+        """The game's name for a seat now ("Red"); a swap may change it."""
+        return self.info.seat_name(seat)
+
     @property
     def mid_turn(self) -> bool:
         """True while the player to move has acted this turn and keeps it

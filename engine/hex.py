@@ -189,6 +189,9 @@ class HexState(GameState):
         """The colour (0 Black, 1 White) the person in `seat` plays."""
         return seat ^ self._swapped
 
+    def seat_name(self, seat: int) -> str:
+        return COLOUR_NAMES[self.colour_of(seat)]
+
     @property
     def to_move(self) -> int | None:
         if self.outcome is not None:

@@ -136,3 +136,34 @@ async def test_a_refused_token_is_one_sentence_and_exit_1(
         "portal (Bot page) into .env."
     ]
     assert "Traceback" not in err + out
+
+
+def test_render_makes_the_folder_and_names_the_players(tmp_path: Path) -> None:
+    png = tmp_path / "missing" / "dir" / "x.png"
+    args = ["render", "intersections", "--players", "ann,bob,cat", "-o", str(png)]
+    assert main(args) == 0
+    picture = Image.open(png)
+    assert picture.format == "PNG"
+    # three seats: the third chip of the caption (right third, caption row) has ink on it
+    width, height = picture.size
+    strip = picture.convert("L").crop((width * 2 // 3, height - 40, width, height - 10))
+    assert strip.getextrema()[0] < 100
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["render", "hex", "--moves", "c3, d4", "--ply", "99"], "--ply must be from 0 to 2"),
+        (["render", "hex", "--moves", "c3, d4", "--ply", "-3"], "--ply must be from 0 to 2"),
+        (["render", "hex", "--players", "ann,bob,cat"], "exactly 2 players, not 3"),
+        (["render", "intersections", "--players", "a,b", "--option", "players=3"], "has 3"),
+        (["render", "hex", "-o", "/proc/nowhere/x.png"], "cannot write /proc/nowhere/x.png"),
+    ],
+)
+def test_render_refuses_a_ply_out_of_range_and_an_unwritable_file(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    if "-o" not in args:
+        args = [*args, "-o", "/tmp/paperboard-never-written.png"]
+    assert main(args) == 2
+    assert said in capsys.readouterr().err

@@ -129,3 +129,87 @@ def test_the_real_command_plays_a_piped_game_and_exits_0(tmp_path: Path) -> None
     assert done.stdout.startswith("No DISCORD_TOKEN set: starting the console.")
     assert result_words(final, ["ann", "bob"]) in done.stdout
     assert (tmp_path / "boards" / f"game-1-move-{final.ply}.png").exists()
+
+
+async def transcript_of(service: GameService, tmp_path: Path, lines: list[str]) -> list[str]:
+    out = io.StringIO()
+    await Console(service, out, tmp_path / "boards").run(lines)
+    said = out.getvalue().splitlines()
+    assert not any("Something went wrong" in line for line in said), said
+    return said
+
+
+HEX_WITH_SWAP = [
+    "as ann",
+    "challenge hex @bob size=5 days=none first=challenger",
+    "as bob",
+    "accept",
+]
+
+
+async def test_bare_swap_is_a_move_and_says_who_plays_which_colour(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(
+        service, tmp_path, [*HEX_WITH_SWAP, "as ann", "c3", "as bob", "swap"]
+    )
+    assert "@bob swapped. @bob now plays Black, @ann plays White." in said
+    game = await service.game(1, 0)
+    assert game.ply == 2
+    record = (await service.record(1, 0)).text.splitlines()
+    assert "  White: ann" in record and "  Black: bob" in record, record
+
+
+async def test_a_move_out_of_turn_hears_whose_turn_it_is(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(service, tmp_path, [*HEX_WITH_SWAP, "c3"])
+    assert said[-1] == "It is not your turn: ann is to move.", said
+
+
+async def test_game_is_named_anywhere_in_a_move_line(service: GameService, tmp_path: Path) -> None:
+    said = await transcript_of(
+        service, tmp_path, [*HEX_WITH_SWAP, "as ann", "move game=1 c3", "as bob", "game=#1 b2"]
+    )
+    assert "@ann played c3." in said and "@bob played b2." in said, said
+
+
+async def test_settings_ignore_case_and_refuse_unknown_names(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(
+        service, tmp_path, ["settings reminders=DM tz=europe/paris", "settings colour=blue"]
+    )
+    assert said[1].startswith("player: reminders dm, time zone Europe/Paris,"), said
+    assert said[2] == (
+        "There is no setting 'colour'; "
+        "the settings are quiet_hours, reminders, time_zone, vacation."
+    )
+
+
+async def test_counts_help_and_empty_names(service: GameService, tmp_path: Path) -> None:
+    said = await transcript_of(
+        service,
+        tmp_path,
+        ["help", "challenge hex @", "as ann", "challenge hex @bob size=3 rated=yes days=none",
+         "as bob", "accept", "as ann", "resign", "y", "rating"],
+    )  # fmt: skip
+    assert sum(1 for line in said if line.split()[:1] == ["quit"]) == 1, said
+    assert "Name the player after @, as in @bob." in said
+    assert not any(line.startswith("Hex #1 is") for line in said[:3])
+    assert any(" 1 game, 0 wins, " in line for line in said), said
+
+
+async def test_resign_asks_first(service: GameService, tmp_path: Path) -> None:
+    said = await transcript_of(service, tmp_path, [*HEX_WITH_SWAP, "resign", "n"])
+    assert said[-2] == "Resign game #1? Type y to resign, anything else to keep playing."
+    assert said[-1] == "You did not resign game #1."
+    assert (await service.game(1, 0)).status == "active"
+    said = await transcript_of(service, tmp_path, ["as bob", "resign", "yes"])
+    assert said[-1] == "Hex #1 is over: @ann wins by resignation. @bob loses."
+    assert (await service.game(1, 0)).status == "finished"
+
+
+async def test_the_challenge_line_shows_the_options(service: GameService, tmp_path: Path) -> None:
+    said = await transcript_of(service, tmp_path, HEX_WITH_SWAP[:2])
+    assert said[-1].startswith("@ann challenges @bob to Hex #1 (size=5, no clock, rated)."), said

@@ -24,7 +24,7 @@ import engine
 from bot.discordbot import PaperboardBot, invite_url
 from bot.discordbot.client import PERMISSIONS
 from bot.discordbot.text import status_text
-from bot.service import GameService, GameSummary, Place, Player, Refused
+from bot.service import GameService, GameSummary, Place, Player, Refused, Result, SeatTaken
 from bot.settings import Settings
 from bot.store import Database
 from tests.conftest import Clock
@@ -272,8 +272,17 @@ async def test_undo_with_buttons_and_resign(world: World) -> None:
         (custom_id,) = [c for c in asks[-1].custom_ids if c.startswith("pb:u:yes")]
         stale_reply = await (await world.fake.press(bob, asks[-1], custom_id)).reply()
         assert stale_reply.ephemeral and "moved on" in stale_reply.content and stale_reply.files
-        reply = await (await world.fake.slash(bob, "resign", {}, channel=thread)).reply()
-        assert reply.ephemeral
+        # resigning asks first, on a message only the resigner sees
+        ask = await (await world.fake.slash(bob, "resign", {}, channel=thread)).reply()
+        assert ask.ephemeral and ask.content.startswith("Resign Hot Wire #")
+        at = (await world.game(game.id)).ply
+        assert ask.custom_ids == [f"pb:r:yes:{game.id}:{at}", f"pb:r:no:{game.id}:{at}"]
+        await (await world.fake.press(bob, ask, f"pb:r:no:{game.id}:{at}")).ack()
+        assert ask.content == f"You did not resign game #{game.id}." and not ask.components
+        assert (await world.game(game.id)).status == "active"
+        ask = await (await world.fake.slash(bob, "resign", {}, channel=thread)).reply()
+        await (await world.fake.press(bob, ask, f"pb:r:yes:{game.id}:{at}")).ack()
+        assert ask.content == f"You resigned Hot Wire #{game.id}."
         final = await world.game(game.id)
         assert final.status == "finished" and final.winners == (0,)
 
@@ -532,3 +541,24 @@ async def test_every_answer_fits_in_a_discord_message(
             await world.fake.slash(world.users["ann"], "games", {}, channel=world.channel)
         ).reply()
         assert reply.ephemeral and 1000 < len(reply.content) <= 2000
+
+
+async def test_closing_waits_for_announcements_under_way(service: GameService) -> None:
+    settings = Settings(discord_token=SecretStr("x"), render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    bot = PaperboardBot(service, settings, schedule=False)
+    issued = await service.challenge(
+        Place(1, 10), Player(101, "ann"), "hex", opponents=[Player(102, "bob")]
+    )
+    edited: list[bool] = []
+
+    async def slow_edit(game: GameSummary) -> None:
+        await asyncio.sleep(0.2)  # an HTTP request in flight
+        edited.append(bot.is_closed())
+
+    bot.announcer.edit_status = slow_edit  # type: ignore[method-assign]
+    taken = Result(issued.game, (SeatTaken(issued.game.id, Player(102, "bob")),))
+    async with bot:  # leaving closes it, as run_bot does on SIGTERM
+        publishing = asyncio.create_task(bot.announcer.publish(taken))
+        await asyncio.sleep(0.05)
+    await publishing
+    assert edited == [False]  # the edit went out before the session closed

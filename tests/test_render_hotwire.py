@@ -19,6 +19,7 @@ from bot.render.hotwire import (
     Layout,
     group_shape,
     layout,
+    state_layout,
     tinted,
 )
 from bot.render.kit import DEFAULT_THEME, MAX_SIDE
@@ -291,3 +292,21 @@ def test_a_replay_gif_renders() -> None:
     final = engine.new("hotwire", size="4x4").random_playout(random.Random(5))
     gif = render_gif("hotwire", final.options, final.moves, players=["ann", "bob"])
     assert gif.startswith(b"GIF8")
+
+
+def test_a_group_split_by_crossing_wires_is_still_one_blob() -> None:
+    # b2-b3 and c3-d4 cross drawn wires: the one large group's neighbour wires fall
+    # into two pieces (the bottom rows, and the rest), joined by its wire c4-d3.
+    state = play(["d4-f3", "e6-f7", "c1-f2", "a2-c3"])
+    (group,) = [g for g in state.groups() if g.kind == "larger"]
+    shape = group_shape(group, state_layout(state))
+    pieces = {pin: {pin} for pin in shape.pins}
+    for stroke in shape.strokes:
+        joined = set().union(*(pieces.get(spot, {spot}) for spot in stroke))
+        for pin in joined:
+            pieces[pin] = joined
+    assert all(pieces[pin] == pieces[shape.pins[0]] for pin in shape.pins)
+    image = Image.open(io.BytesIO(render_png(state, groups=True))).convert("RGB")
+    fill = tinted(DEFAULT_THEME, "muted", FILL_TINT)
+    between = state_layout(state).centre((2.25, 2.75))  # on c4-d3, beside the tag
+    assert closest(image, between, fill, "paper") == fill

@@ -15,7 +15,9 @@ import engine
 from bot.render import render_png, render_text
 from bot.render.kit import DEFAULT_THEME, MAX_SIDE
 from bot.render.livewire import (
+    BOTTOM_MARGIN,
     DEAD_TINT,
+    LEGEND_HEIGHT,
     SEATS,
     STAR_SCALE,
     Layout,
@@ -302,3 +304,24 @@ def test_layouts_keep_the_grid_inside_the_picture() -> None:
         place: Layout = layout(width, height)
         assert place.top > 20 and place.board_height + 84 <= MAX_SIDE
         assert place.left >= 40 and place.right <= place.picture_width - 40
+
+
+def test_labels_stand_at_an_even_step_on_large_boards() -> None:
+    for count, pitch in ((42, 16), (60, 11)):
+        columns = labelled(count, 19, pitch, (0, count))
+        steps = {b - a for a, b in itertools.pairwise(columns[1:-1])}
+        assert steps == {5}, (count, columns)
+        assert all(is_guide(index) for index in columns[1:-1])
+
+
+def test_a_legend_under_the_board_says_what_the_marks_mean() -> None:
+    state = engine.new("livewire")
+    image = picture(state)
+    place = state_layout(state)
+    band = range(place.bottom + BOTTOM_MARGIN + 4, place.bottom + BOTTOM_MARGIN + LEGEND_HEIGHT - 4)
+    seen = {
+        closest(image, (x, y), "paper", "blue", "last", "muted", "ink")
+        for y in band
+        for x in range(0, place.picture_width, 2)
+    }
+    assert {"blue", "last", "muted", "ink"} <= seen

@@ -128,7 +128,7 @@ async def test_two_reminders_then_a_loss_on_time(
     assert game_over.winners == (BOB.id,) and game_over.reason == "time"
     assert over.game.status == "finished" and over.game.deadline is None
     assert sentence(timed_out, over.game) == f"@{ANN.id} ran out of time in Hex #{game.id}."
-    assert sentence(game_over, over.game).endswith(f"@{BOB.id} wins on time.")
+    assert sentence(game_over, over.game).endswith(f"@{BOB.id} wins on time. @{ANN.id} loses.")
     assert len(outbox.results) == 3
     await refused("game_over", service.move(game.id, GUILD, ANN, "a1"))
     [bob] = await service.ratings(GUILD, BOB.id, "hex")

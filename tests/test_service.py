@@ -21,6 +21,7 @@ from bot.service import (
     TurnStarted,
     UndoAnswered,
     describe,
+    rules_card,
 )
 from tests.conftest import Clock
 
@@ -447,3 +448,34 @@ async def test_any_game_id_up_to_the_column_range_is_refused_in_words(
         assert str(refusal) == f"There is no game #{game_id} here."
     await service.attach(game_id, thread_id=2**63 - 1)  # nothing there: nothing happens
     assert await service.game_in_thread(2**63 - 1) is None
+
+
+async def test_a_second_rematch_of_a_game_is_refused_while_the_first_stands(
+    service: GameService,
+) -> None:
+    game = await start(service, "hex", {"size": "3"})
+    await service.resign(game.id, GUILD, ANN)
+    first = await service.rematch(game.id, GUILD, ANN)
+    again = await refused("rematch_offered", service.rematch(game.id, GUILD, BOB))
+    assert str(again) == f"A rematch of #{game.id} is already offered (#{first.game.id})."
+    await service.accept(first.game.id, GUILD, BOB)
+    await refused("rematch_offered", service.rematch(game.id, GUILD, ANN))
+    await service.resign(first.game.id, GUILD, BOB)
+    declined = await service.rematch(first.game.id, GUILD, ANN)
+    await service.decline(declined.game.id, GUILD, BOB)
+    assert (await service.rematch(first.game.id, GUILD, BOB)).game.status == "open"
+
+
+async def test_options_that_end_the_game_before_a_move_are_refused(service: GameService) -> None:
+    options = {"size": "2x2", "lengths": "5"}
+    over = await refused(
+        "over_at_start", service.challenge(PLACE, ANN, "hotwire", opponents=[BOB], options=options)
+    )
+    assert "over before the first move" in str(over)
+    assert await service.games(GUILD) == []
+
+
+def test_the_rules_of_an_unknown_game_are_refused() -> None:
+    with pytest.raises(Refused) as caught:
+        rules_card("chess")
+    assert caught.value.code == "unknown_game" and "“chess”" in str(caught.value)

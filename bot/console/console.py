@@ -13,13 +13,13 @@ import logging
 import shlex
 import sys
 import zlib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
 import engine
-from bot.commands import BY_NAME, COMMANDS
+from bot.commands import COMMANDS
 from bot.service import (
     Event,
     GameService,
@@ -40,6 +40,17 @@ log = logging.getLogger("paperboard.console")
 #: The console plays as one pretend server and channel.
 GUILD, CHANNEL = 0, 0
 OPTIONS_OF_CHALLENGE = {"days", "first", "rated", "open"}
+#: The console's setting words (short forms too) and the service's names for them.
+SETTING_NAMES = {
+    "reminders": "reminders",
+    "tz": "time_zone",
+    "time_zone": "time_zone",
+    "quiet": "quiet_hours",
+    "quiet_hours": "quiet_hours",
+    "vacation": "vacation",
+}
+#: Moves without a digit that may be typed bare, like "d5".
+BARE_WORD_MOVES = {"swap"}
 BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
 
 Handler = Callable[[list[str], str], Awaitable[None]]
@@ -57,6 +68,7 @@ class Console:
         self.board_dir = board_dir
         self.me = Player(player_id("player"), "player")
         self.names: dict[int, str] = {self.me.id: self.me.name}
+        self.source: Iterator[str] | None = None  # piped lines; None: standard input
         self.handlers: dict[str, Handler] = {
             "challenge": self.challenge,
             "accept": self.accept,
@@ -84,18 +96,20 @@ class Console:
     async def run(self, lines: Iterable[str] | None = None, *, interactive: bool = False) -> None:
         """Read commands until `quit` or the end of input."""
         self.say("Paperboard console. Type help for the commands, quit to leave.")
-        source = iter(lines) if lines is not None else None
+        self.source = iter(lines) if lines is not None else None
         while True:
-            if interactive:
-                self.out.write(f"{self.me.name}> ")
-                self.out.flush()
-            line = (
-                next(source, None)
-                if source is not None
-                else await asyncio.to_thread(sys.stdin.readline) or None
-            )
+            line = await self.read_line(f"{self.me.name}> " if interactive else None)
             if line is None or not await self.handle(line):
                 return
+
+    async def read_line(self, prompt: str | None) -> str | None:
+        """The next line typed or piped in; None at the end of input."""
+        if prompt is not None:
+            self.out.write(prompt)
+            self.out.flush()
+        if self.source is not None:
+            return next(self.source, None)
+        return await asyncio.to_thread(sys.stdin.readline) or None
 
     async def handle(self, line: str) -> bool:
         """One command line; False to stop."""
@@ -115,8 +129,8 @@ class Console:
         try:
             if handler is not None:
                 await handler(words, rest.strip())
-            elif any(ch.isdigit() for ch in text):
-                await self.move([], text)  # a bare move: "d5 g3"
+            elif any(ch.isdigit() for ch in text) or word in BARE_WORD_MOVES:
+                await self.move([], text)  # a bare move: "d5 g3", "swap"
             else:
                 self.say(f"There is no command {shown(word)}; type help for the commands.")
         except Refused as refusal:
@@ -179,17 +193,26 @@ class Console:
         )
 
     async def move(self, words: list[str], rest: str) -> None:
-        text, game = rest, None
-        tail = rest.rsplit(" ", 1)
-        if len(tail) == 2 and tail[1].startswith("game="):
-            text, game = tail[0], _int(tail[1][5:].lstrip("#"), "game")
-        if not text.strip():
+        named = [w for w in rest.split() if w.lower().startswith("game=")]
+        text = " ".join(w for w in rest.split() if not w.lower().startswith("game="))
+        if len(named) > 1:
+            raise Refused("Name one game: game=12.", code="usage")
+        if not text:
             raise Refused("Type the move: move d5 g3.", code="usage")
-        if game is None:
-            game = (await self.service.default_game(GUILD, self.me.id, None)).id
+        game = _int(named[0][5:].lstrip("#"), "game") if named else await self.game_to_move()
         result = await self.service.move(game, GUILD, self.me, text)
         self.announce(result)
         await self.show_board(result.game, result.png)
+
+    async def game_to_move(self) -> int:
+        """The game a move without a number means: your only game on move, else your
+        only game under way (so a move out of turn hears whose turn it is)."""
+        try:
+            return (await self.service.default_game(GUILD, self.me.id, None)).id
+        except Refused as refusal:
+            if refusal.code != "no_game":
+                raise
+        return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
 
     async def board(self, words: list[str], _: str) -> None:
         settings = dict(_pair(word) for word in words if "=" in word)
@@ -212,7 +235,13 @@ class Console:
             self.say(self.game_line(game))
 
     async def resign(self, words: list[str], _: str) -> None:
-        self.announce(await self.service.resign(await self.game_id(words), GUILD, self.me))
+        game = await self.game_id(words)
+        self.say(f"Resign game #{game}? Type y to resign, anything else to keep playing.")
+        answer = await self.read_line(None)
+        if (answer or "").strip().lower() not in ("y", "yes"):
+            self.say(f"You did not resign game #{game}.")
+            return
+        self.announce(await self.service.resign(game, GUILD, self.me))
 
     async def abort(self, words: list[str], _: str) -> None:
         self.announce(await self.service.abort(await self.game_id(words), GUILD, self.me))
@@ -268,7 +297,8 @@ class Console:
             title = engine.GAMES[line.game].title
             self.say(
                 f"{title}: rating {line.rating:.1f} ({line.mu:.1f} ± {line.sigma:.1f}), "
-                f"{line.games} games, {line.wins} wins, streak {line.streak:+d}"
+                f"{_count(line.games, 'game')}, {_count(line.wins, 'win')}, "
+                f"streak {line.streak:+d}"
             )
 
     async def leaderboard(self, words: list[str], _: str) -> None:
@@ -281,13 +311,21 @@ class Console:
             self.say(f"{rank:>2}. {line.name:<18} {line.rating:6.1f}  {line.wins}/{line.games} won")
 
     async def settings(self, words: list[str], _: str) -> None:
-        values = dict(_pair(word) for word in words)
+        values = {SETTING_NAMES.get(key, key): value for key, value in map(_pair, words)}
+        unknown = [key for key in values if key not in SETTING_NAMES.values()]
+        if unknown:
+            raise Refused(
+                f"There is no setting {unknown[0]!r}; the settings are "
+                f"{', '.join(sorted(set(SETTING_NAMES.values())))}.",
+                code="usage",
+            )
         vacation = values.get("vacation")
+        reminders = values.get("reminders")
         settings = await self.service.player_settings(
             self.me,
-            reminders=values.get("reminders"),
-            time_zone=values.get("tz", values.get("time_zone")),
-            quiet_hours=values.get("quiet", values.get("quiet_hours")),
+            reminders=reminders.lower() if reminders is not None else None,
+            time_zone=values.get("time_zone"),
+            quiet_hours=values.get("quiet_hours"),
             vacation=_bool(vacation) if vacation is not None else None,
         )
         quiet = (
@@ -311,12 +349,13 @@ class Console:
         for command in COMMANDS:
             if command.console:
                 self.say(f"  {command.console:<58} {command.help}")
-        self.say(f"  {BY_NAME['quit'].console}")
 
     # -- helpers ------------------------------------------------------------------------
 
     def player(self, name: str) -> Player:
-        cleaned = name.strip()[:32] or "player"
+        cleaned = name.strip()[:32]
+        if not cleaned:
+            raise Refused("Name the player after @, as in @bob.", code="usage")
         player = Player(player_id(cleaned), cleaned)
         self.names[player.id] = cleaned
         return player
@@ -386,6 +425,11 @@ class Console:
 
 def _when(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%d %b %H:%M UTC")
+
+
+def _count(number: int, noun: str) -> str:
+    """ "1 game", "2 games"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _pair(word: str) -> tuple[str, str]:

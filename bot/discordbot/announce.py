@@ -7,6 +7,7 @@ slash command, a button, a thread message, the scheduler).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
@@ -61,6 +62,16 @@ class Announcer:
         self.reads_messages = reads_messages
         # told of every new deadline (the scheduler's poke), once the scheduler runs
         self.on_deadline: Callable[[datetime], None] | None = None
+        self._in_flight = 0  # publishes under way: closing waits for them (`drain`)
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def drain(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) for the announcements under way to be posted."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            log.warning("closing with %d announcements still under way", self._in_flight)
 
     async def publish(
         self,
@@ -73,6 +84,18 @@ class Announcer:
         """Announce `result`'s events: open the thread when a game starts, post what
         happened there (with the new board), edit the status message. `thread_done` /
         `status_done`: the caller already answered there (an interaction reply)."""
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            return await self._publish(result, thread_done, status_done, png)
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+    async def _publish(
+        self, result: Result, thread_done: bool, status_done: bool, png: bytes | None
+    ) -> GameSummary:
         game = result.game
         events = result.events
         for event in events:

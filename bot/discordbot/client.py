@@ -15,7 +15,7 @@ from bot.discordbot.announce import Announcer
 from bot.discordbot.cog import GamesCog
 from bot.discordbot.endpoints import point_discord_at
 from bot.discordbot.text import MENTIONS
-from bot.discordbot.views import ChallengeButton, UndoButton
+from bot.discordbot.views import ChallengeButton, ResignButton, UndoButton
 from bot.schedule import Scheduler
 from bot.service import GameService
 from bot.settings import Settings
@@ -23,6 +23,7 @@ from bot.settings import Settings
 log = logging.getLogger("paperboard.discord")
 
 DISCORD_API = "https://discord.com/api/v10"
+CLOSE_GRACE_SECONDS = 8.0  # announcements under way may finish; docker stop kills at 10 s
 
 #: Exactly what the bot does in a server: read and post in channels and threads, open a
 #: thread per game, attach boards. Slash commands need the applications.commands scope.
@@ -78,7 +79,7 @@ class PaperboardBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         await self.add_cog(GamesCog(self))
-        self.add_dynamic_items(ChallengeButton, UndoButton)
+        self.add_dynamic_items(ChallengeButton, ResignButton, UndoButton)
         if self.scheduler is not None:
             await self.scheduler.start()  # catches up at once on what fell due while down
         if self.settings.dev_guild_id is not None:
@@ -90,6 +91,8 @@ class PaperboardBot(commands.AutoShardedBot):
     async def close(self) -> None:
         if self.scheduler is not None:
             await self.scheduler.stop()
+        # status edits and thread posts under way need the HTTP session a little longer
+        await self.announcer.drain(CLOSE_GRACE_SECONDS)
         await super().close()
 
     async def on_ready(self) -> None:

@@ -18,7 +18,7 @@ from bot.commands import BY_NAME
 from bot.discordbot.announce import CANNOT_READ
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
-from bot.discordbot.views import as_player, asker, challenge_view, guild_of
+from bot.discordbot.views import as_player, asker, challenge_view, guild_of, resign_view
 from bot.service import GameSummary, MovePlayed, Place, Refused, rules_card, shown
 
 if TYPE_CHECKING:
@@ -266,9 +266,11 @@ class GamesCog(commands.Cog):
     @described("resign")
     async def resign(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
-        result = await self.service.resign(summary.id, summary.guild_id, asker(interaction))
-        await reply(interaction, f"You resigned {summary.title} #{summary.id}.")
-        await self.announcer.publish(result)
+        await interaction.response.send_message(
+            f"Resign {summary.title} #{summary.id}? This cannot be taken back.",
+            view=resign_view(summary.id, summary.ply),
+            ephemeral=True,
+        )
 
     resign.autocomplete("game")(game_choices)
 

@@ -18,6 +18,8 @@ from engine.notation import column_label
 MARGIN = 44
 LONGEST = 760
 STONE = {BLACK: ("black", "circle"), 1: ("white", "circle")}
+LAST_FRAME_MIN = 3.0  # logical pixels: the last move's frame and diamond at 19x19
+LAST_DIAMOND_MIN = 6.0
 
 
 class HexRenderer(BoardRenderer):
@@ -115,12 +117,16 @@ class HexRenderer(BoardRenderer):
         for point in view.chain:
             canvas.marker("ring", self._centre(size, *point), radius * 0.3, "win")
         if view.last_point is not None:
+            # a frame round the cell and a diamond on the stone, both large enough to
+            # find at a glance on the biggest boards
             centre = self._centre(size, *view.last_point)
             colour = dict(view.stones).get(view.last_point, BLACK)
+            frame = max(LAST_FRAME_MIN, radius * 0.18)
+            canvas.polygon(_hexagon(centre, radius - frame / 2), None, outline="last", width=frame)
             canvas.marker(
                 "diamond",
                 centre,
-                radius * 0.26,
+                max(LAST_DIAMOND_MIN, radius * 0.3),
                 "last",
                 outline="white" if colour == BLACK else "ink",
                 width=1,

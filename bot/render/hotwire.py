@@ -34,7 +34,7 @@ from bot.render.kit import (
     default_status,
 )
 from engine import GameState, View
-from engine.core import End, dims
+from engine.core import End, UnionFind, dims
 from engine.hotwire import INFO, HotWireState, HotWireView, WireGroup, wire_text
 from engine.notation import Point as Pin
 from engine.notation import column_label, points
@@ -182,7 +182,7 @@ class HotWireRenderer(BoardRenderer):
             lines.append(f"{name}: {', '.join(wires) or 'no wires yet'}")
         return "\n".join(lines)
 
-    def status_line(self, state: GameState, view: View) -> str:
+    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
         assert isinstance(view, HotWireView)
         outcome = view.outcome
         if outcome is None:
@@ -355,7 +355,36 @@ def _neighbour_strokes(group: WireGroup) -> tuple[list[list[Point]], list[Point]
         if joined(*falling) and not sides:
             strokes.append(list(falling))
             on_strokes.update(falling)
+    bridges = _bridges(group, strokes)
+    strokes += [list(bridge) for bridge in bridges]
+    on_strokes.update(pin for bridge in bridges for pin in bridge)
     return strokes, spots + [pin for pin in group.pins if pin not in on_strokes]
+
+
+def _bridges(group: WireGroup, strokes: list[list[Point]]) -> list[tuple[Pin, Pin]]:
+    """Strokes along the group's shortest wires that join the pieces the neighbour
+    strokes leave apart (wires that cross drawn ones split a group's outline): one
+    group is always one blob."""
+    index: dict[Point, int] = {pin: i for i, pin in enumerate(group.pins)}
+    pieces = UnionFind(len(group.pins))
+    for stroke in strokes:
+        ends = [index[spot] for spot in stroke if spot in index]  # square middles are no pins
+        for a, b in itertools.pairwise(ends):
+            pieces.union(a, b)
+    roots = {pieces.find(i) for i in range(len(group.pins))}
+    if len(roots) == 1:
+        return []
+    bridges: list[tuple[Pin, Pin]] = []
+    wires = sorted(
+        (_ends(text) for text in group.wires),
+        key=lambda ends: math.dist(ends[0], ends[1]),
+    )
+    for p, q in wires:
+        if pieces.union(index[p], index[q]):
+            bridges.append((p, q))
+            if len(bridges) == len(roots) - 1:
+                break
+    return bridges
 
 
 def _runs(starts: set[Pin], dx: int, dy: int) -> list[list[Point]]:

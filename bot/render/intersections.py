@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from bot.render.kit import (
-    SCALE,
     BoardRenderer,
     Canvas,
     Extras,
@@ -27,7 +26,7 @@ from bot.render.kit import (
     Point,
     SeatStyle,
     clean_name,
-    font,
+    fit_text,
 )
 from engine import GameState, View
 from engine.intersections import DrawnSegment, IntersectionsView, RoundResult
@@ -161,9 +160,11 @@ class IntersectionsRenderer(BoardRenderer):
         )
         return "\n".join(lines)
 
-    def status_line(self, state: GameState, view: View) -> str:
+    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
         assert isinstance(view, IntersectionsView)
-        names = [style.name for style in self.seat_styles(state)]
+        names = [clean_name(name, 12) for name in players] or [
+            style.name for style in self.seat_styles(state)
+        ]
         outcome = view.outcome
         if outcome is None:
             mover = names[view.to_move] if view.to_move is not None else ""
@@ -387,13 +388,7 @@ def _seat_marker(canvas: Canvas, style: SeatStyle, centre: Point, radius: float)
 @lru_cache(maxsize=1024)
 def _fitted(name: str) -> str:
     """The name, shortened with an ellipsis until it fits NAME_WIDTH in the panel."""
-    face = font(round(NAME_SIZE * SCALE))
-    limit = 16
-    fitted = clean_name(name, limit)
-    while limit > 3 and face.getlength(fitted) / SCALE > NAME_WIDTH:
-        limit -= 1
-        fitted = clean_name(name, limit)
-    return fitted
+    return fit_text(clean_name(name, 16), NAME_SIZE, NAME_WIDTH)
 
 
 def _name_chip(canvas: Canvas, style: SeatStyle, name: str, at: Point) -> None:

@@ -67,11 +67,63 @@ def theme_with(overrides: Mapping[str, str] | None) -> Mapping[str, str]:
     return MappingProxyType({**DEFAULT_THEME, **overrides})
 
 
+FALLBACK_FONT = "DroidSansFallback.ttf"  # Chinese, Japanese, Korean (Apache 2.0)
+#: Stands for a run of characters no font here can draw (emoji...): never a box.
+PLACEHOLDER = "◇"
+
+
 @cache
 def font(size: int, *, bold: bool = False, mono: bool = False) -> ImageFont.FreeTypeFont:
     """DejaVu Sans from assets/, so every machine draws the same picture."""
     name = "DejaVuSansMono.ttf" if mono else "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     return ImageFont.truetype(str(FONT_DIR / name), size)
+
+
+@cache
+def fallback_font(size: int) -> ImageFont.FreeTypeFont:
+    """The font for the characters DejaVu lacks (it has no bold: used for both)."""
+    return ImageFont.truetype(str(FONT_DIR / FALLBACK_FONT), size)
+
+
+@lru_cache(maxsize=8192)
+def drawable(character: str, *, fallback: bool = False) -> bool:
+    """Whether DejaVu (or the fallback font) has a glyph for `character`: one without
+    draws the font's "missing" box, the same picture as a character no font has."""
+    face = fallback_font(24) if fallback else font(24)
+    missing = face.getmask("\U000f0000")  # a private-use character: no font draws it
+    drawn = face.getmask(character)
+    return drawn.size != missing.size or bytes(drawn) != bytes(missing)
+
+
+def _runs(words: str) -> list[tuple[str, bool]]:
+    """The words cut into runs for one font each: (text, drawn with the fallback)."""
+    runs: list[tuple[str, bool]] = []
+    for character in words:
+        fallback = not character.isspace() and not drawable(character)
+        if runs and runs[-1][1] == fallback:
+            runs[-1] = (runs[-1][0] + character, fallback)
+        else:
+            runs.append((character, fallback))
+    return runs
+
+
+def _face(pixels: int, bold: bool, fallback: bool) -> ImageFont.FreeTypeFont:
+    return fallback_font(pixels) if fallback else font(pixels, bold=bold)
+
+
+def text_width(words: str, size: float, *, bold: bool = False) -> float:
+    """The width of `words` in logical pixels, in the fonts that draw them."""
+    pixels = round(size * SCALE)
+    width = sum(_face(pixels, bold, fallback).getlength(run) for run, fallback in _runs(words))
+    return width / SCALE
+
+
+def fit_text(words: str, size: float, width: float, *, bold: bool = False) -> str:
+    """The words, shortened with an ellipsis until they fit `width` logical pixels."""
+    fitted = words
+    while len(fitted) > 1 and text_width(fitted, size, bold=bold) > width:
+        fitted = fitted[:-2].rstrip() + "…"
+    return fitted
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,17 +280,12 @@ class Canvas:
         anchor: str = "mm",
         bold: bool = False,
     ) -> None:
-        x, y = position
-        self.draw.text(
-            (x * SCALE, y * SCALE),
-            words,
-            font=font(round(size * SCALE), bold=bold),
-            fill=self.colour(colour),
-            anchor=anchor,
-        )
+        mask, (left, top) = _text_mask(words, round(size * SCALE), bold, anchor)
+        x, y = round(position[0] * SCALE) + left, round(position[1] * SCALE) + top
+        self.image.paste(self.colour(colour), (x, y, x + mask.width, y + mask.height), mask)
 
     def text_width(self, words: str, size: float, *, bold: bool = False) -> float:
-        return font(round(size * SCALE), bold=bold).getlength(words) / SCALE
+        return text_width(words, size, bold=bold)
 
 
 class SpriteCanvas(Canvas):
@@ -440,12 +487,31 @@ def _text_mask(
     words: str, pixels: int, bold: bool, anchor: str
 ) -> tuple[Image.Image, tuple[int, int]]:
     """The words' coverage mask and where its corner sits from the anchor point."""
+    runs = _runs(words)
     face = font(pixels, bold=bold)
-    left, top, right, bottom = (round(v) for v in face.getbbox(words, anchor=anchor))
-    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
-    ImageDraw.Draw(mask).text((-left, -top), words, font=face, fill=255, anchor=anchor)
+    if all(not fallback for _, fallback in runs):
+        left, top, right, bottom = (round(v) for v in face.getbbox(words, anchor=anchor))
+        mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+        ImageDraw.Draw(mask).text((-left, -top), words, font=face, fill=255, anchor=anchor)
+        mask.load()
+        return mask, (left, top)
+    # Several fonts: the runs side by side on DejaVu's baseline, placed as DejaVu
+    # would place the whole line for this anchor.
+    ascent, descent = face.getmetrics()
+    width = round(sum(_face(pixels, bold, f).getlength(run) for run, f in runs))
+    height = 2 * (ascent + descent)
+    mask = Image.new("L", (max(1, width), height), 0)
+    draw = ImageDraw.Draw(mask)
+    x = 0.0
+    for run, fallback in runs:
+        run_face = _face(pixels, bold, fallback)
+        draw.text((x, ascent * 1.5), run, font=run_face, fill=255, anchor="ls")
+        x += run_face.getlength(run)
     mask.load()
-    return mask, (left, top)
+    horizontal, vertical = anchor[0], anchor[1]
+    left = {"l": 0, "m": -width // 2, "r": -width}.get(horizontal, 0)
+    baseline = {"a": ascent, "s": 0, "d": -descent}.get(vertical, (ascent - descent) // 2)
+    return mask, (left, baseline - round(ascent * 1.5))
 
 
 @lru_cache(maxsize=64)
@@ -514,11 +580,20 @@ def regular_polygon(shape: Marker, centre: Point, radius: float) -> list[Point]:
 
 
 def clean_name(name: str, limit: int = 18) -> str:
-    """A display name the font can draw on one line: printable, BMP, short."""
-    kept = "".join(ch for ch in name if ch.isprintable() and ord(ch) < 0x10000).strip()
+    """A display name the fonts can draw on one line: printable, short, each run of
+    characters no font here has (emoji...) shown as one PLACEHOLDER."""
+    kept = ""
+    for character in name:
+        if not character.isprintable():
+            continue
+        if character.isspace() or drawable(character) or drawable(character, fallback=True):
+            kept += character
+        elif not kept.endswith(PLACEHOLDER):
+            kept += PLACEHOLDER
+    kept = kept.strip()
     if len(kept) > limit:
         kept = kept[: limit - 1] + "…"
-    return kept or "?"
+    return kept or PLACEHOLDER
 
 
 # -- the renderer base ------------------------------------------------------------
@@ -563,8 +638,9 @@ class BoardRenderer:
         """The position in plain characters, for terminals (the console prints it)."""
         raise NotImplementedError
 
-    def status_line(self, state: GameState, view: View) -> str:
-        """Words after the move number: whose turn, or the result."""
+    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
+        """Words after the move number: whose turn, or the result. Games whose seats
+        are numbered ("Player 1") name the players instead when `players` are given."""
         return default_status(view, self.seat_styles(state))
 
     # -- the shared path ------------------------------------------------------
@@ -583,11 +659,15 @@ class BoardRenderer:
         title = engine.GAMES[state.name].title
         ply = state.ply if extras.ply is None else extras.ply
         move_words = f"move {ply}" if ply else "start"
-        canvas.text((16, top + 20), f"{title} · {move_words}", 17, bold=True, anchor="lm")
-        status = self.status_line(state, view)
+        heading = f"{title} · {move_words}"
+        canvas.text((16, top + 20), heading, 17, bold=True, anchor="lm")
+        status = self.status_line(state, view, extras.players or ())
         if extras.caption:
             status = f"{status} · {extras.caption}"
-        canvas.text((width - 16, top + 20), status, 15, anchor="rm")
+        # the status never runs into the title: smaller, then shortened
+        room = width - 16 - 24 - text_width(heading, 17, bold=True) - 16
+        size = 15 if text_width(status, 15) <= room else 13
+        canvas.text((width - 16, top + 20), fit_text(status, size, room), size, anchor="rm")
         names = extras.players or tuple(style.name for style in styles)
         x = 16.0
         chip_width = (width - 32) / max(1, len(styles))
@@ -600,8 +680,7 @@ class BoardRenderer:
             label = clean_name(names[seat] if seat < len(names) else style.name)
             if extras.players and style.name not in label:
                 label = f"{label} ({style.name})" if len(styles) <= 3 else label
-            max_chars = max(6, int(chip_width / 8.5) - 3)
-            canvas.text((x + 28, top + 56), clean_name(label, max_chars), 14, anchor="lm")
+            canvas.text((x + 28, top + 56), fit_text(label, 14, chip_width - 36), 14, anchor="lm")
             x += chip_width
 
 

@@ -11,13 +11,16 @@ A dot that can still be drawn from is large with an ink rim: solid for a
 straight dot, hollow for a branch or diagonal dot. A used dot is small, a dead
 dot a grey cross, and the lines into dead dots fade, so the living trees stand
 out on a crowded board. Bases are large marks with their coordinates in the
-margin; guide lines every five squares help read any coordinate off the edges.
+margin; guide lines every five squares help read any coordinate off the edges,
+and on boards too large to label every point the labels stand on the guides.
+A legend under the board says what the marks mean.
 The last line lies on a band in "last" with a diamond under its new dot; a
 winning path lies on a band in "win" with a star under the base it reached.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
@@ -35,6 +38,7 @@ from bot.render.kit import (
     Marker,
     Point,
     SeatStyle,
+    clean_name,
     default_status,
     font,
 )
@@ -50,6 +54,10 @@ LARGEST_PITCH = 38  # so a small board is a board, not a few dots lost in a fiel
 SIDE_MARGIN = 52  # grid edge to picture edge at least: row labels, base coordinates
 TOP_MARGIN = 34  # column labels above the grid
 BOTTOM_MARGIN = 34  # and below it
+LEGEND_HEIGHT = 26  # the band under the bottom labels that says what the marks mean
+#: Label steps, smallest first: labels stand evenly, every point or on every guide line
+#: (every 5th), every 2nd guide... (a step of 2 would leave every other guide bare).
+LABEL_STEPS = (1, 5, 10, 20)
 GUIDE_EVERY = 5  # darker guide lines at columns e, j, o.. and rows 5, 10, 15.. help count
 
 #: Seat -> (theme colour, dot shape): Player 1 (left, moves first), Player 2 (right).
@@ -93,7 +101,7 @@ class Layout:
 
     @property
     def board_height(self) -> int:
-        return self.bottom + BOTTOM_MARGIN
+        return self.bottom + BOTTOM_MARGIN + LEGEND_HEIGHT
 
     def scaled(self, fraction: float, low: float, high: float) -> float:
         """A size that follows the pitch within bounds."""
@@ -141,7 +149,7 @@ class Layout:
 def layout(width: int, height: int) -> Layout:
     """The largest whole-pixel pitch that fits, the grid centred across the picture
     with room beside it for the bases' coordinates."""
-    height_room = MAX_SIDE - CAPTION_HEIGHT - TOP_MARGIN - BOTTOM_MARGIN - 40
+    height_room = MAX_SIDE - CAPTION_HEIGHT - TOP_MARGIN - BOTTOM_MARGIN - LEGEND_HEIGHT - 40
     pitch = min(LARGEST_PITCH, GRID_WIDTH_LIMIT // width, height_room // height)
     sized = Layout(width, height, pitch, 0, TOP_MARGIN, 0)
     words = f"{column_label(width)}{max(base_rows(height)) + 1}"
@@ -158,12 +166,13 @@ def state_layout(state: GameState) -> Layout:
 
 def labelled(count: int, room: float, pitch: int, keep: Sequence[int]) -> list[int]:
     """Which of the points 0..count get a label `room` pixels long: all when they fit,
-    else `keep` (ends, bases) first, then the guide lines, then every other one that
-    stays clear of its neighbours."""
+    else `keep` (ends, bases) and then the guide lines, or every other one..., at an
+    even step, that stay clear of those."""
     gap = max(1, math.ceil(room / pitch))
-    guides = [index for index in range(count + 1) if is_guide(index)]
+    step = next((step for step in LABEL_STEPS if step >= gap), LABEL_STEPS[-1])
+    first = 0 if step == 1 else step - 1  # the guides count from 1: e, j, o; 5, 10, 15
     chosen: list[int] = []
-    for index in [*keep, *guides, *range(count + 1)]:
+    for index in [*keep, *range(first, count + 1, step)]:
         if all(abs(index - other) >= gap for other in chosen):
             chosen.append(index)
     return sorted(chosen)
@@ -195,14 +204,20 @@ class LivewireRenderer(BoardRenderer):
             for (colour, shape), name in zip(SEATS, NAMES, strict=True)
         ]
 
-    def status_line(self, state: GameState, view: View) -> str:
+    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
         assert isinstance(view, LivewireView)
         outcome = view.outcome
+        names = [clean_name(name, 12) for name in players] or list(NAMES)
         if outcome is not None and outcome.reason == End.BASE_REACHED and outcome.path:
-            return f"{NAMES[outcome.winners[0]]} wins: reached the base {outcome.path[-1]}"
+            return f"{names[outcome.winners[0]]} wins: reached the base {outcome.path[-1]}"
         if outcome is not None and outcome.reason == End.PASSES:
             return "Draw: neither can move (passes)"
-        return default_status(view, self.seat_styles(state))
+        styles = self.seat_styles(state)
+        named = [
+            dataclasses.replace(style, name=name)
+            for style, name in zip(styles, names, strict=False)
+        ]
+        return default_status(view, named)
 
     def text(self, state: GameState) -> str:
         """Every point and half-way point: 1 2 dots that can move, a b dots already
@@ -261,6 +276,52 @@ class LivewireRenderer(BoardRenderer):
             home = tinted(canvas.theme, SEATS[seat][0], DEAD_TINT)
             canvas.line([(x, place.top), (x, place.bottom)], home, 2)
         self._draw_labels(canvas, place)
+        self._draw_legend(canvas, place)
+
+    def _draw_legend(self, canvas: Canvas, place: Layout) -> None:
+        """What the marks mean, in Player 1's colour and shape, centred under the board."""
+        colour, shape = SEATS[0]
+        radius = max(place.dot_radius, 4.5)
+        size = 12.0
+
+        def live(at: Point) -> None:
+            canvas.marker(shape, at, radius, colour, outline="ink", width=1)
+
+        def branch(at: Point) -> None:
+            canvas.marker(shape, at, radius, "ink")
+            canvas.marker(shape, at, radius - 1, colour)
+            canvas.marker(shape, at, radius * HOLLOW, "paper")
+
+        def used(at: Point) -> None:
+            canvas.marker(shape, at, radius * 0.6, colour)
+
+        def dead(at: Point) -> None:
+            canvas.marker("cross", at, radius * 0.8, "muted")
+
+        def base(at: Point) -> None:
+            canvas.marker(shape, at, radius * 1.4, colour, outline="ink", width=1.5)
+            canvas.marker(shape, at, radius * 0.56, "white")
+
+        def last(at: Point) -> None:
+            x, y = at
+            canvas.line([(x - radius, y), (x + radius, y)], "last", radius)
+
+        entries = (
+            (live, "can be drawn from"),
+            (branch, "also diagonally"),
+            (used, "used"),
+            (dead, "dead"),
+            (base, "base"),
+            (last, "last line"),
+        )
+        mark, gap = radius * 3.4, 14.0
+        widths = [mark + canvas.text_width(words, size) for _, words in entries]
+        x = (place.picture_width - sum(widths) - gap * (len(entries) - 1)) / 2
+        y = place.bottom + BOTTOM_MARGIN + LEGEND_HEIGHT / 2 - 2
+        for (draw, words), width in zip(entries, widths, strict=True):
+            draw((x + mark / 2 - 2, y))
+            canvas.text((x + mark, y), words, size, "muted", anchor="lm")
+            x += width + gap
 
     def _draw_labels(self, canvas: Canvas, place: Layout) -> None:
         """Columns above and below, rows on both sides; every one that fits, always the

@@ -27,20 +27,20 @@ colour, size, theme and half-pixel offset).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 import engine
 from bot.render.kit import (
-    SCALE,
     BoardRenderer,
     Canvas,
     Extras,
     Marker,
     Point,
     SeatStyle,
-    font,
+    clean_name,
+    text_width,
 )
 from engine import GameState, View
 from engine.notation import column_label, point
@@ -247,7 +247,7 @@ class ShortCircuitRenderer(BoardRenderer):
         assert isinstance(view, ShortCircuitView)
         return board_text(view)
 
-    def status_line(self, state: GameState, view: View) -> str:
+    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
         """Whose turn (and why, after a pop or a pass) or the result, the turn count, and
         the capacitors left when limited: the fullest wording that fits beside the title."""
         assert isinstance(view, ShortCircuitView)
@@ -260,13 +260,13 @@ class ShortCircuitRenderer(BoardRenderer):
             each = [f"P{seat + 1} {left}" for seat, left in enumerate(supplies)]
             capacitors = ["capacitors left " + ", ".join(each), "caps " + " · ".join(each), ""]
         title = f"{engine.GAMES[state.name].title} · move {view.ply}"
-        room = LONGEST - 32 - 16 - _text_width(title, 17, bold=True)
+        room = LONGEST - 32 - 16 - text_width(title, 17, bold=True)
         wordings = [
             " · ".join(part for part in (who, turn, caps) if part)
-            for who in _mover_words(view)
+            for who in _mover_words(view, [clean_name(name, 12) for name in players])
             for caps in capacitors
         ]
-        return next((words for words in wordings if _text_width(words, 15) <= room), wordings[-1])
+        return next((words for words in wordings if text_width(words, 15) <= room), wordings[-1])
 
 
 def board_text(view: ShortCircuitView) -> str:
@@ -291,7 +291,7 @@ def board_text(view: ShortCircuitView) -> str:
             cells.append(f"[{mark.strip()}]" if cell in last else f" {mark}")
         lines.append(f"{row + 1:>2} {' ' * indent}{' '.join(cells)}".rstrip())
     bottom = "   ".join(column_label(column) for column in sorted(rows[min(rows)]))
-    lines.append(f"   {' ' * (2 * (view.side - 1))} {bottom}   (columns run up-right)")
+    lines.append(f"   {' ' * (2 * (view.side - 1))} {bottom}   (columns run up-left)")
     return "\n".join(lines)
 
 
@@ -346,15 +346,16 @@ def _ghost(canvas: Canvas, radius: float, width: float, centre: Point) -> None:
     canvas.group(("ghost", radius, width), centre, radius + width, paint)
 
 
-def _mover_words(view: ShortCircuitView) -> list[str]:
+def _mover_words(view: ShortCircuitView, players: Sequence[str]) -> list[str]:
     """The mover (and why they move now) or the result, fullest wording first."""
+    names = list(players) or ["Player 1", "Player 2"]
     outcome = view.outcome
     if outcome is not None:
         if not outcome.winners:
             return [f"Draw ({outcome.reason})"]
-        return [f"Player {outcome.winners[0] + 1} wins ({outcome.reason})"]
+        return [f"{names[outcome.winners[0]]} wins ({outcome.reason})"]
     seat = view.to_move or 0
-    mover = f"Player {seat + 1}"
+    mover = names[seat]
     if view.popped:
         return [
             f"{mover} to move (after a pop: must place a connector)",
@@ -362,12 +363,8 @@ def _mover_words(view: ShortCircuitView) -> list[str]:
             f"{mover} to move (after a pop: a connector)",
         ]
     if view.last_turn == (PASS,):
-        return [f"{mover} to move (Player {2 - seat} passed)", f"{mover} to move"]
+        return [f"{mover} to move ({names[1 - seat]} passed)", f"{mover} to move"]
     return [f"{mover} to move"]
-
-
-def _text_width(words: str, size: float, *, bold: bool = False) -> float:
-    return font(round(size * SCALE), bold=bold).getlength(words) / SCALE
 
 
 def _side(state: GameState) -> int:

@@ -6,7 +6,7 @@ terminal) and how to show a time (a relative timestamp on Discord).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 import engine
@@ -18,6 +18,7 @@ from bot.service.models import (
     GameStarted,
     GameSummary,
     MovePlayed,
+    Refused,
     Reminder,
     SeatTaken,
     TimedOut,
@@ -50,7 +51,9 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             clock = f"{game.days_per_move} days per move" if game.days_per_move else "no clock"
             kind = "rated" if game.rated else "casual"
             whom = who or "anyone"
-            text = f"{mention(challenger.id)} challenges {whom} to {title} ({clock}, {kind})."
+            chosen = options_text(game.game, game.options)
+            terms = ", ".join(part for part in (chosen, clock, kind) if part)
+            text = f"{mention(challenger.id)} challenges {whom} to {title} ({terms})."
             if invited and open_seats:
                 text += f" {open_seats} more seat{'s' if open_seats > 1 else ''} open to anyone."
             if game.expires_at is not None:
@@ -72,6 +75,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 for name, pid in zip(game.seat_names, seated, strict=False)
             )
             return f"{title} begins. {seats}."
+        case MovePlayed(player_id=player_id, texts=("swap",)):
+            return f"{mention(player_id)} swapped. {_colours(game, player_id, mention)}."
         case MovePlayed(player_id=player_id, texts=texts, passes=passes):
             played = ", ".join(texts)
             extra = " (the next player had no move and passed)" if passes == 1 else ""
@@ -93,6 +98,10 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 result = (
                     f"{title} is over: {_join([mention(w) for w in winners])} share the win {how}."
                 )
+            losers = [pid for pid in seated if pid not in winners]
+            if winners and losers:
+                verb = "loses" if len(losers) == 1 else "lose"
+                result += f" {_join([mention(pid) for pid in losers])} {verb}."
             if scores is not None:
                 result += (
                     " Scores: "
@@ -129,6 +138,35 @@ def away_note(game: GameSummary, mention: Mention) -> str | None:
     return f"{who} {verb} on vacation: clocks stop on their turns."
 
 
+def options_text(game: str, options: Mapping[str, object]) -> str:
+    """The options a game was set up with that differ from its defaults: "size=7x7"."""
+    defaults = engine.GAMES[game].options
+    return ", ".join(
+        f"{key}={_option_word(value)}"
+        for key, value in options.items()
+        if key in defaults and defaults[key].default is not None and value != defaults[key].default
+    )
+
+
+def _option_word(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def _colours(game: GameSummary, swapper: int, mention: Mention) -> str:
+    """ "@bob now plays Black, @ann plays White": who has which colour after a swap."""
+    seated = sorted(
+        (seat for seat in game.seats if seat.player_id is not None),
+        key=lambda seat: seat.player_id != swapper,
+    )
+    return ", ".join(
+        f"{mention(seat.player_id or 0)} {'now plays' if i == 0 else 'plays'} "
+        f"{game.seat_names[seat.seat]}"
+        for i, seat in enumerate(seated)
+    )
+
+
 def _join(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
@@ -137,7 +175,13 @@ def _join(items: list[str]) -> str:
 
 def rules_card(name: str) -> str:
     """A game's rules card: how to play, the options, the credit."""
-    info = engine.GAMES[name]
+    info = engine.GAMES.get(name)
+    if info is None:
+        raise Refused(
+            f"There is no game called {engine.core.shown(name)}; "
+            f"the games are {', '.join(engine.GAMES)}.",
+            code="unknown_game",
+        )
     players = (
         f"{info.min_players} players"
         if info.min_players == info.max_players

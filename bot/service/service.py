@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any, TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -216,6 +216,12 @@ class GameService:
             start = engine.new(game, seat_count, **settings)
         except ValueError as exc:
             raise Refused(str(exc), code="bad_option") from None
+        if start.outcome is not None:
+            raise Refused(
+                f"With these options {info.title} is over before the first move; "
+                "choose other options.",
+                code="over_at_start",
+            )
 
         now = self.clock()
         async with self.db.write() as conn:
@@ -389,7 +395,7 @@ class GameService:
                 raise Refused(str(illegal), code=illegal.code) from None
         async with self.db.write() as conn:
             events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
-        return Result(now_summary, tuple(events)), after
+        return Result(_seat_names_now(now_summary, after), tuple(events)), after
 
     async def _commit_moves(
         self,
@@ -636,6 +642,18 @@ class GameService:
                 )
             if row.status not in ("finished", "aborted"):
                 raise Refused("A rematch can follow only a finished game.", code="not_finished")
+            offered = await conn.execute(
+                sa.select(games).where(
+                    games.c.rematch_of == game_id,
+                    games.c.status.in_(("open", "active", "finished", "aborted")),
+                )
+            )
+            for earlier in offered:
+                if not self._overdue(earlier):
+                    raise Refused(
+                        f"A rematch of #{game_id} is already offered (#{earlier.id}).",
+                        code="rematch_offered",
+                    )
             await self._check_limits(conn, player.id)
             now = self.clock()
             rotated = summary.seats[1:] + summary.seats[:1]
@@ -704,13 +722,14 @@ class GameService:
             summary = await self._summary(conn, game_id, row)
             state = await self._state(conn, row)
         if ply is None or ply == state.ply:
-            return summary, state
+            return _seat_names_now(summary, state), state
         if not 0 <= ply <= state.ply:
             raise Refused(
                 f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
                 code="bad_ply",
             )
-        return summary, engine.replay(row.game, row.options, state.moves[:ply])
+        then = engine.replay(row.game, row.options, state.moves[:ply])
+        return _seat_names_now(summary, then), then
 
     async def games(
         self,
@@ -792,7 +811,9 @@ class GameService:
         """The moves with their times, one line per move, in the game's notation."""
         async with self.db.read() as conn:
             row = await self._game_row(conn, game_id, guild_id)
-            summary = await self._summary(conn, game_id, row)
+            summary = _seat_names_now(
+                await self._summary(conn, game_id, row), await self._state(conn, row)
+            )
             entries = (
                 await conn.execute(
                     sa.select(moves.c.ply, moves.c.seat, moves.c.text, moves.c.created_at)
@@ -803,7 +824,7 @@ class GameService:
         info = engine.GAMES[row.game]
         lines = [f"{info.title} #{game_id} — {_options_text(row.options)}"]
         for seat in summary.seats:
-            lines.append(f"  {info.seat_name(seat.seat)}: {seat.name or 'open seat'}")
+            lines.append(f"  {summary.seat_names[seat.seat]}: {seat.name or 'open seat'}")
         for entry in entries:
             when = entry.created_at.strftime("%Y-%m-%d %H:%M")
             who = summary.name_of_seat(entry.seat)
@@ -1404,6 +1425,14 @@ def _options_text(options: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in options.items() if k != "players") or "default options"
 
 
+def _seat_names_now(summary: GameSummary, state: GameState) -> GameSummary:
+    """The summary with the seats' names in this position (a swap exchanges colours)."""
+    names = tuple(state.seat_name(seat.seat) for seat in summary.seats)
+    return (
+        summary if names == summary.seat_names else dataclasses.replace(summary, seat_names=names)
+    )
+
+
 def _result_text(summary: GameSummary) -> str:
     if not summary.winners:
         return f"Result: draw ({summary.reason})."
@@ -1421,14 +1450,21 @@ def _deadline_caption(summary: GameSummary) -> str | None:
 
 
 def _time_zone(name: str) -> str:
+    """The zone's canonical name, whatever the case it was typed in."""
+    canonical = _zones_by_lower_name().get(name.strip().lower(), name.strip())
     try:
-        ZoneInfo(name.strip())
+        ZoneInfo(canonical)
     except (ZoneInfoNotFoundError, ValueError):
         raise Refused(
             f"I don't know the time zone {shown(name)}; try one like Europe/Paris.",
             code="bad_setting",
         ) from None
-    return name.strip()
+    return canonical
+
+
+@cache
+def _zones_by_lower_name() -> dict[str, str]:
+    return {zone.lower(): zone for zone in available_timezones()}
 
 
 def _quiet_hours(text: str) -> tuple[int | None, int | None]:

@@ -12,6 +12,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    CheckConstraint,
     Column,
     DateTime,
     Dialect,
@@ -50,6 +51,7 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 
 metadata = MetaData()
+MAX_SEAT = 7  # seats are 0-based; no game seats more than 8 (tests/test_store checks)
 
 #: Game ids (and deadline ids): 64-bit. SQLite's INTEGER is 64-bit already, and an
 #: INTEGER PRIMARY KEY is its rowid, so SQLite keeps INTEGER (migration 0003).
@@ -69,6 +71,12 @@ players = Table(
     Column("vacation_since", UTCDateTime()),
     Column("created_at", UTCDateTime(), nullable=False),
     Index("players_on_vacation", "vacation_since"),
+    CheckConstraint(
+        "quiet_start IS NULL OR quiet_start BETWEEN 0 AND 23", name="players_quiet_start_an_hour"
+    ),
+    CheckConstraint(
+        "quiet_end IS NULL OR quiet_end BETWEEN 0 AND 23", name="players_quiet_end_an_hour"
+    ),
 )
 
 games = Table(
@@ -107,6 +115,17 @@ games = Table(
     Index("games_by_guild_status", "guild_id", "status"),
     Index("games_by_thread", "thread_id"),
     Index("games_by_status_expiry", "status", "expires_at"),
+    CheckConstraint("ply >= 0", name="games_ply_not_negative"),
+    CheckConstraint(
+        f"to_move IS NULL OR to_move BETWEEN 0 AND {MAX_SEAT}", name="games_to_move_is_a_seat"
+    ),
+    CheckConstraint(
+        f"undo_seat IS NULL OR undo_seat BETWEEN 0 AND {MAX_SEAT}", name="games_undo_seat_is_a_seat"
+    ),
+    CheckConstraint(
+        "status IN ('open', 'active', 'finished', 'aborted', 'declined', 'cancelled', 'expired')",
+        name="games_known_status",
+    ),
 )
 
 seats = Table(
@@ -117,6 +136,7 @@ seats = Table(
     Column("player_id", BigInteger, ForeignKey("players.id")),  # None: an open seat
     Column("accepted", Boolean, nullable=False, server_default="0"),
     Index("seats_by_player", "player_id"),
+    CheckConstraint(f"seat BETWEEN 0 AND {MAX_SEAT}", name="seats_seat_in_range"),
 )
 
 moves = Table(
@@ -127,6 +147,8 @@ moves = Table(
     Column("seat", SmallInteger, nullable=False),  # who acted (or was made to pass)
     Column("text", String(64), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
+    CheckConstraint("ply >= 0", name="moves_ply_not_negative"),
+    CheckConstraint(f"seat BETWEEN 0 AND {MAX_SEAT}", name="moves_seat_in_range"),
 )
 
 deadlines = Table(
@@ -143,6 +165,7 @@ deadlines = Table(
     UniqueConstraint("game_id", "kind", name="one_deadline_of_a_kind"),  # rewritten each turn
     Index("deadlines_due", "done", "due_at"),
     Index("deadlines_claimed", "claimed_until"),  # leases and vacation holds running out
+    CheckConstraint("ply >= 0", name="deadlines_ply_not_negative"),
 )
 
 ratings = Table(
@@ -157,6 +180,7 @@ ratings = Table(
     Column("wins", Integer, nullable=False, server_default="0"),
     Column("streak", Integer, nullable=False, server_default="0"),  # + wins, - losses in a row
     Column("best_streak", Integer, nullable=False, server_default="0"),
+    CheckConstraint("wins >= 0 AND wins <= games", name="ratings_wins_within_games"),
 )
 
 guild_settings = Table(
