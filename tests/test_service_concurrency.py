@@ -241,7 +241,11 @@ async def test_two_games_ending_at_once_rate_both(one: GameService, two: GameSer
     await in_each_place(trial)
 
 
-async def test_a_timeout_racing_a_move(one: GameService, two: GameService, clock: Clock) -> None:
+@pytest.mark.parametrize("action", ["move", "resign"])
+async def test_a_timeout_racing_a_move_or_a_resignation(
+    one: GameService, two: GameService, clock: Clock, action: str
+) -> None:
+    """ANN's time runs out as she moves, or as BOB resigns: one of them counts."""
     games = {i: await started(one, place(i), days=1) for i in range(TRIALS)}
     clock.advance(days=1, seconds=1)
     claimed = await two.claim_deadlines("w", timedelta(minutes=5))
@@ -250,15 +254,18 @@ async def test_a_timeout_racing_a_move(one: GameService, two: GameService, clock
     async def trial(where: Place) -> None:
         game = games[where.guild_id - 1000]
         won, lost = await race(
-            one.move(game.id, where.guild_id, ANN, "b2"),
+            one.move(game.id, where.guild_id, ANN, "b2")
+            if action == "move"
+            else one.resign(game.id, where.guild_id, BOB),
             two.act_on_deadline(timeouts[game.id], "w"),
         )
         stored = await one.game(game.id, where.guild_id)
-        if lost:  # the timeout came first: the move is refused
+        if lost:  # the timeout came first: the other is refused
             assert [r.code for r in lost] == ["game_over"] and len(events(won, TimedOut)) == 1
-            assert stored.status == "finished" and stored.ply == 0
-        else:  # the move came first: the timeout is stale and says nothing
-            assert won[1] is None and stored.status == "active" and stored.ply == 1
+            assert stored.reason == "time" and stored.ply == 0
+        else:  # the other came first: the timeout is stale and says nothing
+            assert won[1] is None and stored.reason == (None if action == "move" else "resignation")
+        assert [played for played, _ in await rated(one, where)] == ([] if stored.ply else [1, 1])
 
     await in_each_place(trial)
 
