@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
-from collections.abc import AsyncIterator
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,6 +24,7 @@ POSTGRES_URL = os.environ.get(
     "PAPERBOARD_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
 )
 REQUIRE_POSTGRES = os.environ.get("PAPERBOARD_REQUIRE_POSTGRES") == "1"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class Clock:
@@ -57,6 +61,34 @@ async def postgres_schema() -> AsyncIterator[str]:
     await connection.close()
     async with scratch_schema(POSTGRES_URL, "pb_test") as url:
         yield url
+
+
+async def run_together(script: str, arguments: Sequence[Sequence[str]]) -> list[str]:
+    """Run `script` in one OS process per argument list and return what each printed.
+    Each prints "ready" once set up and waits for a line on stdin: all go at once."""
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, *args],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        for args in arguments
+    ]
+    for child in children:
+        assert child.stdout is not None
+        assert (await asyncio.to_thread(child.stdout.readline)).strip() == "ready"
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    outputs = await asyncio.gather(
+        *(asyncio.to_thread(child.communicate, timeout=60) for child in children)
+    )
+    assert all(child.returncode == 0 for child in children)
+    return [out for out, _ in outputs]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
@@ -39,10 +36,9 @@ from bot.service.service import _deadline_caption
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines
-from tests.conftest import Clock
+from tests.conftest import Clock, run_together
 from tests.test_service import ANN, BOB, CAT, GUILD, PLACE, refused, start
 
-ROOT = Path(__file__).resolve().parents[1]
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
 
 
@@ -458,29 +454,8 @@ async def test_two_os_processes_on_one_sqlite_file_send_each_reminder_once(
     finally:
         await service.close()
     when = (clock.now + DAY).isoformat()
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", CHILD, url, when, name],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        for name in ("left", "right")
-    ]
-    for child in children:  # both started and connected: then both go at once
-        assert child.stdout is not None
-        assert (await asyncio.to_thread(child.stdout.readline)).strip() == "ready"
-    for child in children:
-        assert child.stdin is not None
-        child.stdin.write("go\n")
-        child.stdin.flush()
-    outputs = await asyncio.gather(
-        *(asyncio.to_thread(child.communicate, timeout=60) for child in children)
-    )
-    sent = [json.loads(line) for out, _ in outputs for line in out.splitlines()]
-    assert all(child.returncode == 0 for child in children)
+    outputs = await run_together(CHILD, [(url, when, name) for name in ("left", "right")])
+    sent = [json.loads(line) for out in outputs for line in out.splitlines()]
     assert sorted(gid for _, gid in sent) == sorted(ids)  # every game once, none twice
     assert {name for name, _ in sent} <= {"left", "right"}
 

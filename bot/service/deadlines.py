@@ -282,6 +282,19 @@ def quiet_until(
 # == vacations ===================================================================================
 
 
+async def lock_games_of(conn: AsyncConnection, player_id: int) -> None:
+    """Lock the player's games under way, in id order, before a vacation's end locks the
+    player's row and moves their clocks: games before players, the order every use case
+    takes its locks in, so it never deadlocks with a move (docs/ARCHITECTURE.md)."""
+    seated = sa.select(seats.c.game_id).where(seats.c.player_id == player_id)
+    await conn.execute(
+        sa.select(games.c.id)
+        .where(games.c.status == "active", games.c.id.in_(seated))
+        .order_by(games.c.id)
+        .with_for_update()
+    )
+
+
 async def resume_clocks(
     conn: AsyncConnection, player_id: int, since: datetime, end: datetime, now: datetime
 ) -> list[int]:
@@ -351,11 +364,12 @@ async def end_vacations(service: GameService) -> int:
         if _vacation_end(player) > now:
             continue
         async with service.db.write() as conn:
+            await lock_games_of(conn, player.id)
             fresh = (
                 await conn.execute(
                     sa.select(players.c.vacation_since, players.c.vacation_days_left)
                     .where(players.c.id == player.id)
-                    .with_for_update()
+                    .with_for_update(key_share=True)  # NO KEY: seats, ratings still refer to it
                 )
             ).one()
             if fresh.vacation_since is None or _vacation_end(fresh) > now:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from openskill.models import PlackettLuce
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service.models import RatingLine
@@ -25,51 +26,61 @@ async def update(
     seat_players: Sequence[int],
     ranks: Sequence[int],
 ) -> None:
-    """Rate a finished game: `ranks` by seat, 1 best, equal ranks tie."""
+    """Rate a finished game: `ranks` by seat, 1 best, equal ranks tie.
+
+    A locked read-modify-write: a newcomer's row is created first (a row another
+    game creates at the same time is left to it), then the rows are read FOR UPDATE
+    in player order, so two games ending at once for the same players update one
+    after the other, in the same order, and neither loses the other's result.
+    """
+    key = (ratings.c.guild_id == guild_id, ratings.c.game == game)
+    fresh = MODEL.rating()
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    await conn.execute(
+        dialect.insert(ratings)
+        .values(
+            [
+                {
+                    "guild_id": guild_id,
+                    "game": game,
+                    "player_id": player_id,
+                    "mu": fresh.mu,
+                    "sigma": fresh.sigma,
+                }
+                for player_id in sorted(set(seat_players))
+            ]
+        )
+        .on_conflict_do_nothing()
+    )
     rows = {
         row.player_id: row
         for row in await conn.execute(
-            sa.select(ratings).where(
-                ratings.c.guild_id == guild_id,
-                ratings.c.game == game,
-                ratings.c.player_id.in_(seat_players),
-            )
+            sa.select(ratings)
+            .where(*key, ratings.c.player_id.in_(seat_players))
+            .order_by(ratings.c.player_id)
+            .with_for_update()
         )
     }
-    teams = [
-        [MODEL.create_rating([rows[p].mu, rows[p].sigma]) if p in rows else MODEL.rating()]
-        for p in seat_players
-    ]
+    teams = [[MODEL.create_rating([rows[p].mu, rows[p].sigma])] for p in seat_players]
     rated = MODEL.rate(teams, ranks=list(ranks))
     best = min(ranks)
     draw = len(set(ranks)) == 1
     for player_id, (new,), rank in zip(seat_players, rated, ranks, strict=True):
-        old = rows.get(player_id)
+        old = rows[player_id]
         won = rank == best and not draw
-        streak = old.streak if old else 0
-        streak = 0 if draw else (max(streak, 0) + 1 if won else min(streak, 0) - 1)
-        values = {
-            "mu": new.mu,
-            "sigma": new.sigma,
-            "games": (old.games if old else 0) + 1,
-            "wins": (old.wins if old else 0) + int(won),
-            "streak": streak,
-            "best_streak": max(old.best_streak if old else 0, streak),
-        }
-        if old is None:
-            await conn.execute(
-                ratings.insert().values(guild_id=guild_id, game=game, player_id=player_id, **values)
+        streak = 0 if draw else (max(old.streak, 0) + 1 if won else min(old.streak, 0) - 1)
+        await conn.execute(
+            ratings.update()
+            .where(*key, ratings.c.player_id == player_id)
+            .values(
+                mu=new.mu,
+                sigma=new.sigma,
+                games=old.games + 1,
+                wins=old.wins + int(won),
+                streak=streak,
+                best_streak=max(old.best_streak, streak),
             )
-        else:
-            await conn.execute(
-                ratings.update()
-                .where(
-                    ratings.c.guild_id == guild_id,
-                    ratings.c.game == game,
-                    ratings.c.player_id == player_id,
-                )
-                .values(**values)
-            )
+        )
 
 
 def _lines(rows: Sequence[sa.Row[tuple[object, ...]]]) -> list[RatingLine]:

@@ -3,8 +3,9 @@
 Every use case takes ids and text, runs in one transaction, and returns a
 result with the events an adapter announces; a refusal raises `Refused` and
 changes nothing. A move commits only against the ply it was checked on
-(`UPDATE games ... WHERE id = ? AND ply = ?`), so double clicks, races and
-several processes cannot apply a move twice.
+(`UPDATE games ... WHERE id = ? AND ply = ?`); every other use case locks the
+game's row as it reads it (`SELECT ... FOR UPDATE`), so double clicks, races and
+several processes cannot apply anything twice (docs/ARCHITECTURE.md, "Locks").
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def utcnow() -> datetime:
 
 # The hot path's statements, built once (building a statement costs more than running it).
 _GAME_ROW = sa.select(games).where(games.c.id == sa.bindparam("game_id"))
+_LOCKED_GAME_ROW = _GAME_ROW.with_for_update()  # SQLite's BEGIN IMMEDIATE needs no row lock
 _ADVANCE = (
     games.update()
     .where(
@@ -237,8 +239,7 @@ class GameService:
             if rated and not guild.rated:
                 raise Refused("Rated games are switched off on this server.", code="unrated")
             await self._check_limits(conn, challenger.id)
-            for person in (challenger, *opponents):
-                await self._remember(conn, person)
+            await self._remember(conn, challenger, *opponents)
             game_id = await self._insert_game(
                 conn,
                 place=place,
@@ -474,7 +475,7 @@ class GameService:
         """Give up. Two players: the other wins; with more, the resigner ranks last."""
         _check_ids(game_id, guild_id, player.id)
         async with self.db.write() as conn:
-            row = await self._game_row(conn, game_id, guild_id)
+            row = await self._game_row(conn, game_id, guild_id, lock=True)
             summary = await self._summary(conn, game_id, row)
             seat = summary.seat_of(player.id)
             if seat is None:
@@ -490,7 +491,7 @@ class GameService:
     async def abort(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Call a game off, only before every player has moved once. No rating changes."""
         async with self.db.write() as conn:
-            row = await self._game_row(conn, game_id, guild_id)
+            row = await self._game_row(conn, game_id, guild_id, lock=True)
             summary = await self._summary(conn, game_id, row)
             if summary.seat_of(player.id) is None:
                 raise Refused("You are not playing in this game.", code="not_seated")
@@ -520,7 +521,7 @@ class GameService:
     async def request_undo(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Ask the opponents to take back your last move."""
         async with self.db.write() as conn:
-            row = await self._game_row(conn, game_id, guild_id)
+            row = await self._game_row(conn, game_id, guild_id, lock=True)
             summary = await self._summary(conn, game_id, row)
             seat = summary.seat_of(player.id)
             if seat is None:
@@ -551,7 +552,7 @@ class GameService:
     ) -> Result:
         """An opponent accepts or declines; when every opponent accepted, the move is taken back."""
         async with self.db.write() as conn:
-            row = await self._game_row(conn, game_id, guild_id)
+            row = await self._game_row(conn, game_id, guild_id, lock=True)
             summary = await self._summary(conn, game_id, row)
             seat = summary.seat_of(player.id)
             if seat is None:
@@ -576,9 +577,9 @@ class GameService:
             state = await self._state(conn, row)
             rolled_back = engine.replay(row.game, row.options, state.moves[:cut])
             now = self.clock()
-            changed = await conn.execute(
+            await conn.execute(
                 games.update()
-                .where(games.c.id == game_id, games.c.ply == row.ply)
+                .where(games.c.id == game_id)
                 .values(
                     ply=rolled_back.ply,
                     to_move=rolled_back.to_move,
@@ -588,8 +589,6 @@ class GameService:
                     undo_approvals=None,
                 )
             )
-            if changed.rowcount != 1:
-                raise _Conflict
             await conn.execute(
                 moves.delete().where(moves.c.game_id == game_id, moves.c.ply >= rolled_back.ply)
             )
@@ -634,7 +633,7 @@ class GameService:
     async def rematch(self, game_id: int, guild_id: int, player: Player) -> Result:
         """The same game and options with the seats rotated, as a challenge to the same players."""
         async with self.db.write() as conn:
-            row = await self._game_row(conn, game_id, guild_id)
+            row = await self._game_row(conn, game_id, guild_id, lock=True)
             summary = await self._summary(conn, game_id, row)
             if summary.seat_of(player.id) is None:
                 raise Refused(
@@ -879,7 +878,9 @@ class GameService:
             values["quiet_start"], values["quiet_end"] = _quiet_hours(quiet_hours)
         now = self.clock()
         async with self.db.write() as conn:
-            await self._remember(conn, player)
+            if vacation is False:  # its end moves clocks: their games first (the lock order)
+                await clocks.lock_games_of(conn, player.id)
+            await self._remember(conn, player)  # locks the row: settings calls queue here
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
             days_left = row.vacation_days_left
             if row.vacation_year != now.year:  # a new year's allowance
@@ -917,36 +918,35 @@ class GameService:
         days_per_move: int | str | None = "keep",
         rated: bool | None = None,
     ) -> GuildSettings:
-        """Read or change a server's settings (adapters check the admin permission)."""
+        """Read or change a server's settings (adapters check the admin permission).
+        Only what the call names is written: two calls at once keep both changes."""
+        if (
+            days_per_move != "keep"
+            and days_per_move is not None
+            and days_per_move not in DAYS_PER_MOVE
+        ):
+            allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
+            raise Refused(f"Days per move must be one of {allowed}, or none.", code="bad_setting")
+        changes: dict[str, Any] = {}
+        if channels is not None:
+            changes["channels"] = list(channels)
+        if days_per_move != "keep":
+            changes["days_per_move"] = days_per_move
+        if rated is not None:
+            changes["rated"] = rated
         async with self.db.write() as conn:
-            current = await self._guild_settings(conn, guild_id)
-            if (
-                days_per_move != "keep"
-                and days_per_move is not None
-                and days_per_move not in DAYS_PER_MOVE
-            ):
-                allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
-                raise Refused(
-                    f"Days per move must be one of {allowed}, or none.", code="bad_setting"
-                )
-            new = GuildSettings(
-                guild_id,
-                tuple(channels) if channels is not None else current.channels,
-                current.days_per_move if days_per_move == "keep" else days_per_move,  # type: ignore[arg-type]
-                current.rated if rated is None else rated,
-            )
-            await _upsert(
-                conn,
-                guild_settings,
-                {
+            if changes:  # a new row starts from the defaults
+                default = GuildSettings(guild_id)
+                new_row = {
                     "guild_id": guild_id,
-                    "channels": list(new.channels),
-                    "days_per_move": new.days_per_move,
-                    "rated": new.rated,
-                },
-                keys=("guild_id",),
-            )
-            return new
+                    "channels": list(default.channels),
+                    "days_per_move": default.days_per_move,
+                    "rated": default.rated,
+                } | changes
+                await _upsert(
+                    conn, guild_settings, new_row, keys=("guild_id",), update=tuple(changes)
+                )
+            return await self._guild_settings(conn, guild_id)
 
     # == the machinery ===========================================================================
 
@@ -959,17 +959,26 @@ class GameService:
                 continue
         raise Refused("The game is busy; try that again in a moment.", code="busy")
 
-    async def _game_row(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
+    async def _game_row(
+        self, conn: AsyncConnection, game_id: int, guild_id: int, *, lock: bool = False
+    ) -> Any:
+        """The game's row; `lock` (in a write transaction): held until it commits, so
+        what the use case checks stays true (the lock order: docs/ARCHITECTURE.md)."""
         _check_ids(game_id)  # within the column's range (and short enough to quote)
-        row = (await conn.execute(_GAME_ROW, {"game_id": game_id})).one_or_none()
+        statement = _LOCKED_GAME_ROW if lock else _GAME_ROW
+        row = (await conn.execute(statement, {"game_id": game_id})).one_or_none()
         if row is None or row.guild_id != guild_id:  # another guild's game does not exist here
             raise Refused(f"There is no game #{game_id} here.", code="no_game")
         return row
 
     async def _open_challenge(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
-        row = await self._game_row(conn, game_id, guild_id)
+        row = await self._game_row(conn, game_id, guild_id, lock=True)
         if self._overdue(row):  # the scheduler closes it; until then it is refused
             raise Refused("This challenge has expired.", code="expired")
+        if row.status == "active":
+            raise Refused(
+                "This challenge was already accepted: the game is under way.", code="not_open"
+            )
         if row.status != "open":
             raise Refused(f"This challenge is {_status_words(row.status)}.", code="not_open")
         return row
@@ -1259,13 +1268,18 @@ class GameService:
             self._trim(self._rosters, STATE_CACHE_SIZE)
         return roster, away
 
-    async def _remember(self, conn: AsyncConnection, player: Player) -> None:
-        """Create or rename the player's row (cached rosters may hold the old name)."""
+    async def _remember(self, conn: AsyncConnection, *people: Player) -> None:
+        """Create or rename the players' rows (cached rosters may hold the old names),
+        locking them in id order: two challenges crossing each other never deadlock."""
         self._rosters.clear()
+        now = self.clock()
         await _upsert(
             conn,
             players,
-            {"id": player.id, "name": player.name[:100] or "?", "created_at": self.clock()},
+            [
+                {"id": p.id, "name": p.name[:100] or "?", "created_at": now}
+                for p in sorted(people, key=lambda p: p.id)
+            ],
             keys=("id",),
             update=("name",),
         )
