@@ -37,7 +37,7 @@ from bot.store.schema import outbox as outbox_table
 from tests.conftest import Clock
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import World, play_slash, play_typed, start
+from tests.test_discord import World, play_slash, play_typed, start, world_on
 from tests.test_service import ANN, BOB, GUILD, PLACE, refused
 from tests.test_service import start as start_game
 
@@ -307,20 +307,8 @@ asyncio.run(main(*sys.argv[1:]))
 
 @pytest.fixture
 async def world(fake_discord: FakeDiscord, database_url: str, clock: Clock) -> AsyncIterator[World]:
-    guild = fake_discord.create_guild("Paper club", channels=["games"])
-    users = {name: fake_discord.create_user(name) for name in ("ann", "bob")}
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        database_url=database_url,
-        dev_guild_id=guild.id,
-        render_processes=0,
-        discord_message_content=True,
-    )
-    service = GameService(await Database.open(database_url), settings, clock=clock)
-    try:
-        yield World(fake_discord, guild, guild.channel("games"), users, settings, service)
-    finally:
-        await service.close()
+    async with world_on(fake_discord, database_url, clock) as world:
+        yield world
 
 
 async def _killed_bot(world: World, clock: Clock, crash: str) -> asyncio.subprocess.Process:

@@ -37,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service import outbox
+from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Reminder, Result, TimedOut
 from bot.store.schema import deadlines, games, players, seats
 
@@ -70,44 +71,20 @@ class Claim:
 @cache
 def _claim_statement(dialect_name: str) -> sa.Update:
     """Built once per dialect: lease the earliest due, unleased rows to one worker."""
-    now = sa.bindparam("now", type_=deadlines.c.due_at.type)
-    due = (
-        sa.select(deadlines.c.id)
-        .where(
-            deadlines.c.done == sa.false(),
-            deadlines.c.due_at <= now,
-            sa.or_(deadlines.c.claimed_until.is_(None), deadlines.c.claimed_until <= now),
-        )
-        .order_by(deadlines.c.due_at)
-        .limit(sa.bindparam("limit"))
-    )
-    if dialect_name == "postgresql":
-        due = due.with_for_update(skip_locked=True)
-    return (
-        deadlines.update()
-        .where(deadlines.c.id.in_(due.scalar_subquery()))
-        .values(claimed_by=sa.bindparam("worker"), claimed_until=sa.bindparam("until"))
-        .returning(
-            deadlines.c.id,
-            deadlines.c.game_id,
-            deadlines.c.kind,
-            deadlines.c.ply,
-            deadlines.c.due_at,
-        )
+    c = deadlines.c
+    return lease_statement(
+        deadlines,
+        dialect_name,
+        where=(c.done == sa.false(), c.due_at <= NOW),
+        order_by=c.due_at,
+        returning=(c.id, c.game_id, c.kind, c.ply, c.due_at),
     )
 
 
 async def claim(
     service: GameService, worker: str, lease: timedelta, limit: int = CLAIM_BATCH
 ) -> list[Claim]:
-    now = service.clock()
-    async with service.db.write() as conn:
-        rows = (
-            await conn.execute(
-                _claim_statement(conn.dialect.name),
-                {"now": now, "limit": limit, "worker": worker[:64], "until": now + lease},
-            )
-        ).all()
+    rows = await claim_rows(service, _claim_statement, worker, lease, limit)
     claims = [Claim(r.id, r.game_id, r.kind, r.ply, r.due_at) for r in rows]
     return sorted(claims, key=lambda c: (c.due_at, c.id))
 

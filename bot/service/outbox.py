@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.service.leases import claim_rows, lease_statement
 from bot.service.models import Event, Result
 from bot.store.schema import outbox
 
@@ -142,43 +143,23 @@ async def write(service: GameService, conn: AsyncConnection, result: R) -> R:
 @cache
 def _claim_statement(dialect_name: str) -> sa.Update:
     """Built once per dialect: lease the oldest undelivered rows nobody holds."""
-    now = sa.bindparam("now", type_=outbox.c.claimed_until.type)
-    pending = (
-        sa.select(outbox.c.id)
-        .where(
-            outbox.c.delivered_at.is_(None),
-            sa.or_(outbox.c.claimed_until.is_(None), outbox.c.claimed_until <= now),
-            outbox.c.attempts < MAX_ATTEMPTS,
-        )
-        .order_by(outbox.c.id)
-        .limit(sa.bindparam("limit"))
-    )
-    if dialect_name == "postgresql":
-        pending = pending.with_for_update(skip_locked=True)
-    return (
-        outbox.update()
-        .where(outbox.c.id.in_(pending.scalar_subquery()))
-        .values(
-            claimed_by=sa.bindparam("worker"),
-            claimed_until=sa.bindparam("until"),
-            attempts=outbox.c.attempts + 1,
-        )
-        .returning(outbox.c.id, outbox.c.game_id, outbox.c.events, outbox.c.attempts)
+    c = outbox.c
+    return lease_statement(
+        outbox,
+        dialect_name,
+        where=(c.delivered_at.is_(None), c.attempts < MAX_ATTEMPTS),
+        order_by=c.id,
+        returning=(c.id, c.game_id, c.events, c.attempts),
+        attempts=c.attempts + 1,
     )
 
 
 async def claim(
     service: GameService, worker: str, lease: timedelta = LEASE, limit: int = CLAIM_BATCH
 ) -> list[Pending]:
-    """Lease up to `limit` undelivered rows whose lease ran out to `worker`, oldest first."""
-    now = service.clock()
-    async with service.db.write() as conn:
-        rows = (
-            await conn.execute(
-                _claim_statement(conn.dialect.name),
-                {"now": now, "limit": limit, "worker": worker[:64], "until": now + lease},
-            )
-        ).all()
+    """Lease up to `limit` undelivered rows whose lease ran out to `worker`, oldest first
+    (bot/service/leases.py)."""
+    rows = await claim_rows(service, _claim_statement, worker, lease, limit)
     claimed = [Pending(r.id, r.game_id, r.events, r.attempts) for r in rows]
     return sorted(claimed, key=lambda pending: pending.id)
 
