@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import io
 import json
 import os
 import random
@@ -21,6 +22,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 import pytest
 import sqlalchemy as sa
 
+from bot.console import Console
 from bot.schedule import Scheduler
 from bot.service import (
     Event,
@@ -220,11 +222,29 @@ def _sample(hint: Any, variant: int) -> Any:
     return samples[hint]
 
 
+async def test_the_console_prints_each_result_and_marks_it(
+    service: GameService, clock: Clock, tmp_path: Path
+) -> None:
+    out = io.StringIO()
+    console = Console(service, out, tmp_path)
+    lines = ["as ann", "challenge hex @bob size=5 first=challenger", "as bob", "accept", "as ann"]
+    await console.run([*lines, "b2"])
+    rows = await stored(service)
+    assert len(rows) == 3 and all(r.delivered_at is not None for r in rows)
+    game = (await service.games(0))[0]
+    bob = Player(game.seats[1].player_id or 0, "bob")
+    await service.move(game.id, 0, bob, "c3")  # a console that died before printing it
+    clock.now += LATER
+    assert await Scheduler(service, console.print_result).redeliver() == 1
+    assert out.getvalue().count("c3") == 1
+
+
 # -- kill -9 between the commit and the send -----------------------------------------------------
 
 REMINDER_CHILD = """
 import asyncio, os, signal, sys
 from datetime import datetime
+from bot.console import Console
 from bot.schedule import Scheduler
 from bot.service import GameService
 from bot.settings import Settings

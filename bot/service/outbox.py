@@ -202,7 +202,7 @@ async def redeliver(
                 await mark_delivered(service, row.id)
                 continue
             try:
-                await deliver(service, Result(game, events, row.id), publish)
+                await deliver(service, Result(game, events, outbox_id=row.id), publish)
             except Exception:
                 give_up = row.attempts >= MAX_ATTEMPTS
                 log.exception(

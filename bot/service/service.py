@@ -349,7 +349,7 @@ class GameService:
         except Exception:  # the move is made and kept; only its picture is missing
             log.exception("game=%d the board after ply %d could not be drawn", game_id, after.ply)
             png = b""
-        return MoveResult(result.game, result.events, result.outbox_id, png)
+        return MoveResult(result.game, result.events, outbox_id=result.outbox_id, png=png)
 
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
