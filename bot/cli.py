@@ -109,16 +109,12 @@ def start(args: argparse.Namespace) -> int:
 async def run_console(settings: Settings) -> int:
     from bot.console import Console
     from bot.schedule import Scheduler
-    from bot.service import GameService, Result
+    from bot.service import GameService
 
     # one person at one terminal: drawing in a thread is plenty
     service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
     console = Console(service, sys.stdout, Path(settings.board_dir))
-
-    async def announce(result: Result) -> None:
-        console.announce(result)
-
-    scheduler = Scheduler(service, announce)  # reminders and timeouts, printed
+    scheduler = Scheduler(service, console.print_result)  # reminders and timeouts, printed
     try:
         await scheduler.start()
         await console.run(interactive=sys.stdin.isatty())

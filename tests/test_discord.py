@@ -64,9 +64,15 @@ class World:
 
 @pytest.fixture
 async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> AsyncIterator[World]:
+    async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
+        yield world
+
+
+@contextlib.asynccontextmanager
+async def world_on(fake_discord: FakeDiscord, url: str, clock: Clock) -> AsyncIterator[World]:
+    """A server with a games channel and three players, and the service on `url`."""
     guild = fake_discord.create_guild("Paper club", channels=["games", "chat"])
     users = {name: fake_discord.create_user(name) for name in PLAYERS}
-    url = f"sqlite:///{tmp_path / 'bot.db'}"
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
         database_url=url,

@@ -623,3 +623,26 @@ def test_point_discord_at_checks_its_arguments() -> None:
         point_discord_at("http://127.0.0.1:1/api")
     with pytest.raises(ValueError, match="ws:// or wss://"):
         point_discord_at("http://127.0.0.1:1/api/v10", "http://127.0.0.1:1/gateway")
+
+
+@pytest.mark.asyncio
+async def test_an_enforced_nonce_sent_again_returns_the_first_message() -> None:
+    """As Discord: the same nonce from the same author in the same channel within a few
+    minutes gives back the message it created, when the request enforces the nonce."""
+    async with fake_with_bot() as (fake, bot):
+        games = next(c for c in fake.channels.values() if c.name == "games")
+        chat = next(c for c in fake.channels.values() if c.name == "chat")
+        live = bot.get_channel(games.id)
+        first = await live.send("board", nonce="pb7t")  # discord.py enforces every nonce
+        again = await live.send("board", nonce="pb7t")
+        assert again.id == first.id and [m.content for m in games.messages] == ["board"]
+        other = await live.send("board", nonce="pb8t")
+        elsewhere = await bot.get_channel(chat.id).send("board", nonce="pb7t")
+        assert len({first.id, other.id, elsewhere.id}) == 3
+        url = f"{fake.api_base}/channels/{games.id}/messages"
+        body = {"content": "board", "nonce": "pb9t"}  # not enforced: two messages
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bot {fake.token}"}) as session:
+            for _ in range(2):
+                async with session.post(url, json=body) as answer:
+                    assert answer.status == 200
+        assert [m.content for m in games.messages] == ["board"] * 4

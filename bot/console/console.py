@@ -172,23 +172,23 @@ class Console:
             first=settings.get("first", "random"),
             rated=_bool(settings["rated"]) if "rated" in settings else None,
         )
-        self.announce(result)
+        await self.announce(result)
 
     async def accept(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, challenge=True)
-        self.announce(await self.service.accept(game, GUILD, self.me))
+        await self.announce(await self.service.accept(game, GUILD, self.me))
 
     async def decline(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, challenge=True)
-        self.announce(await self.service.decline(game, GUILD, self.me))
+        await self.announce(await self.service.decline(game, GUILD, self.me))
 
     async def join(self, words: list[str], _: str) -> None:
-        self.announce(
+        await self.announce(
             await self.service.join(await self.game_id(words, challenge=True), GUILD, self.me)
         )
 
     async def cancel(self, words: list[str], _: str) -> None:
-        self.announce(
+        await self.announce(
             await self.service.cancel(await self.game_id(words, challenge=True), GUILD, self.me)
         )
 
@@ -201,7 +201,7 @@ class Console:
             raise Refused("Type the move: move d5 g3.", code="usage")
         game = _int(named[0][5:].lstrip("#"), "game") if named else await self.game_to_move()
         result = await self.service.move(game, GUILD, self.me, text)
-        self.announce(result)
+        await self.announce(result)
         await self.show_board(result.game, result.png)
 
     async def game_to_move(self) -> int:
@@ -241,26 +241,27 @@ class Console:
         if (answer or "").strip().lower() not in ("y", "yes"):
             self.say(f"You did not resign game #{game}.")
             return
-        self.announce(await self.service.resign(game, GUILD, self.me))
+        await self.announce(await self.service.resign(game, GUILD, self.me))
 
     async def abort(self, words: list[str], _: str) -> None:
-        self.announce(await self.service.abort(await self.game_id(words), GUILD, self.me))
+        await self.announce(await self.service.abort(await self.game_id(words), GUILD, self.me))
 
     async def undo(self, words: list[str], _: str) -> None:
         answer = words[0].lower() if words and words[0].lower() in ("accept", "decline") else None
         rest = words[1:] if answer else words
         if answer is None:
-            self.announce(await self.service.request_undo(await self.game_id(rest), GUILD, self.me))
+            game = await self.game_id(rest)
+            await self.announce(await self.service.request_undo(game, GUILD, self.me))
             return
         game = await self.game_id(rest)
         result = await self.service.answer_undo(game, GUILD, self.me, accept=answer == "accept")
-        self.announce(result)
+        await self.announce(result)
         if any(isinstance(e, UndoAnswered) and e.done for e in result.events):
             board = await self.service.board(game, GUILD)
             await self.show_board(board.game, board.png)
 
     async def rematch(self, words: list[str], _: str) -> None:
-        self.announce(
+        await self.announce(
             await self.service.rematch(await self.game_id(words, any_status=True), GUILD, self.me)
         )
 
@@ -389,7 +390,12 @@ class Console:
             raise Refused("You have no games here.", code="no_game")
         return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
 
-    def announce(self, result: Result) -> None:
+    async def announce(self, result: Result) -> None:
+        """Print a use case's result and mark it delivered in the service's outbox."""
+        await self.service.deliver(result, self.print_result)
+
+    async def print_result(self, result: Result) -> None:
+        """The console's delivery: each event's sentence (the scheduler calls it too)."""
         for event in result.events:
             self.say(self.describe(event, result.game))
 

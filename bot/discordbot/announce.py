@@ -1,8 +1,12 @@
 """What the bot says in public: each game's thread, and the challenge message in the
 parent channel, edited to the game's current status instead of posting more there.
 
-Every result of the service goes through `Announcer.publish`, whoever caused it (a
-slash command, a button, a thread message, the scheduler).
+Every result of the service goes through `Announcer.post`, whoever caused it (a
+slash command, a button, a thread message, the scheduler): commands call `publish`,
+which posts and marks the result delivered in the service's outbox; the scheduler
+hands `post` the results a crashed process left undelivered. Each message carries a
+nonce derived from the outbox row, so a result posted twice (a crash after the send,
+before the mark) shows once: Discord returns the first message instead.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from bot.discordbot.text import MENTIONS, board_file, lines, status_text
 from bot.discordbot.views import challenge_view, guild_of, undo_view
 from bot.service import (
     ChallengeClosed,
+    ChallengeIssued,
     Event,
     GameOver,
     GameService,
@@ -80,20 +85,36 @@ class Announcer:
         thread_done: bool = False,
         status_done: bool = False,
         png: bytes | None = None,
+    ) -> None:
+        """Post `result` (see `post`) and mark it delivered in the service's outbox."""
+
+        async def post(result: Result) -> None:
+            await self.post(result, thread_done=thread_done, status_done=status_done, png=png)
+
+        await self.service.deliver(result, post)
+
+    async def post(
+        self,
+        result: Result,
+        *,
+        thread_done: bool = False,
+        status_done: bool = False,
+        png: bytes | None = None,
     ) -> GameSummary:
         """Announce `result`'s events: open the thread when a game starts, post what
-        happened there (with the new board), edit the status message. `thread_done` /
-        `status_done`: the caller already answered there (an interaction reply)."""
+        happened there (with the new board), edit the status message, or post it when a
+        challenge has none yet. `thread_done` / `status_done`: the caller already
+        answered there (an interaction reply)."""
         self._in_flight += 1
         self._idle.clear()
         try:
-            return await self._publish(result, thread_done, status_done, png)
+            return await self._post(result, thread_done, status_done, png)
         finally:
             self._in_flight -= 1
             if not self._in_flight:
                 self._idle.set()
 
-    async def _publish(
+    async def _post(
         self, result: Result, thread_done: bool, status_done: bool, png: bytes | None
     ) -> GameSummary:
         game = result.game
@@ -102,18 +123,39 @@ class Announcer:
             if isinstance(event, TurnStarted) and event.deadline and self.on_deadline:
                 self.on_deadline(event.deadline)
             if isinstance(event, Reminder):
-                await self.remind(game, event)
+                await self.remind(game, event, nonce=_nonce(result, "r"))
         if any(isinstance(e, GameStarted) for e in events) and game.thread_id is None:
             game = await self.open_thread(game)
         thread_events = [e for e in events if isinstance(e, THREAD_EVENTS)]
         if thread_events and not thread_done and game.thread_id is not None:
-            await self.post_in_thread(game, thread_events, png=png)
-        if any(isinstance(e, STATUS_EVENTS) for e in events) and not status_done:
-            await self.edit_status(game)
+            await self.post_in_thread(game, thread_events, png=png, nonce=_nonce(result, "t"))
+        if not status_done:
+            if any(isinstance(e, ChallengeIssued) for e in events) and game.message_id is None:
+                await self.post_status(game, nonce=_nonce(result, "s"))  # no command answered
+            elif any(isinstance(e, STATUS_EVENTS) for e in events):
+                await self.edit_status(game)
         return game
 
+    async def post_status(self, game: GameSummary, *, nonce: str | None = None) -> None:
+        """The challenge message, in the game's channel; it stands for the game."""
+        channel = await self.channel(game.channel_id)
+        if channel is None:
+            return
+        view = challenge_view(game)
+        kwargs: dict[str, Any] = {"view": view} if view else {}
+        message = await self.send(
+            channel, status_text(game), nonce=nonce, allowed_mentions=MENTIONS, **kwargs
+        )
+        if message is not None:
+            await self.service.attach(game.id, message_id=message.id)
+
     async def post_in_thread(
-        self, game: GameSummary, events: Sequence[Event], *, png: bytes | None = None
+        self,
+        game: GameSummary,
+        events: Sequence[Event],
+        *,
+        png: bytes | None = None,
+        nonce: str | None = None,
     ) -> None:
         thread = await self.channel(game.thread_id)
         if thread is None:
@@ -135,9 +177,11 @@ class Announcer:
         text = lines(events, game)
         if any(isinstance(e, GameStarted) for e in events):
             text += "\n" + self.how_to_play(game)
-        await self.send(thread, text, **kwargs)
+        await self.send(thread, text, nonce=nonce, **kwargs)
 
-    async def remind(self, game: GameSummary, reminder: Reminder) -> None:
+    async def remind(
+        self, game: GameSummary, reminder: Reminder, *, nonce: str | None = None
+    ) -> None:
         """A reminder where the player asked for it: a DM (falling back to the thread when
         their DMs are closed) or the game's thread."""
         text = lines([reminder], game)
@@ -145,7 +189,7 @@ class Announcer:
             where = f"https://discord.com/channels/{game.guild_id}/{game.thread_id}"
             try:
                 user = await self.client.fetch_user(reminder.player_id)
-                await user.send(fit(f"{text} {where}"), allowed_mentions=MENTIONS)
+                await user.send(fit(f"{text} {where}"), **_once(nonce), allowed_mentions=MENTIONS)
                 return
             except discord.HTTPException:
                 log.info(
@@ -153,7 +197,7 @@ class Announcer:
                 )
         thread = await self.channel(game.thread_id)
         if thread is not None:
-            await self.send(thread, text, allowed_mentions=MENTIONS)
+            await self.send(thread, text, nonce=nonce, allowed_mentions=MENTIONS)
 
     def how_to_play(self, game: GameSummary) -> str:
         if self.reads_messages:
@@ -212,9 +256,11 @@ class Announcer:
             log.warning("channel %s is gone", channel_id)
             return None
 
-    async def send(self, channel: Any, text: str, **kwargs: Any) -> discord.Message | None:
+    async def send(
+        self, channel: Any, text: str, *, nonce: str | None = None, **kwargs: Any
+    ) -> discord.Message | None:
         try:
-            message: discord.Message = await channel.send(fit(text), **kwargs)
+            message: discord.Message = await channel.send(fit(text), **_once(nonce), **kwargs)
         except discord.HTTPException:
             log.warning("could not post in channel %s", getattr(channel, "id", "?"), exc_info=True)
             return None
@@ -228,3 +274,15 @@ class Announcer:
             await reply(interaction, str(refusal))
             return
         await reply(interaction, note, file=board_file(board.game, board.png))
+
+
+def _nonce(result: Result, where: str) -> str | None:
+    """The nonce of one message of a result (`where`: t thread, r reminder, s status):
+    the same each time the result's outbox row is delivered."""
+    return None if result.outbox_id is None else f"pb{result.outbox_id}{where}"
+
+
+def _once(nonce: str | None) -> dict[str, Any]:
+    """discord.py sends a nonce with enforce_nonce: Discord answers a repeat within a few
+    minutes with the first message. Without one, discord.py picks a random nonce."""
+    return {"nonce": nonce} if nonce else {}

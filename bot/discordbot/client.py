@@ -73,7 +73,7 @@ class PaperboardBot(commands.AutoShardedBot):
         self.settings = settings
         self.announcer = Announcer(self, service, reads_messages=settings.discord_message_content)
         # reminders and deadlines; off for one-shot commands (paperboard sync)
-        self.scheduler = Scheduler(service, self.announcer.publish) if schedule else None
+        self.scheduler = Scheduler(service, self.announcer.post) if schedule else None
         if self.scheduler is not None:
             self.announcer.on_deadline = self.scheduler.poke
 

@@ -19,7 +19,7 @@ from bot.discordbot.announce import CANNOT_READ
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
 from bot.discordbot.views import as_player, asker, challenge_view, guild_of, resign_view
-from bot.service import GameSummary, MovePlayed, Place, Refused, rules_card, shown
+from bot.service import GameSummary, MovePlayed, Place, Refused, Result, rules_card, shown
 
 if TYPE_CHECKING:
     from bot.discordbot.client import PaperboardBot
@@ -124,10 +124,11 @@ class GamesCog(commands.Cog):
             first=first,
             rated=rated,
         )
-        await self.post_challenge(interaction, result.game)
+        await self.post_challenge(interaction, result)
 
-    async def post_challenge(self, interaction: discord.Interaction, game: GameSummary) -> None:
+    async def post_challenge(self, interaction: discord.Interaction, result: Result) -> None:
         """The challenge message is the command's public answer; it stands for the game."""
+        game = result.game
         kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
         view = challenge_view(game)
         if view is not None:
@@ -135,6 +136,7 @@ class GamesCog(commands.Cog):
         await reply(interaction, status_text(game), ephemeral=False, **kwargs)
         message = await interaction.original_response()
         await self.service.attach(game.id, message_id=message.id)
+        await self.announcer.publish(result, status_done=True)
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -298,17 +300,9 @@ class GamesCog(commands.Cog):
         result = await self.service.rematch(summary.id, summary.guild_id, asker(interaction))
         channel = await self.announcer.channel(result.game.channel_id)
         if channel is None or interaction.channel_id == result.game.channel_id:
-            await self.post_challenge(interaction, result.game)
+            await self.post_challenge(interaction, result)
             return
-        view = challenge_view(result.game)
-        message = await self.announcer.send(
-            channel,
-            status_text(result.game),
-            allowed_mentions=MENTIONS,
-            **({"view": view} if view else {}),
-        )
-        if message is not None:
-            await self.service.attach(result.game.id, message_id=message.id)
+        await self.announcer.publish(result)  # the challenge message, in the game's channel
         await reply(interaction, f"Rematch offered in <#{result.game.channel_id}>.")
 
     @described("record")

@@ -1,5 +1,5 @@
 """Deadlines and reminders: APScheduler wakes the bot; the database decides."""
 
-from bot.schedule.scheduler import Scheduler, default_worker_id
+from bot.schedule.scheduler import Scheduler
 
-__all__ = ["Scheduler", "default_worker_id"]
+__all__ = ["Scheduler"]

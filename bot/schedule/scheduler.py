@@ -1,32 +1,28 @@
 """The scheduler: APScheduler wakes the bot; the database decides.
 
-APScheduler (3.x, AsyncIOScheduler, the in-memory job store only) holds two
+APScheduler (3.x, AsyncIOScheduler, the in-memory job store only) holds the
 jobs: `wake`, a one-off at the next time a deadline row becomes claimable,
-re-armed after every tick and by `poke`; and `sweep`, every minute, the safety
-net. Nothing that matters lives in the job store: each tick asks the database
-what is due, claims it with a lease in this worker's name and acts on it
-(bot/service/deadlines.py), so a restart loses nothing and several processes
-can share one database.
+re-armed after every tick and by `poke`; `sweep`, every minute, the safety
+net; `outbox`, every minute, which delivers the announcements a crashed process
+left undelivered (bot/service/outbox.py); and an hourly `cleanup`. Nothing that
+matters lives in the job store: each tick asks the database what is due, claims
+it with a lease in this worker's name and acts on it (bot/service/deadlines.py),
+so a restart loses nothing and several processes can share one database.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
-import uuid
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 
 from bot.service import GameService, Result
+from bot.service.outbox import Publish
 from bot.service.service import REMINDER_LEADS
 
 log = logging.getLogger("paperboard.schedule")
-
-Publish = Callable[[Result], Awaitable[object]]
 
 LEASE = timedelta(minutes=5)
 SWEEP = timedelta(minutes=1)
@@ -38,16 +34,13 @@ MIN_DELAY = timedelta(seconds=1)  # a wake-up never fires sooner: no busy loop
 JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
 
 
-def default_worker_id() -> str:
-    """host:pid:random, unique per process and start (claimed_by holds 64 characters)."""
-    return f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 class Scheduler:
-    """Sends reminders, applies timeouts and expires challenges when they fall due.
+    """Sends reminders, applies timeouts and expires challenges when they fall due, and
+    delivers what a crashed process left in the outbox.
 
-    `tick()` is one scan-claim-act pass at the service's clock; `start()` runs one
-    at once (the catch-up after downtime) and lets APScheduler run the rest.
+    `tick()` is one scan-claim-act pass at the service's clock and `redeliver()` one
+    outbox pass; `start()` runs both at once (the catch-up after downtime) and lets
+    APScheduler run the rest. `publish` is the adapter's delivery of one result.
     """
 
     def __init__(
@@ -62,13 +55,14 @@ class Scheduler:
     ) -> None:
         self.service = service
         self.publish = publish
-        self.worker_id = (worker_id or default_worker_id())[:64]
+        self.worker_id = (worker_id or service.worker_id)[:64]
         self.lease = lease
         self.sweep = sweep
         self.batch = batch
         self._jobs = AsyncIOScheduler(timezone=UTC, job_defaults=JOB_DEFAULTS)
         self._lock = asyncio.Lock()  # one tick at a time in this process
         self._cleaning = asyncio.Lock()
+        self._delivering = asyncio.Lock()  # one outbox pass at a time in this process
         self._armed: datetime | None = None  # the wake-up, on the service's clock
         self._stopping = False
 
@@ -85,7 +79,9 @@ class Scheduler:
         every = {"trigger": "interval", "replace_existing": True}
         self._jobs.add_job(self._wake, seconds=self.sweep.total_seconds(), id="sweep", **every)
         self._jobs.add_job(self._cleanup, seconds=CLEANUP.total_seconds(), id="cleanup", **every)
+        self._jobs.add_job(self.redeliver, seconds=self.sweep.total_seconds(), id="outbox", **every)
         log.info("scheduler %s started", self.worker_id)
+        await self.redeliver()  # what a crash left undelivered, oldest first
         await self._wake()
         await self._cleanup()
 
@@ -94,14 +90,14 @@ class Scheduler:
         if not self.running:
             return
         self._stopping = True  # no new tick from the jobs
-        async with self._lock, self._cleaning:  # the work under way ends
+        async with self._lock, self._cleaning, self._delivering:  # the work under way ends
             self._jobs.shutdown(wait=False)
             self._armed = None
         await asyncio.sleep(0)  # APScheduler shuts down on the loop's next turn
         log.info("scheduler %s stopped", self.worker_id)
 
     async def tick(self) -> list[Result]:
-        """Claim every due row (batch by batch) and act on it; publish and return what
+        """Claim every due row (batch by batch) and act on it; deliver and return what
         there is to announce. Tests call this instead of sleeping."""
         results: list[Result] = []
         async with self._lock:
@@ -118,7 +114,7 @@ class Scheduler:
                         continue
                     if result is not None:
                         results.append(result)
-                        await self._publish(result)
+                        await self._deliver(result)
                 if len(claims) < self.batch:
                     break
             await self._rearm()
@@ -145,14 +141,27 @@ class Scheduler:
         except Exception:  # the database is away: the sweep tries again
             log.exception("deadline tick failed")
 
+    async def redeliver(self) -> int:
+        """Deliver what is undelivered in the outbox once its lease ran out (a crashed
+        process's announcements); returns how many results went out."""
+        if self._stopping or self._delivering.locked():
+            return 0
+        async with self._delivering:
+            try:
+                return await self.service.redeliver(self.publish, self.worker_id)
+            except Exception:  # the database is away: the next pass tries again
+                log.exception("outbox pass failed")
+                return 0
+
     async def _cleanup(self) -> None:
         if self._stopping or self._cleaning.locked():
             return
         async with self._cleaning:
             try:
                 await self.service.cleanup_deadlines()
+                await self.service.cleanup_outbox()
             except Exception:
-                log.exception("deadline cleanup failed")
+                log.exception("cleanup failed")
 
     async def _rearm(self) -> None:
         if not self.running:
@@ -181,8 +190,8 @@ class Scheduler:
         )
         self._armed = when
 
-    async def _publish(self, result: Result) -> None:
+    async def _deliver(self, result: Result) -> None:
         try:
-            await self.publish(result)
-        except Exception:  # the row is done: a failed announcement is not retried
+            await self.service.deliver(result, self.publish)
+        except Exception:  # its outbox row stays undelivered: `redeliver` sends it again
             log.exception("game=%d announcement failed", result.game.id)

@@ -12,7 +12,8 @@ functions here through `GameService`:
 - `act` acts on a claimed row in one transaction, only while the row is still
   the one claimed (a new turn rewrites it and clears the claim) and its game is
   still under way: a reminder, a loss on time, an expired challenge. The row is
-  marked done in that transaction; the caller publishes the result after it.
+  marked done in that transaction, which also writes the result's events into
+  the outbox (bot/service/outbox.py); the caller delivers them after it.
 - A reminder is skipped when a later one (or the deadline) is also due: after
   downtime a game gets one message, not a backlog. Quiet hours move a reminder
   to their end; they never move a deadline.
@@ -35,6 +36,8 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
+from bot.service import outbox
+from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Reminder, Result, TimedOut
 from bot.store.schema import deadlines, games, players, seats
 
@@ -46,7 +49,6 @@ log = logging.getLogger("paperboard.deadlines")
 #: What makes a due reminder pointless when it is due too: a later reminder, the deadline.
 LATER = {"remind_24h": ("remind_1h", "timeout"), "remind_1h": ("timeout",)}
 CLAIM_BATCH = 200
-CLEANUP_BATCH = 5000
 HELD_BY = "vacation"  # claimed_by of a row held while its player is on vacation
 MIN_HOLD = timedelta(minutes=1)
 ENDED = ("finished", "aborted", "declined", "cancelled", "expired")
@@ -69,44 +71,20 @@ class Claim:
 @cache
 def _claim_statement(dialect_name: str) -> sa.Update:
     """Built once per dialect: lease the earliest due, unleased rows to one worker."""
-    now = sa.bindparam("now", type_=deadlines.c.due_at.type)
-    due = (
-        sa.select(deadlines.c.id)
-        .where(
-            deadlines.c.done == sa.false(),
-            deadlines.c.due_at <= now,
-            sa.or_(deadlines.c.claimed_until.is_(None), deadlines.c.claimed_until <= now),
-        )
-        .order_by(deadlines.c.due_at)
-        .limit(sa.bindparam("limit"))
-    )
-    if dialect_name == "postgresql":
-        due = due.with_for_update(skip_locked=True)
-    return (
-        deadlines.update()
-        .where(deadlines.c.id.in_(due.scalar_subquery()))
-        .values(claimed_by=sa.bindparam("worker"), claimed_until=sa.bindparam("until"))
-        .returning(
-            deadlines.c.id,
-            deadlines.c.game_id,
-            deadlines.c.kind,
-            deadlines.c.ply,
-            deadlines.c.due_at,
-        )
+    c = deadlines.c
+    return lease_statement(
+        deadlines,
+        dialect_name,
+        where=(c.done == sa.false(), c.due_at <= NOW),
+        order_by=c.due_at,
+        returning=(c.id, c.game_id, c.kind, c.ply, c.due_at),
     )
 
 
 async def claim(
     service: GameService, worker: str, lease: timedelta, limit: int = CLAIM_BATCH
 ) -> list[Claim]:
-    now = service.clock()
-    async with service.db.write() as conn:
-        rows = (
-            await conn.execute(
-                _claim_statement(conn.dialect.name),
-                {"now": now, "limit": limit, "worker": worker[:64], "until": now + lease},
-            )
-        ).all()
+    rows = await claim_rows(service, _claim_statement, worker, lease, limit)
     claims = [Claim(r.id, r.game_id, r.kind, r.ply, r.due_at) for r in rows]
     return sorted(claims, key=lambda c: (c.due_at, c.id))
 
@@ -231,7 +209,8 @@ async def act(service: GameService, claimed: Claim, worker: str) -> Result | Non
         await _done(conn, row.id)
         summary = await service._summary(conn, game.id, game)
         log.info("game=%d %s player=%d by %s", game.id, row.kind, mover.id, mover.reminders)
-        return Result(summary, (Reminder(game.id, mover.id, game.deadline_at, mover.reminders),))
+        reminder = Reminder(game.id, mover.id, game.deadline_at, mover.reminders)
+        return await outbox.write(service, conn, Result(summary, (reminder,)))
 
 
 async def _time_out(
@@ -249,7 +228,8 @@ async def _time_out(
     )
     await _done(conn, row_id)
     log.info("game=%d player=%d timed out", game.id, player_id)
-    return Result(await service._summary(conn, game.id), (TimedOut(game.id, player_id), over))
+    events = (TimedOut(game.id, player_id), over)
+    return await outbox.write(service, conn, Result(await service._summary(conn, game.id), events))
 
 
 async def _done(conn: AsyncConnection, row_id: int) -> None:
@@ -398,20 +378,7 @@ def _vacation_end(row: Any) -> datetime:
 async def cleanup(service: GameService) -> int:
     """Delete the deadline rows of games that are over, in batches. Returns how many."""
     ended_games = sa.select(games.c.id).where(games.c.status.in_(ENDED))
-    doomed = (
-        sa.select(deadlines.c.id)
-        .where(deadlines.c.game_id.in_(ended_games))
-        .limit(CLEANUP_BATCH)
-        .scalar_subquery()
-    )
-    total = 0
-    while True:
-        async with service.db.write() as conn:
-            deleted = await conn.execute(deadlines.delete().where(deadlines.c.id.in_(doomed)))
-            count = deleted.rowcount
-        total += count
-        if count < CLEANUP_BATCH:
-            break
+    total = await service.db.delete_in_batches(deadlines, deadlines.c.game_id.in_(ended_games))
     if total:
         log.info("deleted %d deadline rows of finished games", total)
     return total

@@ -190,6 +190,7 @@ class Result:
 
     game: GameSummary
     events: tuple[Event, ...] = ()
+    outbox_id: int | None = None  # the events' outbox row, written in the use case's transaction
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 import engine
 from bot.render import render_text
 from bot.service import deadlines as clocks
-from bot.service import ratings
+from bot.service import outbox, ratings
 from bot.service.models import (
     DAYS_PER_MOVE,
     FIRST_CHOICES,
@@ -81,6 +81,7 @@ CONFLICT_RETRIES = 5
 STATE_CACHE_SIZE = 2048
 
 T = TypeVar("T")
+ResultT = TypeVar("ResultT", bound=Result)
 
 
 def utcnow() -> datetime:
@@ -134,8 +135,11 @@ class GameService:
         *,
         clock: Callable[[], datetime] = utcnow,
         rng: random.Random | None = None,
+        worker_id: str | None = None,
     ) -> None:
         self.db = database
+        # who holds the outbox rows this process writes (it delivers them itself)
+        self.worker_id = (worker_id or outbox.default_worker_id())[:64]
         self.settings = settings
         self.clock = clock
         self.rng = rng or random.Random()
@@ -261,16 +265,17 @@ class GameService:
                 ],
             )
             summary = await self._summary(conn, game_id)
+            event = ChallengeIssued(
+                game_id,
+                challenger=challenger,
+                invited=tuple(p.id for p in opponents),
+                open_seats=open_seats,
+            )
+            result = await self._announce(conn, Result(summary, (event,)))
         log.info(
             "game=%d challenge %s by player=%d seats=%d", game_id, game, challenger.id, seat_count
         )
-        event = ChallengeIssued(
-            game_id,
-            challenger=challenger,
-            invited=tuple(p.id for p in opponents),
-            open_seats=open_seats,
-        )
-        return Result(summary, (event,))
+        return result
 
     async def accept(self, game_id: int, guild_id: int, player: Player) -> Result:
         """A named opponent accepts; the game starts when every seat is filled."""
@@ -309,7 +314,7 @@ class GameService:
         )
         events: list[Event] = [SeatTaken(row.id, player)]
         events += await self._start_if_full(conn, row)
-        return Result(await self._summary(conn, row.id), tuple(events))
+        return await self._announce(conn, Result(await self._summary(conn, row.id), tuple(events)))
 
     async def _invited_seat(
         self, conn: AsyncConnection, game_id: int, player_id: int
@@ -366,7 +371,7 @@ class GameService:
         except Exception:  # the move is made and kept; only its picture is missing
             log.exception("game=%d the board after ply %d could not be drawn", game_id, after.ply)
             png = b""
-        return MoveResult(result.game, result.events, png)
+        return MoveResult(result.game, result.events, outbox_id=result.outbox_id, png=png)
 
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
@@ -396,7 +401,10 @@ class GameService:
                 raise Refused(str(illegal), code=illegal.code) from None
         async with self.db.write() as conn:
             events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
-        return Result(_seat_names_now(now_summary, after), tuple(events)), after
+            result = await self._announce(
+                conn, Result(_seat_names_now(now_summary, after), tuple(events))
+            )
+        return result, after
 
     async def _commit_moves(
         self,
@@ -486,7 +494,7 @@ class GameService:
             event = await self._finish(
                 conn, row, summary, winners, str(engine.End.RESIGNATION), scores, loser=seat
             )
-            return Result(await self._summary(conn, game_id), (event,))
+            return await self._announce(conn, Result(await self._summary(conn, game_id), (event,)))
 
     async def abort(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Call a game off, only before every player has moved once. No rating changes."""
@@ -511,9 +519,12 @@ class GameService:
                     code="too_late",
                 )
             await self._set_status(conn, game_id, "aborted")
-            return Result(
-                await self._summary(conn, game_id),
-                (ChallengeClosed(game_id, "aborted", player.id),),
+            return await self._announce(
+                conn,
+                Result(
+                    await self._summary(conn, game_id),
+                    (ChallengeClosed(game_id, "aborted", player.id),),
+                ),
             )
 
     # == undo by consent ===================================================================
@@ -539,7 +550,7 @@ class GameService:
             )
             waiting = tuple(pid for pid in summary.player_ids() if pid != player.id)
             event = UndoRequested(game_id, requester=player.id, waiting_for=waiting, ply=row.ply)
-            return Result(summary, (event,))
+            return await self._announce(conn, Result(summary, (event,)))
 
     async def answer_undo(
         self,
@@ -565,14 +576,16 @@ class GameService:
                 raise Refused("You asked for this undo; your opponents answer it.", code="own_undo")
             if not accept:
                 await self._clear_undo(conn, game_id)
-                return Result(summary, (UndoAnswered(game_id, player.id, False, False, row.ply),))
+                answer = UndoAnswered(game_id, player.id, False, False, row.ply)
+                return await self._announce(conn, Result(summary, (answer,)))
             approvals = sorted({*(row.undo_approvals or ()), seat})
             others = {s.seat for s in summary.seats} - {row.undo_seat}
             if not others <= set(approvals):
                 await conn.execute(
                     games.update().where(games.c.id == game_id).values(undo_approvals=approvals)
                 )
-                return Result(summary, (UndoAnswered(game_id, player.id, True, False, row.ply),))
+                answer = UndoAnswered(game_id, player.id, True, False, row.ply)
+                return await self._announce(conn, Result(summary, (answer,)))
             cut = await self._undo_cut(conn, row, row.undo_seat)
             state = await self._state(conn, row)
             rolled_back = engine.replay(row.game, row.options, state.moves[:cut])
@@ -596,7 +609,8 @@ class GameService:
             log.info("game=%d undo to ply=%d", game_id, rolled_back.ply)
             events: list[Event] = [UndoAnswered(game_id, player.id, True, True, rolled_back.ply)]
             events.append(await self._start_turn(conn, game_id, summary, rolled_back))
-            return Result(await self._summary(conn, game_id), tuple(events))
+            now_summary = await self._summary(conn, game_id)
+            return await self._announce(conn, Result(now_summary, tuple(events)))
 
     async def _clear_undo(self, conn: AsyncConnection, game_id: int) -> None:
         await conn.execute(
@@ -682,9 +696,8 @@ class GameService:
             )
             new = await self._summary(conn, new_id)
             invited = tuple(pid for pid in new.player_ids() if pid != player.id)
-            return Result(
-                new, (ChallengeIssued(new_id, challenger=player, invited=invited, open_seats=0),)
-            )
+            event = ChallengeIssued(new_id, challenger=player, invited=invited, open_seats=0)
+            return await self._announce(conn, Result(new, (event,)))
 
     # == looking at games =====================================================================
 
@@ -950,6 +963,10 @@ class GameService:
 
     # == the machinery ===========================================================================
 
+    async def _announce(self, conn: AsyncConnection, result: ResultT) -> ResultT:
+        """Every use case ends here, in its transaction: its events go into the outbox."""
+        return await outbox.write(self, conn, result)
+
     async def _retry(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run a check-then-commit attempt again when another writer got there first."""
         for _ in range(CONFLICT_RETRIES):
@@ -993,7 +1010,8 @@ class GameService:
         self, conn: AsyncConnection, game_id: int, status: Status, by: int | None
     ) -> Result:
         await self._set_status(conn, game_id, status)
-        return Result(await self._summary(conn, game_id), (ChallengeClosed(game_id, status, by),))
+        closed = ChallengeClosed(game_id, status, by)
+        return await self._announce(conn, Result(await self._summary(conn, game_id), (closed,)))
 
     async def _set_status(self, conn: AsyncConnection, game_id: int, status: Status) -> None:
         log.info("game=%d %s", game_id, status)
@@ -1369,6 +1387,22 @@ class GameService:
     async def cleanup_deadlines(self) -> int:
         """Delete the deadline rows of games that are over; returns how many."""
         return await clocks.cleanup(self)
+
+    # == the outbox: announcements after the commit (bot/service/outbox.py) ======================
+
+    async def deliver(self, result: Result, publish: outbox.Publish) -> None:
+        """Announce a use case's result through the adapter's `publish`, then mark it
+        delivered. If `publish` raises, `redeliver` sends it again later."""
+        await outbox.deliver(self, result, publish)
+
+    async def redeliver(self, publish: outbox.Publish, worker: str | None = None) -> int:
+        """Deliver the results a crashed process (or a failed delivery) left undelivered,
+        once their lease has run out, with the game as it is now; returns how many."""
+        return await outbox.redeliver(self, publish, worker or self.worker_id)
+
+    async def cleanup_outbox(self) -> int:
+        """Delete the outbox rows delivered more than a day ago; returns how many."""
+        return await outbox.cleanup(self)
 
 
 # == rules of the service (pure functions) ====================================================

@@ -16,15 +16,17 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, event, text
+from sqlalchemy import ColumnElement, Connection, Table, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+DELETE_BATCH = 5000
 
 
 def async_url(url: str) -> str:
@@ -100,6 +102,19 @@ class Database:
         """A read-only snapshot (WAL readers never wait for the writer)."""
         async with self._reader.connect() as connection:
             yield connection
+
+    async def delete_in_batches(self, table: Table, condition: ColumnElement[bool]) -> int:
+        """Delete the rows of `table` matching `condition`, DELETE_BATCH a transaction (a
+        short write lock each); returns how many."""
+        doomed = sa.select(table.c.id).where(condition).limit(DELETE_BATCH).scalar_subquery()
+        total = 0
+        while True:
+            async with self.write() as connection:
+                deleted = await connection.execute(table.delete().where(table.c.id.in_(doomed)))
+            count = deleted.rowcount
+            total += count
+            if count < DELETE_BATCH:
+                return total
 
     # -- engines ----------------------------------------------------------------
 

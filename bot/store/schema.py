@@ -192,12 +192,27 @@ guild_settings = Table(
     Column("rated", Boolean, nullable=False, server_default="1"),
 )
 
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", ID, primary_key=True),  # one row per announcement outlives 2**31
+    Column("game_id", BigInteger, nullable=False),  # the game the result shows
+    Column("events", JSON, nullable=False),  # [{"type": "MovePlayed", ...}, ...]
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("claimed_by", String(64)),  # the process delivering it
+    Column("claimed_until", UTCDateTime()),
+    Column("attempts", SmallInteger, nullable=False, server_default="0"),
+    Column("delivered_at", UTCDateTime()),
+    Index("outbox_pending", "delivered_at", "claimed_until"),
+)
+
 __all__ = [
     "deadlines",
     "games",
     "guild_settings",
     "metadata",
     "moves",
+    "outbox",
     "players",
     "ratings",
     "seats",

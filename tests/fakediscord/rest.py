@@ -783,7 +783,9 @@ class RestApi:
         if channel.is_dm and not channel.recipients[0].dms_open:
             raise DiscordError(403, 50007, "Cannot send messages to this user")
         body = await read_body(request)
-        message = self.fake.create_message(channel, self.fake.bot, body.json, body.files)
+        message = self.fake.nonce_repeat(channel, self.fake.bot, body.json)
+        if message is None:
+            message = self.fake.create_message(channel, self.fake.bot, body.json, body.files)
         return json_response(message.to_dict())
 
     async def get_message(self, request: web.Request) -> web.Response:

@@ -65,6 +65,7 @@ APP_FLAG_GATEWAY_MESSAGE_CONTENT = 1 << 18
 
 MENTION_RE = re.compile(r"<@!?(\d+)>")
 PLACEHOLDER_RE = re.compile(r"\{[^}]*\}")
+NONCE_SECONDS = 300.0  # Discord checks an enforced nonce "in the past few minutes"
 
 
 @dataclass(frozen=True)
@@ -825,6 +826,21 @@ class FakeDiscord:
                 )
         result.extend(self.new_attachment(channel, f.filename, f.data) for f in by_index.values())
         return result
+
+    def nonce_repeat(self, channel: Channel, author: User, payload: JSON) -> Message | None:
+        """The message `author` created in `channel` with the payload's nonce in the last
+        NONCE_SECONDS, when the payload enforces it: Discord returns that message again
+        instead of creating one (`enforce_nonce`, which discord.py always sends)."""
+        nonce = payload.get("nonce")
+        if nonce is None or not payload.get("enforce_nonce"):
+            return None
+        now = time.perf_counter()
+        for message in reversed(channel.messages):
+            if now - message.created_at > NONCE_SECONDS:
+                return None
+            if message.author is author and str(message.nonce) == str(nonce):
+                return message
+        return None
 
     def create_message(
         self,

@@ -1,7 +1,7 @@
 """check constraints: no negative plies, seats 0-7, known statuses, hours 0-23
 
 Revision ID: 0005
-Revises: 0002
+Revises: 0004
 Create Date: 2026-11-23
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,229 @@
+"""The outbox: what a use case announces is written in the transaction of its change.
+
+A use case's events go into one `outbox` row in the same transaction as the
+state they describe, so a committed change always has its announcement stored.
+The row is written already claimed by this process (`worker_id`) for a short
+lease: the adapter delivers the result at once (`deliver`: its callback, then the
+row is marked delivered). A process that dies between the commit and the mark
+leaves the row undelivered; once the lease runs out, `redeliver` (the scheduler
+calls it at start and every sweep) claims it like a deadline (`UPDATE ...
+RETURNING`, `FOR UPDATE SKIP LOCKED` on PostgreSQL, so two processes never hold
+one row), rebuilds the result (the events from JSON, the game as it is now) and
+delivers it. Delivery is at least once; the Discord adapter makes it once by
+sending each message with a nonce derived from the row, which Discord honours
+for a few minutes: hence the short lease.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import socket
+import types
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime, timedelta
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.service.leases import claim_rows, lease_statement
+from bot.service.models import Event, Result
+from bot.store.schema import outbox
+
+if TYPE_CHECKING:
+    from bot.service.service import GameService
+
+log = logging.getLogger("paperboard.outbox")
+
+#: The adapter's delivery: announce one result (post it, print it).
+Publish = Callable[[Result], Awaitable[object]]
+R = TypeVar("R", bound=Result)
+
+LEASE = timedelta(minutes=1)  # short: a crash's announcements go out while nonces hold
+MAX_ATTEMPTS = 10  # a result whose delivery keeps failing is given up (and logged)
+CLAIM_BATCH = 100
+KEEP = timedelta(days=1)  # delivered rows are kept this long, then deleted
+
+
+def default_worker_id() -> str:
+    """host:pid:random, unique per process and start (claimed_by holds 64 characters)."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pending:
+    """An undelivered outbox row that one worker holds a lease on."""
+
+    id: int
+    game_id: int
+    events: list[dict[str, Any]]
+    attempts: int
+
+
+# == events as JSON ==============================================================================
+
+
+def event_types() -> dict[str, type[Event]]:
+    """Every event class by name: the type tag of its JSON."""
+    return {cls.__name__: cls for cls in Event.__subclasses__()}
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """{"type": "MovePlayed", "game_id": 7, ...}: tuples as lists, datetimes as ISO text."""
+    return {"type": type(event).__name__, **_plain(dataclasses.asdict(event))}
+
+
+def event_from_json(data: Mapping[str, Any]) -> Event:
+    fields = dict(data)
+    cls = event_types()[fields.pop("type")]
+    built: Event = _build(cls, fields)
+    return built
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _build(cls: Any, fields: Mapping[str, Any]) -> Any:
+    """A dataclass from its JSON fields, each converted back by its type hint."""
+    hints = get_type_hints(cls)
+    return cls(**{f.name: _typed(hints[f.name], fields[f.name]) for f in dataclasses.fields(cls)})
+
+
+def _typed(hint: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):  # X | None: the one type that is not None
+        (inner,) = [arg for arg in get_args(hint) if arg is not type(None)]
+        return _typed(inner, value)
+    if origin is tuple:  # tuple[X, ...]
+        return tuple(_typed(get_args(hint)[0], item) for item in value)
+    if hint is datetime:
+        return datetime.fromisoformat(value)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value)
+    return value  # int, str, bool, Literal[...]
+
+
+# == writing, claiming, marking ===================================================================
+
+
+async def write(service: GameService, conn: AsyncConnection, result: R) -> R:
+    """Store `result`'s events in the use case's transaction, leased to this process,
+    which delivers them right after the commit; the result carries the row's id."""
+    if not result.events:
+        return result
+    now = service.clock()
+    inserted = await conn.execute(
+        outbox.insert()
+        .values(
+            game_id=result.game.id,
+            events=[event_to_json(event) for event in result.events],
+            created_at=now,
+            claimed_by=service.worker_id,
+            claimed_until=now + LEASE,
+            attempts=1,
+        )
+        .returning(outbox.c.id)
+    )
+    return dataclasses.replace(result, outbox_id=int(inserted.scalar_one()))
+
+
+@cache
+def _claim_statement(dialect_name: str) -> sa.Update:
+    """Built once per dialect: lease the oldest undelivered rows nobody holds."""
+    c = outbox.c
+    return lease_statement(
+        outbox,
+        dialect_name,
+        where=(c.delivered_at.is_(None), c.attempts < MAX_ATTEMPTS),
+        order_by=c.id,
+        returning=(c.id, c.game_id, c.events, c.attempts),
+        attempts=c.attempts + 1,
+    )
+
+
+async def claim(
+    service: GameService, worker: str, lease: timedelta = LEASE, limit: int = CLAIM_BATCH
+) -> list[Pending]:
+    """Lease up to `limit` undelivered rows whose lease ran out to `worker`, oldest first
+    (bot/service/leases.py)."""
+    rows = await claim_rows(service, _claim_statement, worker, lease, limit)
+    claimed = [Pending(r.id, r.game_id, r.events, r.attempts) for r in rows]
+    return sorted(claimed, key=lambda pending: pending.id)
+
+
+async def mark_delivered(service: GameService, outbox_id: int) -> None:
+    async with service.db.write() as conn:
+        await conn.execute(
+            outbox.update()
+            .where(outbox.c.id == outbox_id)
+            .values(delivered_at=service.clock(), claimed_until=None)
+        )
+
+
+# == delivering ===================================================================================
+
+
+async def deliver(service: GameService, result: Result, publish: Publish) -> None:
+    """Announce `result` through the adapter's `publish`, then mark its row delivered.
+    If `publish` raises, the row stays undelivered: `redeliver` sends it again."""
+    await publish(result)
+    if result.outbox_id is not None:
+        await mark_delivered(service, result.outbox_id)
+
+
+async def redeliver(
+    service: GameService, publish: Publish, worker: str, limit: int = CLAIM_BATCH
+) -> int:
+    """Deliver what a crashed process (or a failed delivery) left undelivered; returns
+    how many results were delivered. The game is read as it is now."""
+    delivered = 0
+    while True:
+        pending = await claim(service, worker, LEASE, limit)
+        for row in pending:
+            try:
+                events = tuple(event_from_json(data) for data in row.events)
+                async with service.db.read() as conn:
+                    game = await service._summary(conn, row.game_id)
+            except Exception:  # it will never read better: drop it, loudly
+                log.exception("outbox row %d cannot be read; dropped", row.id)
+                await mark_delivered(service, row.id)
+                continue
+            try:
+                await deliver(service, Result(game, events, outbox_id=row.id), publish)
+            except Exception:
+                give_up = row.attempts >= MAX_ATTEMPTS
+                log.exception(
+                    "game=%d outbox row %d failed (attempt %d)%s",
+                    row.game_id,
+                    row.id,
+                    row.attempts,
+                    ": given up" if give_up else "",
+                )
+                continue
+            log.info("game=%d outbox row %d delivered late", row.game_id, row.id)
+            delivered += 1
+        if len(pending) < limit:
+            return delivered
+
+
+async def cleanup(service: GameService) -> int:
+    """Delete the rows delivered (or given up) more than KEEP ago; returns how many."""
+    cutoff = service.clock() - KEEP
+    old = sa.or_(
+        outbox.c.delivered_at < cutoff,
+        sa.and_(outbox.c.attempts >= MAX_ATTEMPTS, outbox.c.created_at < cutoff),
+    )
+    return await service.db.delete_in_batches(outbox, old)
