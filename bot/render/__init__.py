@@ -12,7 +12,7 @@ names to them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from PIL import Image
 
@@ -84,13 +84,28 @@ def render_gif(
     A forced pass is made by the engine together with the move before it, so
     that move's frame already shows the position after the pass.
     """
+    return encode_gif(
+        _frames(name, options, moves, players, theme),
+        theme_with(theme),
+        frame_ms=GIF_FRAME_MS,
+        last_ms=GIF_LAST_FRAME_MS,
+    )
+
+
+def _frames(
+    name: str,
+    options: Mapping[str, object],
+    moves: Sequence[str],
+    players: Sequence[str] | None,
+    theme: Mapping[str, str] | None,
+) -> Iterator[Image.Image]:
+    """Each ply's picture, drawn as the GIF encoder asks for it (never all at once)."""
     state = engine.replay(name, options, ())
-    frames = [render_image(state, players=players, theme=theme)]
+    yield render_image(state, players=players, theme=theme)
     for ply, text in enumerate(moves):
         if ply >= state.ply:
             state = state.play(text)
-        frames.append(render_image(state, players=players, theme=theme, ply=ply + 1))
-    return encode_gif(frames, theme_with(theme), frame_ms=GIF_FRAME_MS, last_ms=GIF_LAST_FRAME_MS)
+        yield render_image(state, players=players, theme=theme, ply=ply + 1)
 
 
 __all__ = ["RENDERERS", "render_gif", "render_image", "render_png", "render_text"]

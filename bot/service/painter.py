@@ -3,21 +3,39 @@
 
 A worker gets the record, not a pickled state, and keeps the last position of
 each game it drew: the next board of that game costs only the new moves.
+
+Two lanes of workers: the board after a move (and the current board) never
+queues behind a slow picture (a whole game's GIF, the groups overlay, a board
+of the past), which has a worker of its own. A worker that dies (the
+out-of-memory killer, a crash) is replaced and the picture drawn again once;
+workers exit when the bot does, even when it is killed outright.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
+import os
+import threading
+import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
 
 import engine
 from bot.render import render_gif, render_png
 from engine import GameState
 
+log = logging.getLogger("paperboard.painter")
+
 POSITIONS_KEPT = 512
+#: How often a worker checks that the bot that started it is still there.
+PARENT_CHECK_SECONDS = 0.5
+
+T = TypeVar("T")
 
 _positions: OrderedDict[int, GameState] = OrderedDict()  # per worker process
 
@@ -51,21 +69,58 @@ def _png(
     return render_png(state, players=players, groups=groups, caption=caption)
 
 
+def _gif(
+    name: str, options: Mapping[str, object], moves: Sequence[str], players: Sequence[str]
+) -> bytes:
+    return render_gif(name, options, moves, players=players)
+
+
+class _Lane:
+    """Worker processes (0: one thread of this process) that are started again when one dies."""
+
+    def __init__(self, name: str, processes: int) -> None:
+        self.name = name
+        self.processes = processes
+        self.executor = self._start()
+
+    def _start(self) -> Executor:
+        if self.processes == 0:
+            return ThreadPoolExecutor(1, thread_name_prefix=f"paperboard-{self.name}")
+        # spawn: the workers start clean, without this process's threads and event loop
+        executor = ProcessPoolExecutor(
+            self.processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_exit_with_parent,
+            initargs=(os.getpid(),),
+        )
+        # start the workers now, not on the first move (a worker takes a second to start)
+        for _ in range(self.processes):
+            executor.submit(_ready)
+        return executor
+
+    async def run(self, function: Callable[..., T], *args: object) -> T:
+        loop = asyncio.get_running_loop()
+        executor = self.executor
+        try:
+            return await loop.run_in_executor(executor, function, *args)
+        except BrokenProcessPool:
+            if self.executor is executor:  # the first to notice starts new workers
+                log.warning("a %s drawing worker died; starting new ones", self.name)
+                executor.shutdown(wait=False, cancel_futures=True)
+                self.executor = self._start()
+            return await loop.run_in_executor(self.executor, function, *args)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
 class Painter:
-    """Draws boards and replays in `processes` worker processes (0: a thread of this one)."""
+    """Draws boards and replays in worker processes: `processes` for the boards of moves,
+    one more for slow pictures (0: a thread of this process for each)."""
 
     def __init__(self, processes: int) -> None:
-        self._executor: Executor
-        if processes > 0:
-            # spawn: the workers start clean, without this process's threads and event loop
-            self._executor = ProcessPoolExecutor(
-                processes, mp_context=multiprocessing.get_context("spawn")
-            )
-            # start the workers now, not on the first move (a worker takes a second to start)
-            for _ in range(processes):
-                self._executor.submit(_ready)
-        else:
-            self._executor = ThreadPoolExecutor(2, thread_name_prefix="paperboard-render")
+        self.boards = _Lane("boards", processes)
+        self.slow = _Lane("slow", min(processes, 1))
 
     async def png(
         self,
@@ -75,10 +130,11 @@ class Painter:
         players: Sequence[str],
         groups: bool = False,
         caption: str | None = None,
+        slow: bool = False,
     ) -> bytes:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor,
+        """The board of `state`; `slow` for pictures that may wait (the groups, the past)."""
+        lane = self.slow if slow else self.boards
+        return await lane.run(
             _png,
             game_id,
             state.name,
@@ -90,20 +146,25 @@ class Painter:
         )
 
     async def gif(self, state: GameState, *, players: Sequence[str]) -> bytes:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, _gif, state.name, state.options, state.moves, tuple(players)
-        )
+        return await self.slow.run(_gif, state.name, state.options, state.moves, tuple(players))
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self.boards.close()
+        self.slow.close()
 
 
 def _ready() -> None:
     """Nothing: submitted once per worker so that it starts (and imports) at once."""
 
 
-def _gif(
-    name: str, options: Mapping[str, object], moves: Sequence[str], players: Sequence[str]
-) -> bytes:
-    return render_gif(name, options, moves, players=players)
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker when the bot that started it is gone, even
+    killed outright (no clean shutdown tells the worker). The multiprocessing resource
+    tracker then ends too, when the last process holding its pipe is gone."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="paperboard-parent-watch", daemon=True).start()

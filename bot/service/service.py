@@ -9,6 +9,7 @@ several processes cannot apply a move twice.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import random
@@ -77,6 +78,8 @@ REMINDER_LEADS = {"remind_24h": timedelta(hours=24), "remind_1h": timedelta(hour
 MAX_ID = 2**63 - 1
 CONFLICT_RETRIES = 5
 STATE_CACHE_SIZE = 2048
+#: The most a replay holds the event loop at a time (it yields between slices).
+REPLAY_SLICE_SECONDS = 0.01
 
 T = TypeVar("T")
 
@@ -197,11 +200,6 @@ class GameService:
                 f"{info.title} is played by {allowed} players, not {seat_count}.",
                 code="player_count",
             )
-        try:
-            start = engine.new(game, players=seat_count, **dict(options or {}))
-        except ValueError as exc:
-            raise Refused(str(exc), code="bad_option") from None
-
         now = self.clock()
         async with self.db.write() as conn:
             guild = await self._guild_settings(conn, place.guild_id)
@@ -216,6 +214,11 @@ class GameService:
             if rated and not guild.rated:
                 raise Refused("Rated games are switched off on this server.", code="unrated")
             await self._check_limits(conn, challenger.id)
+            # the options last: checking them builds the game's tables, after every cheap check
+            try:
+                start = engine.new(game, players=seat_count, **dict(options or {}))
+            except ValueError as exc:
+                raise Refused(str(exc), code="bad_option") from None
             for person in (challenger, *opponents):
                 await self._remember(conn, person)
             game_id = await self._insert_game(
@@ -545,7 +548,7 @@ class GameService:
                 return Result(summary, (UndoAnswered(game_id, player.id, True, False, row.ply),))
             cut = await self._undo_cut(conn, row, row.undo_seat)
             state = await self._state(conn, row)
-            rolled_back = engine.replay(row.game, row.options, state.moves[:cut])
+            rolled_back = await replay(row.game, row.options, state.moves[:cut])
             now = self.clock()
             changed = await conn.execute(
                 games.update()
@@ -591,12 +594,19 @@ class GameService:
             raise Refused("You have no move to take back yet.", code="nothing_to_undo")
         cut = own[-1]
         texts = [entry.text for entry in record]
-        # a turn of several actions (Short Circuit's pops) is taken back whole
-        while (
-            cut > 0
-            and record[cut - 1].seat == seat
-            and engine.replay(row.game, row.options, texts[:cut]).mid_turn
-        ):
+        # a turn of several actions (Short Circuit's pops) is taken back whole: step back
+        # over the seat's entries before the cut while the position there is mid-turn
+        run = cut
+        while run > 0 and record[run - 1].seat == seat:
+            run -= 1
+        if run == cut:
+            return cut
+        state = await replay(row.game, row.options, texts[:run])
+        mid_turn = []
+        for end in range(run + 1, cut + 1):
+            state = engine.replay_onto(state, texts[:end])
+            mid_turn.append(state.mid_turn)
+        while cut > run and mid_turn[cut - run - 1]:
             cut -= 1
         return cut
 
@@ -687,7 +697,7 @@ class GameService:
                 f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
                 code="bad_ply",
             )
-        return summary, engine.replay(row.game, row.options, state.moves[:ply])
+        return summary, await replay(row.game, row.options, state.moves[:ply])
 
     async def games(
         self,
@@ -1161,7 +1171,7 @@ class GameService:
                 sa.select(moves.c.text).where(moves.c.game_id == row.id).order_by(moves.c.ply)
             )
         ).all()
-        state = engine.replay(row.game, row.options, record)
+        state = await replay(row.game, row.options, record)
         self._cache_state(row.id, row.updated_at, state)
         return state
 
@@ -1270,7 +1280,12 @@ class GameService:
         if png is None:
             names = [s.name or "open seat" for s in summary.seats]
             png = await self.painter.png(
-                game_id, state, players=names, groups=groups, caption=caption
+                game_id,
+                state,
+                players=names,
+                groups=groups,
+                caption=caption,
+                slow=groups or state.ply != summary.ply,  # never ahead of a move's board
             )
             self._boards[key] = png
             self._trim(self._boards, self.settings.board_cache_size)
@@ -1315,6 +1330,23 @@ class GameService:
 
 
 # == rules of the service (pure functions) ====================================================
+
+
+async def replay(name: str, options: Mapping[str, Any], moves: Sequence[str]) -> GameState:
+    """`engine.replay` in slices of about REPLAY_SLICE_SECONDS, yielding to the event loop
+    between them: a long record never holds the loop. (Not a thread: a replay is pure
+    Python, which holds the GIL and would stall the loop almost as much.)"""
+    state = engine.replay(name, options, ())
+    step = 1
+    while state.ply < len(moves):
+        started = time.perf_counter()
+        state = engine.replay_onto(state, moves[: state.ply + step])
+        if time.perf_counter() - started < REPLAY_SLICE_SECONDS / 2:
+            step *= 2
+        else:
+            step = max(1, step // 2)
+        await asyncio.sleep(0)
+    return state
 
 
 def forfeit(state: GameState, loser: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
