@@ -706,6 +706,7 @@ def encode_gif(
         encoded = _gif_bytes([*lead, *chunk], durations)
         buffer.write(encoded[:-1] if previous is None else _frames_after_first(encoded))
         previous = chunk[-1]
+        chunk.clear()  # the frames go now, not when the next chunk is read
     if previous is None:
         raise ValueError("a GIF needs at least one frame")
     buffer.write(b";")  # the trailer
@@ -726,7 +727,8 @@ def _chunks(items: Iterable[Image.Image], size: int) -> Iterable[tuple[list[Imag
 
 def _gif_bytes(frames: list[Image.Image], durations: list[int]) -> bytes:
     buffer = io.BytesIO()
-    frames[0].save(
+    # saved from a copy: Pillow keeps the arguments (every frame) on the image it saves
+    frames[0].copy().save(
         buffer,
         "GIF",
         save_all=True,
