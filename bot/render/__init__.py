@@ -33,6 +33,9 @@ RENDERERS: dict[str, BoardRenderer] = {
 #: GIF timing: a slow game replays briskly, and the end stays on screen.
 GIF_FRAME_MS = 600
 GIF_LAST_FRAME_MS = 4000
+#: A longer game's GIF shows this many evenly spaced positions (2.4 minutes to
+#: watch), so drawing it takes seconds, not a minute (a 2,880-ply game).
+GIF_MOST_FRAMES = 240
 
 
 def render_image(
@@ -79,7 +82,9 @@ def render_gif(
     players: Sequence[str] | None = None,
     theme: Mapping[str, str] | None = None,
 ) -> bytes:
-    """A replay of a whole game: the start, then one frame per ply.
+    """A replay of a whole game: the start, then one frame per ply (at most
+    GIF_MOST_FRAMES frames: a longer game shows evenly spaced plies, the last
+    always).
 
     A forced pass is made by the engine together with the move before it, so
     that move's frame already shows the position after the pass.
@@ -99,13 +104,16 @@ def _frames(
     players: Sequence[str] | None,
     theme: Mapping[str, str] | None,
 ) -> Iterator[Image.Image]:
-    """Each ply's picture, drawn as the GIF encoder asks for it (never all at once)."""
+    """The pictures of the shown plies, drawn as the GIF encoder asks for them (never
+    all at once)."""
     state = engine.replay(name, options, ())
     yield render_image(state, players=players, theme=theme)
+    shown = {len(moves) * k // (GIF_MOST_FRAMES - 1) for k in range(1, GIF_MOST_FRAMES)}
     for ply, text in enumerate(moves):
         if ply >= state.ply:
             state = state.play(text)
-        yield render_image(state, players=players, theme=theme, ply=ply + 1)
+        if len(moves) < GIF_MOST_FRAMES or ply + 1 in shown:
+            yield render_image(state, players=players, theme=theme, ply=ply + 1)
 
 
 __all__ = ["RENDERERS", "render_gif", "render_image", "render_png", "render_text"]

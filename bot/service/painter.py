@@ -4,9 +4,9 @@
 A worker gets the record, not a pickled state, and keeps the last position of
 each game it drew: the next board of that game costs only the new moves.
 
-Two lanes of workers: the board after a move (and the current board) never
-queues behind a slow picture (a whole game's GIF, the groups overlay, a board
-of the past), which has a worker of its own. A worker that dies (the
+Two lanes of workers: the board after a move never queues behind a slower
+picture (a whole game's GIF, a board asked for, the groups overlay, a board of
+the past, which may need a whole replay), which has a worker of its own. A worker that dies (the
 out-of-memory killer, a crash) is replaced and the picture drawn again once;
 workers exit when the bot does, even when it is killed outright.
 """
@@ -132,7 +132,7 @@ class Painter:
         caption: str | None = None,
         slow: bool = False,
     ) -> bytes:
-        """The board of `state`; `slow` for pictures that may wait (the groups, the past)."""
+        """The board of `state`; `slow` for pictures that may wait (all but a move's board)."""
         lane = self.slow if slow else self.boards
         return await lane.run(
             _png,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 import random
 import time
@@ -150,7 +151,11 @@ class GameService:
 
     @classmethod
     async def open(cls, settings: Settings, **kwargs: Any) -> GameService:
-        return cls(await Database.open(settings.database_url), settings, **kwargs)
+        service = cls(await Database.open(settings.database_url), settings, **kwargs)
+        # Everything loaded by now (modules, metadata: ~100k objects) leaves the collector's
+        # generations; a full collection scanning them held the event loop 100-300 ms.
+        gc.freeze()
+        return service
 
     async def close(self) -> None:
         self.painter.close()
@@ -343,7 +348,7 @@ class GameService:
             lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
         )
         try:
-            png = await self._render(game_id, after, result.game, groups=False)
+            png = await self._render(game_id, after, result.game, groups=False, after_move=True)
         except Exception:  # the move is made and kept; only its picture is missing
             log.exception("game=%d the board after ply %d could not be drawn", game_id, after.ply)
             png = b""
@@ -1272,7 +1277,13 @@ class GameService:
         return GuildSettings(guild_id, tuple(row.channels), row.days_per_move, row.rated)
 
     async def _render(
-        self, game_id: int, state: GameState, summary: GameSummary, *, groups: bool
+        self,
+        game_id: int,
+        state: GameState,
+        summary: GameSummary,
+        *,
+        groups: bool,
+        after_move: bool = False,
     ) -> bytes:
         caption = _deadline_caption(summary) if state.ply == summary.ply else None
         key = (game_id, state.ply, groups, caption)  # a vacation changes the caption
@@ -1285,7 +1296,7 @@ class GameService:
                 players=names,
                 groups=groups,
                 caption=caption,
-                slow=groups or state.ply != summary.ply,  # never ahead of a move's board
+                slow=not after_move,  # a move's board never waits behind a slow picture
             )
             self._boards[key] = png
             self._trim(self._boards, self.settings.board_cache_size)
