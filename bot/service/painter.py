@@ -34,6 +34,8 @@ log = logging.getLogger("paperboard.painter")
 POSITIONS_KEPT = 512
 #: How often a worker checks that the bot that started it is still there.
 PARENT_CHECK_SECONDS = 0.5
+#: Drawing workers run at a lower priority than the bot's event loop.
+WORKER_NICENESS = 10
 
 T = TypeVar("T")
 
@@ -90,7 +92,7 @@ class _Lane:
         executor = ProcessPoolExecutor(
             self.processes,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_exit_with_parent,
+            initializer=_start_worker,
             initargs=(os.getpid(),),
         )
         # start the workers now, not on the first move (a worker takes a second to start)
@@ -157,10 +159,13 @@ def _ready() -> None:
     """Nothing: submitted once per worker so that it starts (and imports) at once."""
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Worker initializer: end this worker when the bot that started it is gone, even
-    killed outright (no clean shutdown tells the worker). The multiprocessing resource
-    tracker then ends too, when the last process holding its pipe is gone."""
+def _start_worker(parent: int) -> None:
+    """Worker initializer. The worker yields the CPU to the bot (on a busy machine an
+    event loop waiting for a core stalls as surely as a busy one), and it ends when the
+    bot that started it is gone, even killed outright (no clean shutdown tells the
+    worker); the multiprocessing resource tracker then ends too, when the last process
+    holding its pipe is gone."""
+    os.nice(WORKER_NICENESS)
 
     def watch() -> None:
         while os.getppid() == parent:
