@@ -204,6 +204,7 @@ async def run(folder: Path) -> tuple[float, float, float, dict[str, tuple[float,
         await service.close()
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    print(f"light moves: {len(latencies)}, p50 {latencies[len(latencies) // 2] * 1e3:.0f} ms")
     return ticker.worst, p99, rss, took
 
 

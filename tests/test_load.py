@@ -20,12 +20,12 @@ import pytest
 from PIL import Image
 
 import engine
+from bench.load import with_record
 from bot.render import kit, render_gif
 from bot.service import GameService, Place, Player, Refused
 from bot.service.painter import Painter
 from bot.settings import Settings
 from bot.store import Database
-from bot.store.schema import games, moves
 from engine import hotwire
 
 GUILD = 1
@@ -82,24 +82,7 @@ async def long_game(service: GameService, options: dict[str, object], plies: int
     final = engine.new("hotwire", **options).random_playout(random.Random(5))
     record = final.moves[:plies]
     assert len(record) == plies
-    async with service.db.write() as conn:
-        now = (await conn.execute(games.select().where(games.c.id == game_id))).one().updated_at
-        await conn.execute(
-            moves.insert(),
-            [
-                {
-                    "game_id": game_id,
-                    "ply": i,
-                    "seat": i % 2,
-                    "text": t,
-                    "created_at": now,
-                }
-                for i, t in enumerate(record)
-            ],
-        )
-        await conn.execute(
-            games.update().where(games.c.id == game_id).values(ply=plies, to_move=plies % 2)
-        )
+    await with_record(service, game_id, record, plies % 2)
     return game_id
 
 
