@@ -187,6 +187,7 @@ class HotWireState(GameState):
     """A Hot Wire position: the candidate wires still available and the wires drawn."""
 
     info = INFO
+    _shared_tables = ("_table",)
 
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         super().__init__(options)

@@ -145,6 +145,7 @@ class LivewireView(View):
 
 class LivewireState(GameState):
     info = INFO
+    _shared_tables = ("_board",)
 
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         super().__init__(options)

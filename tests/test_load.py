@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import pickle
 import random
 import signal
 import subprocess
@@ -205,15 +206,15 @@ async def test_a_killed_drawing_worker_is_replaced() -> None:
     painter = Painter(1)
     state = engine.new("hex", size=5).play("c3")
     try:
-        assert (await painter.png(1, state, players=["ann", "bob"])).startswith(PNG)
+        assert (await painter.png(state, players=["ann", "bob"])).startswith(PNG)
         workers = drawing_workers()
         assert workers
         for pid in workers:
             os.kill(pid, signal.SIGKILL)
         await asyncio.sleep(0.2)
         after = state.play("b2")
-        assert (await painter.png(1, after, players=["ann", "bob"])).startswith(PNG)
-        assert (await painter.png(1, after, players=["ann", "bob"], groups=True)).startswith(PNG)
+        assert (await painter.png(after, players=["ann", "bob"])).startswith(PNG)
+        assert (await painter.png(after, players=["ann", "bob"], groups=True)).startswith(PNG)
     finally:
         painter.close()
 
@@ -223,11 +224,11 @@ async def test_a_moves_board_does_not_wait_for_a_slow_gif() -> None:
     long_game = engine.new("livewire").random_playout(random.Random(2))
     board = engine.new("hex", size=5).play("c3")
     try:
-        await painter.png(1, board, players=["ann", "bob"])  # the workers have started
+        await painter.png(board, players=["ann", "bob"])  # the workers have started
         gif = asyncio.create_task(painter.gif(long_game, players=["ann", "bob"]))
         await asyncio.sleep(0.3)
         assert not gif.done()
-        png = await painter.png(1, board.play("b2"), players=["ann", "bob"])
+        png = await painter.png(board.play("b2"), players=["ann", "bob"])
         assert png.startswith(PNG)
         assert not gif.done()  # the board came first
         await gif
@@ -244,7 +245,7 @@ def test_drawing_workers_exit_when_the_bot_is_killed() -> None:
 
         async def main():
             painter = Painter(1)
-            await painter.png(1, engine.new("hex", size=5), players=["a", "b"])
+            await painter.png(engine.new("hex", size=5), players=["a", "b"])
             await painter.gif(engine.new("hex", size=5), players=["a", "b"])
             print("ready", flush=True)
             await asyncio.sleep(60)
@@ -269,3 +270,26 @@ def test_drawing_workers_exit_when_the_bot_is_killed() -> None:
         for pid in descendants:  # never leave one behind, even when the test fails
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("hotwire", {"size": "19x19", "lengths": "any"}),
+        ("livewire", {"size": "60x60"}),
+        ("intersections", {"size": 12, "rounds": 120}),
+        ("shortcircuit", {"size": 10}),
+    ],
+)
+def test_a_state_travels_to_a_worker_without_its_tables(
+    name: str, options: dict[str, object]
+) -> None:
+    final = engine.new(name, **options).random_playout(random.Random(4))
+    state = engine.replay(name, final.options, final.moves[: final.ply // 2])
+    sent = pickle.dumps(state)
+    assert len(sent) < 64_000  # the position, not the game's tables (megabytes)
+    arrived = pickle.loads(sent)
+    assert arrived == state and arrived.view() == state.view()
+    assert arrived.legal_moves() == state.legal_moves()
+    move = state.legal_moves()[0]
+    assert arrived.play(move) == state.play(move)

@@ -1,12 +1,13 @@
 """Boards are drawn in worker processes, so drawing never holds the bot's event loop
 (its heartbeats, its other games) and uses the machine's other cores.
 
-A worker gets the record, not a pickled state, and keeps the last position of
-each game it drew: the next board of that game costs only the new moves.
+A worker gets the position itself: a state pickles without the tables its game
+shares between states (a few kilobytes; the worker keeps its own tables), so a
+board never costs the worker a replay.
 
 Two lanes of workers: the board after a move never queues behind a slower
 picture (a whole game's GIF, a board asked for, the groups overlay, a board of
-the past, which may need a whole replay), which has a worker of its own. A worker that dies (the
+the past), which has a worker of its own. A worker that dies (the
 out-of-memory killer, a crash) is replaced and the picture drawn again once;
 workers exit when the bot does, even when it is killed outright.
 """
@@ -19,62 +20,23 @@ import multiprocessing
 import os
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import TypeVar
 
-import engine
 from bot.render import render_gif, render_png
 from engine import GameState
 
 log = logging.getLogger("paperboard.painter")
 
-POSITIONS_KEPT = 512
 #: How often a worker checks that the bot that started it is still there.
 PARENT_CHECK_SECONDS = 0.5
 #: Drawing workers run at a lower priority than the bot's event loop.
 WORKER_NICENESS = 10
 
 T = TypeVar("T")
-
-_positions: OrderedDict[int, GameState] = OrderedDict()  # per worker process
-
-
-def _position(
-    game_id: int, name: str, options: Mapping[str, object], moves: Sequence[str]
-) -> GameState:
-    """The position after `moves`, played on from this worker's last one when it can be."""
-    state = _positions.get(game_id)
-    if state is None or state.name != name or tuple(moves[: state.ply]) != state.moves:
-        state = engine.replay(name, options, moves)
-    else:
-        state = engine.replay_onto(state, moves)
-    _positions[game_id] = state
-    _positions.move_to_end(game_id)
-    while len(_positions) > POSITIONS_KEPT:
-        _positions.popitem(last=False)
-    return state
-
-
-def _png(
-    game_id: int,
-    name: str,
-    options: Mapping[str, object],
-    moves: Sequence[str],
-    players: Sequence[str],
-    groups: bool,
-    caption: str | None,
-) -> bytes:
-    state = _position(game_id, name, options, moves)
-    return render_png(state, players=players, groups=groups, caption=caption)
-
-
-def _gif(
-    name: str, options: Mapping[str, object], moves: Sequence[str], players: Sequence[str]
-) -> bytes:
-    return render_gif(name, options, moves, players=players)
 
 
 class _Lane:
@@ -100,17 +62,17 @@ class _Lane:
             executor.submit(_ready)
         return executor
 
-    async def run(self, function: Callable[..., T], *args: object) -> T:
+    async def run(self, call: Callable[[], T]) -> T:
         loop = asyncio.get_running_loop()
         executor = self.executor
         try:
-            return await loop.run_in_executor(executor, function, *args)
+            return await loop.run_in_executor(executor, call)
         except BrokenProcessPool:
             if self.executor is executor:  # the first to notice starts new workers
                 log.warning("a %s drawing worker died; starting new ones", self.name)
                 executor.shutdown(wait=False, cancel_futures=True)
                 self.executor = self._start()
-            return await loop.run_in_executor(self.executor, function, *args)
+            return await loop.run_in_executor(self.executor, call)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
@@ -126,7 +88,6 @@ class Painter:
 
     async def png(
         self,
-        game_id: int,
         state: GameState,
         *,
         players: Sequence[str],
@@ -137,18 +98,13 @@ class Painter:
         """The board of `state`; `slow` for pictures that may wait (all but a move's board)."""
         lane = self.slow if slow else self.boards
         return await lane.run(
-            _png,
-            game_id,
-            state.name,
-            state.options,
-            state.moves,
-            tuple(players),
-            groups,
-            caption,
+            partial(render_png, state, players=tuple(players), groups=groups, caption=caption)
         )
 
     async def gif(self, state: GameState, *, players: Sequence[str]) -> bytes:
-        return await self.slow.run(_gif, state.name, state.options, state.moves, tuple(players))
+        return await self.slow.run(
+            partial(render_gif, state.name, state.options, state.moves, players=tuple(players))
+        )
 
     def close(self) -> None:
         self.boards.close()

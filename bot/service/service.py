@@ -80,7 +80,7 @@ MAX_ID = 2**63 - 1
 CONFLICT_RETRIES = 5
 STATE_CACHE_SIZE = 2048
 #: The most a replay holds the event loop at a time (it yields between slices).
-REPLAY_SLICE_SECONDS = 0.01
+REPLAY_SLICE_SECONDS = 0.003
 
 T = TypeVar("T")
 
@@ -1291,7 +1291,6 @@ class GameService:
         if png is None:
             names = [s.name or "open seat" for s in summary.seats]
             png = await self.painter.png(
-                game_id,
                 state,
                 players=names,
                 groups=groups,
