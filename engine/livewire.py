@@ -611,7 +611,7 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
         segment = 4 * corner + (2 if dx * dy > 0 else 3)
         return index(x + dx, y + dy), (), (segment,), segment ^ 1
 
-    tables = []
+    tables: list[tuple[_Entry | None, ...]] = []
     for forward in (1, -1):
         table: list[_Entry | None] = []
         # each move's kind and length worked out once, not at every point
