@@ -79,8 +79,9 @@ REMINDER_LEADS = {"remind_24h": timedelta(hours=24), "remind_1h": timedelta(hour
 MAX_ID = 2**63 - 1
 CONFLICT_RETRIES = 5
 STATE_CACHE_SIZE = 2048
-#: The most a replay holds the event loop at a time (it yields between slices).
+#: The most a replay holds the event loop at a time, and its pause between slices.
 REPLAY_SLICE_SECONDS = 0.003
+REPLAY_PAUSE_SECONDS = 0.001
 
 T = TypeVar("T")
 
@@ -1339,13 +1340,12 @@ class GameService:
         return await clocks.cleanup(self)
 
 
-# == rules of the service (pure functions) ====================================================
-
-
 async def replay(name: str, options: Mapping[str, Any], moves: Sequence[str]) -> GameState:
-    """`engine.replay` in slices of about REPLAY_SLICE_SECONDS, yielding to the event loop
-    between them: a long record never holds the loop. (Not a thread: a replay is pure
-    Python, which holds the GIL and would stall the loop almost as much.)"""
+    """`engine.replay` in slices of about REPLAY_SLICE_SECONDS with a short pause between
+    them: a long record never holds the event loop, and the pause lets the loop's other
+    work through (the database threads need the GIL too; with no pause other players'
+    moves crawled). Not a thread: a replay is pure Python, which holds the GIL and would
+    stall the loop almost as much."""
     state = engine.replay(name, options, ())
     step = 1
     while state.ply < len(moves):
@@ -1355,8 +1355,11 @@ async def replay(name: str, options: Mapping[str, Any], moves: Sequence[str]) ->
             step *= 2
         else:
             step = max(1, step // 2)
-        await asyncio.sleep(0)
+        await asyncio.sleep(REPLAY_PAUSE_SECONDS)
     return state
+
+
+# == rules of the service (pure functions) ====================================================
 
 
 def forfeit(state: GameState, loser: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
