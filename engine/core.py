@@ -119,6 +119,10 @@ class GameState(ABC):
     """
 
     info: ClassVar[GameInfo]
+    #: Attributes holding a table every state of the same options shares (built once
+    #: per process and cached): a pickled state leaves them out, so it travels to a
+    #: drawing worker as kilobytes, and the unpickled one finds them in its process.
+    _shared_tables: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         self.options: dict[str, OptionValue] = dict(options)
@@ -242,6 +246,25 @@ class GameState(ABC):
         """Give `twin` its own copy of the record (for games' own fast `copy`)."""
         twin._moves = list(self._moves)
         twin._actors = list(self._actors)
+
+    def __getstate__(self) -> dict[str, Any]:
+        fields = dict(self.__dict__)
+        for name in self._shared_tables:
+            del fields[name]
+        return fields
+
+    def __setstate__(self, fields: dict[str, Any]) -> None:
+        self.__dict__.update(fields)
+        if self._shared_tables:
+            fresh = type(self)(self.options)  # finds (or builds) this process's tables
+            for name in self._shared_tables:
+                setattr(self, name, getattr(fresh, name))
+
+    def __copy__(self) -> Self:
+        """Every attribute shared; a game's `copy` then replaces what its moves change."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
 
     def __repr__(self) -> str:
         return f"replay({self.name!r}, {self.options!r}, {list(self._moves)!r})"

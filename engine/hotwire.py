@@ -46,6 +46,11 @@ from engine.notation import Point, label, points
 #: The longest wire there can be: corner to corner of a 26x26 board.
 LONGEST = 50
 
+#: The most candidate wires a board and length set may have (any length on 19x19
+#: has 39,724): a whole game then replays in well under a second and a move
+#: costs a few milliseconds. 26x26 with any length would have 139,350.
+MOST_WIRES = 40_000
+
 _LENGTHS_ALLOWED = f'lengths like "1-6", "1,3,5", "2" or "any" (whole numbers from 1 to {LONGEST})'
 
 
@@ -74,7 +79,7 @@ INFO = GameInfo(
         "lengths": Option(
             "lengths",
             "1-6",
-            '"1-6", "1,3,5", "2" or "any" (lengths 1 to 50)',
+            '"1-6", "1,3,5", "2" or "any" (lengths 1 to 50; at most 40,000 possible wires)',
             parse_lengths,
             help="the allowed wire lengths, counted as horizontal plus vertical steps",
             choices=("1-6", "1,3,5", "any"),
@@ -182,11 +187,20 @@ class HotWireState(GameState):
     """A Hot Wire position: the candidate wires still available and the wires drawn."""
 
     info = INFO
+    _shared_tables = ("_table",)
 
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         super().__init__(options)
         width, height = dims(self.options["size"])
-        self._table = _wire_table(width, height, str(self.options["lengths"]))
+        lengths = str(self.options["lengths"])
+        count = wire_count(width, height, length_set(lengths))
+        if count > MOST_WIRES:
+            raise ValueError(
+                f"Hot Wire allows at most {MOST_WIRES:,} possible wires, and a "
+                f"{width}x{height} board with lengths {lengths} has {count:,}: "
+                f"{_smaller_choices(width, height)}."
+            )
+        self._table = _wire_table(width, height, lengths)
         self._available = self._table.everything
         self._wires: list[int] = []
         self._check_end()
@@ -371,8 +385,8 @@ class HotWireState(GameState):
 # -- the wire table ----------------------------------------------------------------
 
 #: Conflict masks are kept once computed while a table has at most this many
-#: candidates (at most n*n/8 bytes); larger tables (26x26 with long wires has
-#: over 100,000 candidates) compute them on each use.
+#: candidates (at most n*n/8 bytes); larger tables (up to MOST_WIRES) compute
+#: them on each use.
 _MEMO_LIMIT = 16_384
 
 
@@ -390,13 +404,9 @@ class _WireTable:
         self.lengths = lengths
         # Each candidate runs from its first pin along a primitive vector (dx > 0,
         # or dx == 0 < dy); a vector sorted by (dx, dy) keeps candidates sorted.
-        self.vectors: list[tuple[int, int, int, int]] = []  # dx, dy and u with dx*uy - dy*ux = 1
-        for dx in range(width):
-            for dy in range(-(height - 1), height):
-                primitive = (dx > 0 or dy > 0) and gcd(dx, dy) == 1
-                if primitive and (lengths is None or dx + abs(dy) in lengths):
-                    ux, uy = _unit_partner(dx, dy)
-                    self.vectors.append((dx, dy, ux, uy))
+        self.vectors = [  # dx, dy and u with dx*uy - dy*ux = 1
+            (dx, dy, *_unit_partner(dx, dy)) for dx, dy in _directions(width, height, lengths)
+        ]
         pin_count = width * height
         self.first: list[int] = []
         self.second: list[int] = []
@@ -404,18 +414,25 @@ class _WireTable:
         self.index: dict[int, int] = {}
         self.at_pin: list[list[int]] = [[] for _ in range(pin_count)]
         self.starting: list[list[int]] = [[-1] * pin_count for _ in self.vectors]
+        # pin ids and labels worked out once: this loop runs for every candidate
+        labels = [label(self.point(pin)) for pin in range(pin_count)]
+        steps = [
+            (vector, dx, dy, dx * height + dy) for vector, (dx, dy, _, _) in enumerate(self.vectors)
+        ]
+        first, second, names, at_pin = self.first, self.second, self.names, self.at_pin
         for x in range(width):
             for y in range(height):
-                for vector, (dx, dy, _, _) in enumerate(self.vectors):
-                    if 0 <= x + dx < width and 0 <= y + dy < height:
-                        wire = len(self.names)
-                        p, q = self.pin_id((x, y)), self.pin_id((x + dx, y + dy))
-                        self.first.append(p)
-                        self.second.append(q)
-                        self.names.append(wire_text((x, y), (x + dx, y + dy)))
-                        self.index[self.key((x, y), (x + dx, y + dy))] = wire
-                        self.at_pin[p].append(wire)
-                        self.at_pin[q].append(wire)
+                p = x * height + y
+                for vector, dx, dy, step in steps:
+                    if x + dx < width and 0 <= y + dy < height:
+                        wire = len(names)
+                        q = p + step
+                        first.append(p)
+                        second.append(q)
+                        names.append(f"{labels[p]}-{labels[q]}")
+                        self.index[p * pin_count + q] = wire
+                        at_pin[p].append(wire)
+                        at_pin[q].append(wire)
                         self.starting[vector][p] = wire
         self.count = len(self.names)
         self.everything = (1 << self.count) - 1
@@ -483,9 +500,40 @@ class _WireTable:
         return crossing
 
 
-@functools.cache
+#: Wire tables kept per process: the biggest allowed is a few tens of MB.
+TABLES_KEPT = 4
+
+
+@functools.lru_cache(maxsize=TABLES_KEPT)
 def _wire_table(width: int, height: int, lengths: str) -> _WireTable:
     return _WireTable(width, height, length_set(lengths))
+
+
+def _directions(width: int, height: int, lengths: frozenset[int] | None) -> list[tuple[int, int]]:
+    """The primitive steps (dx > 0, or dx == 0 < dy) of the allowed lengths, sorted."""
+    return [
+        (dx, dy)
+        for dx in range(width)
+        for dy in range(-(height - 1), height)
+        if (dx > 0 or dy > 0) and gcd(dx, dy) == 1 and (lengths is None or dx + abs(dy) in lengths)
+    ]
+
+
+def wire_count(width: int, height: int, lengths: frozenset[int] | None) -> int:
+    """How many candidate wires a board and length set has, without building its table."""
+    return sum((width - dx) * (height - abs(dy)) for dx, dy in _directions(width, height, lengths))
+
+
+def _smaller_choices(width: int, height: int) -> str:
+    """What fits under MOST_WIRES: the longest "1-n" lengths on this board, and the
+    largest square board for any length."""
+    longest = max(
+        n
+        for n in range(1, LONGEST + 1)
+        if wire_count(width, height, frozenset(range(1, n + 1))) <= MOST_WIRES
+    )
+    side = max(n for n in range(2, 27) if wire_count(n, n, None) <= MOST_WIRES)
+    return f'choose lengths up to {longest} ("1-{longest}"), or any length on up to {side}x{side}'
 
 
 def _unit_partner(dx: int, dy: int) -> tuple[int, int]:

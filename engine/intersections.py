@@ -144,6 +144,7 @@ class IntersectionsView(View):
 
 class IntersectionsState(GameState):
     info = INFO
+    _shared_tables = ("_array",)
 
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         super().__init__(options)

@@ -145,6 +145,7 @@ class LivewireView(View):
 
 class LivewireState(GameState):
     info = INFO
+    _shared_tables = ("_board",)
 
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         super().__init__(options)
@@ -587,16 +588,21 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
         ]
 
     def axis_line(x: int, y: int, dx: int, dy: int, length: int) -> _Entry | None:
-        ux, uy = (dx > 0) - (dx < 0), (dy > 0) - (dy < 0)
         if not on_board(x + dx, y + dy):
             return None
-        points = [index(x + ux * i, y + uy * i) for i in range(length + 1)]
-        segments = []
-        for i in range(length):
-            ax, ay = x + ux * i, y + uy * i
-            lx, ly = min(ax, ax + ux), min(ay, ay + uy)
-            segments.append(4 * index(lx, ly) + (0 if uy == 0 else 1))
-        return points[-1], tuple(points[1:-1]), tuple(segments), -1
+        # along one axis the points are evenly spaced numbers; each unit edge is
+        # numbered from its lower end: the start's side first
+        step = dx // length * rows + dy // length
+        start = index(x, y)
+        end = start + step * length
+        first_low = start + min(step, 0)
+        edges = range(first_low, first_low + step * length, step)
+        return (
+            end,
+            tuple(range(start + step, end, step)),
+            tuple(4 * low + (dy != 0) for low in edges),
+            -1,
+        )
 
     def diagonal(x: int, y: int, dx: int, dy: int) -> _Entry | None:
         if not on_board(x + dx, y + dy):
@@ -605,16 +611,22 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
         segment = 4 * corner + (2 if dx * dy > 0 else 3)
         return index(x + dx, y + dy), (), (segment,), segment ^ 1
 
-    tables = []
+    tables: list[tuple[_Entry | None, ...]] = []
     for forward in (1, -1):
         table: list[_Entry | None] = []
+        # each move's kind and length worked out once, not at every point
+        kinds = [
+            (dx, dy, MOVE_KINDS[move], straight if MOVE_KINDS[move] == STRAIGHT else branch)
+            for move, (dx, dy) in enumerate(steps(forward))
+        ]
         for x in range(width + 1):
             for y in range(rows):
-                for move, (dx, dy) in enumerate(steps(forward)):
-                    if MOVE_KINDS[move] == DIAGONAL:
+                for dx, dy, kind, length in kinds:
+                    if kind == DIAGONAL:
                         table.append(diagonal(x, y, dx, dy))
+                    elif dx == 0 and tables:  # a vertical line is the same for both players
+                        table.append(tables[0][len(table)])
                     else:
-                        length = straight if MOVE_KINDS[move] == STRAIGHT else branch
                         table.append(axis_line(x, y, dx, dy, length))
         tables.append(tuple(table))
     return _Board(

@@ -141,6 +141,7 @@ class ShortCircuitView(View):
 
 class ShortCircuitState(GameState):
     info = INFO
+    _shared_tables = ("_board",)
 
     def __init__(self, options: Mapping[str, OptionValue]) -> None:
         super().__init__(options)

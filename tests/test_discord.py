@@ -312,10 +312,10 @@ async def test_other_commands_answer(world: World) -> None:
         game = await start(world, "hex", size="4", options="swap=off")
         thread = world.thread(game)
         ann = world.users["ann"]
-        board = await (
-            await world.fake.slash(ann, "board", {"public": True}, channel=thread)
-        ).reply()
+        asked = await world.fake.slash(ann, "board", {"public": True}, channel=thread)
+        board = await asked.reply()
         assert not board.ephemeral and board.files
+        assert asked.callback_type == 5  # deferred: a slow picture never misses the 3 s
         listing = await (await world.fake.slash(ann, "games", {}, channel=world.channel)).reply()
         assert f"#{game.id} Hex" in listing.content
         rules = await (

@@ -5,10 +5,11 @@ from __future__ import annotations
 import io
 import random
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 import engine
-from bot.render import GIF_FRAME_MS, GIF_LAST_FRAME_MS, render_gif
+from bot.render import GIF_FRAME_MS, GIF_LAST_FRAME_MS, GIF_MOST_FRAMES, render_gif, render_image
+from bot.render.kit import GIF_CHUNK_FRAMES, theme_with, to_palette
 
 MAX_GIF_BYTES = 8_000_000
 
@@ -31,7 +32,8 @@ def test_a_long_game_replays_frame_by_frame_within_8_mb() -> None:
     gif = render_gif("shortcircuit", longest.options, longest.moves, players=["ann", "bob"])
     assert len(gif) <= MAX_GIF_BYTES
     durations = frames(gif)
-    assert len(durations) == longest.ply + 1  # the start, then every ply
+    assert longest.ply + 1 > GIF_MOST_FRAMES
+    assert len(durations) == GIF_MOST_FRAMES  # the start, then evenly spaced plies
     assert durations[-1] == GIF_LAST_FRAME_MS and set(durations[:-1]) == {GIF_FRAME_MS}
 
 
@@ -41,3 +43,16 @@ def test_forced_passes_keep_one_frame_per_ply() -> None:
     final = state.random_playout(random.Random(1))
     assert "pass" in final.moves
     assert len(frames(render_gif("disthex", final.options, final.moves))) == final.ply + 1
+
+
+def test_streamed_chunks_splice_into_the_same_pictures() -> None:
+    final = engine.new("hex", size=6).random_playout(random.Random(3))
+    assert final.ply + 1 > 2 * GIF_CHUNK_FRAMES  # the frames of three chunks
+    image = Image.open(io.BytesIO(render_gif("hex", final.options, final.moves)))
+    for ply in range(final.ply + 1):
+        image.seek(ply)
+        state = engine.replay("hex", final.options, final.moves[:ply])
+        expected = to_palette(render_image(state, ply=ply or None), theme_with(None))
+        assert (
+            ImageChops.difference(image.convert("RGB"), expected.convert("RGB")).getbbox() is None
+        )

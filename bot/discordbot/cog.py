@@ -230,6 +230,8 @@ class GamesCog(commands.Cog):
         public: bool = False,
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
+        # a board of the past or the groups of a big board may take longer than Discord's 3 s
+        await interaction.response.defer(ephemeral=not public, thinking=True)
         board = await self.service.board(summary.id, summary.guild_id, ply=ply, groups=groups)
         caption = f"{board.game.title} #{board.game.id}, move {board.ply}"
         await reply(

@@ -12,7 +12,7 @@ names to them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from PIL import Image
 
@@ -33,6 +33,9 @@ RENDERERS: dict[str, BoardRenderer] = {
 #: GIF timing: a slow game replays briskly, and the end stays on screen.
 GIF_FRAME_MS = 600
 GIF_LAST_FRAME_MS = 4000
+#: A longer game's GIF shows this many evenly spaced positions (2.4 minutes to
+#: watch), so drawing it takes seconds, not a minute (a 2,880-ply game).
+GIF_MOST_FRAMES = 240
 
 
 def render_image(
@@ -79,18 +82,38 @@ def render_gif(
     players: Sequence[str] | None = None,
     theme: Mapping[str, str] | None = None,
 ) -> bytes:
-    """A replay of a whole game: the start, then one frame per ply.
+    """A replay of a whole game: the start, then one frame per ply (at most
+    GIF_MOST_FRAMES frames: a longer game shows evenly spaced plies, the last
+    always).
 
     A forced pass is made by the engine together with the move before it, so
     that move's frame already shows the position after the pass.
     """
+    return encode_gif(
+        _frames(name, options, moves, players, theme),
+        theme_with(theme),
+        frame_ms=GIF_FRAME_MS,
+        last_ms=GIF_LAST_FRAME_MS,
+    )
+
+
+def _frames(
+    name: str,
+    options: Mapping[str, object],
+    moves: Sequence[str],
+    players: Sequence[str] | None,
+    theme: Mapping[str, str] | None,
+) -> Iterator[Image.Image]:
+    """The pictures of the shown plies, drawn as the GIF encoder asks for them (never
+    all at once)."""
     state = engine.replay(name, options, ())
-    frames = [render_image(state, players=players, theme=theme)]
+    yield render_image(state, players=players, theme=theme)
+    shown = {len(moves) * k // (GIF_MOST_FRAMES - 1) for k in range(1, GIF_MOST_FRAMES)}
     for ply, text in enumerate(moves):
         if ply >= state.ply:
             state = state.play(text)
-        frames.append(render_image(state, players=players, theme=theme, ply=ply + 1))
-    return encode_gif(frames, theme_with(theme), frame_ms=GIF_FRAME_MS, last_ms=GIF_LAST_FRAME_MS)
+        if len(moves) < GIF_MOST_FRAMES or ply + 1 in shown:
+            yield render_image(state, players=players, theme=theme, ply=ply + 1)
 
 
 __all__ = ["RENDERERS", "render_gif", "render_image", "render_png", "render_text"]

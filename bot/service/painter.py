@@ -1,109 +1,131 @@
 """Boards are drawn in worker processes, so drawing never holds the bot's event loop
 (its heartbeats, its other games) and uses the machine's other cores.
 
-A worker gets the record, not a pickled state, and keeps the last position of
-each game it drew: the next board of that game costs only the new moves.
+A worker gets the position itself: a state pickles without the tables its game
+shares between states (a few kilobytes; the worker keeps its own tables), so a
+board never costs the worker a replay.
+
+Two lanes of workers: the board after a move never queues behind a slower
+picture (a whole game's GIF, a board asked for, the groups overlay, a board of
+the past), which has a worker of its own. A worker that dies (the
+out-of-memory killer, a crash) is replaced and the picture drawn again once;
+workers exit when the bot does, even when it is killed outright.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
-from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from typing import TypeVar
 
-import engine
 from bot.render import render_gif, render_png
 from engine import GameState
 
-POSITIONS_KEPT = 512
+log = logging.getLogger("paperboard.painter")
 
-_positions: OrderedDict[int, GameState] = OrderedDict()  # per worker process
+#: How often a worker checks that the bot that started it is still there.
+PARENT_CHECK_SECONDS = 0.5
+#: Drawing workers run at a lower priority than the bot's event loop.
+WORKER_NICENESS = 10
 
-
-def _position(
-    game_id: int, name: str, options: Mapping[str, object], moves: Sequence[str]
-) -> GameState:
-    """The position after `moves`, played on from this worker's last one when it can be."""
-    state = _positions.get(game_id)
-    if state is None or state.name != name or tuple(moves[: state.ply]) != state.moves:
-        state = engine.replay(name, options, moves)
-    else:
-        state = engine.replay_onto(state, moves)
-    _positions[game_id] = state
-    _positions.move_to_end(game_id)
-    while len(_positions) > POSITIONS_KEPT:
-        _positions.popitem(last=False)
-    return state
+T = TypeVar("T")
 
 
-def _png(
-    game_id: int,
-    name: str,
-    options: Mapping[str, object],
-    moves: Sequence[str],
-    players: Sequence[str],
-    groups: bool,
-    caption: str | None,
-) -> bytes:
-    state = _position(game_id, name, options, moves)
-    return render_png(state, players=players, groups=groups, caption=caption)
+class _Lane:
+    """Worker processes (0: one thread of this process) that are started again when one dies."""
+
+    def __init__(self, name: str, processes: int) -> None:
+        self.name = name
+        self.processes = processes
+        self.executor = self._start()
+
+    def _start(self) -> Executor:
+        if self.processes == 0:
+            return ThreadPoolExecutor(1, thread_name_prefix=f"paperboard-{self.name}")
+        # spawn: the workers start clean, without this process's threads and event loop
+        executor = ProcessPoolExecutor(
+            self.processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(os.getpid(),),
+        )
+        # start the workers now, not on the first move (a worker takes a second to start)
+        for _ in range(self.processes):
+            executor.submit(_ready)
+        return executor
+
+    async def run(self, call: Callable[[], T]) -> T:
+        loop = asyncio.get_running_loop()
+        executor = self.executor
+        try:
+            return await loop.run_in_executor(executor, call)
+        except BrokenProcessPool:
+            if self.executor is executor:  # the first to notice starts new workers
+                log.warning("a %s drawing worker died; starting new ones", self.name)
+                executor.shutdown(wait=False, cancel_futures=True)
+                self.executor = self._start()
+            return await loop.run_in_executor(self.executor, call)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
 
 
 class Painter:
-    """Draws boards and replays in `processes` worker processes (0: a thread of this one)."""
+    """Draws boards and replays in worker processes: `processes` for the boards of moves,
+    one more for slow pictures (0: a thread of this process for each)."""
 
     def __init__(self, processes: int) -> None:
-        self._executor: Executor
-        if processes > 0:
-            # spawn: the workers start clean, without this process's threads and event loop
-            self._executor = ProcessPoolExecutor(
-                processes, mp_context=multiprocessing.get_context("spawn")
-            )
-            # start the workers now, not on the first move (a worker takes a second to start)
-            for _ in range(processes):
-                self._executor.submit(_ready)
-        else:
-            self._executor = ThreadPoolExecutor(2, thread_name_prefix="paperboard-render")
+        self.boards = _Lane("boards", processes)
+        self.slow = _Lane("slow", min(processes, 1))
 
     async def png(
         self,
-        game_id: int,
         state: GameState,
         *,
         players: Sequence[str],
         groups: bool = False,
         caption: str | None = None,
+        slow: bool = False,
     ) -> bytes:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor,
-            _png,
-            game_id,
-            state.name,
-            state.options,
-            state.moves,
-            tuple(players),
-            groups,
-            caption,
+        """The board of `state`; `slow` for pictures that may wait (all but a move's board)."""
+        lane = self.slow if slow else self.boards
+        return await lane.run(
+            partial(render_png, state, players=tuple(players), groups=groups, caption=caption)
         )
 
     async def gif(self, state: GameState, *, players: Sequence[str]) -> bytes:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, _gif, state.name, state.options, state.moves, tuple(players)
+        return await self.slow.run(
+            partial(render_gif, state.name, state.options, state.moves, players=tuple(players))
         )
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self.boards.close()
+        self.slow.close()
 
 
 def _ready() -> None:
     """Nothing: submitted once per worker so that it starts (and imports) at once."""
 
 
-def _gif(
-    name: str, options: Mapping[str, object], moves: Sequence[str], players: Sequence[str]
-) -> bytes:
-    return render_gif(name, options, moves, players=players)
+def _start_worker(parent: int) -> None:
+    """Worker initializer. The worker yields the CPU to the bot (on a busy machine an
+    event loop waiting for a core stalls as surely as a busy one), and it ends when the
+    bot that started it is gone, even killed outright (no clean shutdown tells the
+    worker); the multiprocessing resource tracker then ends too, when the last process
+    holding its pipe is gone."""
+    os.nice(WORKER_NICENESS)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="paperboard-parent-watch", daemon=True).start()

@@ -10,7 +10,9 @@ several processes cannot apply anything twice (docs/ARCHITECTURE.md, "Locks").
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import gc
 import logging
 import random
 import time
@@ -79,6 +81,9 @@ REMINDER_LEADS = {"remind_24h": timedelta(hours=24), "remind_1h": timedelta(hour
 MAX_ID = 2**63 - 1
 CONFLICT_RETRIES = 5
 STATE_CACHE_SIZE = 2048
+#: The most a replay holds the event loop at a time, and its pause between slices.
+REPLAY_SLICE_SECONDS = 0.003
+REPLAY_PAUSE_SECONDS = 0.001
 
 T = TypeVar("T")
 ResultT = TypeVar("ResultT", bound=Result)
@@ -154,7 +159,11 @@ class GameService:
 
     @classmethod
     async def open(cls, settings: Settings, **kwargs: Any) -> GameService:
-        return cls(await Database.open(settings.database_url), settings, **kwargs)
+        service = cls(await Database.open(settings.database_url), settings, **kwargs)
+        # Everything loaded by now (modules, metadata: ~100k objects) leaves the collector's
+        # generations; a full collection scanning them held the event loop 100-300 ms.
+        gc.freeze()
+        return service
 
     async def close(self) -> None:
         self.painter.close()
@@ -218,17 +227,6 @@ class GameService:
                 f"{info.title} is played by {allowed} players, not {seat_count}.",
                 code="player_count",
             )
-        try:
-            start = engine.new(game, seat_count, **settings)
-        except ValueError as exc:
-            raise Refused(str(exc), code="bad_option") from None
-        if start.outcome is not None:
-            raise Refused(
-                f"With these options {info.title} is over before the first move; "
-                "choose other options.",
-                code="over_at_start",
-            )
-
         now = self.clock()
         async with self.db.write() as conn:
             guild = await self._guild_settings(conn, place.guild_id)
@@ -244,6 +242,17 @@ class GameService:
                 raise Refused("Rated games are switched off on this server.", code="unrated")
             await self._check_limits(conn, challenger.id)
             await self._remember(conn, challenger, *opponents)
+            # the options last: checking them builds the game's tables, after every cheap check
+            try:
+                start = engine.new(game, seat_count, **settings)
+            except ValueError as exc:
+                raise Refused(str(exc), code="bad_option") from None
+            if start.outcome is not None:
+                raise Refused(
+                    f"With these options {info.title} is over before the first move; "
+                    "choose other options.",
+                    code="over_at_start",
+                )
             game_id = await self._insert_game(
                 conn,
                 place=place,
@@ -367,7 +376,7 @@ class GameService:
             lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
         )
         try:
-            png = await self._render(game_id, after, result.game, groups=False)
+            png = await self._render(game_id, after, result.game, groups=False, after_move=True)
         except Exception:  # the move is made and kept; only its picture is missing
             log.exception("game=%d the board after ply %d could not be drawn", game_id, after.ply)
             png = b""
@@ -588,7 +597,7 @@ class GameService:
                 return await self._announce(conn, Result(summary, (answer,)))
             cut = await self._undo_cut(conn, row, row.undo_seat)
             state = await self._state(conn, row)
-            rolled_back = engine.replay(row.game, row.options, state.moves[:cut])
+            rolled_back = await replay(row.game, row.options, state.moves[:cut])
             now = self.clock()
             await conn.execute(
                 games.update()
@@ -633,12 +642,19 @@ class GameService:
             raise Refused("You have no move to take back yet.", code="nothing_to_undo")
         cut = own[-1]
         texts = [entry.text for entry in record]
-        # a turn of several actions (Short Circuit's pops) is taken back whole
-        while (
-            cut > 0
-            and record[cut - 1].seat == seat
-            and engine.replay(row.game, row.options, texts[:cut]).mid_turn
-        ):
+        # a turn of several actions (Short Circuit's pops) is taken back whole: step back
+        # over the seat's entries before the cut while the position there is mid-turn
+        run = cut
+        while run > 0 and record[run - 1].seat == seat:
+            run -= 1
+        if run == cut:
+            return cut
+        state = await replay(row.game, row.options, texts[:run])
+        mid_turn = []
+        for end in range(run + 1, cut + 1):
+            state = engine.replay_onto(state, texts[:end])
+            mid_turn.append(state.mid_turn)
+        while cut > run and mid_turn[cut - run - 1]:
             cut -= 1
         return cut
 
@@ -740,7 +756,7 @@ class GameService:
                 f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
                 code="bad_ply",
             )
-        then = engine.replay(row.game, row.options, state.moves[:ply])
+        then = await replay(row.game, row.options, state.moves[:ply])
         return _seat_names_now(summary, then), then
 
     async def games(
@@ -1231,7 +1247,7 @@ class GameService:
                 sa.select(moves.c.text).where(moves.c.game_id == row.id).order_by(moves.c.ply)
             )
         ).all()
-        state = engine.replay(row.game, row.options, record)
+        state = await replay(row.game, row.options, record)
         self._cache_state(row.id, row.updated_at, state)
         return state
 
@@ -1337,7 +1353,13 @@ class GameService:
         return GuildSettings(guild_id, tuple(row.channels), row.days_per_move, row.rated)
 
     async def _render(
-        self, game_id: int, state: GameState, summary: GameSummary, *, groups: bool
+        self,
+        game_id: int,
+        state: GameState,
+        summary: GameSummary,
+        *,
+        groups: bool,
+        after_move: bool = False,
     ) -> bytes:
         caption = _deadline_caption(summary) if state.ply == summary.ply else None
         key = (game_id, state.ply, groups, caption)  # a vacation changes the caption
@@ -1345,7 +1367,11 @@ class GameService:
         if png is None:
             names = [s.name or "open seat" for s in summary.seats]
             png = await self.painter.png(
-                game_id, state, players=names, groups=groups, caption=caption
+                state,
+                players=names,
+                groups=groups,
+                caption=caption,
+                slow=not after_move,  # a move's board never waits behind a slow picture
             )
             self._boards[key] = png
             self._trim(self._boards, self.settings.board_cache_size)
@@ -1403,6 +1429,25 @@ class GameService:
     async def cleanup_outbox(self) -> int:
         """Delete the outbox rows delivered more than a day ago; returns how many."""
         return await outbox.cleanup(self)
+
+
+async def replay(name: str, options: Mapping[str, Any], moves: Sequence[str]) -> GameState:
+    """`engine.replay` in slices of about REPLAY_SLICE_SECONDS with a short pause between
+    them: a long record never holds the event loop, and the pause lets the loop's other
+    work through (the database threads need the GIL too; with no pause other players'
+    moves crawled). Not a thread: a replay is pure Python, which holds the GIL and would
+    stall the loop almost as much."""
+    state = engine.replay(name, options, ())
+    step = 1
+    while state.ply < len(moves):
+        started = time.perf_counter()
+        state = engine.replay_onto(state, moves[: state.ply + step])
+        if time.perf_counter() - started < REPLAY_SLICE_SECONDS / 2:
+            step *= 2
+        else:
+            step = max(1, step // 2)
+        await asyncio.sleep(REPLAY_PAUSE_SECONDS)
+    return state
 
 
 # == rules of the service (pure functions) ====================================================

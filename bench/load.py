@@ -1,0 +1,231 @@
+"""Load benchmark: the heaviest allowed configuration of every game through the service,
+with a light game played alongside.
+
+For each game at its largest options a long random record is written to the store,
+then the slow requests run one after another: a board after a cache miss (the whole
+record replays), a board of the past, the groups overlay, a move after a cache miss,
+an undo and the whole game's GIF. Meanwhile a light game (Hot Wire 7x7) moves as fast
+as it can and a ticker samples the event loop's lag every 2 ms. Peak RSS is VmHWM of
+this process and of each drawing worker (/proc, summed). Last line:
+
+    load: worst loop stall X ms; light move p99 Y ms; peak RSS Z MB
+
+Run: .venv/bin/python -m bench.load
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import random
+import tempfile
+import time
+from collections.abc import Awaitable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import engine
+from bot.service import GameService, Place, Player, Refused
+from bot.settings import Settings
+from bot.store.schema import games, moves
+
+HEAVIEST: list[tuple[str, dict[str, object]]] = [
+    ("hotwire", {"size": "19x19", "lengths": "any"}),
+    ("hex", {"size": 19}),
+    ("disthex", {"size": 19}),
+    ("shortcircuit", {"size": 10, "capacitors": "unlimited", "max_turns": 9999}),
+    ("livewire", {"size": "60x60"}),
+    ("intersections", {"size": 12, "rounds": 120}),
+]
+LIGHT = ("hotwire", {"size": "7x7"})
+PLACE = Place(1, 1)
+TICK = 0.002
+
+
+class Ticker:
+    """The event loop's worst lag: how late a 2 ms sleep wakes."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self.running = True
+
+    async def run(self) -> None:
+        last = time.perf_counter()
+        while self.running:
+            await asyncio.sleep(TICK)
+            now = time.perf_counter()
+            self.worst = max(self.worst, now - last - TICK)
+            last = now
+
+
+def peak_rss_mb() -> float:
+    """VmHWM of this process plus VmRSS-or-VmHWM of its children (the drawing workers)."""
+    peaks = [_status_kb("self", "VmHWM")]
+    for task in Path("/proc/self/task").iterdir():
+        peaks += [_status_kb(pid, "VmHWM") for pid in (task / "children").read_text().split()]
+    print("peak RSS by process (MB):", ", ".join(f"{kb / 1024:.0f}" for kb in peaks))
+    return sum(peaks) / 1024
+
+
+def _status_kb(pid: str, field: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except FileNotFoundError:
+        pass
+    return 0
+
+
+async def started(
+    service: GameService, name: str, options: dict[str, object], first: int
+) -> tuple[int, list[Player]]:
+    players = [Player(first, f"p{first}"), Player(first + 1, f"p{first + 1}")]
+    issued = await service.challenge(
+        PLACE, players[0], name, opponents=players[1:], options=options, first="challenger"
+    )
+    await service.accept(issued.game.id, 1, players[1])
+    return issued.game.id, players
+
+
+def long_record(name: str, options: dict[str, object]) -> tuple[tuple[str, ...], int | None]:
+    """A random game stopped two plies before its end, and who is to move then."""
+    final = engine.new(name, **options).random_playout(random.Random(7))
+    record = final.moves[: max(1, final.ply - 2)]
+    return record, engine.replay(name, final.options, record).to_move
+
+
+async def with_record(
+    service: GameService, game_id: int, record: tuple[str, ...], to_move: int | None
+) -> None:
+    """Write a long record straight into the store (as if played over months)."""
+    async with service.db.write() as conn:
+        row = (await conn.execute(games.select().where(games.c.id == game_id))).one()
+        await conn.execute(
+            moves.insert(),
+            [
+                {
+                    "game_id": game_id,
+                    "ply": i,
+                    "seat": i % 2,
+                    "text": t,
+                    "created_at": row.updated_at,
+                }
+                for i, t in enumerate(record)
+            ],
+        )
+        await conn.execute(
+            games.update().where(games.c.id == game_id).values(ply=len(record), to_move=to_move)
+        )
+
+
+async def heavy_requests(
+    service: GameService,
+    ticker: Ticker,
+    records: list[tuple[tuple[str, ...], int | None]],
+    first: int,
+) -> dict[str, tuple[float, float]]:
+    """Each slow request of each heaviest game: its duration and the worst loop stall
+    while it ran, in seconds."""
+    took: dict[str, tuple[float, float]] = {}
+
+    async def timed(label: str, work: Awaitable[object]) -> None:
+        start = time.perf_counter()
+        worst, ticker.worst = ticker.worst, 0.0
+        with contextlib.suppress(Refused):  # an undo a record cannot take: measured all the same
+            await work
+        took[label] = (time.perf_counter() - start, ticker.worst)
+        ticker.worst = max(worst, ticker.worst)
+
+    for index, ((name, options), (record, to_move)) in enumerate(
+        zip(HEAVIEST, records, strict=True)
+    ):
+        seated = asyncio.ensure_future(started(service, name, options, first + 10 * index))
+        await timed(f"{name} challenge and accept", seated)
+        game_id, players = seated.result()
+        await with_record(service, game_id, record, to_move)
+        service._states.clear()
+        await timed(f"{name} board after a cache miss", service.board(game_id, 1))
+        await timed(f"{name} board of the past", service.board(game_id, 1, ply=len(record) // 2))
+        await timed(f"{name} groups", service.board(game_id, 1, groups=True))
+        state = await service.state(game_id, 1)
+        if state.to_move is not None and state.legal_moves():
+            mover = players[state.to_move % 2]
+            service._states.clear()
+            await timed(f"{name} move", service.move(game_id, 1, mover, state.legal_moves()[0]))
+            await timed(f"{name} undo request", service.request_undo(game_id, 1, mover))
+            other = players[1] if mover == players[0] else players[0]
+            service._states.clear()
+            await timed(f"{name} undo", service.answer_undo(game_id, 1, other, accept=True))
+        await timed(f"{name} gif", service.replay_gif(game_id, 1))
+    return took
+
+
+async def light_moves(service: GameService, stop: asyncio.Event) -> list[float]:
+    """Moves of light games, one after another, until told to stop: each one's latency."""
+    latencies: list[float] = []
+    rng = random.Random(3)
+    first = 9000
+    while not stop.is_set():
+        game_id, players = await started(service, *LIGHT, first)
+        first += 2
+        state = engine.new(LIGHT[0], **LIGHT[1])
+        while state.outcome is None and not stop.is_set():
+            text = rng.choice(state.legal_moves())
+            start = time.perf_counter()
+            await service.move(game_id, 1, players[state.ply % 2], text)
+            latencies.append(time.perf_counter() - start)
+            state = state.play(text)
+            await asyncio.sleep(0.05)  # a player's pace, not a flood
+    return latencies
+
+
+async def run(folder: Path) -> tuple[float, float, float, dict[str, tuple[float, float]]]:
+    url = f"sqlite:///{folder / 'load.db'}"
+    settings = Settings(  # type: ignore[call-arg]
+        database_url=url, render_processes=1, max_active_games=10_000, _env_file=None
+    )
+    # the records are made in a process of their own: the bot's peak memory stays its own
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as helper:
+        records = list(helper.map(long_record, *zip(*HEAVIEST, strict=True)))
+    service = await GameService.open(settings)
+    try:
+        await light_moves_once(service)  # the workers have started
+        ticker = Ticker()
+        ticking = asyncio.create_task(ticker.run())
+        stop = asyncio.Event()
+        light = asyncio.create_task(light_moves(service, stop))
+        took = await heavy_requests(service, ticker, records, 100)
+        stop.set()
+        latencies = await light
+        ticker.running = False
+        await ticking
+        rss = peak_rss_mb()
+    finally:
+        await service.close()
+    latencies.sort()
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    print(f"light moves: {len(latencies)}, p50 {latencies[len(latencies) // 2] * 1e3:.0f} ms")
+    return ticker.worst, p99, rss, took
+
+
+async def light_moves_once(service: GameService) -> None:
+    game_id, _ = await started(service, *LIGHT, 8000)
+    await service.board(game_id, 1)
+    await service.board(game_id, 1, groups=True)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        worst, p99, rss, took = asyncio.run(run(Path(folder)))
+    for label, (seconds, stall) in took.items():
+        print(f"{label}: {seconds * 1e3:.0f} ms, worst loop stall {stall * 1e3:.0f} ms")
+    print(
+        f"load: worst loop stall {worst * 1e3:.0f} ms; light move p99 {p99 * 1e3:.0f} ms; "
+        f"peak RSS {rss:.0f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()
