@@ -14,6 +14,7 @@ Pure Python, standard library only, no I/O.
 from engine import hex, hotwire, intersections, livewire, shortcircuit
 from engine.core import (
     GAMES,
+    Code,
     End,
     GameInfo,
     GameState,
@@ -28,6 +29,7 @@ from engine.core import (
 
 __all__ = [
     "GAMES",
+    "Code",
     "End",
     "GameInfo",
     "GameState",

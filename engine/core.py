@@ -23,10 +23,101 @@ MAX_MOVE_TEXT = 200
 OptionValue = int | str | bool
 
 
+class Code(enum.StrEnum):
+    """Why something was refused: the one vocabulary of the engine's and the service's
+    refusals. Adapters and tests compare against these, never against prose."""
+
+    AFTER_PIECE = "after_piece"
+    ALONG_LINE = "along_line"
+    ALREADY_SEATED = "already_seated"
+    AMBIGUOUS_GAME = "ambiguous_game"
+    BACKWARD = "backward"
+    BAD_ID = "bad_id"
+    BAD_OPTION = "bad_option"
+    BAD_PLY = "bad_ply"
+    BAD_RECORD = "bad_record"
+    BAD_SETTING = "bad_setting"
+    BAD_STATUS = "bad_status"
+    BOT_OPPONENT = "bot_opponent"
+    BUSY = "busy"
+    CAPACITOR_AFTER_POP = "capacitor_after_pop"
+    CAPACITOR_NOT_NEAR = "capacitor_not_near"
+    CHANNEL = "channel"
+    CROSSING = "crossing"
+    DEAD_DOT = "dead_dot"
+    DEAD_END = "dead_end"
+    DIAGONAL_FROM_STRAIGHT = "diagonal_from_straight"
+    DM = "dm"
+    DUPLICATE_OPPONENT = "duplicate_opponent"
+    EMPTY = "empty"
+    EXPIRED = "expired"
+    FORBIDDEN = "forbidden"
+    GAME_OVER = "game_over"
+    ILLEGAL = "illegal"
+    LANDS_ON_DEAD = "lands_on_dead"
+    LANDS_ON_LINE = "lands_on_line"
+    LENGTH = "length"
+    LIMIT = "limit"
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    NOT_ADMIN = "not_admin"
+    NOT_ALIGNED = "not_aligned"
+    NOT_CHALLENGER = "not_challenger"
+    NOT_FINISHED = "not_finished"
+    NOT_INVITED = "not_invited"
+    NOT_OPEN = "not_open"
+    NOT_SEATED = "not_seated"
+    NOT_STARTED = "not_started"
+    NOT_VECTOR = "not_vector"
+    NOT_YOUR_COLOUR = "not_your_colour"
+    NOT_YOUR_DOT = "not_your_dot"
+    NOT_YOUR_TURN = "not_your_turn"
+    NO_CAPACITOR = "no_capacitor"
+    NO_CONNECTOR = "no_connector"
+    NO_DOT = "no_dot"
+    NO_GAME = "no_game"
+    NO_OPEN_SEAT = "no_open_seat"
+    NO_OTHER_COLOUR = "no_other_colour"
+    NO_PASS = "no_pass"
+    NO_SUPPLY = "no_supply"
+    NO_SWAP = "no_swap"
+    NO_UNDO = "no_undo"
+    NO_VACATION = "no_vacation"
+    OCCUPIED = "occupied"
+    OFF_BOARD = "off_board"
+    OVERLAP = "overlap"
+    OVER_AT_START = "over_at_start"
+    OWN_BASE = "own_base"
+    OWN_UNDO = "own_undo"
+    PASS = "pass"
+    PASSES_OVER = "passes_over"
+    PLAYER_COUNT = "player_count"
+    POP_NOT_LINKED = "pop_not_linked"
+    REMATCH_OFFERED = "rematch_offered"
+    SAME_COLOUR = "same_colour"
+    SAME_DOT = "same_dot"
+    SAME_PIN = "same_pin"
+    SELF_CHALLENGE = "self_challenge"
+    SETUP = "setup"
+    STALE = "stale"
+    SYNTAX = "syntax"
+    THREAD = "thread"
+    THROUGH_BASE = "through_base"
+    THROUGH_LINE = "through_line"
+    TOO_LATE = "too_late"
+    TOO_LONG = "too_long"
+    TWO_PINS = "two_pins"
+    UNDO_PENDING = "undo_pending"
+    UNKNOWN_GAME = "unknown_game"
+    UNRATED = "unrated"
+    USAGE = "usage"
+    USED_DOT = "used_dot"
+    WRONG_KIND = "wrong_kind"
+
+
 class IllegalMove(ValueError):
     """A refused move. `str(exc)` is the sentence shown to the player verbatim."""
 
-    def __init__(self, sentence: str, *, code: str = "illegal") -> None:
+    def __init__(self, sentence: str, *, code: Code = Code.ILLEGAL) -> None:
         super().__init__(sentence)
         self.code = code  # tests assert on this, not on prose
 
@@ -200,7 +291,7 @@ class GameState(ABC):
         """
         cleaned = clean_text(text)
         if self.outcome is not None:
-            raise IllegalMove("The game is already over.", code="game_over")
+            raise IllegalMove("The game is already over.", code=Code.GAME_OVER)
         after = self.copy()
         after._play_text(cleaned)
         return after
@@ -288,14 +379,14 @@ class GameState(ABC):
 def clean_text(text: object) -> str:
     """Normalise typed input: lower case, single spaces. Refuse what cannot be a move."""
     if not isinstance(text, str):
-        raise IllegalMove("A move must be typed as text.", code="empty")
+        raise IllegalMove("A move must be typed as text.", code=Code.EMPTY)
     if len(text) > MAX_MOVE_TEXT:
         raise IllegalMove(
-            f"That is too long to be a move ({len(text)} characters).", code="too_long"
+            f"That is too long to be a move ({len(text)} characters).", code=Code.TOO_LONG
         )
     cleaned = " ".join(text.lower().split())
     if not cleaned:
-        raise IllegalMove("Type a move, for example the cells it uses.", code="empty")
+        raise IllegalMove("Type a move, for example the cells it uses.", code=Code.EMPTY)
     return cleaned
 
 
@@ -415,20 +506,20 @@ def replay_onto(state: GameState, moves: Sequence[str]) -> GameState:
                 raise IllegalMove(
                     f"The record has {shown(text)} at ply {index + 1} where the game "
                     f"made {shown(state._moves[index])}.",
-                    code="bad_record",
+                    code=Code.BAD_RECORD,
                 )
             continue
         if state.outcome is not None:
             raise IllegalMove(
                 f"The record goes on after the game ended (ply {index + 1}).",
-                code="bad_record",
+                code=Code.BAD_RECORD,
             )
         state._play_text(clean_text(text))
         if state._moves[index] != text:
             raise IllegalMove(
                 f"The record has {shown(text)} at ply {index + 1}, which is not "
                 f"canonical ({shown(state._moves[index])}).",
-                code="bad_record",
+                code=Code.BAD_RECORD,
             )
     return state
 

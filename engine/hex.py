@@ -23,6 +23,7 @@ from typing import ClassVar, Self
 
 from engine import notation
 from engine.core import (
+    Code,
     End,
     GameInfo,
     GameState,
@@ -222,17 +223,17 @@ class HexState(GameState):
         if text == "pass":
             raise IllegalMove(
                 "You never type pass: when no cell is left to you, the pass is made for you.",
-                code="pass",
+                code=Code.PASS,
             )
         cell = self._parse_cell(text)
         label = self._board.labels[cell]
         if self._stones[cell] != EMPTY:
-            raise IllegalMove(f"{label} is already taken.", code="occupied")
+            raise IllegalMove(f"{label} is already taken.", code=Code.OCCUPIED)
         if cell in self._forbidden_cells():
             raise IllegalMove(
                 f"{label} is next to {COLOUR_NAMES[self._colour ^ 1]}'s last stone at "
                 f"{self._board.labels[self._last_stone]}; Disthex forbids it.",
-                code="forbidden",
+                code=Code.FORBIDDEN,
             )
         self._place(cell)
 
@@ -295,7 +296,7 @@ class HexState(GameState):
         if not (0 <= column < size and 0 <= row < size):
             raise IllegalMove(
                 f"There is no cell {notation.label((column, row))} on a {size}x{size} board.",
-                code="off_board",
+                code=Code.OFF_BOARD,
             )
         return row * size + column  # a spelling like "a01"
 
@@ -304,10 +305,10 @@ class HexState(GameState):
 
     def _check_swap(self) -> None:
         if not self.options["swap"]:
-            raise IllegalMove("This game is played without the swap rule.", code="no_swap")
+            raise IllegalMove("This game is played without the swap rule.", code=Code.NO_SWAP)
         if not self._swap_available():
             raise IllegalMove(
-                "Swap is only allowed as the second player's first move.", code="no_swap"
+                "Swap is only allowed as the second player's first move.", code=Code.NO_SWAP
             )
 
     def _place(self, cell: int) -> None:

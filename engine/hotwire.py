@@ -27,6 +27,7 @@ from math import gcd
 from typing import Self
 
 from engine.core import (
+    Code,
     End,
     GameInfo,
     GameState,
@@ -308,19 +309,20 @@ class HotWireState(GameState):
         """Two different pins on the board, in record order, or IllegalMove."""
         if text == "pass":
             raise IllegalMove(
-                "There is no passing in Hot Wire: connect two pins, like d5-g3.", code="no_pass"
+                "There is no passing in Hot Wire: connect two pins, like d5-g3.", code=Code.NO_PASS
             )
         try:
             pins = points(text)
         except IllegalMove:
             raise IllegalMove(
-                f"I can't read {shown(text)}: type a wire as two pins, like d5-g3.", code="syntax"
+                f"I can't read {shown(text)}: type a wire as two pins, like d5-g3.",
+                code=Code.SYNTAX,
             ) from None
         if len(pins) != 2:
             named = "one pin" if len(pins) == 1 else f"{len(pins)} pins"
             raise IllegalMove(
                 f"A wire joins two pins, like d5-g3; {shown(text)} names {named}.",
-                code="two_pins",
+                code=Code.TWO_PINS,
             )
         p, q = sorted(pins)
         table = self._table
@@ -328,11 +330,11 @@ class HotWireState(GameState):
             if not (0 <= pin[0] < table.width and 0 <= pin[1] < table.height):
                 raise IllegalMove(
                     f"There is no pin {label(pin)} on a {table.width}x{table.height} board.",
-                    code="off_board",
+                    code=Code.OFF_BOARD,
                 )
         if p == q:
             raise IllegalMove(
-                f"A wire needs two different pins, not {label(p)} twice.", code="same_pin"
+                f"A wire needs two different pins, not {label(p)} twice.", code=Code.SAME_PIN
             )
         return p, q
 
@@ -346,22 +348,22 @@ class HotWireState(GameState):
                 if pin_id in (table.first[wire], table.second[wire]):
                     return IllegalMove(
                         f"Pin {label(pin)} already has a wire ({table.names[wire]}).",
-                        code="occupied",
+                        code=Code.OCCUPIED,
                     )
         dx, dy = abs(q[0] - p[0]), abs(q[1] - p[1])
         if table.lengths is not None and dx + dy not in table.lengths:
             return IllegalMove(
-                f"{text} has length {dx + dy}; {_allowed_phrase(table.lengths)}.", code="length"
+                f"{text} has length {dx + dy}; {_allowed_phrase(table.lengths)}.", code=Code.LENGTH
             )
         passed = _pins_between(p, q)
         if passed:
-            return IllegalMove(f"{text} passes over {_pins_phrase(passed)}.", code="passes_over")
+            return IllegalMove(f"{text} passes over {_pins_phrase(passed)}.", code=Code.PASSES_OVER)
         crossed = next(
             table.names[wire]
             for wire in self._wires
             if _crosses(p, q, table.point(table.first[wire]), table.point(table.second[wire]))
         )
-        return IllegalMove(f"{text} crosses the wire {crossed}.", code="crossing")
+        return IllegalMove(f"{text} crosses the wire {crossed}.", code=Code.CROSSING)
 
     def _connect(self, wire: int) -> None:
         self._available &= ~self._table.conflict(wire)

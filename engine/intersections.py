@@ -24,6 +24,7 @@ from typing import Self
 
 from engine import notation
 from engine.core import (
+    Code,
     End,
     GameInfo,
     GameState,
@@ -259,7 +260,7 @@ class IntersectionsState(GameState):
         if len(dots) != 2:
             raise IllegalMove(
                 f"I can't read {shown(text)}: type a segment as two dots, like b2-b5.",
-                code="syntax",
+                code=Code.SYNTAX,
             )
         last = self.size - 1
         for column, row in dots:
@@ -267,19 +268,19 @@ class IntersectionsState(GameState):
                 raise IllegalMove(
                     f"{notation.label((column, row))} is off the board: the dots run "
                     f"from a1 to {notation.label((last, last))}.",
-                    code="off_board",
+                    code=Code.OFF_BOARD,
                 )
         first, second = sorted(dots)
         if first == second:
             raise IllegalMove(
                 f"A segment joins two different dots, not {notation.label(first)} to itself.",
-                code="same_dot",
+                code=Code.SAME_DOT,
             )
         index = self._array.by_ends.get((first, second))
         if index is None:
             raise IllegalMove(
                 f"{segment_text(first, second)} is not along a row or a column.",
-                code="not_aligned",
+                code=Code.NOT_ALIGNED,
             )
         return index
 
@@ -291,10 +292,10 @@ class IntersectionsState(GameState):
         earlier = next(j for j in self._drawn if array.conflicts[j] >> index & 1)
         text, other = array.texts[index], array.texts[earlier]
         if earlier == index:
-            raise IllegalMove(f"{text} is already drawn in this round.", code="overlap")
+            raise IllegalMove(f"{text} is already drawn in this round.", code=Code.OVERLAP)
         if array.horizontal[index] == array.horizontal[earlier]:
-            raise IllegalMove(f"{text} overlaps {other}.", code="overlap")
-        raise IllegalMove(f"{text} crosses {other}.", code="crossing")
+            raise IllegalMove(f"{text} overlaps {other}.", code=Code.OVERLAP)
+        raise IllegalMove(f"{text} crosses {other}.", code=Code.CROSSING)
 
     def _draw(self, index: int) -> None:
         """Apply a legal segment: record it, and score the round when it is the m-th."""

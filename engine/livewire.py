@@ -21,6 +21,7 @@ from typing import NamedTuple, Self
 
 from engine import notation
 from engine.core import (
+    Code,
     End,
     GameInfo,
     GameState,
@@ -277,14 +278,16 @@ class LivewireState(GameState):
         if text == "pass":
             raise IllegalMove(
                 "You cannot pass: passes are automatic when you have no legal move.",
-                code="pass",
+                code=Code.PASS,
             )
         words = text.split(" ")
         kind_word = _KIND_WORDS.get(words[-1]) if len(words) > 1 else None
         coordinates = " ".join(words[:-1]) if kind_word is not None else text
         found = notation.points(coordinates)
         if len(found) != 2:
-            raise IllegalMove(f"A move is two dots, like a8 c8, not {shown(text)}.", code="syntax")
+            raise IllegalMove(
+                f"A move is two dots, like a8 c8, not {shown(text)}.", code=Code.SYNTAX
+            )
         board = self._board
         (sx, sy), (tx, ty) = found
         for x, y in found:
@@ -292,7 +295,7 @@ class LivewireState(GameState):
                 raise IllegalMove(
                     f"{notation.label((x, y))} is off the board, which runs from a1 to "
                     f"{board.labels[-1]}.",
-                    code="off_board",
+                    code=Code.OFF_BOARD,
                 )
         source = board.index(sx, sy)
         target = board.index(tx, ty)
@@ -305,25 +308,25 @@ class LivewireState(GameState):
                 raise IllegalMove(
                     f"{move_text} goes backward; your lines go up, down or forward "
                     f"(toward the {edge} edge).",
-                    code="backward",
+                    code=Code.BACKWARD,
                 )
             raise IllegalMove(
                 f"{move_text} is not a move: a straight line goes {board.straight} and a "
                 f"branch {board.branch} up, down or forward, and a diagonal 1 forward "
                 f"and 1 up or down.",
-                code="not_vector",
+                code=Code.NOT_VECTOR,
             )
         kind = MOVE_KINDS[move]
         if kind_word is not None and kind_word != kind:
             raise IllegalMove(
                 f"{move_text} is {_KIND_PHRASES[kind]}, not {_KIND_PHRASES[kind_word]}.",
-                code="wrong_kind",
+                code=Code.WRONG_KIND,
             )
         if kind == DIAGONAL and self._dot_kind[dot] == STRAIGHT:
             raise IllegalMove(
                 f"{board.labels[source]} is a straight dot; diagonals start only from a "
                 f"base, a branch dot or a diagonal dot.",
-                code="diagonal_from_straight",
+                code=Code.DIAGONAL_FROM_STRAIGHT,
             )
         entry = board.moves[seat][source * 8 + move]
         assert entry is not None  # both ends are on the board
@@ -341,31 +344,31 @@ class LivewireState(GameState):
             if here:
                 owner = self.info.seat_name(self._dot_owner[here[0]])
                 raise IllegalMove(
-                    f"{labels[source]} is {owner}'s dot, not yours.", code="not_your_dot"
+                    f"{labels[source]} is {owner}'s dot, not yours.", code=Code.NOT_YOUR_DOT
                 )
-            raise IllegalMove(f"There is no dot at {labels[source]}.", code="no_dot")
+            raise IllegalMove(f"There is no dot at {labels[source]}.", code=Code.NO_DOT)
         dot = mine[0]
         if not self._dot_live[dot]:
-            raise IllegalMove(f"Your dot {labels[source]} is dead.", code="dead_dot")
+            raise IllegalMove(f"Your dot {labels[source]} is dead.", code=Code.DEAD_DOT)
         if self._dot_used[dot]:
             raise IllegalMove(
                 f"Your dot {labels[source]} has been used already; only bases can start "
                 f"more than one line.",
-                code="used_dot",
+                code=Code.USED_DOT,
             )
         return dot
 
-    def _refusal(self, move_text: str, code: str, point: int, line: int) -> IllegalMove:
+    def _refusal(self, move_text: str, code: Code, point: int, line: int) -> IllegalMove:
         label = self._board.labels[point]
         line_text = self._line_text(line) if line >= 0 else ""
         sentences = {
-            "lands_on_line": f"{move_text} lands on the line {line_text} at {label}.",
-            "through_line": f"{move_text} goes through the line {line_text} at {label}.",
-            "along_line": f"{move_text} runs along the line {line_text}.",
-            "crossing": f"{move_text} crosses the diagonal {line_text}.",
-            "lands_on_dead": f"{move_text} lands on the dead dot {label}.",
-            "own_base": f"{move_text} lands on your own base {label}.",
-            "through_base": f"{move_text} passes through the base {label}.",
+            Code.LANDS_ON_LINE: f"{move_text} lands on the line {line_text} at {label}.",
+            Code.THROUGH_LINE: f"{move_text} goes through the line {line_text} at {label}.",
+            Code.ALONG_LINE: f"{move_text} runs along the line {line_text}.",
+            Code.CROSSING: f"{move_text} crosses the diagonal {line_text}.",
+            Code.LANDS_ON_DEAD: f"{move_text} lands on the dead dot {label}.",
+            Code.OWN_BASE: f"{move_text} lands on your own base {label}.",
+            Code.THROUGH_BASE: f"{move_text} passes through the base {label}.",
         }
         return IllegalMove(sentences[code], code=code)
 
@@ -388,7 +391,7 @@ class LivewireState(GameState):
     def _has_move(self, seat: int) -> bool:
         return next(self._legal(seat), None) is not None
 
-    def _obstacle(self, seat: int, entry: _Entry) -> tuple[str, int, int] | None:
+    def _obstacle(self, seat: int, entry: _Entry) -> tuple[Code, int, int] | None:
         """Why the line `entry` is illegal for `seat` as (code, point, line), or None.
 
         Rule 1 (on the board) is settled by the table; the checks follow rules 2-5.
@@ -400,26 +403,26 @@ class LivewireState(GameState):
         target, interior, segments, crossing = entry
         through = self._through
         if through[target] >= 0:
-            return "lands_on_line", target, through[target]
+            return Code.LANDS_ON_LINE, target, through[target]
         for p in interior:
             if through[p] >= 0:
-                return "through_line", p, through[p]
+                return Code.THROUGH_LINE, p, through[p]
         segment_line = self._segment_line
         for segment in segments:
             if segment in segment_line:
-                return "along_line", target, segment_line[segment]
+                return Code.ALONG_LINE, target, segment_line[segment]
         if crossing >= 0 and crossing in segment_line:
-            return "crossing", target, segment_line[crossing]
+            return Code.CROSSING, target, segment_line[crossing]
         dot = self._dot_at[target]
         if dot >= 0:
             if not self._dot_live[dot]:
-                return "lands_on_dead", target, -1
+                return Code.LANDS_ON_DEAD, target, -1
             if self._dot_kind[dot] == BASE and self._dot_owner[dot] == seat:
-                return "own_base", target, -1
+                return Code.OWN_BASE, target, -1
         base_owner = self._board.base_owner
         for p in interior:
             if base_owner[p] >= 0:
-                return "through_base", p, -1
+                return Code.THROUGH_BASE, p, -1
         return None
 
     def _draw(self, seat: int, dot: int, move: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from engine.core import IllegalMove, shown
+from engine.core import Code, IllegalMove, shown
 
 Point = tuple[int, int]
 
@@ -44,7 +44,7 @@ def point(text: str) -> Point:
     """ "d5" -> (3, 4). The text must be one well-formed coordinate."""
     match = _CELL.fullmatch(text)
     if match is None:
-        raise IllegalMove(f"{shown(text)} is not a coordinate like d5.", code="syntax")
+        raise IllegalMove(f"{shown(text)} is not a coordinate like d5.", code=Code.SYNTAX)
     return column_index(match[1]), int(match[2]) - 1
 
 
@@ -56,7 +56,7 @@ def points(text: str) -> list[Point]:
     compact = text.strip()
     if not _CELLS_ONLY.fullmatch(compact):
         raise IllegalMove(
-            f"I can't read {shown(text)}: type coordinates like d5 g3.", code="syntax"
+            f"I can't read {shown(text)}: type coordinates like d5 g3.", code=Code.SYNTAX
         )
     return [(column_index(m[1]), int(m[2]) - 1) for m in _CELL.finditer(compact)]
 

@@ -26,6 +26,7 @@ from functools import cache
 from typing import Self
 
 from engine.core import (
+    Code,
     End,
     GameInfo,
     GameState,
@@ -206,7 +207,7 @@ class ShortCircuitState(GameState):
             if number > 1 and (trial.outcome is not None or not trial._turn_actions):
                 raise IllegalMove(
                     f"The turn ends with {played}, so {shown(part)} would belong to the next turn.",
-                    code="after_piece",
+                    code=Code.AFTER_PIECE,
                 )
             ply = trial.ply
             try:
@@ -228,7 +229,7 @@ class ShortCircuitState(GameState):
         if head == PASS:
             raise IllegalMove(
                 "You cannot pass: a pass happens by itself, only when no turn is possible.",
-                code="pass",
+                code=Code.PASS,
             )
         if head == "pop":
             return self._check_pop(*self._pop_cells(rest))
@@ -237,12 +238,12 @@ class ShortCircuitState(GameState):
         if head in _CAP_WORDS:
             return self._check_capacitor(self._cell(rest))
         raise IllegalMove(
-            f"I can't read {shown(text)}: play like r d4, cap d4 or pop e5 f6.", code="syntax"
+            f"I can't read {shown(text)}: play like r d4, cap d4 or pop e5 f6.", code=Code.SYNTAX
         )
 
     def _cell(self, text: str) -> int:
         if not text:
-            raise IllegalMove("Name the cell too, like r d4 or cap d4.", code="syntax")
+            raise IllegalMove("Name the cell too, like r d4 or cap d4.", code=Code.SYNTAX)
         return self._on_board(point(text))
 
     def _pop_cells(self, text: str) -> tuple[int, int]:
@@ -250,14 +251,14 @@ class ShortCircuitState(GameState):
         if len(cells) != 2:
             raise IllegalMove(
                 "A pop names two cells, the capacitor then the connector, like pop e5 f6.",
-                code="syntax",
+                code=Code.SYNTAX,
             )
         return self._on_board(cells[0]), self._on_board(cells[1])
 
     def _on_board(self, where: Point) -> int:
         bit = self._board.bit_at.get(where)
         if bit is None:
-            raise IllegalMove(f"{label(where)} is not on the board.", code="off_board")
+            raise IllegalMove(f"{label(where)} is not on the board.", code=Code.OFF_BOARD)
         return bit
 
     # -- the rules of one action ----------------------------------------------------
@@ -268,23 +269,25 @@ class ShortCircuitState(GameState):
         if colour >> 1 != mover:
             raise IllegalMove(
                 f"{COLOURS[colour].capitalize()} is {_player(colour >> 1)}'s colour.",
-                code="not_your_colour",
+                code=Code.NOT_YOUR_COLOUR,
             )
         holder = self._connector_at(cell)
         if holder is not None:
-            raise IllegalMove(f"{name} already has a {COLOURS[holder]} connector.", code="occupied")
+            raise IllegalMove(
+                f"{name} already has a {COLOURS[holder]} connector.", code=Code.OCCUPIED
+            )
         text = f"{COLOURS[colour][0]} {name}"
         if self._turns == 0 and cell != board.centre:
             raise IllegalMove(
                 f"The first piece goes on the centre cell {board.label(board.centre)}, "
                 f"not on {name}.",
-                code="setup",
+                code=Code.SETUP,
             )
         if self._turns == 1 and not board.neighbours[cell] >> board.centre & 1:
             raise IllegalMove(
                 f"Player 1's first piece goes next to the centre cell "
                 f"{board.label(board.centre)}, and {name} is not.",
-                code="setup",
+                code=Code.SETUP,
             )
         if self._turns >= _SETUP_TURNS:
             same = board.neighbours[cell] & self._colours[colour]
@@ -292,12 +295,12 @@ class ShortCircuitState(GameState):
                 raise IllegalMove(
                     f"{text} touches your {COLOURS[colour]} connector at "
                     f"{board.label(_lowest(same))}.",
-                    code="same_colour",
+                    code=Code.SAME_COLOUR,
                 )
             if not board.neighbours[cell] & self._colours[colour ^ 1]:
                 raise IllegalMove(
                     f"{text} is not next to any of your {COLOURS[colour ^ 1]} connectors.",
-                    code="no_other_colour",
+                    code=Code.NO_OTHER_COLOUR,
                 )
         return (_CONNECTOR, colour, cell)
 
@@ -307,22 +310,24 @@ class ShortCircuitState(GameState):
         if self._turns < _SETUP_TURNS:
             raise IllegalMove(
                 f"The two setup turns place one connector each, not a capacitor on {name}.",
-                code="setup",
+                code=Code.SETUP,
             )
         if self._popped:
             raise IllegalMove(
                 f"You popped this turn, so you must play a connector, not a capacitor on {name}.",
-                code="capacitor_after_pop",
+                code=Code.CAPACITOR_AFTER_POP,
             )
         if self._caps_left[mover] == 0:
-            raise IllegalMove(f"You have no capacitors left to place on {name}.", code="no_supply")
+            raise IllegalMove(
+                f"You have no capacitors left to place on {name}.", code=Code.NO_SUPPLY
+            )
         if self._caps >> cell & 1:
-            raise IllegalMove(f"{name} already has a capacitor.", code="occupied")
+            raise IllegalMove(f"{name} already has a capacitor.", code=Code.OCCUPIED)
         own = self._own(mover)
         if not (own >> cell & 1 or board.neighbours[cell] & own):
             raise IllegalMove(
                 f"cap {name} is neither on nor next to one of your connectors.",
-                code="capacitor_not_near",
+                code=Code.CAPACITOR_NOT_NEAR,
             )
         return (_CAPACITOR, cell, 0)
 
@@ -331,24 +336,24 @@ class ShortCircuitState(GameState):
         c_name, y_name = board.label(capacitor), board.label(target)
         if self._turns < _SETUP_TURNS:
             raise IllegalMove(
-                f"There are no pops in the setup turns (pop {c_name} {y_name}).", code="setup"
+                f"There are no pops in the setup turns (pop {c_name} {y_name}).", code=Code.SETUP
             )
         if not self._caps >> capacitor & 1:
-            raise IllegalMove(f"There is no capacitor on {c_name} to pop.", code="no_capacitor")
+            raise IllegalMove(f"There is no capacitor on {c_name} to pop.", code=Code.NO_CAPACITOR)
         if self._connector_at(target) is None:
-            raise IllegalMove(f"There is no connector on {y_name} to pop.", code="no_connector")
+            raise IllegalMove(f"There is no connector on {y_name} to pop.", code=Code.NO_CONNECTOR)
         if not _pop_links(board, self._own(mover), capacitor, target):
             raise IllegalMove(
                 f"{y_name} is not next to any of your connectors on or next to the "
                 f"capacitor at {c_name}.",
-                code="pop_not_linked",
+                code=Code.POP_NOT_LINKED,
             )
         colours = self._colours_without(target)
         if not _connector_reachable(board, mover, colours, self._caps & ~(1 << capacitor)):
             raise IllegalMove(
                 f"After pop {c_name} {y_name} you could place no connector, so the turn "
                 "could not be finished.",
-                code="dead_end",
+                code=Code.DEAD_END,
             )
         return (_POP, capacitor, target)
 

@@ -21,6 +21,7 @@ from typing import TextIO
 import engine
 from bot.commands import COMMANDS
 from bot.service import (
+    Code,
     Event,
     GameService,
     GameSummary,
@@ -144,14 +145,14 @@ class Console:
 
     async def challenge(self, words: list[str], _: str) -> None:
         if not words:
-            raise Refused("Name a game: challenge hotwire @bob.", code="usage")
+            raise Refused("Name a game: challenge hotwire @bob.", code=Code.USAGE)
         game, *rest = words
         opponents = [self.player(word[1:]) for word in rest if word.startswith("@")]
         settings = dict(_pair(word) for word in rest if "=" in word)
         loose = [w for w in rest if not w.startswith("@") and "=" not in w]
         if loose:
             raise Refused(
-                f"I don't understand {shown(loose[0])}; options are key=value.", code="usage"
+                f"I don't understand {shown(loose[0])}; options are key=value.", code=Code.USAGE
             )
         options = {
             k.replace("-", "_"): v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE
@@ -196,9 +197,9 @@ class Console:
         named = [w for w in rest.split() if w.lower().startswith("game=")]
         text = " ".join(w for w in rest.split() if not w.lower().startswith("game="))
         if len(named) > 1:
-            raise Refused("Name one game: game=12.", code="usage")
+            raise Refused("Name one game: game=12.", code=Code.USAGE)
         if not text:
-            raise Refused("Type the move: move d5 g3.", code="usage")
+            raise Refused("Type the move: move d5 g3.", code=Code.USAGE)
         game = _int(named[0][5:].lstrip("#"), "game") if named else await self.game_to_move()
         result = await self.service.move(game, GUILD, self.me, text)
         await self.announce(result)
@@ -210,7 +211,7 @@ class Console:
         try:
             return (await self.service.default_game(GUILD, self.me.id, None)).id
         except Refused as refusal:
-            if refusal.code != "no_game":
+            if refusal.code != Code.NO_GAME:
                 raise
         return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
 
@@ -284,7 +285,7 @@ class Console:
         if name not in engine.GAMES:
             raise Refused(
                 f"There is no game {shown(name)}; the games are {', '.join(engine.GAMES)}.",
-                code="unknown_game",
+                code=Code.UNKNOWN_GAME,
             )
         self.say(rules_card(name))
 
@@ -304,7 +305,7 @@ class Console:
 
     async def leaderboard(self, words: list[str], _: str) -> None:
         if not words:
-            raise Refused("Name a game: leaderboard hotwire.", code="usage")
+            raise Refused("Name a game: leaderboard hotwire.", code=Code.USAGE)
         lines = await self.service.leaderboard(GUILD, words[0].lower())
         if not lines:
             self.say("Nobody has finished a rated game of that yet.")
@@ -318,7 +319,7 @@ class Console:
             raise Refused(
                 f"There is no setting {unknown[0]!r}; the settings are "
                 f"{', '.join(sorted(set(SETTING_NAMES.values())))}.",
-                code="usage",
+                code=Code.USAGE,
             )
         vacation = values.get("vacation")
         reminders = values.get("reminders")
@@ -342,7 +343,7 @@ class Console:
 
     async def act_as(self, words: list[str], _: str) -> None:
         if not words:
-            raise Refused("Name the player: as bob.", code="usage")
+            raise Refused("Name the player: as bob.", code=Code.USAGE)
         self.me = self.player(words[0].lstrip("@"))
         self.say(f"You are {self.me.name}.")
 
@@ -356,7 +357,7 @@ class Console:
     def player(self, name: str) -> Player:
         cleaned = name.strip()[:32]
         if not cleaned:
-            raise Refused("Name the player after @, as in @bob.", code="usage")
+            raise Refused("Name the player after @, as in @bob.", code=Code.USAGE)
         player = Player(player_id(cleaned), cleaned)
         self.names[player.id] = cleaned
         return player
@@ -371,7 +372,7 @@ class Console:
             if digits.isdecimal():
                 return _int(digits, "game")
         if words:
-            raise Refused(f"{shown(words[0])} is not a game number.", code="usage")
+            raise Refused(f"{shown(words[0])} is not a game number.", code=Code.USAGE)
         if challenge:
             open_games = await self.service.games(GUILD, status="open")
             invited = [
@@ -382,12 +383,12 @@ class Console:
             pending = invited or open_games
             if len(pending) == 1:
                 return pending[0].id
-            raise Refused("Name the challenge's number (games open lists them).", code="no_game")
+            raise Refused("Name the challenge's number (games open lists them).", code=Code.NO_GAME)
         if any_status:
             mine = await self.service.games(GUILD, player_id=self.me.id, viewer_id=self.me.id)
             if mine:
                 return mine[0].id
-            raise Refused("You have no games here.", code="no_game")
+            raise Refused("You have no games here.", code=Code.NO_GAME)
         return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
 
     async def announce(self, result: Result) -> None:
@@ -445,7 +446,7 @@ def _pair(word: str) -> tuple[str, str]:
 
 def _int(text: str, what: str) -> int:
     if not text.strip().isdecimal() or len(text.strip()) > 12:
-        raise Refused(f"{what} must be a whole number, not {shown(text)}.", code="usage")
+        raise Refused(f"{what} must be a whole number, not {shown(text)}.", code=Code.USAGE)
     return int(text)
 
 
@@ -453,4 +454,4 @@ def _bool(text: str) -> bool:
     try:
         return BOOLEAN_WORDS[text.strip().lower()]
     except KeyError:
-        raise Refused(f"Say yes or no, not {shown(text)}.", code="usage") from None
+        raise Refused(f"Say yes or no, not {shown(text)}.", code=Code.USAGE) from None

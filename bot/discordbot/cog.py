@@ -19,7 +19,7 @@ from bot.discordbot.announce import CANNOT_READ
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
 from bot.discordbot.views import as_player, asker, challenge_view, guild_of, resign_view
-from bot.service import GameSummary, MovePlayed, Place, Refused, Result, rules_card, shown
+from bot.service import Code, GameSummary, MovePlayed, Place, Refused, Result, rules_card, shown
 
 if TYPE_CHECKING:
     from bot.discordbot.client import PaperboardBot
@@ -93,11 +93,11 @@ class GamesCog(commands.Cog):
             raise Refused(
                 "Challenges are made in a server's channel, where the game gets its own "
                 "thread; not in direct messages.",
-                code="dm",
+                code=Code.DM,
             )
         if isinstance(interaction.channel, discord.Thread):
             raise Refused(
-                "Start challenges in a channel; each game gets its own thread.", code="thread"
+                "Start challenges in a channel; each game gets its own thread.", code=Code.THREAD
             )
         named = [
             u
@@ -105,7 +105,7 @@ class GamesCog(commands.Cog):
             if u
         ]
         if any(user.bot for user in named):
-            raise Refused("Bots can't play; challenge a person.", code="bot_opponent")
+            raise Refused("Bots can't play; challenge a person.", code=Code.BOT_OPPONENT)
         settings = _options(options)
         if size:
             settings["size"] = size
@@ -203,7 +203,7 @@ class GamesCog(commands.Cog):
                 game.id, game.guild_id, as_player(message.author), message.content
             )
         except Refused as refusal:
-            if refusal.code not in ("syntax", "empty", "too_long", "no_pass"):
+            if refusal.code not in (Code.SYNTAX, Code.EMPTY, Code.TOO_LONG, Code.NO_PASS):
                 await message.reply(str(refusal), allowed_mentions=MENTIONS)
             return  # chat that is not a move stays chat
         except Exception:
@@ -416,7 +416,7 @@ class GamesCog(commands.Cog):
     ) -> None:
         member = interaction.user
         if not isinstance(member, discord.Member) or not member.guild_permissions.manage_guild:
-            raise Refused("You need the Manage Server permission for that.", code="not_admin")
+            raise Refused("You need the Manage Server permission for that.", code=Code.NOT_ADMIN)
         found = await self.service.guild_settings(
             guild_of(interaction),
             channels=_channel_ids(channels),
@@ -500,7 +500,7 @@ def _options(text: str | None) -> dict[str, str]:
         if not sep or not key or not value:
             raise Refused(
                 f"Options are key=value, like lengths=1,3,5; {shown(word)} is not.",
-                code="bad_option",
+                code=Code.BAD_OPTION,
             )
         found[key.lower().replace("-", "_")] = value
     return found
@@ -513,5 +513,5 @@ def _channel_ids(text: str | None) -> list[int] | None:
         return []
     ids = [int(match) for match in re.findall(r"\d{15,20}", text)]
     if not ids:
-        raise Refused("Name channels with #mentions or ids, or say all.", code="bad_setting")
+        raise Refused("Name channels with #mentions or ids, or say all.", code=Code.BAD_SETTING)
     return ids

@@ -12,7 +12,7 @@ import discord
 
 from bot.discordbot.errors import fit, reply, report_error
 from bot.discordbot.text import MENTIONS, lines, status_text
-from bot.service import GameSummary, Player, Refused, Result
+from bot.service import Code, GameSummary, Player, Refused, Result
 
 if TYPE_CHECKING:
     from bot.discordbot.client import PaperboardBot
@@ -38,7 +38,7 @@ def guild_of(interaction: discord.Interaction) -> int:
     """The server a command or button is used in. Every game lives in a server; in a
     direct message there is none (and guild 0 is the console's pretend server)."""
     if interaction.guild_id is None:
-        raise Refused("Use this in the server where the game is.", code="dm")
+        raise Refused("Use this in the server where the game is.", code=Code.DM)
     return interaction.guild_id
 
 
@@ -175,7 +175,7 @@ class ResignButton(
         async def resign() -> Result:
             game = await bot.service.game(self.game_id, guild_id)
             if game.ply != self.ply:
-                raise Refused(f"the game is at move {game.ply} now.", code="stale")
+                raise Refused(f"the game is at move {game.ply} now.", code=Code.STALE)
             return await bot.service.resign(self.game_id, guild_id, asker(interaction))
 
         result = await self.answered(interaction, resign)
@@ -188,7 +188,7 @@ class ResignButton(
 
 
 async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:
-    if refusal.code in ("stale", "no_undo", "not_open", "expired", "game_over"):
+    if refusal.code in (Code.STALE, Code.NO_UNDO, Code.NOT_OPEN, Code.EXPIRED, Code.GAME_OVER):
         await paperboard(interaction).announcer.latest_board(
             interaction, game_id, f"This game has moved on: {refusal}"
         )

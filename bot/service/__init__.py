@@ -27,12 +27,14 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.service import GameService
+from engine import Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
 __all__ = [
     "Board",
     "ChallengeClosed",
     "ChallengeIssued",
+    "Code",
     "Event",
     "GameOver",
     "GameService",

@@ -26,6 +26,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
+from engine import Code
 
 Mention = Callable[[int], str]
 When = Callable[[datetime], str]
@@ -180,7 +181,7 @@ def rules_card(name: str) -> str:
         raise Refused(
             f"There is no game called {engine.core.shown(name)}; "
             f"the games are {', '.join(engine.GAMES)}.",
-            code="unknown_game",
+            code=Code.UNKNOWN_GAME,
         )
     players = (
         f"{info.min_players} players"

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from engine import Code
+
 Status = Literal["open", "active", "finished", "aborted", "declined", "cancelled", "expired"]
 First = Literal["challenger", "opponent", "random", "rematch"]
 Reminders = Literal["dm", "thread", "off"]
@@ -24,7 +26,7 @@ FIRST_CHOICES: tuple[First, ...] = ("challenger", "opponent", "random")
 class Refused(Exception):
     """A use case said no. `str(exc)` is the sentence for the player; nothing changed."""
 
-    def __init__(self, sentence: str, *, code: str) -> None:
+    def __init__(self, sentence: str, *, code: Code) -> None:
         super().__init__(sentence)
         self.code = code
 

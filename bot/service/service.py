@@ -71,7 +71,7 @@ from bot.store.schema import (
     players,
     seats,
 )
-from engine import GameState, IllegalMove
+from engine import Code, GameState, IllegalMove
 from engine.core import shown, whole_number
 
 log = logging.getLogger("paperboard.service")
@@ -190,30 +190,30 @@ class GameService:
         if info is None:
             raise Refused(
                 f"There is no game called {shown(game)}; the games are {', '.join(engine.GAMES)}.",
-                code="unknown_game",
+                code=Code.UNKNOWN_GAME,
             )
         if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
             raise Refused(
-                f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.", code="bad_option"
+                f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.", code=Code.BAD_OPTION
             )
         if rated is not None and not isinstance(rated, bool):
-            raise Refused("Rated is yes or no.", code="bad_option")
+            raise Refused("Rated is yes or no.", code=Code.BAD_OPTION)
         settings = dict(options or {})
         if not all(isinstance(key, str) for key in settings):
-            raise Refused("Options are named, like size=7.", code="bad_option")
+            raise Refused("Options are named, like size=7.", code=Code.BAD_OPTION)
         if "players" in settings:
             raise Refused(
                 "The players are the challenger, the opponents and the open seats, not an option.",
-                code="bad_option",
+                code=Code.BAD_OPTION,
             )
         if not _whole(open_seats) or not 0 <= open_seats <= info.max_players:
             raise Refused(
-                f"Open seats are a number from 0 to {info.max_players - 1}.", code="bad_option"
+                f"Open seats are a number from 0 to {info.max_players - 1}.", code=Code.BAD_OPTION
             )
         if any(p.id == challenger.id for p in opponents):
-            raise Refused("You cannot challenge yourself.", code="self_challenge")
+            raise Refused("You cannot challenge yourself.", code=Code.SELF_CHALLENGE)
         if len({p.id for p in opponents}) != len(opponents):
-            raise Refused("Each opponent can take only one seat.", code="duplicate_opponent")
+            raise Refused("Each opponent can take only one seat.", code=Code.DUPLICATE_OPPONENT)
         if not opponents and open_seats == 0:
             open_seats = info.min_players - 1
         seat_count = 1 + len(opponents) + open_seats
@@ -225,33 +225,33 @@ class GameService:
             )
             raise Refused(
                 f"{info.title} is played by {allowed} players, not {seat_count}.",
-                code="player_count",
+                code=Code.PLAYER_COUNT,
             )
         now = self.clock()
         async with self.db.write() as conn:
             guild = await self._guild_settings(conn, place.guild_id)
             if guild.channels and place.channel_id not in guild.channels:
-                raise Refused("Games cannot be started in this channel.", code="channel")
+                raise Refused("Games cannot be started in this channel.", code=Code.CHANNEL)
             days = guild.days_per_move if days_per_move == "default" else days_per_move
             if days is not None and (not _whole(days) or days not in DAYS_PER_MOVE):
                 allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
                 raise Refused(
-                    f"Days per move must be one of {allowed}, or none.", code="bad_option"
+                    f"Days per move must be one of {allowed}, or none.", code=Code.BAD_OPTION
                 )
             if rated and not guild.rated:
-                raise Refused("Rated games are switched off on this server.", code="unrated")
+                raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
             await self._check_limits(conn, challenger.id)
             await self._remember(conn, challenger, *opponents)
             # the options last: checking them builds the game's tables, after every cheap check
             try:
                 start = engine.new(game, seat_count, **settings)
             except ValueError as exc:
-                raise Refused(str(exc), code="bad_option") from None
+                raise Refused(str(exc), code=Code.BAD_OPTION) from None
             if start.outcome is not None:
                 raise Refused(
                     f"With these options {info.title} is over before the first move; "
                     "choose other options.",
-                    code="over_at_start",
+                    code=Code.OVER_AT_START,
                 )
             game_id = await self._insert_game(
                 conn,
@@ -292,7 +292,7 @@ class GameService:
             row = await self._open_challenge(conn, game_id, guild_id)
             seat = await self._invited_seat(conn, game_id, player.id)
             if seat is None:
-                raise Refused("This challenge is not waiting for you.", code="not_invited")
+                raise Refused("This challenge is not waiting for you.", code=Code.NOT_INVITED)
             return await self._take_seat(conn, row, seat, player)
 
     async def join(self, game_id: int, guild_id: int, player: Player) -> Result:
@@ -304,10 +304,10 @@ class GameService:
             )
             rows = taken.all()
             if any(r.player_id == player.id for r in rows):
-                raise Refused("You already have a seat in this game.", code="already_seated")
+                raise Refused("You already have a seat in this game.", code=Code.ALREADY_SEATED)
             free = [r.seat for r in rows if r.player_id is None]
             if not free:
-                raise Refused("This challenge has no open seat.", code="no_open_seat")
+                raise Refused("This challenge has no open seat.", code=Code.NO_OPEN_SEAT)
             return await self._take_seat(conn, row, min(free), player)
 
     async def _take_seat(
@@ -344,7 +344,7 @@ class GameService:
             await self._open_challenge(conn, game_id, guild_id)
             if await self._invited_seat(conn, game_id, player.id) is None:
                 raise Refused(
-                    "Only an invited player can decline this challenge.", code="not_invited"
+                    "Only an invited player can decline this challenge.", code=Code.NOT_INVITED
                 )
             return await self._close_challenge(conn, game_id, "declined", player.id)
 
@@ -354,7 +354,7 @@ class GameService:
             row = await self._open_challenge(conn, game_id, guild_id)
             if row.challenger_id != player.id:
                 raise Refused(
-                    "Only the challenger can cancel this challenge.", code="not_challenger"
+                    "Only the challenger can cancel this challenge.", code=Code.NOT_CHALLENGER
                 )
             return await self._close_challenge(conn, game_id, "cancelled", player.id)
 
@@ -392,18 +392,21 @@ class GameService:
             summary = await self._summary(conn, game_id, row)
             seat = summary.seat_of(player.id)
             if seat is None:
-                raise Refused("You are not playing in this game.", code="not_seated")
+                raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
             _require_active(row)
             if expected_ply is not None and expected_ply != row.ply:
                 raise Refused(
-                    f"This board is out of date: the game is at move {row.ply} now.", code="stale"
+                    f"This board is out of date: the game is at move {row.ply} now.",
+                    code=Code.STALE,
                 )
             state = await self._state(conn, row)
             if state.to_move != seat:
                 to_move = (
                     summary.name_of_seat(state.to_move) if state.to_move is not None else "nobody"
                 )
-                raise Refused(f"It is not your turn: {to_move} is to move.", code="not_your_turn")
+                raise Refused(
+                    f"It is not your turn: {to_move} is to move.", code=Code.NOT_YOUR_TURN
+                )
             try:
                 after = state.play(text)
             except IllegalMove as illegal:
@@ -496,7 +499,7 @@ class GameService:
             summary = await self._summary(conn, game_id, row)
             seat = summary.seat_of(player.id)
             if seat is None:
-                raise Refused("You are not playing in this game.", code="not_seated")
+                raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
             _require_active(row)
             state = await self._state(conn, row)
             winners, scores = forfeit(state, seat)
@@ -511,7 +514,7 @@ class GameService:
             row = await self._game_row(conn, game_id, guild_id, lock=True)
             summary = await self._summary(conn, game_id, row)
             if summary.seat_of(player.id) is None:
-                raise Refused("You are not playing in this game.", code="not_seated")
+                raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
             _require_active(row)
             movers = set(
                 (
@@ -525,7 +528,7 @@ class GameService:
             if len(movers) >= len(summary.seats):
                 raise Refused(
                     "Every player has moved already: resign instead, or ask for an undo.",
-                    code="too_late",
+                    code=Code.TOO_LATE,
                 )
             await self._set_status(conn, game_id, "aborted")
             return await self._announce(
@@ -545,12 +548,12 @@ class GameService:
             summary = await self._summary(conn, game_id, row)
             seat = summary.seat_of(player.id)
             if seat is None:
-                raise Refused("You are not playing in this game.", code="not_seated")
+                raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
             _require_active(row)
             await self._undo_cut(conn, row, seat)  # refuses when there is nothing to take back
             if row.undo_seat is not None and row.undo_ply == row.ply:
                 raise Refused(
-                    "An undo request is already waiting for an answer.", code="undo_pending"
+                    "An undo request is already waiting for an answer.", code=Code.UNDO_PENDING
                 )
             await conn.execute(
                 games.update()
@@ -576,13 +579,15 @@ class GameService:
             summary = await self._summary(conn, game_id, row)
             seat = summary.seat_of(player.id)
             if seat is None:
-                raise Refused("You are not playing in this game.", code="not_seated")
+                raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
             # a move since the request (or the game's end) leaves it stale: nothing to answer
             pending = row.undo_seat is not None and row.undo_ply == row.ply
             if not pending or row.status != "active" or expected_ply not in (None, row.undo_ply):
-                raise Refused("There is no undo request waiting for an answer.", code="no_undo")
+                raise Refused("There is no undo request waiting for an answer.", code=Code.NO_UNDO)
             if seat == row.undo_seat:
-                raise Refused("You asked for this undo; your opponents answer it.", code="own_undo")
+                raise Refused(
+                    "You asked for this undo; your opponents answer it.", code=Code.OWN_UNDO
+                )
             if not accept:
                 await self._clear_undo(conn, game_id)
                 answer = UndoAnswered(game_id, player.id, False, False, row.ply)
@@ -639,7 +644,7 @@ class GameService:
         ).all()
         own = [i for i, entry in enumerate(record) if entry.seat == seat and entry.text != "pass"]
         if not own:
-            raise Refused("You have no move to take back yet.", code="nothing_to_undo")
+            raise Refused("You have no move to take back yet.", code=Code.NOTHING_TO_UNDO)
         cut = own[-1]
         texts = [entry.text for entry in record]
         # a turn of several actions (Short Circuit's pops) is taken back whole: step back
@@ -667,10 +672,10 @@ class GameService:
             summary = await self._summary(conn, game_id, row)
             if summary.seat_of(player.id) is None:
                 raise Refused(
-                    "Only a player of that game can ask for a rematch.", code="not_seated"
+                    "Only a player of that game can ask for a rematch.", code=Code.NOT_SEATED
                 )
             if row.status not in ("finished", "aborted"):
-                raise Refused("A rematch can follow only a finished game.", code="not_finished")
+                raise Refused("A rematch can follow only a finished game.", code=Code.NOT_FINISHED)
             offered = await conn.execute(
                 sa.select(games).where(
                     games.c.rematch_of == game_id,
@@ -681,7 +686,7 @@ class GameService:
                 if not self._overdue(earlier):
                     raise Refused(
                         f"A rematch of #{game_id} is already offered (#{earlier.id}).",
-                        code="rematch_offered",
+                        code=Code.REMATCH_OFFERED,
                     )
             await self._check_limits(conn, player.id)
             now = self.clock()
@@ -754,7 +759,7 @@ class GameService:
         if not 0 <= ply <= state.ply:
             raise Refused(
                 f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
-                code="bad_ply",
+                code=Code.BAD_PLY,
             )
         then = await replay(row.game, row.options, state.moves[:ply])
         return _seat_names_now(summary, then), then
@@ -771,7 +776,7 @@ class GameService:
     ) -> list[GameSummary]:
         """Games of a guild: a player's, a channel's; the viewer's turn first."""
         if status is not None and status not in STATUSES:
-            raise Refused(f"A game's status is one of {', '.join(STATUSES)}.", code="bad_status")
+            raise Refused(f"A game's status is one of {', '.join(STATUSES)}.", code=Code.BAD_STATUS)
         _check_ids(guild_id, *(x for x in (player_id, channel_id, viewer_id) if x is not None))
         query = sa.select(games.c.id).where(games.c.guild_id == guild_id)
         if player_id is not None:
@@ -820,9 +825,9 @@ class GameService:
             return candidates[0]
         if not candidates:
             where = "waiting for your move" if my_turn else "under way"
-            raise Refused(f"You have no game {where} here; name the game.", code="no_game")
+            raise Refused(f"You have no game {where} here; name the game.", code=Code.NO_GAME)
         listed = ", ".join(f"#{g.id}" for g in candidates[:10])
-        raise Refused(f"Name the game: you have several ({listed}).", code="ambiguous_game")
+        raise Refused(f"Name the game: you have several ({listed}).", code=Code.AMBIGUOUS_GAME)
 
     async def attach(
         self, game_id: int, *, thread_id: int | None = None, message_id: int | None = None
@@ -872,7 +877,7 @@ class GameService:
 
     async def leaderboard(self, guild_id: int, game: str, *, limit: int = 10) -> list[RatingLine]:
         if game not in engine.GAMES:
-            raise Refused(f"There is no game called {shown(game)}.", code="unknown_game")
+            raise Refused(f"There is no game called {shown(game)}.", code=Code.UNKNOWN_GAME)
         async with self.db.read() as conn:
             return await ratings.leaderboard(conn, guild_id, game, limit)
 
@@ -898,7 +903,7 @@ class GameService:
         if reminders is not None:
             if reminders not in ("dm", "thread", "off"):
                 raise Refused(
-                    "Reminders go by dm, in the game's thread, or off.", code="bad_setting"
+                    "Reminders go by dm, in the game's thread, or off.", code=Code.BAD_SETTING
                 )
             values["reminders"] = reminders
         if time_zone is not None:
@@ -917,7 +922,9 @@ class GameService:
                 values.update(vacation_days_left=days_left, vacation_year=now.year)
             if vacation is True and row.vacation_since is None:
                 if days_left <= 0:
-                    raise Refused("You have no vacation days left this year.", code="no_vacation")
+                    raise Refused(
+                        "You have no vacation days left this year.", code=Code.NO_VACATION
+                    )
                 values["vacation_since"] = now
             elif vacation is False and row.vacation_since is not None:
                 used = (now - row.vacation_since).total_seconds() / 86400
@@ -955,7 +962,9 @@ class GameService:
             and days_per_move not in DAYS_PER_MOVE
         ):
             allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
-            raise Refused(f"Days per move must be one of {allowed}, or none.", code="bad_setting")
+            raise Refused(
+                f"Days per move must be one of {allowed}, or none.", code=Code.BAD_SETTING
+            )
         changes: dict[str, Any] = {}
         if channels is not None:
             changes["channels"] = list(channels)
@@ -990,7 +999,7 @@ class GameService:
                 return await attempt()
             except _Conflict:
                 continue
-        raise Refused("The game is busy; try that again in a moment.", code="busy")
+        raise Refused("The game is busy; try that again in a moment.", code=Code.BUSY)
 
     async def _game_row(
         self, conn: AsyncConnection, game_id: int, guild_id: int, *, lock: bool = False
@@ -1001,19 +1010,19 @@ class GameService:
         statement = _LOCKED_GAME_ROW if lock else _GAME_ROW
         row = (await conn.execute(statement, {"game_id": game_id})).one_or_none()
         if row is None or row.guild_id != guild_id:  # another guild's game does not exist here
-            raise Refused(f"There is no game #{game_id} here.", code="no_game")
+            raise Refused(f"There is no game #{game_id} here.", code=Code.NO_GAME)
         return row
 
     async def _open_challenge(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
         row = await self._game_row(conn, game_id, guild_id, lock=True)
         if self._overdue(row):  # the scheduler closes it; until then it is refused
-            raise Refused("This challenge has expired.", code="expired")
+            raise Refused("This challenge has expired.", code=Code.EXPIRED)
         if row.status == "active":
             raise Refused(
-                "This challenge was already accepted: the game is under way.", code="not_open"
+                "This challenge was already accepted: the game is under way.", code=Code.NOT_OPEN
             )
         if row.status != "open":
-            raise Refused(f"This challenge is {_status_words(row.status)}.", code="not_open")
+            raise Refused(f"This challenge is {_status_words(row.status)}.", code=Code.NOT_OPEN)
         return row
 
     def _overdue(self, row: Any) -> bool:
@@ -1330,7 +1339,7 @@ class GameService:
             if (open_count or 0) >= self.settings.max_open_challenges:
                 raise Refused(
                     f"You have {open_count} open challenges, the most allowed; cancel one first.",
-                    code="limit",
+                    code=Code.LIMIT,
                 )
         active = await conn.scalar(
             sa.select(sa.func.count())
@@ -1339,7 +1348,8 @@ class GameService:
         )
         if (active or 0) >= self.settings.max_active_games:
             raise Refused(
-                f"You are playing {active} games, the most allowed; finish one first.", code="limit"
+                f"You are playing {active} games, the most allowed; finish one first.",
+                code=Code.LIMIT,
             )
 
     async def _guild_settings(self, conn: AsyncConnection, guild_id: int) -> GuildSettings:
@@ -1486,9 +1496,9 @@ def _require_active(row: Any) -> None:
         return
     if row.status == "open":
         raise Refused(
-            "This game has not started yet: it is waiting for players.", code="not_started"
+            "This game has not started yet: it is waiting for players.", code=Code.NOT_STARTED
         )
-    raise Refused(f"This game is {_status_words(row.status)}.", code="game_over")
+    raise Refused(f"This game is {_status_words(row.status)}.", code=Code.GAME_OVER)
 
 
 def _status_words(status: str) -> str:
@@ -1511,7 +1521,7 @@ def _whole(value: object) -> bool:
 def _check_ids(*ids: int) -> None:
     for value in ids:
         if not _whole(value) or not 0 <= value <= MAX_ID:
-            raise Refused("That id is not one I know.", code="bad_id")
+            raise Refused("That id is not one I know.", code=Code.BAD_ID)
 
 
 def _options_text(options: Mapping[str, Any]) -> str:
@@ -1550,7 +1560,7 @@ def _time_zone(name: str) -> str:
     except (ZoneInfoNotFoundError, ValueError):
         raise Refused(
             f"I don't know the time zone {shown(name)}; try one like Europe/Paris.",
-            code="bad_setting",
+            code=Code.BAD_SETTING,
         ) from None
     return canonical
 
@@ -1568,7 +1578,7 @@ def _quiet_hours(text: str) -> tuple[int | None, int | None]:
     match hours:
         case [int(start), int(end)] if start != end and start < 24 and end < 24:
             return start, end
-    raise Refused("Quiet hours are two local hours like 22-7, or off.", code="bad_setting")
+    raise Refused("Quiet hours are two local hours like 22-7, or off.", code=Code.BAD_SETTING)
 
 
 @cache
