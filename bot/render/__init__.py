@@ -33,9 +33,9 @@ RENDERERS: dict[str, BoardRenderer] = {
 #: GIF timing: a slow game replays briskly, and the end stays on screen.
 GIF_FRAME_MS = 600
 GIF_LAST_FRAME_MS = 4000
-#: A longer game's GIF shows this many evenly spaced positions (2.4 minutes to
-#: watch), so drawing it takes seconds, not a minute (a 2,880-ply game).
-GIF_MOST_FRAMES = 240
+#: A longer game's GIF shows this many evenly spaced positions (72 s to watch),
+#: so drawing any game's takes under 2 s, not a minute (a 2,880-ply game).
+GIF_MOST_FRAMES = 120
 
 
 def render_image(
