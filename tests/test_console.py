@@ -93,6 +93,7 @@ async def test_refusals_and_nonsense_never_stop_the_console(
         "\x00\x01 control",
         "games @",
         "settings tz=Mars/Olympus",
+        "challenge hex @bob days=three",
         "leaderboard",
         "as",
         "quit",
@@ -104,6 +105,7 @@ async def test_refusals_and_nonsense_never_stop_the_console(
     assert "Something went wrong" not in transcript
     assert "There is no game called “chess”" in transcript
     assert "I can't read that line" in transcript
+    assert "Days per move is a whole number or none, not “three”." in transcript
     assert "No games for" not in transcript.splitlines()[-1]
 
 
@@ -180,7 +182,7 @@ async def test_settings_ignore_case_and_refuse_unknown_names(
     said = await transcript_of(
         service, tmp_path, ["settings reminders=DM tz=europe/paris", "settings colour=blue"]
     )
-    assert said[1].startswith("player: reminders dm, time zone Europe/Paris,"), said
+    assert said[1].startswith("player · Reminders: dm · time zone Europe/Paris ·"), said
     assert said[2] == (
         "There is no setting 'colour'; "
         "the settings are quiet_hours, reminders, time_zone, vacation."
@@ -197,7 +199,7 @@ async def test_counts_help_and_empty_names(service: GameService, tmp_path: Path)
     assert sum(1 for line in said if line.split()[:1] == ["quit"]) == 1, said
     assert "Name the player after @, as in @bob." in said
     assert not any(line.startswith("Hex #1 is") for line in said[:3])
-    assert any(" 1 game, 0 wins, " in line for line in said), said
+    assert any(line.startswith("Hex: rating ") and "· 0/1 won ·" in line for line in said), said
 
 
 async def test_resign_asks_first(service: GameService, tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ import engine
 from bot.discordbot import PaperboardBot, invite_url
 from bot.discordbot.client import PERMISSIONS
 from bot.discordbot.text import status_text
+from bot.discordbot.views import CHALLENGE_ACTIONS, ChallengeButton
 from bot.service import GameService, GameSummary, Place, Player, Refused, Result, SeatTaken
 from bot.settings import Settings
 from bot.store import Database
@@ -354,6 +355,23 @@ def test_the_invite_link_asks_for_exactly_the_needed_permissions() -> None:
     assert "client_id=123456789012345678" in url
     assert f"permissions={PERMISSIONS.value}" in url and "applications.commands" in url
     assert PERMISSIONS.create_public_threads and not PERMISSIONS.administrator
+
+
+def test_challenge_buttons_dispatch_through_their_table() -> None:
+    """Each action's button carries its label and calls its use case; the custom_id
+    template accepts exactly the table's actions (so a new row needs no other edit)."""
+    calls = {
+        "accept": GameService.accept,
+        "decline": GameService.decline,
+        "join": GameService.join,
+        "cancel": GameService.cancel,
+    }
+    assert {action: row.use_case for action, row in CHALLENGE_ACTIONS.items()} == calls
+    for action, row in CHALLENGE_ACTIONS.items():
+        button = ChallengeButton(action, 42)
+        assert button.item.label == row.label and button.custom_id == f"pb:c:{action}:42"
+        assert button.template.fullmatch(button.custom_id)
+    assert not ChallengeButton("join", 42).template.fullmatch("pb:c:state:42")
 
 
 async def test_the_bot_survives_429_500_and_a_dropped_gateway(world: World) -> None:

@@ -479,3 +479,18 @@ def test_the_rules_of_an_unknown_game_are_refused() -> None:
     with pytest.raises(Refused) as caught:
         rules_card("chess")
     assert caught.value.code == "unknown_game" and "“chess”" in str(caught.value)
+
+
+async def test_move_hints_are_the_movers_legal_moves_starting_like_the_typed(
+    service: GameService,
+) -> None:
+    game = await start(service, "hotwire")
+    mover, waiting = player_at(game, game.to_move or 0), player_at(game, 1 - (game.to_move or 0))
+    legal = (await service.state(game.id, GUILD)).legal_moves()
+    hints = await service.move_hints(game.id, GUILD, mover.id, "A1 B", limit=1000)
+    assert hints == [m for m in legal if m.startswith("a1-b")] and hints
+    assert await service.move_hints(game.id, GUILD, mover.id, "", limit=25) == legal[:25]
+    assert await service.move_hints(game.id, GUILD, mover.id, "z9") == []
+    assert await service.move_hints(game.id, GUILD, waiting.id, "a") == []  # not their turn
+    with pytest.raises(Refused):
+        await service.move_hints(game.id, GUILD + 1, mover.id, "a")  # another server's game

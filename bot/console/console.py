@@ -32,7 +32,10 @@ from bot.service import (
     UndoAnswered,
     away_note,
     describe,
+    parse_days,
+    rating_line,
     rules_card,
+    settings_line,
     shown,
 )
 
@@ -157,7 +160,6 @@ class Console:
         options = {
             k.replace("-", "_"): v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE
         }
-        days = settings.get("days", "default")
         result = await self.service.challenge(
             Place(GUILD, CHANNEL),
             self.me,
@@ -165,11 +167,7 @@ class Console:
             opponents=opponents,
             open_seats=_int(settings.get("open", "0"), "open"),
             options=options,
-            days_per_move="default"
-            if days == "default"
-            else None
-            if days == "none"
-            else _int(days, "days"),
+            days_per_move=parse_days(settings.get("days"), unset="default"),
             first=settings.get("first", "random"),
             rated=_bool(settings["rated"]) if "rated" in settings else None,
         )
@@ -296,12 +294,7 @@ class Console:
         if not lines:
             self.say(f"{whose.name} has no rated games yet.")
         for line in lines:
-            title = engine.GAMES[line.game].title
-            self.say(
-                f"{title}: rating {line.rating:.1f} ({line.mu:.1f} ± {line.sigma:.1f}), "
-                f"{_count(line.games, 'game')}, {_count(line.wins, 'win')}, "
-                f"streak {line.streak:+d}"
-            )
+            self.say(rating_line(line))
 
     async def leaderboard(self, words: list[str], _: str) -> None:
         if not words:
@@ -330,16 +323,7 @@ class Console:
             quiet_hours=values.get("quiet_hours"),
             vacation=_bool(vacation) if vacation is not None else None,
         )
-        quiet = (
-            f"{settings.quiet_hours[0]}-{settings.quiet_hours[1]}"
-            if settings.quiet_hours
-            else "off"
-        )
-        away = "on vacation" if settings.on_vacation_since else "not on vacation"
-        self.say(
-            f"{self.me.name}: reminders {settings.reminders}, time zone {settings.time_zone}, "
-            f"quiet hours {quiet}, {away}, {settings.vacation_days_left:.1f} vacation days left."
-        )
+        self.say(f"{self.me.name} · {settings_line(settings, _when)}")
 
     async def act_as(self, words: list[str], _: str) -> None:
         if not words:
@@ -432,11 +416,6 @@ class Console:
 
 def _when(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%d %b %H:%M UTC")
-
-
-def _count(number: int, noun: str) -> str:
-    """ "1 game", "2 games"."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _pair(word: str) -> tuple[str, str]:

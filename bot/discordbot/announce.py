@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.discordbot.errors import fit, reply
+from bot.discordbot.errors import fit
 from bot.discordbot.text import MENTIONS, board_file, lines, status_text
-from bot.discordbot.views import challenge_view, guild_of, undo_view
+from bot.discordbot.views import challenge_view, undo_view
 from bot.service import (
     ChallengeClosed,
     ChallengeIssued,
@@ -32,7 +32,6 @@ from bot.service import (
     GameStarted,
     GameSummary,
     MovePlayed,
-    Refused,
     Reminder,
     Result,
     SeatTaken,
@@ -265,15 +264,6 @@ class Announcer:
             log.warning("could not post in channel %s", getattr(channel, "id", "?"), exc_info=True)
             return None
         return message
-
-    async def latest_board(self, interaction: discord.Interaction, game_id: int, note: str) -> None:
-        """A stale button: say so, and show the board as it is now, to the presser only."""
-        try:
-            board = await self.service.board(game_id, guild_of(interaction))
-        except Refused as refusal:
-            await reply(interaction, str(refusal))
-            return
-        await reply(interaction, note, file=board_file(board.game, board.png))
 
 
 def _nonce(result: Result, where: str) -> str | None:

@@ -78,7 +78,7 @@ class PaperboardBot(commands.AutoShardedBot):
             self.announcer.on_deadline = self.scheduler.poke
 
     async def setup_hook(self) -> None:
-        await self.add_cog(GamesCog(self))
+        await self.add_cog(GamesCog(self.service, self.announcer))
         self.add_dynamic_items(ChallengeButton, ResignButton, UndoButton)
         if self.scheduler is not None:
             await self.scheduler.start()  # catches up at once on what fell due while down

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -15,20 +15,31 @@ from discord.ext import commands
 
 import engine
 from bot.commands import BY_NAME
-from bot.discordbot.announce import CANNOT_READ
+from bot.discordbot.announce import CANNOT_READ, Announcer
+from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
-from bot.discordbot.views import as_player, asker, challenge_view, guild_of, resign_view
-from bot.service import Code, GameSummary, MovePlayed, Place, Refused, Result, rules_card, shown
-
-if TYPE_CHECKING:
-    from bot.discordbot.client import PaperboardBot
+from bot.discordbot.views import challenge_view, resign_view
+from bot.service import (
+    Code,
+    GameService,
+    GameSummary,
+    MovePlayed,
+    Place,
+    Refused,
+    Result,
+    parse_days,
+    rating_line,
+    rules_card,
+    settings_line,
+    shown,
+)
 
 log = logging.getLogger("paperboard.discord")
 
 GAME_CHOICES = [Choice(name=info.title, value=name) for name, info in engine.GAMES.items()]
 DAYS_CHOICES = [
-    Choice(name=days if days == "none" else f"{days} days", value=days)
+    Choice(name=days if parse_days(days, unset="default") is None else f"{days} days", value=days)
     for days in next(p for p in BY_NAME["challenge"].params if p.name == "days_per_move").choices
 ]
 STATUS_CHOICES = [
@@ -52,10 +63,9 @@ def described(name: str) -> Any:
 
 
 class GamesCog(commands.Cog):
-    def __init__(self, bot: PaperboardBot) -> None:
-        self.bot = bot
-        self.service = bot.service
-        self.announcer = bot.announcer
+    def __init__(self, service: GameService, announcer: Announcer) -> None:
+        self.service = service
+        self.announcer = announcer
         self.warned_threads: set[int] = set()
 
     async def cog_app_command_error(
@@ -116,11 +126,7 @@ class GamesCog(commands.Cog):
             opponents=[as_player(user) for user in named],
             open_seats=open_seats,
             options=settings,
-            days_per_move="default"
-            if days_per_move is None
-            else None
-            if days_per_move == "none"
-            else int(days_per_move),
+            days_per_move=parse_days(days_per_move, unset="default"),
             first=first,
             rated=rated,
         )
@@ -179,13 +185,12 @@ class GamesCog(commands.Cog):
         try:
             game_id = interaction.namespace.game
             summary = await self.game_meant(interaction, game_id, my_turn=True)
-            state = await self.service.state(summary.id, summary.guild_id)
+            hints = await self.service.move_hints(
+                summary.id, summary.guild_id, interaction.user.id, current, limit=MAX_CHOICES
+            )
         except Refused:
             return []
-        typed = " ".join(current.lower().replace("-", " ").split())
-        legal = state.legal_moves() if summary.player_to_move == interaction.user.id else []
-        matching = [m for m in legal if m.replace("-", " ").startswith(typed)]
-        return [Choice(name=m, value=m) for m in matching[:MAX_CHOICES]]
+        return [Choice(name=move, value=move) for move in hints]
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -344,14 +349,9 @@ class GamesCog(commands.Cog):
         if not found:
             await reply(interaction, f"{mention(whose.id)} has no rated games here yet.")
             return
-        rows = [
-            f"{engine.GAMES[r.game].title}: {r.rating:.1f} (μ {r.mu:.1f} ± {r.sigma:.1f}) · "
-            f"{r.wins}/{r.games} won · streak {r.streak:+d}"
-            for r in found
-        ]
         await reply(
             interaction,
-            f"{mention(whose.id)}\n" + "\n".join(rows),
+            f"{mention(whose.id)}\n" + "\n".join(rating_line(r) for r in found),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -389,19 +389,7 @@ class GamesCog(commands.Cog):
             quiet_hours=quiet_hours,
             vacation=vacation,
         )
-        quiet = (
-            f"{found.quiet_hours[0]}:00-{found.quiet_hours[1]}:00" if found.quiet_hours else "off"
-        )
-        away = (
-            f"on vacation since {when(found.on_vacation_since)}"
-            if found.on_vacation_since
-            else "not on vacation"
-        )
-        await reply(
-            interaction,
-            f"Reminders: {found.reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
-            f"{away} · {found.vacation_days_left:.1f} vacation days left this year.",
-        )
+        await reply(interaction, settings_line(found, when))
 
     @described("config")
     @app_commands.default_permissions(manage_guild=True)
@@ -420,11 +408,7 @@ class GamesCog(commands.Cog):
         found = await self.service.guild_settings(
             guild_of(interaction),
             channels=_channel_ids(channels),
-            days_per_move="keep"
-            if days_per_move is None
-            else None
-            if days_per_move == "none"
-            else int(days_per_move),
+            days_per_move=parse_days(days_per_move, unset="keep"),
             rated=rated,
         )
         where = ", ".join(f"<#{c}>" for c in found.channels) or "every channel"

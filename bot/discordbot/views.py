@@ -6,56 +6,57 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 import discord
 
+from bot.discordbot.context import asker, context_of, guild_of
 from bot.discordbot.errors import fit, reply, report_error
-from bot.discordbot.text import MENTIONS, lines, status_text
-from bot.service import Code, GameSummary, Player, Refused, Result
+from bot.discordbot.text import MENTIONS, board_file, lines, status_text
+from bot.service import (
+    Code,
+    GameService,
+    GameSummary,
+    Player,
+    Refused,
+    Result,
+    UndoAnswered,
+)
 
-if TYPE_CHECKING:
-    from bot.discordbot.client import PaperboardBot
 
-CHALLENGE_LABELS = {
-    "accept": ("Accept", discord.ButtonStyle.success),
-    "decline": ("Decline", discord.ButtonStyle.danger),
-    "join": ("Join", discord.ButtonStyle.primary),
-    "cancel": ("Cancel", discord.ButtonStyle.secondary),
+@dataclass(frozen=True, slots=True)
+class ChallengeAction:
+    """What a challenge button shows and the use case it calls."""
+
+    label: str
+    style: discord.ButtonStyle
+    use_case: Callable[[GameService, int, int, Player], Awaitable[Result]]
+
+
+#: The challenge buttons, by the action word in their custom_id.
+CHALLENGE_ACTIONS: Mapping[str, ChallengeAction] = {
+    "accept": ChallengeAction("Accept", discord.ButtonStyle.success, GameService.accept),
+    "decline": ChallengeAction("Decline", discord.ButtonStyle.danger, GameService.decline),
+    "join": ChallengeAction("Join", discord.ButtonStyle.primary, GameService.join),
+    "cancel": ChallengeAction("Cancel", discord.ButtonStyle.secondary, GameService.cancel),
 }
-
-
-def as_player(user: discord.abc.User) -> Player:
-    return Player(user.id, user.display_name)
-
-
-def asker(interaction: discord.Interaction) -> Player:
-    """The person who pressed or typed."""
-    return as_player(interaction.user)
-
-
-def guild_of(interaction: discord.Interaction) -> int:
-    """The server a command or button is used in. Every game lives in a server; in a
-    direct message there is none (and guild 0 is the console's pretend server)."""
-    if interaction.guild_id is None:
-        raise Refused("Use this in the server where the game is.", code=Code.DM)
-    return interaction.guild_id
-
-
-def paperboard(interaction: discord.Interaction) -> PaperboardBot:
-    return interaction.client  # type: ignore[return-value]
 
 
 class ChallengeButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"pb:c:(?P<action>accept|decline|join|cancel):(?P<game>\d{1,19})",
+    template=rf"pb:c:(?P<action>{'|'.join(CHALLENGE_ACTIONS)}):(?P<game>\d{{1,19}})",
 ):
     def __init__(self, action: str, game_id: int) -> None:
-        label, style = CHALLENGE_LABELS[action]
+        self.action = CHALLENGE_ACTIONS[action]
         super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"pb:c:{action}:{game_id}")
+            discord.ui.Button(
+                label=self.action.label,
+                style=self.action.style,
+                custom_id=f"pb:c:{action}:{game_id}",
+            )
         )
-        self.action, self.game_id = action, game_id
+        self.game_id = game_id
 
     @classmethod
     async def from_custom_id(
@@ -64,10 +65,11 @@ class ChallengeButton(
         return cls(match["action"], int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        bot = paperboard(interaction)
+        bot = context_of(interaction)
         try:
-            use_case = getattr(bot.service, self.action)
-            result = await use_case(self.game_id, guild_of(interaction), asker(interaction))
+            result = await self.action.use_case(
+                bot.service, self.game_id, guild_of(interaction), asker(interaction)
+            )
         except Refused as refusal:
             await _refuse(interaction, self.game_id, refusal)
             return
@@ -126,7 +128,7 @@ class UndoButton(
     }
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        bot = paperboard(interaction)
+        bot = context_of(interaction)
         result = await self.answered(
             interaction,
             lambda: bot.service.answer_undo(
@@ -140,7 +142,7 @@ class UndoButton(
         if result is None:
             return
         settled = any(
-            getattr(e, "done", False) or not getattr(e, "accepted", True) for e in result.events
+            isinstance(e, UndoAnswered) and (e.done or not e.accepted) for e in result.events
         )
         asked = interaction.message.content if interaction.message else ""
         await interaction.response.edit_message(
@@ -169,7 +171,7 @@ class ResignButton(
                 content=f"You did not resign game #{self.game_id}.", view=None
             )
             return
-        bot = paperboard(interaction)
+        bot = context_of(interaction)
         guild_id = interaction.guild_id or 0
 
         async def resign() -> Result:
@@ -189,11 +191,19 @@ class ResignButton(
 
 async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:
     if refusal.code in (Code.STALE, Code.NO_UNDO, Code.NOT_OPEN, Code.EXPIRED, Code.GAME_OVER):
-        await paperboard(interaction).announcer.latest_board(
-            interaction, game_id, f"This game has moved on: {refusal}"
-        )
+        await latest_board(interaction, game_id, f"This game has moved on: {refusal}")
     else:
         await reply(interaction, str(refusal))
+
+
+async def latest_board(interaction: discord.Interaction, game_id: int, note: str) -> None:
+    """A stale button: say so, and show the board as it is now, to the presser only."""
+    try:
+        board = await context_of(interaction).service.board(game_id, guild_of(interaction))
+    except Refused as refusal:
+        await reply(interaction, str(refusal))
+        return
+    await reply(interaction, note, file=board_file(board.game, board.png))
 
 
 def challenge_view(game: GameSummary) -> discord.ui.View | None:

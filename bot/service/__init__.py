@@ -1,6 +1,13 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
-from bot.service.messages import away_note, describe, rules_card
+from bot.service.messages import (
+    away_note,
+    describe,
+    parse_days,
+    rating_line,
+    rules_card,
+    settings_line,
+)
 from bot.service.models import (
     Board,
     ChallengeClosed,
@@ -58,6 +65,9 @@ __all__ = [
     "UndoRequested",
     "away_note",
     "describe",
+    "parse_days",
+    "rating_line",
     "rules_card",
+    "settings_line",
     "shown",
 ]

@@ -18,6 +18,8 @@ from bot.service.models import (
     GameStarted,
     GameSummary,
     MovePlayed,
+    PlayerSettings,
+    RatingLine,
     Refused,
     Reminder,
     SeatTaken,
@@ -29,6 +31,7 @@ from bot.service.models import (
 from engine import Code
 
 Mention = Callable[[int], str]
+NO_CLOCK = "none"  # the days-per-move word for no clock
 When = Callable[[datetime], str]
 
 REASONS = {
@@ -196,3 +199,45 @@ def rules_card(name: str) -> str:
         lines.append(f"  {option.name}: {option.allowed} (default {default})")
     lines += ["", info.credit]
     return "\n".join(lines)
+
+
+def rating_line(line: RatingLine) -> str:
+    """A player's standing in one game: "Hex: rating 12.3 (μ 25.0 ± 4.1) · 3/5 won · streak +2"."""
+    return (
+        f"{engine.GAMES[line.game].title}: rating {line.rating:.1f} "
+        f"(μ {line.mu:.1f} ± {line.sigma:.1f}) · {line.wins}/{line.games} won · "
+        f"streak {line.streak:+d}"
+    )
+
+
+def settings_line(found: PlayerSettings, when: When) -> str:
+    """A player's settings, as /settings and the console's `settings` answer."""
+    quiet = f"{found.quiet_hours[0]}:00-{found.quiet_hours[1]}:00" if found.quiet_hours else "off"
+    away = (
+        f"on vacation since {when(found.on_vacation_since)}"
+        if found.on_vacation_since
+        else "not on vacation"
+    )
+    return (
+        f"Reminders: {found.reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
+        f"{away} · {found.vacation_days_left:.1f} vacation days left this year."
+    )
+
+
+def parse_days(text: str | None, *, unset: str) -> int | str | None:
+    """Days per move as typed or chosen: a whole number, "none" (no clock), or `unset`
+    (the service's word for "not given": "default" for a challenge, "keep" for a server's
+    setting) when nothing was given. The service checks the number is one it offers."""
+    if text is None:
+        return unset
+    word = text.strip().lower()
+    if word == NO_CLOCK:
+        return None
+    if word == unset:
+        return unset
+    if not word.isdecimal() or len(word) > 4:
+        raise Refused(
+            f"Days per move is a whole number or {NO_CLOCK}, not {engine.core.shown(text)}.",
+            code=Code.BAD_SETTING,
+        )
+    return int(word)

@@ -1440,6 +1440,18 @@ class GameService:
         """Delete the outbox rows delivered more than a day ago; returns how many."""
         return await outbox.cleanup(self)
 
+    async def move_hints(
+        self, game_id: int, guild_id: int, player_id: int, prefix: str, *, limit: int = 25
+    ) -> list[str]:
+        """Legal moves starting like `prefix` (case, dashes and spaces aside), for
+        autocomplete; none when it is not `player_id`'s turn."""
+        summary, state = await self._position(game_id, guild_id, None)
+        if summary.player_to_move != player_id:
+            return []
+        typed = " ".join(prefix.lower().replace("-", " ").split())
+        legal = [move for move in state.legal_moves() if move.replace("-", " ").startswith(typed)]
+        return legal[: max(0, limit)]
+
 
 async def replay(name: str, options: Mapping[str, Any], moves: Sequence[str]) -> GameState:
     """`engine.replay` in slices of about REPLAY_SLICE_SECONDS with a short pause between

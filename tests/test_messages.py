@@ -1,0 +1,51 @@
+"""The sentences both adapters share: a rating, a player's settings, days per move."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.service import Code, PlayerSettings, RatingLine, Refused
+from bot.service.messages import parse_days, rating_line, settings_line
+
+
+def test_a_rating_line_names_the_game_and_the_standing() -> None:
+    line = RatingLine(7, "ann", "hex", 12.25, 25.0, 4.125, 5, 3, -2, 3)
+    assert rating_line(line) == "Hex: rating 12.2 (μ 25.0 ± 4.1) · 3/5 won · streak -2"
+
+
+def test_a_settings_line_says_every_setting() -> None:
+    since = datetime(2026, 3, 1, 9, tzinfo=UTC)
+    away = PlayerSettings(7, "dm", "Europe/Paris", (22, 7), 9.5, since)
+    assert settings_line(away, lambda moment: f"{moment:%d %b}") == (
+        "Reminders: dm · time zone Europe/Paris · quiet hours 22:00-7:00 · "
+        "on vacation since 01 Mar · 9.5 vacation days left this year."
+    )
+    home = PlayerSettings(7, "off", "UTC", None, 14.0, None)
+    assert "quiet hours off · not on vacation · 14.0 vacation" in settings_line(home, str)
+
+
+@pytest.mark.parametrize(
+    ("typed", "unset", "days"),
+    [
+        (None, "default", "default"),
+        (None, "keep", "keep"),
+        ("default", "default", "default"),
+        ("none", "keep", None),
+        (" None ", "default", None),
+        ("3", "default", 3),
+        ("14", "keep", 14),
+    ],
+)
+def test_parse_days_reads_a_number_none_or_nothing(
+    typed: str | None, unset: str, days: int | str | None
+) -> None:
+    assert parse_days(typed, unset=unset) == days
+
+
+@pytest.mark.parametrize("typed", ["three", "-1", "2.5", "", "99999999999999", "keep"])
+def test_parse_days_refuses_anything_else(typed: str) -> None:
+    with pytest.raises(Refused) as refused:
+        parse_days(typed, unset="default")
+    assert refused.value.code == Code.BAD_SETTING
