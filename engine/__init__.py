@@ -14,6 +14,8 @@ Pure Python, standard library only, no I/O.
 from engine import hex, hotwire, intersections, livewire, shortcircuit
 from engine.core import (
     GAMES,
+    NOT_A_MOVE,
+    BadOptions,
     Code,
     End,
     GameInfo,
@@ -29,6 +31,8 @@ from engine.core import (
 
 __all__ = [
     "GAMES",
+    "NOT_A_MOVE",
+    "BadOptions",
     "Code",
     "End",
     "GameInfo",

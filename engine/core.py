@@ -28,11 +28,11 @@ class Code(enum.StrEnum):
     refusals. Adapters and tests compare against these, never against prose."""
 
     AFTER_PIECE = "after_piece"
-    ALONG_LINE = "along_line"
     ALREADY_SEATED = "already_seated"
     AMBIGUOUS_GAME = "ambiguous_game"
     BACKWARD = "backward"
     BAD_ID = "bad_id"
+    BAD_LINE = "bad_line"
     BAD_OPTION = "bad_option"
     BAD_PLY = "bad_ply"
     BAD_RECORD = "bad_record"
@@ -60,16 +60,13 @@ class Code(enum.StrEnum):
     LIMIT = "limit"
     NOTHING_TO_UNDO = "nothing_to_undo"
     NOT_ADMIN = "not_admin"
-    NOT_ALIGNED = "not_aligned"
     NOT_CHALLENGER = "not_challenger"
     NOT_FINISHED = "not_finished"
     NOT_INVITED = "not_invited"
     NOT_OPEN = "not_open"
     NOT_SEATED = "not_seated"
     NOT_STARTED = "not_started"
-    NOT_VECTOR = "not_vector"
-    NOT_YOUR_COLOUR = "not_your_colour"
-    NOT_YOUR_DOT = "not_your_dot"
+    NOT_YOURS = "not_yours"
     NOT_YOUR_TURN = "not_your_turn"
     NO_CAPACITOR = "no_capacitor"
     NO_CONNECTOR = "no_connector"
@@ -88,14 +85,12 @@ class Code(enum.StrEnum):
     OVER_AT_START = "over_at_start"
     OWN_BASE = "own_base"
     OWN_UNDO = "own_undo"
-    PASS = "pass"
     PASSES_OVER = "passes_over"
     PLAYER_COUNT = "player_count"
     POP_NOT_LINKED = "pop_not_linked"
     REMATCH_OFFERED = "rematch_offered"
     SAME_COLOUR = "same_colour"
-    SAME_DOT = "same_dot"
-    SAME_PIN = "same_pin"
+    SAME_POINT = "same_point"
     SELF_CHALLENGE = "self_challenge"
     SETUP = "setup"
     STALE = "stale"
@@ -105,7 +100,6 @@ class Code(enum.StrEnum):
     THROUGH_LINE = "through_line"
     TOO_LATE = "too_late"
     TOO_LONG = "too_long"
-    TWO_PINS = "two_pins"
     UNDO_PENDING = "undo_pending"
     UNKNOWN_GAME = "unknown_game"
     UNRATED = "unrated"
@@ -114,12 +108,28 @@ class Code(enum.StrEnum):
     WRONG_KIND = "wrong_kind"
 
 
+#: Refusals of text that is no move at all in any game: blank, too long, unreadable, or
+#: "pass" (no game takes a typed pass; the engine makes forced passes). An adapter that
+#: reads moves from free chat stays silent on these, and answers every other refusal.
+NOT_A_MOVE = frozenset({Code.EMPTY, Code.NO_PASS, Code.SYNTAX, Code.TOO_LONG})
+
+
 class IllegalMove(ValueError):
     """A refused move. `str(exc)` is the sentence shown to the player verbatim."""
 
     def __init__(self, sentence: str, *, code: Code = Code.ILLEGAL) -> None:
         super().__init__(sentence)
         self.code = code  # tests assert on this, not on prose
+
+
+class BadOptions(ValueError):
+    """A game that cannot be started as asked: an unknown game, a player count or an
+    option the game does not allow. `new` raises only this, its text the sentence shown
+    to the player; an option's parser raises it with the part after the option's name."""
+
+    def __init__(self, sentence: str, *, code: Code = Code.BAD_OPTION) -> None:
+        super().__init__(sentence)
+        self.code = code
 
 
 class End(enum.StrEnum):
@@ -157,7 +167,7 @@ class Option:
     """One game option: its default and how a typed value becomes a canonical one.
 
     `parse` takes what a player types (or a value already canonical) and
-    returns the canonical JSON scalar, or raises ValueError naming the
+    returns the canonical JSON scalar, or raises BadOptions naming the
     constraint and what is allowed. A default of None means "derived from
     the other options" (the state fills it in).
     """
@@ -441,8 +451,9 @@ def state_class(name: str) -> type[GameState]:
     try:
         return _STATES[name]
     except KeyError:
-        raise ValueError(
-            f"There is no game called {shown(name)}; the games are {', '.join(_STATES)}."
+        raise BadOptions(
+            f"There is no game called {shown(name)}; the games are {', '.join(_STATES)}.",
+            code=Code.UNKNOWN_GAME,
         ) from None
 
 
@@ -451,9 +462,10 @@ def new(name: str, /, players: object = None, **options: object) -> GameState:
 
     `players` is the number of seats (or a sequence of names, one per seat);
     by default the game's minimum. Options are a closed vocabulary: an unknown
-    key, a value of the wrong type or out of range raises ValueError (and
-    nothing else), naming the constraint and what is allowed. An option given
-    as None takes its default.
+    key, a value of the wrong type or out of range raises BadOptions (and
+    nothing else), naming the constraint and what is allowed; so do an unknown
+    game and a player count out of range. An option given as None takes its
+    default.
     """
     cls = state_class(name)
     info = cls.info
@@ -462,7 +474,7 @@ def new(name: str, /, players: object = None, **options: object) -> GameState:
     unknown = sorted(set(options) - set(info.options))
     if unknown:
         known = ", ".join(info.options) or "none"
-        raise ValueError(
+        raise BadOptions(
             f"{info.title} has no option {shown(unknown[0])}; its options are: {known}."
         )
     for key, option in info.options.items():
@@ -473,8 +485,8 @@ def new(name: str, /, players: object = None, **options: object) -> GameState:
             continue  # derived by the state from the others
         try:
             canonical[key] = option.parse(_typed(raw))
-        except ValueError as exc:
-            raise ValueError(f"{info.title} option {key}: {exc}") from None
+        except BadOptions as exc:
+            raise BadOptions(f"{info.title} option {key}: {exc}", code=exc.code) from None
     return cls(canonical)
 
 
@@ -528,7 +540,7 @@ def _typed(raw: object) -> object:
     """An option value as a player could give it: text, on/off, or a whole number."""
     if isinstance(raw, str | bool) or (isinstance(raw, int) and abs(raw) < 10**18):
         return raw
-    raise ValueError(f"give a word or a whole number, not {shown(raw)}.")
+    raise BadOptions(f"give a word or a whole number, not {shown(raw)}.")
 
 
 def _player_count(info: GameInfo, players: object) -> int:
@@ -541,14 +553,18 @@ def _player_count(info: GameInfo, players: object) -> int:
     else:
         count = None
     if count is None:
-        raise ValueError("players must be a number of seats or a list of names.")
+        raise BadOptions(
+            "The players must be a number of seats or a list of names.", code=Code.PLAYER_COUNT
+        )
     if not info.min_players <= count <= info.max_players:
         if info.min_players == info.max_players:
             allowed = f"exactly {info.min_players}"
         else:
             allowed = f"{info.min_players} to {info.max_players}"
         many = count if abs(count) < 1000 else "that many"
-        raise ValueError(f"{info.title} is played by {allowed} players, not {many}.")
+        raise BadOptions(
+            f"{info.title} is played by {allowed} players, not {many}.", code=Code.PLAYER_COUNT
+        )
     return count
 
 
@@ -561,7 +577,7 @@ def int_option(low: int, high: int) -> Callable[[object], OptionValue]:
     def parse(raw: object) -> OptionValue:
         value = whole_number(raw)
         if value is None or not low <= value <= high:
-            raise ValueError(f"must be a whole number from {low} to {high}, not {shown(raw)}.")
+            raise BadOptions(f"must be a whole number from {low} to {high}, not {shown(raw)}.")
         return value
 
     return parse
@@ -576,7 +592,7 @@ def bool_option(raw: object) -> OptionValue:
         return True
     if text in {"off", "no", "false", "0"}:
         return False
-    raise ValueError(f"must be on or off, not {shown(raw)}.")
+    raise BadOptions(f"must be on or off, not {shown(raw)}.")
 
 
 def dims_option(
@@ -593,11 +609,11 @@ def dims_option(
         elif len(parts) == 2 and numbers[0] is not None and numbers[1] is not None:
             width, height = numbers[0], numbers[1]
         else:
-            raise ValueError(f"must look like 7x7, not {shown(raw)}.")
+            raise BadOptions(f"must look like 7x7, not {shown(raw)}.")
         if square and width != height:
-            raise ValueError(f"the board is square: give one number, not {shown(raw)}.")
+            raise BadOptions(f"the board is square: give one number, not {shown(raw)}.")
         if not (low[0] <= width <= high[0] and low[1] <= height <= high[1]):
-            raise ValueError(
+            raise BadOptions(
                 f"must be from {low[0]}x{low[1]} to {high[0]}x{high[1]}, not {width}x{height}."
             )
         return width if square else f"{width}x{height}"

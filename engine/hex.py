@@ -7,7 +7,7 @@ board always holds exactly one such chain, so there are no draws. With swap,
 the second player may take over the opening stone instead of placing.
 Disthex (Ryoji Ishii and Cameron Browne, 2017) adds one rule: you may not place
 next to your opponent's most recent stone; with no legal cell you pass.
-Rules: shared/rules/hex.md.
+Rules: docs/RULES.md, "Hex and Disthex".
 
 Seats are people and stones are colours: a swap exchanges the colours of the
 seats (`colour_of`), so the opening stone, still Black, now belongs to seat 1.
@@ -223,7 +223,7 @@ class HexState(GameState):
         if text == "pass":
             raise IllegalMove(
                 "You never type pass: when no cell is left to you, the pass is made for you.",
-                code=Code.PASS,
+                code=Code.NO_PASS,
             )
         cell = self._parse_cell(text)
         label = self._board.labels[cell]

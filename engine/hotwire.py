@@ -27,6 +27,7 @@ from math import gcd
 from typing import Self
 
 from engine.core import (
+    BadOptions,
     Code,
     End,
     GameInfo,
@@ -104,30 +105,30 @@ INFO = GameInfo(
 def length_set(raw: object) -> frozenset[int] | None:
     """The allowed lengths of a typed or canonical lengths option; None means any length.
 
-    Raises ValueError naming what is wrong and what is allowed.
+    Raises BadOptions naming what is wrong and what is allowed.
     """
     if isinstance(raw, bool):
-        raise ValueError(f"give {_LENGTHS_ALLOWED}, not {shown(raw)}.")
+        raise BadOptions(f"give {_LENGTHS_ALLOWED}, not {shown(raw)}.")
     text = re.sub(r"\s*[-–]\s*", "-", str(raw).strip().lower())
     if text == "any":
         return None
     words = [word for word in re.split(r"[,\s]+", text) if word]
     if not words:
-        raise ValueError(f"give at least one length: {_LENGTHS_ALLOWED}.")
+        raise BadOptions(f"give at least one length: {_LENGTHS_ALLOWED}.")
     lengths: set[int] = set()
     for word in words:
         if re.fullmatch(r"-\d+", word):
-            raise ValueError(f"{shown(word)} is negative; give {_LENGTHS_ALLOWED}.")
+            raise BadOptions(f"{shown(word)} is negative; give {_LENGTHS_ALLOWED}.")
         match = re.fullmatch(r"(\d{1,6})(?:-(\d{1,6}))?", word)
         if match is None:
-            raise ValueError(f"{shown(word)} is not a length or a range; give {_LENGTHS_ALLOWED}.")
+            raise BadOptions(f"{shown(word)} is not a length or a range; give {_LENGTHS_ALLOWED}.")
         low, high = int(match[1]), int(match[2] or match[1])
         if low > high:
-            raise ValueError(f"the range {word} runs backwards; write {high}-{low}.")
+            raise BadOptions(f"the range {word} runs backwards; write {high}-{low}.")
         if low < 1:
-            raise ValueError(f"a wire is at least 1 long, not {low}; give {_LENGTHS_ALLOWED}.")
+            raise BadOptions(f"a wire is at least 1 long, not {low}; give {_LENGTHS_ALLOWED}.")
         if high > LONGEST:
-            raise ValueError(f"no wire is {high} long; give {_LENGTHS_ALLOWED}.")
+            raise BadOptions(f"no wire is {high} long; give {_LENGTHS_ALLOWED}.")
         lengths.update(range(low, high + 1))
     return frozenset(lengths)
 
@@ -196,7 +197,7 @@ class HotWireState(GameState):
         lengths = str(self.options["lengths"])
         count = wire_count(width, height, length_set(lengths))
         if count > MOST_WIRES:
-            raise ValueError(
+            raise BadOptions(
                 f"Hot Wire allows at most {MOST_WIRES:,} possible wires, and a "
                 f"{width}x{height} board with lengths {lengths} has {count:,}: "
                 f"{_smaller_choices(width, height)}."
@@ -322,7 +323,7 @@ class HotWireState(GameState):
             named = "one pin" if len(pins) == 1 else f"{len(pins)} pins"
             raise IllegalMove(
                 f"A wire joins two pins, like d5-g3; {shown(text)} names {named}.",
-                code=Code.TWO_PINS,
+                code=Code.SYNTAX,
             )
         p, q = sorted(pins)
         table = self._table
@@ -334,7 +335,7 @@ class HotWireState(GameState):
                 )
         if p == q:
             raise IllegalMove(
-                f"A wire needs two different pins, not {label(p)} twice.", code=Code.SAME_PIN
+                f"A wire needs two different pins, not {label(p)} twice.", code=Code.SAME_POINT
             )
         return p, q
 

@@ -24,6 +24,7 @@ from typing import Self
 
 from engine import notation
 from engine.core import (
+    BadOptions,
     Code,
     End,
     GameInfo,
@@ -253,6 +254,11 @@ class IntersectionsState(GameState):
 
     def _parse(self, text: str) -> int:
         """The candidate index of the typed segment; refuses what is not one."""
+        if text == "pass":
+            raise IllegalMove(
+                "There is no passing in Making Intersections: draw a segment, like b2-b5.",
+                code=Code.NO_PASS,
+            )
         try:
             dots = notation.points(text)
         except IllegalMove:
@@ -274,13 +280,13 @@ class IntersectionsState(GameState):
         if first == second:
             raise IllegalMove(
                 f"A segment joins two different dots, not {notation.label(first)} to itself.",
-                code=Code.SAME_DOT,
+                code=Code.SAME_POINT,
             )
         index = self._array.by_ends.get((first, second))
         if index is None:
             raise IllegalMove(
                 f"{segment_text(first, second)} is not along a row or a column.",
-                code=Code.NOT_ALIGNED,
+                code=Code.BAD_LINE,
             )
         return index
 
@@ -482,7 +488,7 @@ def _segments_per_round(size: int, players: int, requested: int | None) -> int:
     limit = (size - 1) ** 2 + 3
     largest = (limit - 1) // players * players
     if largest == 0:
-        raise ValueError(
+        raise BadOptions(
             f"A {size}x{size} array is too small for {players} players: the segments of a "
             f"round must be a multiple of {players} and fewer than {limit}. Play with at "
             f"most {limit - 1} players or on a {size + 1}x{size + 1} array or larger."
@@ -490,12 +496,12 @@ def _segments_per_round(size: int, players: int, requested: int | None) -> int:
     if requested is None:
         return min(2 * size, limit - 1) // players * players
     if requested >= limit:
-        raise ValueError(
-            f"segments must be fewer than (size - 1)² + 3 = {limit} on a {size}x{size} "
+        raise BadOptions(
+            f"Segments must be fewer than (size - 1)² + 3 = {limit} on a {size}x{size} "
             f"array: at most {largest} for {players} players, not {requested}."
         )
     if requested % players:
-        raise ValueError(_multiple_wanted("segments", requested, players, largest))
+        raise BadOptions(_multiple_wanted("segments", requested, players, largest))
     return requested
 
 
@@ -504,7 +510,7 @@ def _rounds(players: int, requested: int | None) -> int:
         return players
     if requested % players:
         largest = MAX_ROUNDS // players * players
-        raise ValueError(_multiple_wanted("rounds", requested, players, largest))
+        raise BadOptions(_multiple_wanted("rounds", requested, players, largest))
     return requested
 
 
@@ -513,7 +519,8 @@ def _multiple_wanted(name: str, requested: int, players: int, largest: int) -> s
     lower = requested // players * players
     nearest = [str(value) for value in (lower, lower + players) if players <= value <= largest]
     return (
-        f"{name} must be a multiple of {players} players: {' or '.join(nearest)}, not {requested}."
+        f"{name.capitalize()} must be a multiple of {players} players: "
+        f"{' or '.join(nearest)}, not {requested}."
     )
 
 

@@ -6,8 +6,8 @@ up, down or forward, or a diagonal forward-up or forward-down. Passing through
 a live dot kills it, landing on a live dot kills it and the new dot, and a
 dead dot takes all its descendants with it. Lines never go through lines. The
 first player to land on an opponent's base wins. The source's illustrations
-are lost, so the geometry follows the reconstruction in
-shared/rules/livewire.md, whose Decisions this module honours one by one.
+are lost, so the geometry follows the reconstruction in docs/RULES.md
+("Livewire"), whose Decisions this module honours one by one.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import NamedTuple, Self
 
 from engine import notation
 from engine.core import (
+    BadOptions,
     Code,
     End,
     GameInfo,
@@ -45,14 +46,14 @@ def _parse_lengths(raw: object) -> OptionValue:
     """The straight and branch lengths, typed "2,1" or "2 1"; canonical "2,1"."""
     match = re.fullmatch(r"\s*(-?[0-9]{1,3})\s*[,\s]\s*(-?[0-9]{1,3})\s*", str(raw))
     if match is None:
-        raise ValueError(f"must be the straight and branch lengths like 2,1, not {shown(raw)}.")
+        raise BadOptions(f"must be the straight and branch lengths like 2,1, not {shown(raw)}.")
     straight, branch = int(match[1]), int(match[2])
     if not (1 <= straight <= MAX_LENGTH and 1 <= branch <= MAX_LENGTH):
-        raise ValueError(
+        raise BadOptions(
             f"each length must be a whole number from 1 to {MAX_LENGTH}, not {straight},{branch}."
         )
     if straight == branch:
-        raise ValueError(
+        raise BadOptions(
             f"the straight and branch lengths must differ (a branch is not a straight "
             f"line), not {straight},{branch}."
         )
@@ -278,7 +279,7 @@ class LivewireState(GameState):
         if text == "pass":
             raise IllegalMove(
                 "You cannot pass: passes are automatic when you have no legal move.",
-                code=Code.PASS,
+                code=Code.NO_PASS,
             )
         words = text.split(" ")
         kind_word = _KIND_WORDS.get(words[-1]) if len(words) > 1 else None
@@ -314,7 +315,7 @@ class LivewireState(GameState):
                 f"{move_text} is not a move: a straight line goes {board.straight} and a "
                 f"branch {board.branch} up, down or forward, and a diagonal 1 forward "
                 f"and 1 up or down.",
-                code=Code.NOT_VECTOR,
+                code=Code.BAD_LINE,
             )
         kind = MOVE_KINDS[move]
         if kind_word is not None and kind_word != kind:
@@ -344,7 +345,7 @@ class LivewireState(GameState):
             if here:
                 owner = self.info.seat_name(self._dot_owner[here[0]])
                 raise IllegalMove(
-                    f"{labels[source]} is {owner}'s dot, not yours.", code=Code.NOT_YOUR_DOT
+                    f"{labels[source]} is {owner}'s dot, not yours.", code=Code.NOT_YOURS
                 )
             raise IllegalMove(f"There is no dot at {labels[source]}.", code=Code.NO_DOT)
         dot = mine[0]
@@ -364,7 +365,7 @@ class LivewireState(GameState):
         sentences = {
             Code.LANDS_ON_LINE: f"{move_text} lands on the line {line_text} at {label}.",
             Code.THROUGH_LINE: f"{move_text} goes through the line {line_text} at {label}.",
-            Code.ALONG_LINE: f"{move_text} runs along the line {line_text}.",
+            Code.OVERLAP: f"{move_text} runs along the line {line_text}.",
             Code.CROSSING: f"{move_text} crosses the diagonal {line_text}.",
             Code.LANDS_ON_DEAD: f"{move_text} lands on the dead dot {label}.",
             Code.OWN_BASE: f"{move_text} lands on your own base {label}.",
@@ -410,7 +411,7 @@ class LivewireState(GameState):
         segment_line = self._segment_line
         for segment in segments:
             if segment in segment_line:
-                return Code.ALONG_LINE, target, segment_line[segment]
+                return Code.OVERLAP, target, segment_line[segment]
         if crossing >= 0 and crossing in segment_line:
             return Code.CROSSING, target, segment_line[crossing]
         dot = self._dot_at[target]

@@ -1,7 +1,7 @@
 """Short Circuit ("Graph Coloring and Cycles"): close a loop of your own connectors.
 
 Source: the rules page "Short Circuit; or Graph Coloring and Cycles" (author
-not named); the project's reading is /work/shared/rules/shortcircuit.md.
+not named); the project's reading is docs/RULES.md, "Short Circuit".
 Two players share a hex-hex board. Each owns connectors of two colours and
 places them so that a new connector touches one of their own of the other
 colour and none of the same colour. Neutral capacitors, placed next to your
@@ -26,6 +26,7 @@ from functools import cache
 from typing import Self
 
 from engine.core import (
+    BadOptions,
     Code,
     End,
     GameInfo,
@@ -54,7 +55,7 @@ def _capacitors_option(raw: object) -> OptionValue:
         return UNLIMITED
     value = whole_number(raw)
     if value is None or not 0 <= value <= _MAX_CAPACITORS:
-        raise ValueError(
+        raise BadOptions(
             f"must be a whole number from 0 to {_MAX_CAPACITORS} or unlimited, not {shown(raw)}."
         )
     return value
@@ -229,7 +230,7 @@ class ShortCircuitState(GameState):
         if head == PASS:
             raise IllegalMove(
                 "You cannot pass: a pass happens by itself, only when no turn is possible.",
-                code=Code.PASS,
+                code=Code.NO_PASS,
             )
         if head == "pop":
             return self._check_pop(*self._pop_cells(rest))
@@ -269,7 +270,7 @@ class ShortCircuitState(GameState):
         if colour >> 1 != mover:
             raise IllegalMove(
                 f"{COLOURS[colour].capitalize()} is {_player(colour >> 1)}'s colour.",
-                code=Code.NOT_YOUR_COLOUR,
+                code=Code.NOT_YOURS,
             )
         holder = self._connector_at(cell)
         if holder is not None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine import End, GameState, IllegalMove
+from engine import Code, End, GameState, IllegalMove
 
 #: (game, options) pairs: defaults plus small, odd and extreme settings.
 OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
@@ -64,7 +64,7 @@ def assert_valid_end(state: GameState) -> None:
         assert len(outcome.scores) == state.players
     with pytest.raises(IllegalMove) as refused:
         state.play(state.moves[-1] if state.moves else "a1")
-    assert refused.value.code == "game_over"
+    assert refused.value.code == Code.GAME_OVER
 
 
 def same_position(a: GameState, b: GameState) -> None:

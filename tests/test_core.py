@@ -7,7 +7,7 @@ import json
 import pytest
 
 import engine
-from engine import notation
+from engine import BadOptions, Code, notation
 from engine.core import IllegalMove, bool_option, clean_text, dims_option, int_option
 
 SIX_GAMES = {"hotwire", "hex", "disthex", "shortcircuit", "livewire", "intersections"}
@@ -33,18 +33,18 @@ def test_registering_a_duplicate_name_raises() -> None:
 
 
 def test_unknown_game_and_option_are_refused_with_what_exists() -> None:
-    with pytest.raises(ValueError, match="hotwire"):
+    with pytest.raises(BadOptions, match="hotwire"):
         engine.new("chess")
-    with pytest.raises(ValueError, match=r"no option “colour”.*size"):
+    with pytest.raises(BadOptions, match=r"no option “colour”.*size"):
         engine.new("hex", colour="red")
 
 
 @pytest.mark.parametrize("name", sorted(SIX_GAMES))
 def test_player_counts_outside_the_range_are_refused(name: str) -> None:
     info = engine.GAMES[name]
-    with pytest.raises(ValueError, match="played by"):
+    with pytest.raises(BadOptions, match="played by"):
         engine.new(name, players=info.max_players + 1)
-    with pytest.raises(ValueError, match="played by"):
+    with pytest.raises(BadOptions, match="played by"):
         engine.new(name, players=1)
     assert engine.new(name, players=["ann", "bob"]).players == 2
 
@@ -74,7 +74,7 @@ def test_separators_are_space_hyphen_or_nothing(text: str) -> None:
 def test_unreadable_coordinates_are_refused(text: str) -> None:
     with pytest.raises(IllegalMove) as refused:
         notation.points(text)
-    assert refused.value.code == "syntax"
+    assert refused.value.code == Code.SYNTAX
 
 
 def test_natural_sort_puts_a2_before_a10() -> None:
@@ -91,14 +91,14 @@ def test_clean_text_lowercases_and_refuses_empty_long_and_non_text() -> None:
 
 def test_option_parsers_say_what_is_allowed() -> None:
     assert int_option(2, 19)("7") == 7
-    with pytest.raises(ValueError, match="from 2 to 19"):
+    with pytest.raises(BadOptions, match="from 2 to 19"):
         int_option(2, 19)("20")
     assert bool_option("ON") is True and bool_option("no") is False
-    with pytest.raises(ValueError, match="on or off"):
+    with pytest.raises(BadOptions, match="on or off"):
         bool_option("maybe")
     size = dims_option((2, 2), (26, 26))
     assert size("7X5") == "7x5" and size("6") == "6x6" and size(" 7 × 7 ") == "7x7"
-    with pytest.raises(ValueError, match="from 2x2 to 26x26"):
+    with pytest.raises(BadOptions, match="from 2x2 to 26x26"):
         size("1x9")
-    with pytest.raises(ValueError, match="square"):
+    with pytest.raises(BadOptions, match="square"):
         dims_option((3, 3), (12, 12), square=True)("4x5")

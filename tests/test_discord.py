@@ -9,6 +9,7 @@ import contextlib
 import io
 import os
 import random
+import re
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -28,6 +29,7 @@ from bot.discordbot.views import CHALLENGE_ACTIONS, ChallengeButton
 from bot.service import GameService, GameSummary, Place, Player, Refused, Result, SeatTaken
 from bot.settings import Settings
 from bot.store import Database
+from engine import Code
 from tests.conftest import Clock
 from tests.fakediscord import Channel, FakeDiscord, Guild, Message, User, run_bot
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
@@ -226,6 +228,42 @@ async def test_refusals_are_ephemeral_and_change_nothing(world: World) -> None:
         await world.fake.say(mover, thread, "a1 a3")  # reads as a move: refused in the thread
         await world.fake.wait_for(lambda: len(thread.messages) >= before + 3, what="the refusal")
         assert thread.messages[-1].content == "a1-a3 passes over pin a2."
+        assert (await world.game(game.id)).ply == 0
+
+
+#: Chat in a game's thread, none of it a move in any game (no game takes a typed pass).
+THREAD_CHAT = ("hello there", "gg", "pass", "lol 123")
+
+
+@pytest.mark.parametrize("name", sorted(engine.GAMES))
+async def test_chat_in_a_thread_is_ignored_and_a_real_move_answered_in_every_game(
+    world: World, name: str
+) -> None:
+    """The same in every game: chat, a typed pass included, gets no answer; a real
+    move that is illegal (here: off the board) gets its refusal sentence."""
+    opponents = PLAYERS[1 : engine.GAMES[name].min_players]
+    async with world.running():
+        game = await start(world, name, opponents, **OPTIONS[name])
+        state = await world.service.state(game.id, world.guild.id)
+        move = next(m for m in state.legal_moves() if re.search(r"\d", m))
+        off_board = re.sub(r"\d+", "999", move)
+        with pytest.raises(engine.IllegalMove) as refused:
+            state.play(off_board)
+        thread, mover = world.thread(game), world.user_of(game, state.to_move or 0)
+        before = len(thread.messages)
+
+        def answers() -> list[str]:
+            return [m.content for m in thread.messages[before:] if m.author.bot]
+
+        async def refused_again(answered: int) -> None:
+            await world.fake.say(mover, thread, off_board)
+            await world.fake.wait_for(lambda: len(answers()) > answered, what="the refusal")
+
+        for answered, chat in enumerate(THREAD_CHAT):
+            await world.fake.say(mover, thread, chat)
+            await refused_again(answered)  # answered after the chat: the chat was handled
+        await refused_again(len(THREAD_CHAT))  # and no late answer to the last chat
+        assert answers() == [str(refused.value)] * (len(THREAD_CHAT) + 1)
         assert (await world.game(game.id)).ply == 0
 
 
@@ -557,7 +595,7 @@ async def test_every_answer_fits_in_a_discord_message(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def long_refusal(*args: Any, **kwargs: Any) -> None:
-        raise Refused("é" * 5000, code="test")
+        raise Refused("é" * 5000, code=Code.USAGE)
 
     monkeypatch.setattr(world.service, "games", long_refusal)
     async with world.running():

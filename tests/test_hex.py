@@ -1,4 +1,4 @@
-"""Hex and Disthex: every rule, Decision and fact of shared/rules/hex.md."""
+"""Hex and Disthex: every rule, Decision and fact of docs/RULES.md, "Hex and Disthex"."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from engine import BadOptions, Code
 from engine.core import End, GameState, IllegalMove
 from engine.hex import DisthexState, HexState, HexView
 from engine.notation import label, point, sort_key
 
-# The six neighbours of (c, r), as the rules file lists them.
+# The six neighbours of (c, r), as docs/RULES.md lists them.
 DIRECTIONS = ((0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1))
 
 
@@ -116,17 +117,17 @@ def test_swap_typed(typed: object, expected: bool) -> None:
     ],
 )
 def test_size_refused(typed: object, words: str) -> None:
-    with pytest.raises(ValueError, match="size") as caught:
+    with pytest.raises(BadOptions, match="size") as caught:
         engine.new("hex", size=typed)
     assert words in str(caught.value)
 
 
 def test_swap_and_players_refused() -> None:
-    with pytest.raises(ValueError, match="on or off"):
+    with pytest.raises(BadOptions, match="on or off"):
         engine.new("hex", swap="maybe")
-    with pytest.raises(ValueError, match="exactly 2"):
+    with pytest.raises(BadOptions, match="exactly 2"):
         engine.new("hex", players=3)
-    with pytest.raises(ValueError, match="no option"):
+    with pytest.raises(BadOptions, match="no option"):
         engine.new("hex", pie=True)
 
 
@@ -194,7 +195,7 @@ def test_black_moves_first_and_turns_alternate() -> None:
 )
 def test_unreadable_refused(typed: str) -> None:
     exc = refused(game("hex", size=7), typed)
-    assert exc.code == "syntax"
+    assert exc.code == Code.SYNTAX
 
 
 @pytest.mark.parametrize("typed", ["", "   ", "d4" * 200])
@@ -207,7 +208,7 @@ def test_empty_or_long_refused(typed: str) -> None:
 )
 def test_off_board_refused(typed: str, cell: str) -> None:
     exc = refused(game("hex", size=7), typed)
-    assert exc.code == "off_board"
+    assert exc.code == Code.OFF_BOARD
     assert str(exc) == f"There is no cell {cell} on a 7x7 board."
 
 
@@ -219,14 +220,14 @@ def test_leading_zero_is_another_spelling() -> None:
 def test_occupied_refused(name: str) -> None:
     state = game(name, "d4 a1", size=7)
     exc = refused(state, "d4")
-    assert exc.code == "occupied"
+    assert exc.code == Code.OCCUPIED
     assert str(exc) == "d4 is already taken."
 
 
 @pytest.mark.parametrize("name", ["hex", "disthex"])
 def test_pass_is_never_typed(name: str) -> None:
     exc = refused(game(name, "d4", size=7), "pass")
-    assert exc.code == "pass"
+    assert exc.code == Code.NO_PASS
     assert "pass" in str(exc)
     assert "pass" not in game(name, "d4", size=7).legal_moves()
 
@@ -236,7 +237,7 @@ def test_game_over_refuses_everything() -> None:
     assert state.outcome is not None
     assert state.to_move is None
     assert state.legal_moves() == []
-    assert refused(state, "b2").code == "game_over"
+    assert refused(state, "b2").code == Code.GAME_OVER
 
 
 # -- swap -------------------------------------------------------------------------
@@ -273,7 +274,7 @@ def test_swapper_wins_as_black() -> None:
 
 def test_swap_refused_with_swap_off() -> None:
     exc = refused(game("hex", "d4", size=7, swap=False), "swap")
-    assert exc.code == "no_swap"
+    assert exc.code == Code.NO_SWAP
     assert "without the swap rule" in str(exc)
     assert "swap" not in game("disthex", "d4").legal_moves()
 
@@ -282,14 +283,14 @@ def test_swap_refused_with_swap_off() -> None:
 def test_swap_only_as_the_second_players_first_move(moves: str) -> None:
     state = game("hex", moves, size=7)
     exc = refused(state, "swap")
-    assert exc.code == "no_swap"
+    assert exc.code == Code.NO_SWAP
     assert "second player's first move" in str(exc)
     assert "swap" not in state.legal_moves()
 
 
 def test_the_swapped_stone_is_occupied() -> None:
     exc = refused(game("hex", "d4 swap", size=7), "d4")
-    assert exc.code == "occupied"
+    assert exc.code == Code.OCCUPIED
 
 
 # -- Disthex ------------------------------------------------------------------------
@@ -303,7 +304,7 @@ def test_disthex_first_move_is_unrestricted() -> None:
 def test_disthex_forbids_the_cells_next_to_the_opponents_last_stone() -> None:
     state = game("disthex", "a1 d5", size=7)
     exc = refused(state, "d4")
-    assert exc.code == "forbidden"
+    assert exc.code == Code.FORBIDDEN
     assert str(exc) == "d4 is next to White's last stone at d5; Disthex forbids it."
     forbidden = neighbours("d5", 7)
     assert set(state.legal_moves()) == {
@@ -370,7 +371,7 @@ def test_disthex_swapped_stone_counts_as_the_swappers_last_stone() -> None:
     state = game("disthex", "d4 swap", size=7, swap=True)
     assert state.to_move == 0
     exc = refused(state, "c4")
-    assert exc.code == "forbidden"
+    assert exc.code == Code.FORBIDDEN
     assert str(exc) == "c4 is next to Black's last stone at d4; Disthex forbids it."
     assert set(view(state).forbidden) == {point(c) for c in neighbours("d4", 7)}
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import engine
 from bot.service import GameService, Place, Player, Refused
-from engine import IllegalMove
+from engine import BadOptions, Code, IllegalMove
 
 NAMES = sorted(engine.GAMES)
 LONGEST_SENTENCE = 300
@@ -52,7 +52,7 @@ def test_any_options_start_a_game_or_are_refused_in_a_sentence(name: str, data: 
     options = data.draw(st.dictionaries(keys(name), VALUES, max_size=4))
     try:
         state = engine.new(name, **options)
-    except ValueError as refused:  # IllegalMove is one
+    except BadOptions as refused:
         assert_sentence(refused)
     else:
         assert engine.replay(name, state.options, []) == state
@@ -78,7 +78,7 @@ def test_any_move_text_is_played_or_refused_in_a_sentence(name: str, text: str) 
 
 
 def test_a_long_option_value_is_quoted_as_an_excerpt() -> None:
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(BadOptions) as refused:
         engine.new("hex", size="9" * 5000)
     assert_sentence(refused.value)
     assert "99999…" in str(refused.value)
@@ -136,7 +136,7 @@ async def test_the_challenge_settings_refuse_wrong_types(service: GameService) -
 async def test_quiet_hours_refuse_what_is_not_two_hours(service: GameService, typed: str) -> None:
     with pytest.raises(Refused) as refused:
         await service.player_settings(Player(1, "ann"), quiet_hours=typed)
-    assert refused.value.code == "bad_setting"
+    assert refused.value.code == Code.BAD_SETTING
 
 
 async def test_quiet_hours_read_any_decimal_digits(service: GameService) -> None:

@@ -1,4 +1,4 @@
-"""Hot Wire: every rule, Decision and fact of shared/rules/hotwire.md."""
+"""Hot Wire: every rule, Decision and fact of docs/RULES.md, "Hot Wire"."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from engine import BadOptions, Code
 from engine.core import End, IllegalMove
 from engine.hotwire import INFO, HotWireState, HotWireView, WireGroup, length_set, wire_text
 from engine.notation import Point, label, point, sort_key
 
-# -- independent brute force: the rules file read literally ---------------------------
+# -- independent brute force: docs/RULES.md read literally ---------------------------
 
 
 def turn(a: Point, b: Point, c: Point) -> int:
@@ -125,7 +126,7 @@ def play(state: HotWireState, *moves: str) -> HotWireState:
     return state
 
 
-def refused(state: HotWireState, text: str, code: str, *named: str) -> IllegalMove:
+def refused(state: HotWireState, text: str, code: Code, *named: str) -> IllegalMove:
     """Assert `text` is refused with `code`, naming every element, and changes nothing."""
     before = (state.moves, state.legal_moves(), state.view(), state.outcome)
     with pytest.raises(IllegalMove) as caught:
@@ -174,7 +175,7 @@ def test_size_option(typed: str, canonical: str) -> None:
 
 @pytest.mark.parametrize("typed", ["1x9", "27x27", "7x1", "axb", "", "7x7x7"])
 def test_size_option_refused(typed: str) -> None:
-    with pytest.raises(ValueError, match="size") as caught:
+    with pytest.raises(BadOptions, match="size") as caught:
         new(size=typed)
     assert not isinstance(caught.value, IllegalMove)
 
@@ -224,7 +225,7 @@ def test_lengths_option(typed: object, canonical: str) -> None:
     ],
 )
 def test_lengths_option_refused(typed: object, reason: str) -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(BadOptions) as caught:
         new(lengths=typed)
     message = str(caught.value)
     assert message.startswith("Hot Wire option lengths:")
@@ -234,7 +235,7 @@ def test_lengths_option_refused(typed: object, reason: str) -> None:
 
 
 def test_unknown_option_refused() -> None:
-    with pytest.raises(ValueError, match="size, lengths"):
+    with pytest.raises(BadOptions, match="size, lengths"):
         new(colour="red")
 
 
@@ -314,65 +315,65 @@ def test_mirror_images_are_legal() -> None:
 def test_a1_c2_legal_a1_a3_and_a1_c3_pass_over_a_pin() -> None:
     state = new()
     assert state.play("a1 c2").moves == ("a1-c2",)
-    refused(state, "a1 a3", "passes_over", "a1-a3 passes over pin a2.")
-    refused(state, "c3 a1", "passes_over", "a1-c3 passes over pin b2.")
-    refused(state, "a1 a4", "passes_over", "a1-a4 passes over pins a2 and a3.")
-    refused(state, "b2 e5", "passes_over", "b2-e5 passes over pins c3 and d4.")
-    refused(state, "a1 e3", "passes_over", "pin c2")
+    refused(state, "a1 a3", Code.PASSES_OVER, "a1-a3 passes over pin a2.")
+    refused(state, "c3 a1", Code.PASSES_OVER, "a1-c3 passes over pin b2.")
+    refused(state, "a1 a4", Code.PASSES_OVER, "a1-a4 passes over pins a2 and a3.")
+    refused(state, "b2 e5", Code.PASSES_OVER, "b2-e5 passes over pins c3 and d4.")
+    refused(state, "a1 e3", Code.PASSES_OVER, "pin c2")
 
 
 def test_passes_over_used_and_unused_pins_alike() -> None:
     state = new().play("a2 b1")
-    refused(state, "a1 a3", "passes_over", "pin a2")
-    refused(state, "b3 b5", "passes_over", "pin b4")
+    refused(state, "a1 a3", Code.PASSES_OVER, "pin a2")
+    refused(state, "b3 b5", Code.PASSES_OVER, "pin b4")
 
 
 def test_length_is_horizontal_plus_vertical_steps() -> None:
     odd = new(lengths="1,3,5")
-    refused(odd, "a1 e1", "length", "a1-e1 has length 4; the allowed lengths are 1,3,5.")
-    refused(odd, "a1 b2", "length", "a1-b2 has length 2")
+    refused(odd, "a1 e1", Code.LENGTH, "a1-e1 has length 4; the allowed lengths are 1,3,5.")
+    refused(odd, "a1 b2", Code.LENGTH, "a1-b2 has length 2")
     assert odd.play("a1 c2").moves == ("a1-c2",)
     assert odd.play("a1 d3").moves == ("a1-d3",)  # 3 + 2
     two = new(lengths="2")
-    refused(two, "a1 a2", "length", "a1-a2 has length 1; the allowed length is 2.")
-    refused(new(), "a1 g2", "length", "a1-g2 has length 7; the allowed lengths are 1-6.")
+    refused(two, "a1 a2", Code.LENGTH, "a1-a2 has length 1; the allowed length is 2.")
+    refused(new(), "a1 g2", Code.LENGTH, "a1-g2 has length 7; the allowed lengths are 1-6.")
     assert new(lengths="any").play("a1 g6").moves == ("a1-g6",)
-    refused(new(lengths="any"), "a1 g7", "passes_over", "a1-g7", "b2")
+    refused(new(lengths="any"), "a1 g7", Code.PASSES_OVER, "a1-g7", "b2")
 
 
 def test_one_wire_per_pin() -> None:
     state = new().play("c3 e4")
-    refused(state, "c3 d3", "occupied", "Pin c3 already has a wire (c3-e4).")
-    refused(state, "e4 f6", "occupied", "Pin e4 already has a wire (c3-e4).")
-    refused(state, "e4 c3", "occupied", "Pin c3 already has a wire (c3-e4).")
+    refused(state, "c3 d3", Code.OCCUPIED, "Pin c3 already has a wire (c3-e4).")
+    refused(state, "e4 f6", Code.OCCUPIED, "Pin e4 already has a wire (c3-e4).")
+    refused(state, "e4 c3", Code.OCCUPIED, "Pin c3 already has a wire (c3-e4).")
     assert "c3" not in " ".join(state.legal_moves()).replace("-", " ").split()
 
 
 def test_crossing_x_diagonals_of_a_square() -> None:
     state = new().play("a1 b2")
-    refused(state, "a2 b1", "crossing", "a2-b1 crosses the wire a1-b2.")
-    refused(state.play("a2 b3"), "a3 b2", "occupied", "Pin b2")
+    refused(state, "a2 b1", Code.CROSSING, "a2-b1 crosses the wire a1-b2.")
+    refused(state.play("a2 b3"), "a3 b2", Code.OCCUPIED, "Pin b2")
     assert state.play("b1 c2").moves == ("a1-b2", "b1-c2")  # parallel neighbour
 
 
 def test_longer_crossings() -> None:
     state = new().play("e4 f6")
-    refused(state, "d5 g3", "crossing", "d5-g3 crosses the wire e4-f6.")
+    refused(state, "d5 g3", Code.CROSSING, "d5-g3 crosses the wire e4-f6.")
     state = new().play("a1 f2")
-    refused(state, "c2 d1", "crossing", "c2-d1 crosses the wire a1-f2.")
+    refused(state, "c2 d1", Code.CROSSING, "c2-d1 crosses the wire a1-f2.")
     state = new().play("a1 c2")
-    refused(state, "b1 b2", "crossing", "b1-b2 crosses the wire a1-c2.")
+    refused(state, "b1 b2", Code.CROSSING, "b1-b2 crosses the wire a1-c2.")
     assert state.play("b2 b3").moves == ("a1-c2", "b2-b3")
     # the crossed wire named is the first drawn one it crosses
     state = play(new(), "b1 b2", "c1 c2")
-    refused(state, "a2 d1", "crossing", "a2-d1 crosses the wire b1-b2.")
+    refused(state, "a2 d1", Code.CROSSING, "a2-d1 crosses the wire b1-b2.")
 
 
 def test_hidden_diagonal_slips_between_wires() -> None:
     """The source's example: d5-g3 still joins pins that look walled apart."""
     state = play(new(), "e3 e4", "f4 f5")
     assert state.play("d5 g3").moves[-1] == "d5-g3"
-    refused(state, "d4 f3", "crossing", "d4-f3 crosses the wire e3-e4.")
+    refused(state, "d4 f3", Code.CROSSING, "d4-f3 crosses the wire e3-e4.")
 
 
 def test_wires_only_ever_cross_or_share_a_pin() -> None:
@@ -391,42 +392,42 @@ def test_wires_only_ever_cross_or_share_a_pin() -> None:
 def test_refusals_priority() -> None:
     """board, same pin, used pin, length, passes over, crossing."""
     state = play(new(lengths="1,3,5"), "a1 a2", "c3 c4")
-    refused(state, "k9 k9", "off_board", "There is no pin k9 on a 7x7 board.")
-    refused(state, "a1 h1", "off_board", "There is no pin h1 on a 7x7 board.")
-    refused(state, "c3 c3", "same_pin", "c3")
-    refused(state, "a1 e1", "occupied", "Pin a1 already has a wire (a1-a2).")
-    refused(state, "c5 c1", "length", "c1-c5 has length 4")  # and passes over c3, c4
-    refused(state, "b1 b4", "passes_over", "b1-b4 passes over pins b2 and b3.")
+    refused(state, "k9 k9", Code.OFF_BOARD, "There is no pin k9 on a 7x7 board.")
+    refused(state, "a1 h1", Code.OFF_BOARD, "There is no pin h1 on a 7x7 board.")
+    refused(state, "c3 c3", Code.SAME_POINT, "c3")
+    refused(state, "a1 e1", Code.OCCUPIED, "Pin a1 already has a wire (a1-a2).")
+    refused(state, "c5 c1", Code.LENGTH, "c1-c5 has length 4")  # and passes over c3, c4
+    refused(state, "b1 b4", Code.PASSES_OVER, "b1-b4 passes over pins b2 and b3.")
     state = new().play("a2 c3")
-    refused(state, "b1 b3", "passes_over", "pin b2")  # and crosses a2-c3
+    refused(state, "b1 b3", Code.PASSES_OVER, "pin b2")  # and crosses a2-c3
 
 
 @pytest.mark.parametrize(
     ("typed", "code", "named"),
     [
-        ("hello", "syntax", "“hello”"),
-        ("a1-", "syntax", "“a1-”"),
-        ("a1", "two_pins", "one pin"),
-        ("a1 b2 c3", "two_pins", "3 pins"),
-        ("pass", "no_pass", "passing"),
-        ("a99999 a1", "syntax", "a99999"),
-        ("zzz1 a1", "off_board", "There is no pin zzz1 on a 7x7 board."),
-        ("a0 a1", "off_board", "There is no pin a0 on a 7x7 board."),
-        ("a1 a9999", "off_board", "a9999"),
-        ("é1 a1", "syntax", "é1"),
-        ("a1\x00b2", "syntax", "a1?b2"),
-        ("a1 b2!", "syntax", "b2!"),
+        ("hello", Code.SYNTAX, "“hello”"),
+        ("a1-", Code.SYNTAX, "“a1-”"),
+        ("a1", Code.SYNTAX, "one pin"),
+        ("a1 b2 c3", Code.SYNTAX, "3 pins"),
+        ("pass", Code.NO_PASS, "passing"),
+        ("a99999 a1", Code.SYNTAX, "a99999"),
+        ("zzz1 a1", Code.OFF_BOARD, "There is no pin zzz1 on a 7x7 board."),
+        ("a0 a1", Code.OFF_BOARD, "There is no pin a0 on a 7x7 board."),
+        ("a1 a9999", Code.OFF_BOARD, "a9999"),
+        ("é1 a1", Code.SYNTAX, "é1"),
+        ("a1\x00b2", Code.SYNTAX, "a1?b2"),
+        ("a1 b2!", Code.SYNTAX, "b2!"),
     ],
 )
-def test_unreadable_moves(typed: str, code: str, named: str) -> None:
+def test_unreadable_moves(typed: str, code: Code, named: str) -> None:
     refused(new(), typed, code, named)
 
 
 def test_rectangular_board() -> None:
     state = new(size="5x9")
     assert state.play("e9 d8").moves == ("d8-e9",)
-    refused(state, "f1 e1", "off_board", "There is no pin f1 on a 5x9 board.")
-    refused(state, "a10 a9", "off_board", "There is no pin a10 on a 5x9 board.")
+    refused(state, "f1 e1", Code.OFF_BOARD, "There is no pin f1 on a 5x9 board.")
+    refused(state, "a10 a9", Code.OFF_BOARD, "There is no pin a10 on a 5x9 board.")
     view = state.view()
     assert (view.width, view.height) == (5, 9)
 
@@ -474,7 +475,7 @@ def test_player_without_a_wire_wins() -> None:
     assert state.outcome.reason is End.LAST_WIRE
     assert state.outcome.path == ("b1-b2",)
     assert state.to_move is None and state.legal_moves() == []
-    refused(state, "a1 b1", "game_over", "over")
+    refused(state, "a1 b1", Code.GAME_OVER, "over")
 
 
 def test_crossing_can_end_the_game() -> None:

@@ -1,4 +1,4 @@
-"""Livewire (reconstructed): every rule and Decision of shared/rules/livewire.md.
+"""Livewire (reconstructed): every rule and Decision of docs/RULES.md, "Livewire".
 
 Most positions are on the smallest board, 17x14 squares: columns a..r, rows
 1..15, bases on rows 4, 7, 9 and 12 (Player 1 on column a, Player 2 on r).
@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from engine import BadOptions, Code
 from engine.core import End, GameState, IllegalMove
 from engine.livewire import Dot, Line, LivewireState, LivewireView, base_rows
 
@@ -42,7 +43,7 @@ def player1(*moves: str) -> LivewireState:
     return state
 
 
-def refused(state: GameState, move: str, code: str, *named: str) -> IllegalMove:
+def refused(state: GameState, move: str, code: Code, *named: str) -> IllegalMove:
     """Assert `move` is refused with `code`, naming `named`, and changes nothing."""
     before = (state.moves, state.view())
     with pytest.raises(IllegalMove) as caught:
@@ -125,7 +126,7 @@ def test_typed_options(typed: dict[str, str], canonical: dict[str, str]) -> None
     ],
 )
 def test_refused_options(options: dict[str, str], words: list[str]) -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(BadOptions) as caught:
         engine.new("livewire", **options)
     assert not isinstance(caught.value, IllegalMove)
     for word in words:
@@ -133,7 +134,7 @@ def test_refused_options(options: dict[str, str], words: list[str]) -> None:
 
 
 def test_two_players_only() -> None:
-    with pytest.raises(ValueError, match="exactly 2"):
+    with pytest.raises(BadOptions, match="exactly 2"):
         engine.new("livewire", players=3)
 
 
@@ -169,8 +170,8 @@ def test_small_board_and_labels() -> None:
     state = engine.new("livewire")
     # 42 squares wide: columns a..aq; 34 high: rows 1..35.
     assert "aq8-ao8" in state.play("a8-c8").legal_moves()
-    refused(state, "a8 a36", "off_board", "a36", "aq35")
-    refused(state, "ar8 ap8", "off_board", "ar8")
+    refused(state, "a8 a36", Code.OFF_BOARD, "a36", "aq35")
+    refused(state, "ar8 ap8", Code.OFF_BOARD, "ar8")
 
 
 def test_opening_moves() -> None:
@@ -199,15 +200,15 @@ def test_kind_words() -> None:
     assert game("a9 a10 branch").moves == ("a9-a10",)
     assert game("a9 b10 diagonal").moves == ("a9-b10",)
     state = game()
-    refused(state, "a9 a10 straight", "wrong_kind", "a9-a10", "branch", "straight line")
-    refused(state, "a9 b10 branch", "wrong_kind", "a9-b10", "diagonal")
+    refused(state, "a9 a10 straight", Code.WRONG_KIND, "a9-a10", "branch", "straight line")
+    refused(state, "a9 b10 branch", Code.WRONG_KIND, "a9-b10", "diagonal")
 
 
 @pytest.mark.parametrize(
     "typed", ["hello", "a9", "a9 c9 e9", "a9 c9 sideways", "branch", "a9-c9-branch", "a99999 a1"]
 )
 def test_syntax(typed: str) -> None:
-    refused(game(), typed, "syntax")
+    refused(game(), typed, Code.SYNTAX)
 
 
 @settings(max_examples=300, deadline=None)
@@ -223,35 +224,35 @@ def test_any_text_is_refused_or_played(text: str) -> None:
 
 
 def test_typed_pass_is_refused() -> None:
-    refused(game(), "pass", "pass", "automatic")
+    refused(game(), "pass", Code.NO_PASS, "automatic")
 
 
 def test_empty_and_long_input() -> None:
-    refused(game(), "", "empty")
-    refused(game(), "a" * 10_000, "too_long")
+    refused(game(), "", Code.EMPTY)
+    refused(game(), "a" * 10_000, Code.TOO_LONG)
 
 
 def test_off_board() -> None:
-    refused(game(), "zzz1 a1", "off_board", "zzz1")
-    refused(game(), "a4 a0", "off_board", "a0", "r15")
-    refused(game(), "a12 a16", "off_board", "a16")
-    refused(game(), "s4 q4", "off_board", "s4")
+    refused(game(), "zzz1 a1", Code.OFF_BOARD, "zzz1")
+    refused(game(), "a4 a0", Code.OFF_BOARD, "a0", "r15")
+    refused(game(), "a12 a16", Code.OFF_BOARD, "a16")
+    refused(game(), "s4 q4", Code.OFF_BOARD, "s4")
     state = game("a9-c9", "r9-p9")
-    refused(state, "c9 c9999", "off_board", "c9999")
+    refused(state, "c9 c9999", Code.OFF_BOARD, "c9999")
 
 
 # -- the source dot ---------------------------------------------------------------------------
 
 
 def test_no_dot_and_not_your_dot() -> None:
-    refused(game(), "c5 c7", "no_dot", "c5")
-    refused(game(), "r9 p9", "not_your_dot", "r9", "Player 2")
-    refused(game("a9-c9"), "c9 e9", "not_your_dot", "c9", "Player 1")
+    refused(game(), "c5 c7", Code.NO_DOT, "c5")
+    refused(game(), "r9 p9", Code.NOT_YOURS, "r9", "Player 2")
+    refused(game("a9-c9"), "c9 e9", Code.NOT_YOURS, "c9", "Player 1")
 
 
 def test_used_dot_and_reusable_base() -> None:
     state = player1("a9-c9", "c9-e9", "a9-a10", "a9-b8")  # the base a9 three times
-    refused(state, "c9 c10", "used_dot", "c9")
+    refused(state, "c9 c10", Code.USED_DOT, "c9")
     view = state.view()
     assert only_dot(view, (2, 8)).used and not only_dot(view, (4, 8)).used
     assert not only_dot(view, (0, 8)).used  # a base is never used up
@@ -259,8 +260,8 @@ def test_used_dot_and_reusable_base() -> None:
 
 
 def test_dead_dot_cannot_start_a_line() -> None:
-    refused(_own_dot_landing(), "c8 c9", "dead_dot", "c8")
-    refused(_own_dot_landing(), "c7 c9", "dead_dot", "c7")
+    refused(_own_dot_landing(), "c8 c9", Code.DEAD_DOT, "c8")
+    refused(_own_dot_landing(), "c7 c9", Code.DEAD_DOT, "c7")
 
 
 # -- move vectors ------------------------------------------------------------------------------
@@ -268,31 +269,31 @@ def test_dead_dot_cannot_start_a_line() -> None:
 
 def test_backward() -> None:
     state = game("a9-c9", "r9-q9")
-    refused(state, "c9 b9", "backward", "c9-b9", "right edge")
-    refused(state, "c9 a9", "backward", "c9-a9")
+    refused(state, "c9 b9", Code.BACKWARD, "c9-b9", "right edge")
+    refused(state, "c9 a9", Code.BACKWARD, "c9-a9")
     state = state.play("c9-e9")
-    refused(state, "q9 r10", "backward", "q9-r10", "left edge")
+    refused(state, "q9 r10", Code.BACKWARD, "q9-r10", "left edge")
 
 
 def test_not_a_move_vector() -> None:
-    error = refused(game(), "a9 d9", "not_vector", "a9-d9")
+    error = refused(game(), "a9 d9", Code.BAD_LINE, "a9-d9")
     assert "straight line goes 2" in str(error) and "branch 1" in str(error)
-    refused(game(), "a9 b11", "not_vector", "a9-b11")
-    refused(game(), "a9 a9", "not_vector", "a9-a9")
-    refused(game(), "a9 c11", "not_vector", "a9-c11")
+    refused(game(), "a9 b11", Code.BAD_LINE, "a9-b11")
+    refused(game(), "a9 a9", Code.BAD_LINE, "a9-a9")
+    refused(game(), "a9 c11", Code.BAD_LINE, "a9-c11")
 
 
 def test_player_2_moves_toward_the_left() -> None:
     state = game("a9-c9", "r9 q9", "c9-e9", "q9 p10")
     assert state.moves == ("a9-c9", "r9-q9", "c9-e9", "q9-p10")
     assert state.view().lines[-1] == Line((16, 8), (15, 9), 1, "diagonal")
-    refused(state.play("e9-g9"), "p10 q11", "backward", "p10-q11")
+    refused(state.play("e9-g9"), "p10 q11", Code.BACKWARD, "p10-q11")
 
 
 def test_diagonals_start_from_bases_branches_and_diagonals_only() -> None:
     state = game("a9-c9", "r9-p9")
-    refused(state, "c9 d10", "diagonal_from_straight", "c9")
-    refused(state, "c9 d8", "diagonal_from_straight", "c9")
+    refused(state, "c9 d10", Code.DIAGONAL_FROM_STRAIGHT, "c9")
+    refused(state, "c9 d8", Code.DIAGONAL_FROM_STRAIGHT, "c9")
     assert game("a9-b9", "r9-q9", "b9-c10").moves[-1] == "b9-c10"  # from a branch dot
     assert game("a9-b10", "r9-q10", "b10-c9").moves[-1] == "b10-c9"  # from a diagonal dot
     assert game("a9-b10").moves == ("a9-b10",)  # from a base
@@ -302,13 +303,13 @@ def test_diagonals_start_from_bases_branches_and_diagonals_only() -> None:
 def test_lengths_option() -> None:
     state = game(lengths="3,1")
     assert "a9-d9" in state.legal_moves() and "a9-c9" not in state.legal_moves()
-    refused(state, "a9 c9", "not_vector", "goes 3")
+    refused(state, "a9 c9", Code.BAD_LINE, "goes 3")
     swapped = game("a9-c9", "r9-q9", lengths="1,2")  # straight 1, branch 2
     assert only_dot(swapped.view(), (2, 8)).kind == "branch"
     assert "c9-d10" in swapped.legal_moves()
     swapped = game("a9-b9", "r9-p9", lengths="1,2")
     assert only_dot(swapped.view(), (1, 8)).kind == "straight"
-    refused(swapped, "b9 c10", "diagonal_from_straight", "b9")
+    refused(swapped, "b9 c10", Code.DIAGONAL_FROM_STRAIGHT, "b9")
 
 
 # -- rule 2: landing on a line; rule 3: going through a line -------------------------------
@@ -320,8 +321,8 @@ def _meeting() -> LivewireState:
 
 
 def test_lands_on_a_line() -> None:
-    refused(_meeting(), "i9 k9", "lands_on_line", "i9-k9", "l9-j9", "k9")
-    refused(player1("a9-a11"), "a11 a10", "lands_on_line", "a11-a10", "a9-a11", "a10")
+    refused(_meeting(), "i9 k9", Code.LANDS_ON_LINE, "i9-k9", "l9-j9", "k9")
+    refused(player1("a9-a11"), "a11 a10", Code.LANDS_ON_LINE, "a11-a10", "a9-a11", "a10")
 
 
 def _crossing_chains() -> LivewireState:
@@ -333,23 +334,23 @@ def _crossing_chains() -> LivewireState:
 
 
 def test_goes_through_a_line() -> None:
-    refused(_crossing_chains(), "k9 m9", "through_line", "k9-m9", "l8-l10", "l9")
+    refused(_crossing_chains(), "k9 m9", Code.THROUGH_LINE, "k9-m9", "l8-l10", "l9")
 
 
 def test_runs_along_a_line() -> None:
     # Sharing a stretch of line, even between two dots, goes through that line.
-    refused(player1("a9-a10"), "a9 a11", "along_line", "a9-a11", "a9-a10")
-    refused(player1("a9-b10"), "a9 b10", "along_line", "a9-b10")
-    refused(player1("a9-c9", "c9-c10"), "c10 c9", "along_line", "c10-c9", "c9-c10")
+    refused(player1("a9-a10"), "a9 a11", Code.OVERLAP, "a9-a11", "a9-a10")
+    refused(player1("a9-b10"), "a9 b10", Code.OVERLAP, "a9-b10")
+    refused(player1("a9-c9", "c9-c10"), "c10 c9", Code.OVERLAP, "c10-c9", "c9-c10")
 
 
 def test_two_diagonals_in_one_square_cross() -> None:
-    refused(player1("a4-b5", "a4-a5"), "a5 b4", "crossing", "a5-b4", "a4-b5")
+    refused(player1("a4-b5", "a4-a5"), "a5 b4", Code.CROSSING, "a5-b4", "a4-b5")
     state = game(
         *("a9-c9", "r9-p9", "c9-e9", "p9-n9", "e9-g9", "n9-l9", "g9-h9", "l9-k9"),
         *("h9-i10", "k9-j9", "a4-a3", "j9-i9", "a3-b2"),
     )
-    refused(state, "i9 h10", "crossing", "i9-h10", "h9-i10")
+    refused(state, "i9 h10", Code.CROSSING, "i9-h10", "h9-i10")
     assert "i9-h8" in state.legal_moves()  # the other square is free
 
 
@@ -371,23 +372,23 @@ def test_passing_through_a_dot_is_allowed() -> None:
 
 def test_cannot_land_on_a_dead_dot() -> None:
     state = _own_dot_landing().play("a9 c9").play(P2_FILLER[5])
-    refused(state, "c9 c8", "lands_on_dead", "c9-c8", "c8")
+    refused(state, "c9 c8", Code.LANDS_ON_DEAD, "c9-c8", "c8")
 
 
 def test_cannot_land_on_own_base() -> None:
-    refused(game(), "a7 a9", "own_base", "a7-a9", "a9")
-    refused(player1("a7-a8"), "a8 a9", "own_base", "a8-a9", "a9")
+    refused(game(), "a7 a9", Code.OWN_BASE, "a7-a9", "a9")
+    refused(player1("a7-a8"), "a8 a9", Code.OWN_BASE, "a8-a9", "a9")
 
 
 def test_cannot_pass_through_a_base() -> None:
-    refused(player1("a7-a8"), "a8 a10", "through_base", "a8-a10", "a9")
-    refused(game(lengths="3,1"), "a7 a10", "through_base", "a7-a10", "a9")
+    refused(player1("a7-a8"), "a8 a10", Code.THROUGH_BASE, "a8-a10", "a9")
+    refused(game(lengths="3,1"), "a7 a10", Code.THROUGH_BASE, "a7-a10", "a9")
     # The opponent's bases too: Player 1 reaches r8 between Player 2's r7 and r9.
     state = player1(
         *("a7-b8", "b8-d8", "d8-f8", "f8-h8", "h8-j8", "j8-l8", "l8-n8", "n8-p8", "p8-r8")
     )
-    refused(state, "r8 r10", "through_base", "r8-r10", "r9")
-    refused(state, "r8 r6", "through_base", "r8-r6", "r7")
+    refused(state, "r8 r10", Code.THROUGH_BASE, "r8-r10", "r9")
+    refused(state, "r8 r6", Code.THROUGH_BASE, "r8-r6", "r7")
     assert state.play("r8 r9").outcome == engine.Outcome(
         (0,),
         End.BASE_REACHED,
@@ -415,7 +416,7 @@ def test_landing_on_an_opponent_dot_kills_both() -> None:
     assert only_dot(view, (8, 8)).used and only_dot(view, (8, 8)).live
     assert view.lines[-1] == Line((8, 8), (9, 8), 0, "branch")
     assert view.last_points == ((8, 8), (9, 8))
-    refused(state.play("r12-r13"), "i9 j10", "used_dot", "i9")
+    refused(state.play("r12-r13"), "i9 j10", Code.USED_DOT, "i9")
 
 
 def _own_dot_landing() -> LivewireState:
@@ -443,7 +444,7 @@ def test_passing_through_a_live_dot_kills_it_and_all_its_descendants() -> None:
     assert only_dot(view, (12, 6)).live  # m7, its parent, lives
     assert only_dot(view, (12, 7)).live  # the new dot m8
     assert len(view.lines) == 13  # lines stay drawn
-    refused(state, "k10 j10", "dead_dot", "k10")
+    refused(state, "k10 j10", Code.DEAD_DOT, "k10")
 
 
 def test_dead_dots_stay_and_can_be_passed_through() -> None:
@@ -453,7 +454,7 @@ def test_dead_dots_stay_and_can_be_passed_through() -> None:
     assert not only_dot(after.view(), (2, 7)).live
     # ...and the dead dot's line still blocks: c9-c7 would run along c7-c8.
     state = state.play("a9-c9").play(P2_FILLER[6])
-    refused(state, "c9 c7", "along_line", "c7-c8")
+    refused(state, "c9 c7", Code.OVERLAP, "c7-c8")
 
 
 # -- the end ------------------------------------------------------------------------------
@@ -483,12 +484,12 @@ def test_landing_on_an_opponent_base_wins_and_kills_what_it_passes() -> None:
     assert base.kind == "base" and base.live  # bases never die
     assert (landed.owner, landed.parent) == (0, (15, 3))
     assert state.to_move is None and state.legal_moves() == []
-    refused(state, "r9 p9", "game_over")
+    refused(state, "r9 p9", Code.GAME_OVER)
 
 
 def test_a_winning_move_obeys_the_rules() -> None:
     state = _toward_r4("r4-q4")
-    refused(state, "p4 r4", "along_line", "p4-r4", "r4-q4")
+    refused(state, "p4 r4", Code.OVERLAP, "p4-r4", "r4-q4")
     assert "p4-q4" in state.legal_moves()
 
 

@@ -27,7 +27,7 @@ from bot.service import GameService, Place, Player, Refused
 from bot.service.painter import Painter
 from bot.settings import Settings
 from bot.store import Database
-from engine import hotwire
+from engine import Code, hotwire
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
@@ -115,7 +115,7 @@ async def test_more_hot_wire_candidates_than_allowed_are_refused_with_the_limit(
         await drawing_service.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "26x26", "lengths": "any"}
         )
-    assert refusal.value.code == "bad_option"
+    assert refusal.value.code == Code.BAD_OPTION
     assert "at most 40,000 possible wires" in str(refusal.value)
     assert '"1-10"' in str(refusal.value) and "19x19" in str(refusal.value)
 
@@ -143,7 +143,7 @@ async def test_a_refused_challenge_builds_no_wire_table(
         await service.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
-    assert refusal.value.code == "channel"
+    assert refusal.value.code == Code.CHANNEL
     await service.guild_settings(GUILD, channels=[])
     service.settings.max_open_challenges = 1
     await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
@@ -151,7 +151,7 @@ async def test_a_refused_challenge_builds_no_wire_table(
         await service.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
-    assert refusal.value.code == "limit"
+    assert refusal.value.code == Code.LIMIT
     assert built == []
 
 

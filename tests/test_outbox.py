@@ -36,6 +36,7 @@ from bot.service import (
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import outbox as outbox_table
+from engine import Code
 from tests.conftest import Clock
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
@@ -100,10 +101,10 @@ async def test_a_refused_or_rolled_back_use_case_writes_nothing(
 ) -> None:
     game = await start_game(service, "hex", {"size": 5})
     before = await stored(service)
-    await refused("not_your_turn", service.move(game.id, GUILD, BOB, "b2"))
-    await refused("off_board", service.move(game.id, GUILD, ANN, "z9"))
-    await refused("not_open", service.accept(game.id, GUILD, ANN))
-    await refused("nothing_to_undo", service.request_undo(game.id, GUILD, BOB))
+    await refused(Code.NOT_YOUR_TURN, service.move(game.id, GUILD, BOB, "b2"))
+    await refused(Code.OFF_BOARD, service.move(game.id, GUILD, ANN, "z9"))
+    await refused(Code.NOT_OPEN, service.accept(game.id, GUILD, ANN))
+    await refused(Code.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, BOB))
 
     async def announce_then_fail(conn: Any, result: Result) -> Result:
         await outbox.write(service, conn, result)

@@ -40,6 +40,7 @@ from bot.service.service import _deadline_caption
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines
+from engine import Code
 from tests.conftest import Clock, run_together
 from tests.test_service import ANN, BOB, CAT, GUILD, PLACE, refused, start
 
@@ -130,7 +131,7 @@ async def test_two_reminders_then_a_loss_on_time(
     assert sentence(timed_out, over.game) == f"@{ANN.id} ran out of time in Hex #{game.id}."
     assert sentence(game_over, over.game).endswith(f"@{BOB.id} wins on time. @{ANN.id} loses.")
     assert len(outbox.results) == 3
-    await refused("game_over", service.move(game.id, GUILD, ANN, "a1"))
+    await refused(Code.GAME_OVER, service.move(game.id, GUILD, ANN, "a1"))
     [bob] = await service.ratings(GUILD, BOB.id, "hex")
     assert bob.wins == 1
 
@@ -281,7 +282,7 @@ async def test_vacation_days_run_out(
     mine = await service.player_settings(ANN)
     assert mine.on_vacation_since is None and mine.vacation_days_left == 0
     assert (await service.game(game.id, GUILD)).deadline == started + 17 * DAY
-    await refused("no_vacation", service.player_settings(ANN, vacation=True))
+    await refused(Code.NO_VACATION, service.player_settings(ANN, vacation=True))
     clock.now = started + 17 * DAY
     [over] = await scheduler.tick()
     assert isinstance(over.events[0], TimedOut)

@@ -23,6 +23,7 @@ from bot.service import (
     describe,
     rules_card,
 )
+from engine import Code
 from tests.conftest import Clock
 
 GUILD = 1
@@ -58,7 +59,7 @@ def player_at(game: GameSummary, seat: int) -> Player:
     return next(p for p in (ANN, BOB, CAT, DAN) if p.id == pid)
 
 
-async def refused(code: str, call: object) -> Refused:
+async def refused(code: Code, call: object) -> Refused:
     with pytest.raises(Refused) as caught:
         await call  # type: ignore[misc]
     assert caught.value.code == code, str(caught.value)
@@ -85,39 +86,57 @@ async def test_open_challenge_fills_seats_with_join(service: GameService) -> Non
     issued = await service.challenge(PLACE, ANN, "intersections", open_seats=2)
     assert len(issued.game.seats) == 3
     await service.join(issued.game.id, GUILD, BOB)
-    await refused("already_seated", service.join(issued.game.id, GUILD, BOB))
+    await refused(Code.ALREADY_SEATED, service.join(issued.game.id, GUILD, BOB))
     done = await service.join(issued.game.id, GUILD, CAT)
     assert done.game.status == "active"
     assert sorted(done.game.player_ids()) == [ANN.id, BOB.id, CAT.id]
-    await refused("not_open", service.join(issued.game.id, GUILD, DAN))
+    await refused(Code.NOT_OPEN, service.join(issued.game.id, GUILD, DAN))
 
 
 async def test_challenge_refusals_change_nothing(service: GameService) -> None:
-    await refused("self_challenge", service.challenge(PLACE, ANN, "hex", opponents=[ANN]))
-    await refused("unknown_game", service.challenge(PLACE, ANN, "chess", opponents=[BOB]))
+    await refused(Code.SELF_CHALLENGE, service.challenge(PLACE, ANN, "hex", opponents=[ANN]))
+    await refused(Code.UNKNOWN_GAME, service.challenge(PLACE, ANN, "chess", opponents=[BOB]))
     await refused(
-        "bad_option", service.challenge(PLACE, ANN, "hex", opponents=[BOB], options={"size": "40"})
+        Code.BAD_OPTION,
+        service.challenge(PLACE, ANN, "hex", opponents=[BOB], options={"size": "40"}),
     )
-    await refused("player_count", service.challenge(PLACE, ANN, "hex", opponents=[BOB, CAT]))
+    await refused(Code.PLAYER_COUNT, service.challenge(PLACE, ANN, "hex", opponents=[BOB, CAT]))
     await refused(
-        "bad_option", service.challenge(PLACE, ANN, "hex", opponents=[BOB], days_per_move=4)
+        Code.BAD_OPTION, service.challenge(PLACE, ANN, "hex", opponents=[BOB], days_per_move=4)
     )
-    await refused("bad_option", service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="me"))
+    await refused(
+        Code.BAD_OPTION, service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="me")
+    )
     assert await service.games(GUILD) == []
+
+
+async def test_a_challenge_refuses_bad_options_only_not_any_value_error(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's `BadOptions` becomes the player's sentence; another ValueError is a
+    bug, and is not dressed up as a refusal."""
+
+    def broken(*args: object, **kwargs: object) -> engine.GameState:
+        raise ValueError("a bug, not a refusal")
+
+    monkeypatch.setattr(engine, "new", broken)
+    with pytest.raises(ValueError, match="a bug") as caught:
+        await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    assert not isinstance(caught.value, Refused)
 
 
 async def test_decline_cancel_and_expiry(service: GameService, clock: Clock) -> None:
     first = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await refused("not_invited", service.decline(first.game.id, GUILD, CAT))
+    await refused(Code.NOT_INVITED, service.decline(first.game.id, GUILD, CAT))
     declined = await service.decline(first.game.id, GUILD, BOB)
     assert declined.game.status == "declined"
     assert isinstance(declined.events[0], ChallengeClosed)
     second = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await refused("not_challenger", service.cancel(second.game.id, GUILD, BOB))
+    await refused(Code.NOT_CHALLENGER, service.cancel(second.game.id, GUILD, BOB))
     assert (await service.cancel(second.game.id, GUILD, ANN)).game.status == "cancelled"
     third = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
     clock.advance(hours=25)
-    await refused("expired", service.accept(third.game.id, GUILD, BOB))
+    await refused(Code.EXPIRED, service.accept(third.game.id, GUILD, BOB))
     assert (await service.game(third.game.id, GUILD)).status == "expired"
 
 
@@ -125,7 +144,7 @@ async def test_limits_on_open_challenges(service: GameService) -> None:
     service.settings.max_open_challenges = 2
     await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
     await service.challenge(PLACE, ANN, "hex", opponents=[CAT])
-    error = await refused("limit", service.challenge(PLACE, ANN, "hex", opponents=[DAN]))
+    error = await refused(Code.LIMIT, service.challenge(PLACE, ANN, "hex", opponents=[DAN]))
     assert "2 open challenges" in str(error)
 
 
@@ -167,18 +186,18 @@ async def test_a_whole_game_to_its_result(service: GameService) -> None:
 async def test_move_refusals_change_nothing(service: GameService) -> None:
     game = await start(service, "hotwire")
     to_move, waiting = player_at(game, 0), player_at(game, 1)
-    await refused("not_your_turn", service.move(game.id, GUILD, waiting, "a1 b2"))
-    await refused("not_seated", service.move(game.id, GUILD, OUTSIDER, "a1 b2"))
-    illegal = await refused("passes_over", service.move(game.id, GUILD, to_move, "a1 a3"))
+    await refused(Code.NOT_YOUR_TURN, service.move(game.id, GUILD, waiting, "a1 b2"))
+    await refused(Code.NOT_SEATED, service.move(game.id, GUILD, OUTSIDER, "a1 b2"))
+    illegal = await refused(Code.PASSES_OVER, service.move(game.id, GUILD, to_move, "a1 a3"))
     assert str(illegal) == "a1-a3 passes over pin a2."
-    await refused("stale", service.move(game.id, GUILD, to_move, "a1 b2", expected_ply=3))
-    await refused("no_game", service.move(game.id, GUILD + 1, to_move, "a1 b2"))
+    await refused(Code.STALE, service.move(game.id, GUILD, to_move, "a1 b2", expected_ply=3))
+    await refused(Code.NO_GAME, service.move(game.id, GUILD + 1, to_move, "a1 b2"))
     after = await service.game(game.id, GUILD)
     assert after.ply == 0 and after.player_to_move == to_move.id
     played = await service.move(game.id, GUILD, to_move, "A1-b2")
     assert played.game.ply == 1
     assert isinstance(played.events[0], MovePlayed) and played.events[0].texts == ("a1-b2",)
-    await refused("not_your_turn", service.move(game.id, GUILD, to_move, "c1 d2"))
+    await refused(Code.NOT_YOUR_TURN, service.move(game.id, GUILD, to_move, "c1 d2"))
 
 
 HOSTILE = [
@@ -223,8 +242,8 @@ async def test_hostile_ids_are_refused(service: GameService, bad_id: int) -> Non
 
 async def test_another_guilds_game_does_not_exist_here(service: GameService) -> None:
     game = await start(service, "hex", {"size": 5})
-    await refused("no_game", service.board(game.id, GUILD + 7))
-    await refused("no_game", service.record(game.id, GUILD + 7))
+    await refused(Code.NO_GAME, service.board(game.id, GUILD + 7))
+    await refused(Code.NO_GAME, service.record(game.id, GUILD + 7))
     assert await service.games(GUILD + 7) == []
 
 
@@ -237,7 +256,7 @@ async def test_board_at_any_ply_and_groups(service: GameService) -> None:
     groups = await service.board(game.id, GUILD, groups=True)
     assert now.ply == 2 and start_board.ply == 0
     assert now.png != start_board.png and groups.png != now.png
-    await refused("bad_ply", service.board(game.id, GUILD, ply=5))
+    await refused(Code.BAD_PLY, service.board(game.id, GUILD, ply=5))
 
 
 # -- ending early ------------------------------------------------------------------------
@@ -252,11 +271,11 @@ async def test_resign_and_abort(service: GameService) -> None:
     first, second = player_at(game, 0), player_at(game, 1)
     await service.move(game.id, GUILD, first, "c3")
     await service.move(game.id, GUILD, second, "b2")
-    await refused("too_late", service.abort(game.id, GUILD, first))
+    await refused(Code.TOO_LATE, service.abort(game.id, GUILD, first))
     over = await service.resign(game.id, GUILD, first)
     assert over.game.status == "finished" and over.game.reason == "resignation"
     assert over.game.winners == (1,)
-    await refused("game_over", service.move(game.id, GUILD, second, "d4"))
+    await refused(Code.GAME_OVER, service.move(game.id, GUILD, second, "d4"))
 
 
 async def test_multiplayer_resignation_ranks_the_resigner_last(service: GameService) -> None:
@@ -274,10 +293,10 @@ async def test_undo_by_consent(service: GameService) -> None:
     game = await start(service, "hotwire")
     first, second = player_at(game, 0), player_at(game, 1)
     await service.move(game.id, GUILD, first, "a1 b2")
-    await refused("nothing_to_undo", service.request_undo(game.id, GUILD, second))
+    await refused(Code.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, second))
     asked = await service.request_undo(game.id, GUILD, first)
     assert asked.events[0].waiting_for == (second.id,)  # type: ignore[attr-defined]
-    await refused("own_undo", service.answer_undo(game.id, GUILD, first, accept=True))
+    await refused(Code.OWN_UNDO, service.answer_undo(game.id, GUILD, first, accept=True))
     done = await service.answer_undo(game.id, GUILD, second, accept=True)
     assert isinstance(done.events[0], UndoAnswered) and done.events[0].done
     assert done.game.ply == 0 and done.game.player_to_move == first.id
@@ -285,7 +304,7 @@ async def test_undo_by_consent(service: GameService) -> None:
     await service.request_undo(game.id, GUILD, first)
     declined = await service.answer_undo(game.id, GUILD, second, accept=False)
     assert declined.game.ply == 1
-    await refused("no_undo", service.answer_undo(game.id, GUILD, second, accept=True))
+    await refused(Code.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
 
 
 async def test_an_undo_request_goes_stale_when_the_game_moves(service: GameService) -> None:
@@ -294,7 +313,7 @@ async def test_an_undo_request_goes_stale_when_the_game_moves(service: GameServi
     await service.move(game.id, GUILD, first, "a1 b2")
     await service.request_undo(game.id, GUILD, first)
     await service.move(game.id, GUILD, second, "c3 d4")
-    await refused("no_undo", service.answer_undo(game.id, GUILD, second, accept=True))
+    await refused(Code.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
 
 
 async def test_undo_takes_back_a_whole_short_circuit_turn(service: GameService) -> None:
@@ -340,7 +359,7 @@ async def test_a_whole_short_circuit_turn_on_one_line_is_the_movers(service: Gam
 
 async def test_rematch_rotates_the_seats(service: GameService) -> None:
     game = await start(service, "hex", {"size": 4})
-    await refused("not_finished", service.rematch(game.id, GUILD, ANN))
+    await refused(Code.NOT_FINISHED, service.rematch(game.id, GUILD, ANN))
     await service.resign(game.id, GUILD, ANN)
     again = await service.rematch(game.id, GUILD, BOB)
     assert again.game.status == "open" and again.game.options == game.options
@@ -366,7 +385,7 @@ async def test_default_game_is_the_threads_or_my_only_turn(service: GameService)
     mover = player_at(game, 0)
     assert (await service.default_game(GUILD, mover.id, None)).id == game.id
     other = player_at(game, 1)
-    await refused("no_game", service.default_game(GUILD, other.id, None))
+    await refused(Code.NO_GAME, service.default_game(GUILD, other.id, None))
 
 
 async def test_player_settings(service: GameService, clock: Clock) -> None:
@@ -374,9 +393,9 @@ async def test_player_settings(service: GameService, clock: Clock) -> None:
     assert settings.reminders == "dm" and settings.time_zone == "Europe/Paris"
     settings = await service.player_settings(ANN, quiet_hours="22-7")
     assert settings.quiet_hours == (22, 7)
-    await refused("bad_setting", service.player_settings(ANN, time_zone="Mars/Olympus"))
-    await refused("bad_setting", service.player_settings(ANN, quiet_hours="25-3"))
-    await refused("bad_setting", service.player_settings(ANN, reminders="pigeon"))
+    await refused(Code.BAD_SETTING, service.player_settings(ANN, time_zone="Mars/Olympus"))
+    await refused(Code.BAD_SETTING, service.player_settings(ANN, quiet_hours="25-3"))
+    await refused(Code.BAD_SETTING, service.player_settings(ANN, reminders="pigeon"))
     on = await service.player_settings(ANN, vacation=True)
     assert on.on_vacation_since == clock.now
     clock.advance(days=3)
@@ -386,9 +405,9 @@ async def test_player_settings(service: GameService, clock: Clock) -> None:
 
 async def test_guild_settings_limit_channels_and_rating(service: GameService) -> None:
     await service.guild_settings(GUILD, channels=[42], rated=False)
-    await refused("channel", service.challenge(PLACE, ANN, "hex", opponents=[BOB]))
+    await refused(Code.CHANNEL, service.challenge(PLACE, ANN, "hex", opponents=[BOB]))
     await refused(
-        "unrated", service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB], rated=True)
+        Code.UNRATED, service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB], rated=True)
     )
     issued = await service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB])
     assert issued.game.rated is False
@@ -444,7 +463,7 @@ async def test_any_game_id_up_to_the_column_range_is_refused_in_words(
         service.replay_gif(game_id, GUILD),
     ]
     for use in uses:
-        refusal = await refused("no_game", use)
+        refusal = await refused(Code.NO_GAME, use)
         assert str(refusal) == f"There is no game #{game_id} here."
     await service.attach(game_id, thread_id=2**63 - 1)  # nothing there: nothing happens
     assert await service.game_in_thread(2**63 - 1) is None
@@ -456,10 +475,10 @@ async def test_a_second_rematch_of_a_game_is_refused_while_the_first_stands(
     game = await start(service, "hex", {"size": "3"})
     await service.resign(game.id, GUILD, ANN)
     first = await service.rematch(game.id, GUILD, ANN)
-    again = await refused("rematch_offered", service.rematch(game.id, GUILD, BOB))
+    again = await refused(Code.REMATCH_OFFERED, service.rematch(game.id, GUILD, BOB))
     assert str(again) == f"A rematch of #{game.id} is already offered (#{first.game.id})."
     await service.accept(first.game.id, GUILD, BOB)
-    await refused("rematch_offered", service.rematch(game.id, GUILD, ANN))
+    await refused(Code.REMATCH_OFFERED, service.rematch(game.id, GUILD, ANN))
     await service.resign(first.game.id, GUILD, BOB)
     declined = await service.rematch(first.game.id, GUILD, ANN)
     await service.decline(declined.game.id, GUILD, BOB)
@@ -469,7 +488,8 @@ async def test_a_second_rematch_of_a_game_is_refused_while_the_first_stands(
 async def test_options_that_end_the_game_before_a_move_are_refused(service: GameService) -> None:
     options = {"size": "2x2", "lengths": "5"}
     over = await refused(
-        "over_at_start", service.challenge(PLACE, ANN, "hotwire", opponents=[BOB], options=options)
+        Code.OVER_AT_START,
+        service.challenge(PLACE, ANN, "hotwire", opponents=[BOB], options=options),
     )
     assert "over before the first move" in str(over)
     assert await service.games(GUILD) == []
@@ -478,7 +498,7 @@ async def test_options_that_end_the_game_before_a_move_are_refused(service: Game
 def test_the_rules_of_an_unknown_game_are_refused() -> None:
     with pytest.raises(Refused) as caught:
         rules_card("chess")
-    assert caught.value.code == "unknown_game" and "“chess”" in str(caught.value)
+    assert caught.value.code == Code.UNKNOWN_GAME and "“chess”" in str(caught.value)
 
 
 async def test_move_hints_are_the_movers_legal_moves_starting_like_the_typed(

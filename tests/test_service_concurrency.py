@@ -27,6 +27,7 @@ from bot.service import (
 )
 from bot.settings import Settings
 from bot.store import Database
+from engine import Code
 from tests.conftest import Clock, postgres_schema, run_together
 
 TRIALS = 12  # races per scenario: enough to lose some on PostgreSQL without the locks
@@ -70,7 +71,7 @@ async def race(*calls: Awaitable[Any]) -> tuple[list[Any], list[Refused]]:
     return won, [o for o in outcomes if isinstance(o, Refused)]
 
 
-async def one_wins(code: str, *calls: Awaitable[Any]) -> Any:
+async def one_wins(code: Code, *calls: Awaitable[Any]) -> Any:
     """Exactly one of the calls succeeds, the others are refused with `code`: the winner."""
     won, lost = await race(*calls)
     assert len(won) == 1 and [r.code for r in lost] == [code] * (len(calls) - 1), lost
@@ -125,7 +126,7 @@ async def test_a_double_accept_starts_the_game_once(one: GameService, two: GameS
     async def trial(where: Place) -> None:
         game = await challenge(one, where, first="random")
         accepts = (s.accept(game.id, where.guild_id, BOB) for s in (one, two))
-        won = await one_wins("not_open", *accepts)
+        won = await one_wins(Code.NOT_OPEN, *accepts)
         (begins,) = events([won], GameStarted)
         stored = await two.game(game.id, where.guild_id)
         assert stored.status == "active" and stored.player_ids() == begins.players
@@ -150,7 +151,7 @@ async def test_accept_racing_cancel_or_decline_does_one(
             if closing == "cancel"
             else two.decline(game.id, where.guild_id, BOB)
         )
-        won = await one_wins("not_open", one.accept(game.id, where.guild_id, BOB), close)
+        won = await one_wins(Code.NOT_OPEN, one.accept(game.id, where.guild_id, BOB), close)
         stored = await one.game(game.id, where.guild_id)
         closed = {"cancel": "cancelled", "decline": "declined"}[closing]
         assert stored.status == ("active" if events([won], GameStarted) else closed)
@@ -162,7 +163,7 @@ async def test_two_joins_for_the_last_seat_seat_one(one: GameService, two: GameS
     async def trial(where: Place) -> None:
         game = await challenge(one, where, opponents=[], open_seats=1)
         won = await one_wins(
-            "not_open",
+            Code.NOT_OPEN,
             one.join(game.id, where.guild_id, CAT),
             two.join(game.id, where.guild_id, DAN),
         )
@@ -201,7 +202,7 @@ async def test_a_double_resign_ends_the_game_once(one: GameService, two: GameSer
     async def trial(where: Place) -> None:
         game = await started(one, where)
         resigns = (s.resign(game.id, where.guild_id, ANN) for s in (one, two))
-        won = await one_wins("game_over", *resigns)
+        won = await one_wins(Code.GAME_OVER, *resigns)
         assert len(events([won], GameOver)) == 1
         assert await rated(one, where) == [(1, 0), (1, 1)]
 
@@ -214,7 +215,7 @@ async def test_a_winning_move_racing_a_resignation(one: GameService, two: GameSe
         for ply, text in enumerate(HEX_TO_WIN):
             await one.move(game.id, where.guild_id, (ANN, BOB)[ply % 2], text)
         won = await one_wins(
-            "game_over",
+            Code.GAME_OVER,
             one.move(game.id, where.guild_id, ANN, "b2"),
             two.resign(game.id, where.guild_id, BOB),
         )
@@ -261,7 +262,7 @@ async def test_a_timeout_racing_a_move_or_a_resignation(
         )
         stored = await one.game(game.id, where.guild_id)
         if lost:  # the timeout came first: the other is refused
-            assert [r.code for r in lost] == ["game_over"] and len(events(won, TimedOut)) == 1
+            assert [r.code for r in lost] == [Code.GAME_OVER] and len(events(won, TimedOut)) == 1
             assert stored.reason == "time" and stored.ply == 0
         else:  # the other came first: the timeout is stale and says nothing
             assert won[1] is None and stored.reason == (None if action == "move" else "resignation")
@@ -279,7 +280,7 @@ async def test_a_double_accept_undo_refuses_the_second(one: GameService, two: Ga
         await one.move(game.id, where.guild_id, ANN, "b3")
         await one.request_undo(game.id, where.guild_id, ANN)
         answers = (s.answer_undo(game.id, where.guild_id, BOB, accept=True) for s in (one, two))
-        won = await one_wins("no_undo", *answers)
+        won = await one_wins(Code.NO_UNDO, *answers)
         (answer,) = events([won], UndoAnswered)
         assert answer.done and (await one.game(game.id, where.guild_id)).ply == 0
 

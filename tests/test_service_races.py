@@ -14,6 +14,7 @@ import engine
 from bot.service import GameService, Place, Player, Refused
 from bot.settings import Settings
 from bot.store import Database
+from engine import Code
 from tests.test_service import GUILD, PLACE, start
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +37,11 @@ async def test_200_concurrent_attempts_on_one_game(service: GameService) -> None
                 result = await service.move(game.id, GUILD, player, text, expected_ply=ply)
             except Refused as refusal:
                 current = (await service.game(game.id, GUILD)).ply
-                if current > ply or refusal.code in ("not_seated", "not_your_turn", "game_over"):
+                if current > ply or refusal.code in (
+                    Code.NOT_SEATED,
+                    Code.NOT_YOUR_TURN,
+                    Code.GAME_OVER,
+                ):
                     return
                 await asyncio.sleep(0.001)
                 continue
@@ -91,7 +96,12 @@ async def test_1000_concurrent_commands_over_100_games(service: GameService) -> 
         try:
             result = await service.move(game_id, GUILD, player, text, expected_ply=state.ply)
         except Refused as refusal:
-            assert refusal.code in ("not_your_turn", "stale", "game_over", "occupied"), refusal
+            assert refusal.code in (
+                Code.NOT_YOUR_TURN,
+                Code.STALE,
+                Code.GAME_OVER,
+                Code.OCCUPIED,
+            ), refusal
             return
         acknowledged[game_id][state.ply] = text
         assert result.game.ply > state.ply

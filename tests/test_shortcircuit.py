@@ -1,4 +1,4 @@
-"""Short Circuit: every rule and Decision of shared/rules/shortcircuit.md.
+"""Short Circuit: every rule and Decision of docs/RULES.md, "Short Circuit".
 
 Hand-made positions are set on the board directly (`position`); whole games
 go through the public `play`.
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine import End, IllegalMove
+from engine import BadOptions, Code, End, IllegalMove
 from engine.notation import point
 from engine.shortcircuit import (
     ShortCircuitState,
@@ -143,7 +143,7 @@ def test_typed_options_become_canonical() -> None:
     ],
 )
 def test_refused_options_name_the_constraint(key: str, value: object, words: str) -> None:
-    with pytest.raises(ValueError, match=words):
+    with pytest.raises(BadOptions, match=words):
         new(**{key: value})
 
 
@@ -175,23 +175,23 @@ NEXT_TO_E5 = ["d4", "d5", "e4", "e6", "f5", "f6"]
 def test_setup_refusals() -> None:
     start = new()
     error = refused(start, "b d4")
-    assert error.code == "setup" and "e5" in str(error) and "d4" in str(error)
+    assert error.code == Code.SETUP and "e5" in str(error) and "d4" in str(error)
     error = refused(start, "r e5")
-    assert error.code == "not_your_colour" and str(error) == "Red is Player 1's colour."
+    assert error.code == Code.NOT_YOURS and str(error) == "Red is Player 1's colour."
     for text in ("cap e5", "c e5"):
         error = refused(start, text)
-        assert error.code == "setup" and "e5" in str(error)
+        assert error.code == Code.SETUP and "e5" in str(error)
     error = refused(start, "pop e5 e5")
-    assert error.code == "setup" and "e5" in str(error)
+    assert error.code == Code.SETUP and "e5" in str(error)
     second = start.play("b e5")
     error = refused(second, "r c3")
-    assert error.code == "setup" and "c3" in str(error) and "e5" in str(error)
+    assert error.code == Code.SETUP and "c3" in str(error) and "e5" in str(error)
     error = refused(second, "y e5")
-    assert error.code == "occupied" and "e5" in str(error)
+    assert error.code == Code.OCCUPIED and "e5" in str(error)
     error = refused(second, "g d4")
-    assert error.code == "not_your_colour" and str(error) == "Green is Player 2's colour."
+    assert error.code == Code.NOT_YOURS and str(error) == "Green is Player 2's colour."
     error = refused(second, "cap d4")
-    assert error.code == "setup"
+    assert error.code == Code.SETUP
 
 
 def test_setup_pieces_are_exempt_from_the_placement_rules() -> None:
@@ -207,15 +207,15 @@ def test_a_connector_must_touch_your_other_colour() -> None:
     state = position(red="c3", blue="e5")
     assert state.play("y d3").moves == ("y d3",)
     error = refused(state, "r a1")
-    assert error.code == "no_other_colour" and "r a1" in str(error) and "yellow" in str(error)
+    assert error.code == Code.NO_OTHER_COLOUR and "r a1" in str(error) and "yellow" in str(error)
     error = refused(state, "y a1")
-    assert error.code == "no_other_colour" and "red" in str(error)
+    assert error.code == Code.NO_OTHER_COLOUR and "red" in str(error)
 
 
 def test_a_connector_may_not_touch_your_same_colour() -> None:
     state = position(size=5, red="d5", yellow="c4")
     error = refused(state, "r d4")
-    assert error.code == "same_colour"
+    assert error.code == Code.SAME_COLOUR
     assert str(error) == "r d4 touches your red connector at d5."
 
 
@@ -229,11 +229,11 @@ def test_same_colour_means_your_exact_colour() -> None:
 def test_connector_on_an_occupied_cell_or_off_the_board() -> None:
     state = position(red="c3", blue="d3")
     error = refused(state, "y d3")
-    assert error.code == "occupied" and str(error) == "d3 already has a blue connector."
+    assert error.code == Code.OCCUPIED and str(error) == "d3 already has a blue connector."
     error = refused(state, "y f1")
-    assert error.code == "off_board" and "f1" in str(error)
+    assert error.code == Code.OFF_BOARD and "f1" in str(error)
     error = refused(state, "b b3")
-    assert error.code == "not_your_colour" and str(error) == "Blue is Player 2's colour."
+    assert error.code == Code.NOT_YOURS and str(error) == "Blue is Player 2's colour."
 
 
 def test_colour_by_name_or_initial_is_recorded_by_initial() -> None:
@@ -253,13 +253,13 @@ def test_capacitor_on_or_next_to_your_connector_and_sharing_a_cell() -> None:
     assert after.view().capacitors == ((3, 2),)
     assert after.to_move == 1
     error = refused(state, "cap a1")
-    assert error.code == "capacitor_not_near" and "a1" in str(error)
+    assert error.code == Code.CAPACITOR_NOT_NEAR and "a1" in str(error)
 
 
 def test_capacitor_refusals() -> None:
     state = position(red="c3", blue="e5", caps="c3")
     error = refused(state, "cap c3")
-    assert error.code == "occupied" and str(error) == "c3 already has a capacitor."
+    assert error.code == Code.OCCUPIED and str(error) == "c3 already has a capacitor."
 
 
 def test_capacitor_supply_is_per_player() -> None:
@@ -270,7 +270,7 @@ def test_capacitor_supply_is_per_player() -> None:
     state = state.play("cap a1")  # Player 2 still has theirs
     assert state.view().capacitors_left == (0, 0)
     error = refused(state, "cap d3")
-    assert error.code == "no_supply" and "d3" in str(error)
+    assert error.code == Code.NO_SUPPLY and "d3" in str(error)
     assert not any(move.startswith("cap") for move in state.legal_moves())
     no_supply = position(red="c3", blue="e5", capacitors=0)
     assert not any(move.startswith("cap") for move in no_supply.legal_moves())
@@ -312,24 +312,24 @@ def test_the_popped_connector_may_stand_on_the_capacitor_and_be_your_own() -> No
 def test_pop_refusals_name_the_cells() -> None:
     state = position(red="c3", yellow="b2", blue="d3 a1", green="e5", caps="c3 e3")
     error = refused(state, "pop d3 d3")
-    assert error.code == "no_capacitor" and str(error) == "There is no capacitor on d3 to pop."
+    assert error.code == Code.NO_CAPACITOR and str(error) == "There is no capacitor on d3 to pop."
     error = refused(state, "pop c3 d4")
-    assert error.code == "no_connector" and str(error) == "There is no connector on d4 to pop."
+    assert error.code == Code.NO_CONNECTOR and str(error) == "There is no connector on d4 to pop."
     # e5 is next to no connector of Player 1 that is on or next to e3.
     error = refused(state, "pop e3 e5")
-    assert error.code == "pop_not_linked" and "e5" in str(error) and "e3" in str(error)
+    assert error.code == Code.POP_NOT_LINKED and "e5" in str(error) and "e3" in str(error)
     # d3 is next to Player 1's c3, but c3 is neither on nor next to e3.
     error = refused(state, "pop e3 d3")
-    assert error.code == "pop_not_linked"
+    assert error.code == Code.POP_NOT_LINKED
     error = refused(state, "pop c3")
-    assert error.code == "syntax"
+    assert error.code == Code.SYNTAX
 
 
 def test_the_popped_connector_cannot_be_its_own_link() -> None:
     # Only red c3 is next to the capacitor b2: it cannot pop itself, but it links d3.
     state = position(red="c3", yellow="d3", blue="a1", caps="b2")
     error = refused(state, "pop b2 c3")
-    assert error.code == "pop_not_linked" and "c3" in str(error) and "b2" in str(error)
+    assert error.code == Code.POP_NOT_LINKED and "c3" in str(error) and "b2" in str(error)
     assert "pop b2 d3" in state.legal_moves()
 
 
@@ -337,7 +337,7 @@ def test_the_linking_connector_must_be_yours() -> None:
     # Blue d3 sits on the capacitor next to green e3: only Player 2 can pop e3 with it.
     pieces = {"red": "c3", "yellow": "c2", "blue": "d3", "green": "e3 a1", "caps": "d3"}
     error = refused(position(mover=0, **pieces), "pop d3 e3")
-    assert error.code == "pop_not_linked" and "e3" in str(error)
+    assert error.code == Code.POP_NOT_LINKED and "e3" in str(error)
     assert "pop d3 e3" in position(mover=1, **pieces).legal_moves()
 
 
@@ -349,7 +349,7 @@ BOXED = {"red": "c3", "yellow": "d3", "blue": "b3 c4 e3 d2 e4", "green": "d4 c2 
 def test_a_pop_that_leaves_no_way_to_finish_the_turn_is_refused() -> None:
     state = position(caps="c3", **BOXED)
     error = refused(state, "pop c3 d4")
-    assert error.code == "dead_end" and "pop c3 d4" in str(error)
+    assert error.code == Code.DEAD_END and "pop c3 d4" in str(error)
     # Popping your own yellow frees d3, where yellow fits again.
     assert "pop c3 d3" in state.legal_moves()
     assert "pop c3 d4" not in state.legal_moves()
@@ -364,7 +364,7 @@ def test_a_pop_is_legal_when_further_pops_open_a_placement() -> None:
     after = state.play("pop c3 d4")
     assert "pop b2 d3" in after.legal_moves()
     error = refused(after, "pop b2 c2")  # the last capacitor spent on a dead end
-    assert error.code == "dead_end"
+    assert error.code == Code.DEAD_END
     done = after.play("pop b2 d3, y d3")
     assert done.to_move == 1 and done.view().last_turn == ("pop c3 d4", "pop b2 d3", "y d3")
 
@@ -372,7 +372,7 @@ def test_a_pop_is_legal_when_further_pops_open_a_placement() -> None:
 def test_no_capacitor_in_a_turn_with_a_pop() -> None:
     state = position(red="c3", yellow="b2", blue="d3 a1", caps="c3").play("pop c3 d3")
     error = refused(state, "cap c3")
-    assert error.code == "capacitor_after_pop" and "c3" in str(error)
+    assert error.code == Code.CAPACITOR_AFTER_POP and "c3" in str(error)
     assert not any(move.startswith("cap") for move in state.legal_moves())
 
 
@@ -478,7 +478,7 @@ def test_two_passes_in_a_row_draw() -> None:
 
 def test_pass_cannot_be_typed() -> None:
     error = refused(position(red="c3", blue="e5"), "pass")
-    assert error.code == "pass" and "pass" in str(error)
+    assert error.code == Code.NO_PASS and "pass" in str(error)
 
 
 # -- a whole turn typed as one string ------------------------------------------------
@@ -494,30 +494,30 @@ def test_a_whole_turn_plays_as_separate_record_entries() -> None:
 def test_a_turn_string_is_all_or_nothing_and_names_the_failing_action() -> None:
     state = position(caps="c3 b2", **BOXED)
     error = refused(state, "pop c3 d4, pop b2 c2, y c2")
-    assert error.code == "dead_end"
+    assert error.code == Code.DEAD_END
     assert str(error).startswith("Action 2 (“pop b2 c2”)") and "pop b2 c2" in str(error)
     error = refused(state, "pop c3 d4, cap a1")
-    assert error.code == "capacitor_after_pop" and "Action 2" in str(error)
+    assert error.code == Code.CAPACITOR_AFTER_POP and "Action 2" in str(error)
 
 
 def test_a_turn_string_cannot_run_into_the_next_turn() -> None:
     state = position(caps="c3 b2", **BOXED)
     error = refused(state, "pop c3 d3, y d3, b a1")
-    assert error.code == "after_piece"
+    assert error.code == Code.AFTER_PIECE
     assert "y d3" in str(error) and "b a1" in str(error)
     # Not even when the other player's forced pass hands the turn straight back.
     walled = position(red="b1 a2", blue="a1", capacitors=0)
     error = refused(walled, "y b2, y c1")
-    assert error.code == "after_piece"
+    assert error.code == Code.AFTER_PIECE
 
 
 def test_syntax_refusals() -> None:
     state = position(red="c3", blue="e5")
     for text in ("x c3", "r", "cap", "pop", "r c3 d3", "pop c3 d3 e3", "a1", ",", "r a99999"):
-        assert refused(state, text).code == "syntax"
+        assert refused(state, text).code == Code.SYNTAX
     for text in ("r a9", "r zz99", "pop a1 e1"):
         error = refused(state, text)
-        assert error.code == "off_board" and text.split()[-1] in str(error)
+        assert error.code == Code.OFF_BOARD and text.split()[-1] in str(error)
 
 
 # -- listing moves ------------------------------------------------------------------

@@ -21,6 +21,7 @@ from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
 from bot.discordbot.views import challenge_view, resign_view
 from bot.service import (
+    NOT_A_MOVE,
     Code,
     GameService,
     GameSummary,
@@ -208,7 +209,7 @@ class GamesCog(commands.Cog):
                 game.id, game.guild_id, as_player(message.author), message.content
             )
         except Refused as refusal:
-            if refusal.code not in (Code.SYNTAX, Code.EMPTY, Code.TOO_LONG, Code.NO_PASS):
+            if refusal.code not in NOT_A_MOVE:
                 await message.reply(str(refusal), allowed_mentions=MENTIONS)
             return  # chat that is not a move stays chat
         except Exception:

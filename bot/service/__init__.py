@@ -34,10 +34,11 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.service import GameService
-from engine import Code
+from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
 __all__ = [
+    "NOT_A_MOVE",
     "Board",
     "ChallengeClosed",
     "ChallengeIssued",

@@ -245,8 +245,8 @@ class GameService:
             # the options last: checking them builds the game's tables, after every cheap check
             try:
                 start = engine.new(game, seat_count, **settings)
-            except ValueError as exc:
-                raise Refused(str(exc), code=Code.BAD_OPTION) from None
+            except engine.BadOptions as exc:
+                raise Refused(str(exc), code=exc.code) from None
             if start.outcome is not None:
                 raise Refused(
                     f"With these options {info.title} is over before the first move; "
