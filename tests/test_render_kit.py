@@ -1,16 +1,20 @@
 """What every picture shares: names in any script without boxes, a caption whose status
-never runs into its title, and player names in place of "Player 1"."""
+never runs into its title, player names in place of "Player 1", and each renderer
+drawing only its own game."""
 
 from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image, ImageChops, ImageDraw
 
 import engine
 from bot.render import RENDERERS, render_png, render_text
+from bot.render.board import Extras
 from bot.render.caption import CAPTION_HEIGHT
 from bot.render.fonts import clean_name, font, text_mask, text_width
+from bot.render.theme import DEFAULT_THEME
 from tests.render_probes import closest
 
 #: Side 3: Player 2 pops d3 with the capacitor on c3; Player 2 must now place a connector.
@@ -72,3 +76,11 @@ def test_numbered_seats_are_called_by_the_players_names() -> None:
         )
     )
     assert "(columns run up-left)" in render_text(short)
+
+
+def test_a_renderer_refuses_another_games_position() -> None:
+    hex_state = engine.new("hex", size=5)
+    with pytest.raises(TypeError, match="the hotwire renderer cannot draw a hex position"):
+        RENDERERS["hotwire"].image(hex_state, Extras(), DEFAULT_THEME)
+    with pytest.raises(TypeError, match="cannot draw a hex position"):
+        RENDERERS["livewire"].describe(hex_state)
