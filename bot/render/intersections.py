@@ -380,7 +380,7 @@ def _seat_marker(canvas: Canvas, style: SeatStyle, centre: Point, radius: float)
         canvas.disc(centre, radius * 1.05, "paper")
         canvas.marker("cross", centre, radius * 0.95, style.colour)
     else:
-        # The kit's square is small beside its circle; even them out.
+        # The canvas's square is small beside its circle; even them out.
         scale = 1.25 if style.marker == "square" else 1.0
         canvas.marker(style.marker, centre, radius * scale, style.colour, outline="ink", width=1.2)
 

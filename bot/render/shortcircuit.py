@@ -19,7 +19,7 @@ colour: a hexagonal frame around the placed piece, a large dashed ring where a
 pop removed a connector and a small one where it removed a capacitor. A
 winning loop gets a thick closed line and a halo round each of its pieces.
 
-Pieces carry text, which the kit's sprite canvas does not cache, so pieces,
+Pieces carry text, which the sprite canvas (canvas.py) does not cache, so pieces,
 badges and dashed rings are stamped from sprites of their own (one per
 colour, size, theme and half-pixel offset).
 """
