@@ -21,7 +21,8 @@ import time
 
 import engine
 from bot.render import render_image, render_png
-from bot.render.kit import DEFAULT_THEME, encode_png
+from bot.render.encode import encode_png
+from bot.render.theme import DEFAULT_THEME
 
 CASES: list[tuple[str, str, dict[str, object]]] = [
     ("hotwire 7x7", "hotwire", {}),

@@ -6,7 +6,7 @@ import math
 
 from PIL import Image, ImageColor
 
-from bot.render.kit import DEFAULT_THEME
+from bot.render.theme import DEFAULT_THEME
 
 RGB = tuple[int, int, int]
 

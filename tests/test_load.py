@@ -22,7 +22,7 @@ from PIL import Image
 
 import engine
 from bench.load import with_record
-from bot.render import kit, render_gif
+from bot.render import encode, render_gif
 from bot.service import GameService, Place, Player, Refused
 from bot.service.painter import Painter
 from bot.settings import Settings
@@ -158,7 +158,7 @@ async def test_a_refused_challenge_builds_no_wire_table(
 def test_a_long_games_gif_holds_a_few_frames_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     drawn: list[weakref.ref[Image.Image]] = []
     most = 0
-    to_palette = kit.to_palette
+    to_palette = encode.to_palette
 
     def counted(image: Image.Image, theme: dict[str, str]) -> Image.Image:
         nonlocal most
@@ -167,13 +167,13 @@ def test_a_long_games_gif_holds_a_few_frames_at_a_time(monkeypatch: pytest.Monke
         most = max(most, sum(1 for frame in drawn if frame() is not None))
         return paletted
 
-    monkeypatch.setattr(kit, "to_palette", counted)
+    monkeypatch.setattr(encode, "to_palette", counted)
     final = engine.new("hex", size=7).random_playout(random.Random(3))
-    assert final.ply >= 2 * kit.GIF_CHUNK_FRAMES
+    assert final.ply >= 2 * encode.GIF_CHUNK_FRAMES
     gif = render_gif("hex", final.options, final.moves)
     image = Image.open(io.BytesIO(gif))
     assert image.n_frames == final.ply + 1
-    assert most <= kit.GIF_CHUNK_FRAMES + 2  # a chunk, the frame before it, one read ahead
+    assert most <= encode.GIF_CHUNK_FRAMES + 2  # a chunk, the frame before it, one read ahead
 
 
 def drawing_workers() -> list[int]:

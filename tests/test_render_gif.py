@@ -9,7 +9,8 @@ from PIL import Image, ImageChops
 
 import engine
 from bot.render import GIF_FRAME_MS, GIF_LAST_FRAME_MS, GIF_MOST_FRAMES, render_gif, render_image
-from bot.render.kit import GIF_CHUNK_FRAMES, theme_with, to_palette
+from bot.render.encode import GIF_CHUNK_FRAMES, to_palette
+from bot.render.theme import theme_with
 
 MAX_GIF_BYTES = 8_000_000
 

@@ -22,7 +22,7 @@ from bot.render.hotwire import (
     state_layout,
     tinted,
 )
-from bot.render.kit import DEFAULT_THEME, MAX_SIDE
+from bot.render.theme import DEFAULT_THEME, MAX_SIDE
 from engine import GameState
 from engine.hotwire import HotWireState, HotWireView
 from engine.notation import Point as Pin

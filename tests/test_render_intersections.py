@@ -24,7 +24,7 @@ from bot.render.intersections import (
     scoring_radius,
     seat_marker_radius,
 )
-from bot.render.kit import MAX_SIDE, Point
+from bot.render.theme import MAX_SIDE, Point
 from engine.intersections import IntersectionsState, IntersectionsView
 from engine.notation import point
 from tests.render_probes import rgb

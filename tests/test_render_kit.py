@@ -1,15 +1,20 @@
 """What every picture shares: names in any script without boxes, a caption whose status
-never runs into its title, and player names in place of "Player 1"."""
+never runs into its title, player names in place of "Player 1", and each renderer
+drawing only its own game."""
 
 from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image, ImageChops, ImageDraw
 
 import engine
-from bot.render import RENDERERS, render_png
-from bot.render.kit import CAPTION_HEIGHT, _text_mask, clean_name, font, text_width
+from bot.render import RENDERERS, render_png, render_text
+from bot.render.board import Extras
+from bot.render.caption import CAPTION_HEIGHT
+from bot.render.fonts import clean_name, font, text_mask, text_width
+from bot.render.theme import DEFAULT_THEME
 from tests.render_probes import closest
 
 #: Side 3: Player 2 pops d3 with the capacitor on c3; Player 2 must now place a connector.
@@ -27,7 +32,7 @@ def boxes(words: str, pixels: int = 28) -> Image.Image:
 
 def test_names_in_chinese_japanese_and_korean_are_drawn_not_boxes() -> None:
     for name in ("王小明", "ゆき", "김민준"):
-        drawn, _ = _text_mask(name, 28, False, "lm")
+        drawn, _ = text_mask(name, 28, False, "lm")
         tofu = boxes(name)
         same = drawn.size == tofu.size and not ImageChops.difference(drawn, tofu).getbbox()
         assert not same, name
@@ -70,4 +75,12 @@ def test_numbered_seats_are_called_by_the_players_names() -> None:
             "bob to move"  # Player 2 opens Short Circuit
         )
     )
-    assert "(columns run up-left)" in RENDERERS["shortcircuit"].text(short)
+    assert "(columns run up-left)" in render_text(short)
+
+
+def test_a_renderer_refuses_another_games_position() -> None:
+    hex_state = engine.new("hex", size=5)
+    with pytest.raises(TypeError, match="the hotwire renderer cannot draw a hex position"):
+        RENDERERS["hotwire"].image(hex_state, Extras(), DEFAULT_THEME)
+    with pytest.raises(TypeError, match="cannot draw a hex position"):
+        RENDERERS["livewire"].describe(hex_state)

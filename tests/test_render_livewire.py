@@ -13,7 +13,6 @@ from PIL import Image
 
 import engine
 from bot.render import render_png, render_text
-from bot.render.kit import DEFAULT_THEME, MAX_SIDE
 from bot.render.livewire import (
     BOTTOM_MARGIN,
     DEAD_TINT,
@@ -28,6 +27,7 @@ from bot.render.livewire import (
     state_layout,
     tinted,
 )
+from bot.render.theme import DEFAULT_THEME, MAX_SIDE
 from engine import GameState
 from engine.core import End
 from engine.livewire import LivewireState, LivewireView, base_rows

@@ -12,7 +12,6 @@ from PIL import Image, ImageColor
 
 import engine
 from bot.render import RENDERERS, render_png
-from bot.render.kit import DEFAULT_THEME, MAX_SIDE
 from bot.render.shortcircuit import (
     BADGE_ALONE,
     BADGE_SHARED,
@@ -22,6 +21,7 @@ from bot.render.shortcircuit import (
     Layout,
     layout,
 )
+from bot.render.theme import DEFAULT_THEME, MAX_SIDE
 from engine import GameState
 from engine.notation import point
 from engine.shortcircuit import ShortCircuitView

@@ -1,8 +1,9 @@
 """Boards as pictures: engine state -> PNG bytes, a whole game -> GIF bytes.
 
 Render imports the engine and nothing else of the project. Each game has one
-module here with a `BoardRenderer` subclass; the registry below maps game
-names to them.
+module here with a `BoardRenderer` subclass (bot/render/board.py) drawn on the
+canvas (canvas.py, theme.py, fonts.py) with the caption band (caption.py) and
+encoded by encode.py; the registry below maps game names to them.
 
     >>> import engine
     >>> png = render_png(engine.new("hex", size=5).play("c3"))
@@ -13,15 +14,20 @@ names to them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from PIL import Image
 
 import engine
 from bot.render import hex, hotwire, intersections, livewire, shortcircuit
-from bot.render.kit import BoardRenderer, Extras, encode_gif, encode_png, theme_with
+from bot.render.board import BoardRenderer, Extras
+from bot.render.encode import encode_gif, encode_png
+from bot.render.theme import theme_with
 from engine import GameState
 
-RENDERERS: dict[str, BoardRenderer] = {
+#: Each renderer draws its own game's state and view classes (checked by mypy);
+#: `BoardRenderer.typed` checks that a state reached its own game's renderer.
+RENDERERS: dict[str, BoardRenderer[Any, Any]] = {
     "hotwire": hotwire.HotWireRenderer(),
     "hex": hex.HexRenderer("hex"),
     "disthex": hex.HexRenderer("disthex"),
@@ -69,9 +75,7 @@ def render_png(
 
 def render_text(state: GameState) -> str:
     """The position drawn in characters, with the status line: for terminals."""
-    renderer = RENDERERS[state.name]
-    status = renderer.status_line(state, state.view())
-    return f"{renderer.text(state)}\n{status}"
+    return RENDERERS[state.name].describe(state)
 
 
 def render_gif(

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import math
 
-from bot.render.kit import BoardRenderer, Canvas, Extras, Point, SeatStyle
-from engine import GameState, View
+from bot.render.board import BoardRenderer, Extras
+from bot.render.canvas import Canvas
+from bot.render.theme import Marker, Point, SeatStyle
 from engine.hex import BLACK, COLOUR_NAMES, HexState, HexView
 from engine.notation import column_label
 
 MARGIN = 44
 LONGEST = 760
-STONE = {BLACK: ("black", "circle"), 1: ("white", "circle")}
+STONE: dict[int, tuple[str, Marker]] = {BLACK: ("black", "circle"), 1: ("white", "circle")}
 LAST_FRAME_MIN = 3.0  # logical pixels: the last move's frame and diamond at 19x19
 LAST_DIAMOND_MIN = 6.0
 
 
-class HexRenderer(BoardRenderer):
+class HexRenderer(BoardRenderer[HexState, HexView]):
+    state_type = HexState  # Disthex's state is a HexState
+    view_type = HexView
+
     def __init__(self, game: str) -> None:
         self.game = game
 
@@ -38,16 +42,16 @@ class HexRenderer(BoardRenderer):
         width = math.sqrt(3) * radius
         return (MARGIN + width * (column + row / 2 + 2.0), MARGIN + radius * (2.5 + 1.5 * row))
 
-    def board_size(self, state: GameState) -> tuple[int, int]:
-        size = _size(state)
+    def board_size(self, state: HexState) -> tuple[int, int]:
+        size = state.size
         radius = self._radius(size)
         height = 2 * MARGIN + radius * (5 + 1.5 * (size - 1))
         return LONGEST, math.ceil(height)
 
     # -- drawing ------------------------------------------------------------------
 
-    def draw_board(self, canvas: Canvas, state: GameState) -> None:
-        size = _size(state)
+    def draw_board(self, canvas: Canvas, state: HexState) -> None:
+        size = state.size
         radius = self._radius(size)
         self._draw_edges(canvas, size)
         for row in range(size):
@@ -92,8 +96,7 @@ class HexRenderer(BoardRenderer):
         ]
         canvas.polygon([self._centre(size, *corner) for corner in inner], "paper")
 
-    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
-        assert isinstance(view, HexView)
+    def draw_position(self, canvas: Canvas, state: HexState, view: HexView, extras: Extras) -> None:
         size = view.size
         radius = self._radius(size)
         for column, row in view.forbidden:
@@ -132,20 +135,17 @@ class HexRenderer(BoardRenderer):
                 width=1,
             )
 
-    def seat_styles(self, state: GameState) -> list[SeatStyle]:
-        assert isinstance(state, HexState)
+    def seat_styles(self, state: HexState) -> list[SeatStyle]:
         styles = []
         for seat in range(2):
             colour = state.colour_of(seat)
             fill, marker = STONE[colour]
-            styles.append(SeatStyle(fill, marker, COLOUR_NAMES[colour]))  # type: ignore[arg-type]
+            styles.append(SeatStyle(fill, marker, COLOUR_NAMES[colour]))
         return styles
 
-    def text(self, state: GameState) -> str:
+    def text(self, view: HexView) -> str:
         """Rows shifted right as on the board; X Black, O White, the last stone in
         brackets, ~ the cells Disthex forbids the player to move."""
-        view = state.view()
-        assert isinstance(view, HexView)
         size = view.size
         stones = dict(view.stones)
         forbidden = set(view.forbidden)
@@ -161,10 +161,6 @@ class HexRenderer(BoardRenderer):
                 cells.append(f"[{mark}]" if point == view.last_point else f" {mark} ")
             lines.append(f"{row + 1:>2} " + " " * row + "".join(cells).rstrip())
         return "\n".join(lines)
-
-
-def _size(state: GameState) -> int:
-    return int(state.options["size"])
 
 
 def _hexagon(centre: Point, radius: float) -> list[Point]:

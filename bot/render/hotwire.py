@@ -23,17 +23,12 @@ from dataclasses import dataclass
 
 from PIL import ImageColor
 
-from bot.render.kit import (
-    BoardRenderer,
-    Canvas,
-    Extras,
-    Marker,
-    Point,
-    SeatStyle,
-    clean_name,
-    default_status,
-)
-from engine import GameState, View
+from bot.render.board import BoardRenderer, Extras
+from bot.render.canvas import Canvas
+from bot.render.caption import default_status
+from bot.render.fonts import clean_name
+from bot.render.theme import Marker, Point, SeatStyle
+from engine import GameState
 from engine.core import End, UnionFind, dims
 from engine.hotwire import INFO, HotWireState, HotWireView, WireGroup, wire_text
 from engine.notation import Point as Pin
@@ -150,23 +145,23 @@ def state_layout(state: GameState) -> Layout:
     return layout(columns, rows)
 
 
-class HotWireRenderer(BoardRenderer):
+class HotWireRenderer(BoardRenderer[HotWireState, HotWireView]):
     game = "hotwire"
+    state_type = HotWireState
+    view_type = HotWireView
 
-    def board_size(self, state: GameState) -> tuple[int, int]:
+    def board_size(self, state: HotWireState) -> tuple[int, int]:
         return WIDTH, state_layout(state).height
 
-    def seat_styles(self, state: GameState) -> list[SeatStyle]:
+    def seat_styles(self, state: HotWireState) -> list[SeatStyle]:
         return [
             SeatStyle(colour, shape, name)
             for (colour, shape), name in zip(SEATS, NAMES, strict=True)
         ]
 
-    def text(self, state: GameState) -> str:
+    def text(self, view: HotWireView) -> str:
         """Pins as . (free), R or B (holding Red's or Black's wire), the last wire's
         pins in brackets; then the wires, which characters cannot draw at an angle."""
-        view = state.view()
-        assert isinstance(view, HotWireView)
         owner = {pin: "RB"[seat] for p, q, seat in view.wires for pin in (p, q)}
         last = set(view.last_wire or ())
         lines = []
@@ -182,8 +177,9 @@ class HotWireRenderer(BoardRenderer):
             lines.append(f"{name}: {', '.join(wires) or 'no wires yet'}")
         return "\n".join(lines)
 
-    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
-        assert isinstance(view, HotWireView)
+    def status_line(
+        self, state: HotWireState, view: HotWireView, players: Sequence[str] = ()
+    ) -> str:
         outcome = view.outcome
         if outcome is None:
             wires = "1 legal wire" if view.legal_count == 1 else f"{view.legal_count} legal wires"
@@ -198,7 +194,7 @@ class HotWireRenderer(BoardRenderer):
 
     # -- the static board ---------------------------------------------------------
 
-    def draw_board(self, canvas: Canvas, state: GameState) -> None:
+    def draw_board(self, canvas: Canvas, state: HotWireState) -> None:
         place = state_layout(state)
         lengths = str(state.options["lengths"])
         if lengths == "any":
@@ -239,8 +235,9 @@ class HotWireRenderer(BoardRenderer):
 
     # -- the position -------------------------------------------------------------
 
-    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
-        assert isinstance(view, HotWireView) and isinstance(state, HotWireState)
+    def draw_position(
+        self, canvas: Canvas, state: HotWireState, view: HotWireView, extras: Extras
+    ) -> None:
         place = layout(view.width, view.height)
         shapes: list[GroupShape] = []
         # Groups cost the engine real work on big boards: only when asked for.

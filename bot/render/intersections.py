@@ -18,18 +18,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from bot.render.kit import (
-    BoardRenderer,
-    Canvas,
-    Extras,
-    Marker,
-    Point,
-    SeatStyle,
-    clean_name,
-    fit_text,
+from bot.render.board import BoardRenderer, Extras
+from bot.render.canvas import Canvas
+from bot.render.fonts import clean_name, fit_text
+from bot.render.theme import Marker, Point, SeatStyle
+from engine.intersections import (
+    DrawnSegment,
+    IntersectionsState,
+    IntersectionsView,
+    RoundResult,
 )
-from engine import GameState, View
-from engine.intersections import DrawnSegment, IntersectionsView, RoundResult
 from engine.notation import column_label
 
 WIDTH = 760
@@ -111,23 +109,23 @@ def scoring_radius(size: int) -> float:
     return min(15.0, max(8.5, pitch(size) * 0.19))
 
 
-class IntersectionsRenderer(BoardRenderer):
+class IntersectionsRenderer(BoardRenderer[IntersectionsState, IntersectionsView]):
     game = "intersections"
+    state_type = IntersectionsState
+    view_type = IntersectionsView
 
-    def board_size(self, state: GameState) -> tuple[int, int]:
+    def board_size(self, state: IntersectionsState) -> tuple[int, int]:
         return WIDTH, BOARD_HEIGHT
 
-    def seat_styles(self, state: GameState) -> list[SeatStyle]:
+    def seat_styles(self, state: IntersectionsState) -> list[SeatStyle]:
         return [
             SeatStyle(colour, marker, state.info.seat_name(seat))
             for seat, (colour, marker) in zip(range(state.players), SEAT_LOOKS, strict=False)
         ]
 
-    def text(self, state: GameState) -> str:
+    def text(self, view: IntersectionsView) -> str:
         """Dots as their degree (. for none), segments as --- and |; the round that
         just ended while the next is still empty; then round, offense and scores."""
-        view = state.view()
-        assert isinstance(view, IntersectionsView)
         shown = view.finished_round if not view.segments and view.finished_round else None
         segments = shown.segments if shown else view.segments
         degrees = dict(shown.degrees if shown else view.degrees)
@@ -160,8 +158,9 @@ class IntersectionsRenderer(BoardRenderer):
         )
         return "\n".join(lines)
 
-    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
-        assert isinstance(view, IntersectionsView)
+    def status_line(
+        self, state: IntersectionsState, view: IntersectionsView, players: Sequence[str] = ()
+    ) -> str:
         names = [clean_name(name, 12) for name in players] or [
             style.name for style in self.seat_styles(state)
         ]
@@ -179,7 +178,7 @@ class IntersectionsRenderer(BoardRenderer):
 
     # -- the static board ---------------------------------------------------------
 
-    def draw_board(self, canvas: Canvas, state: GameState) -> None:
+    def draw_board(self, canvas: Canvas, state: IntersectionsState) -> None:
         size = int(state.options["size"])
         radius = dot_radius(size)
         label_size = 15.0 if size <= 8 else 13.0
@@ -207,8 +206,9 @@ class IntersectionsRenderer(BoardRenderer):
 
     # -- the position ---------------------------------------------------------------
 
-    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
-        assert isinstance(view, IntersectionsView)
+    def draw_position(
+        self, canvas: Canvas, state: IntersectionsState, view: IntersectionsView, extras: Extras
+    ) -> None:
         shown = view.finished_round
         if view.segments or shown is None:
             segments, degrees, scoring = view.segments, view.degrees, view.scoring_dots
@@ -380,7 +380,7 @@ def _seat_marker(canvas: Canvas, style: SeatStyle, centre: Point, radius: float)
         canvas.disc(centre, radius * 1.05, "paper")
         canvas.marker("cross", centre, radius * 0.95, style.colour)
     else:
-        # The kit's square is small beside its circle; even them out.
+        # The canvas's square is small beside its circle; even them out.
         scale = 1.25 if style.marker == "square" else 1.0
         canvas.marker(style.marker, centre, radius * scale, style.colour, outline="ink", width=1.2)
 

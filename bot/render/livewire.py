@@ -28,23 +28,14 @@ from dataclasses import dataclass
 
 from PIL import ImageColor
 
-from bot.render.kit import (
-    CAPTION_HEIGHT,
-    MAX_SIDE,
-    SCALE,
-    BoardRenderer,
-    Canvas,
-    Extras,
-    Marker,
-    Point,
-    SeatStyle,
-    clean_name,
-    default_status,
-    font,
-)
-from engine import GameState, View
+from bot.render.board import BoardRenderer, Extras
+from bot.render.canvas import Canvas
+from bot.render.caption import CAPTION_HEIGHT, default_status
+from bot.render.fonts import clean_name, font
+from bot.render.theme import MAX_SIDE, SCALE, Marker, Point, SeatStyle
+from engine import GameState
 from engine.core import End, dims
-from engine.livewire import INFO, LivewireView, base_rows
+from engine.livewire import INFO, LivewireState, LivewireView, base_rows
 from engine.notation import Point as GridPoint
 from engine.notation import column_label
 
@@ -191,21 +182,24 @@ def tinted(theme: Mapping[str, str], colour: str, amount: float) -> str:
     return "#{:02X}{:02X}{:02X}".format(*mixed)
 
 
-class LivewireRenderer(BoardRenderer):
+class LivewireRenderer(BoardRenderer[LivewireState, LivewireView]):
     game = "livewire"
+    state_type = LivewireState
+    view_type = LivewireView
 
-    def board_size(self, state: GameState) -> tuple[int, int]:
+    def board_size(self, state: LivewireState) -> tuple[int, int]:
         place = state_layout(state)
         return place.picture_width, place.board_height
 
-    def seat_styles(self, state: GameState) -> list[SeatStyle]:
+    def seat_styles(self, state: LivewireState) -> list[SeatStyle]:
         return [
             SeatStyle(colour, shape, name)
             for (colour, shape), name in zip(SEATS, NAMES, strict=True)
         ]
 
-    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
-        assert isinstance(view, LivewireView)
+    def status_line(
+        self, state: LivewireState, view: LivewireView, players: Sequence[str] = ()
+    ) -> str:
         outcome = view.outcome
         names = [clean_name(name, 12) for name in players] or list(NAMES)
         if outcome is not None and outcome.reason == End.BASE_REACHED and outcome.path:
@@ -219,11 +213,9 @@ class LivewireRenderer(BoardRenderer):
         ]
         return default_status(view, named)
 
-    def text(self, state: GameState) -> str:
+    def text(self, view: LivewireView) -> str:
         """Every point and half-way point: 1 2 dots that can move, a b dots already
         drawn from, A B bases, * dead dots; lines as - | / \\."""
-        view = state.view()
-        assert isinstance(view, LivewireView)
         width, height = 2 * view.width + 1, 2 * view.height + 1
         grid = [[" "] * width for _ in range(height)]
         for column in range(0, width, 2):
@@ -258,7 +250,7 @@ class LivewireRenderer(BoardRenderer):
 
     # -- the static board ---------------------------------------------------------
 
-    def draw_board(self, canvas: Canvas, state: GameState) -> None:
+    def draw_board(self, canvas: Canvas, state: LivewireState) -> None:
         place = state_layout(state)
         width, height = place.width, place.height
         # The faint lines first, so the guides and the border cross over them.
@@ -353,8 +345,9 @@ class LivewireRenderer(BoardRenderer):
 
     # -- the position -------------------------------------------------------------
 
-    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
-        assert isinstance(view, LivewireView)
+    def draw_position(
+        self, canvas: Canvas, state: LivewireState, view: LivewireView, extras: Extras
+    ) -> None:
         place = layout(view.width, view.height)
         centre = place.centre
         if view.winning_path:

@@ -19,7 +19,7 @@ colour: a hexagonal frame around the placed piece, a large dashed ring where a
 pop removed a connector and a small one where it removed a capacitor. A
 winning loop gets a thick closed line and a halo round each of its pieces.
 
-Pieces carry text, which the kit's sprite canvas does not cache, so pieces,
+Pieces carry text, which the sprite canvas (canvas.py) does not cache, so pieces,
 badges and dashed rings are stamped from sprites of their own (one per
 colour, size, theme and half-pixel offset).
 """
@@ -32,19 +32,13 @@ from dataclasses import dataclass
 from functools import cache
 
 import engine
-from bot.render.kit import (
-    BoardRenderer,
-    Canvas,
-    Extras,
-    Marker,
-    Point,
-    SeatStyle,
-    clean_name,
-    text_width,
-)
-from engine import GameState, View
+from bot.render.board import BoardRenderer, Extras
+from bot.render.canvas import Canvas
+from bot.render.fonts import clean_name, text_width
+from bot.render.theme import Marker, Point, SeatStyle
+from engine import GameState
 from engine.notation import column_label, point
-from engine.shortcircuit import PASS, ShortCircuitView
+from engine.shortcircuit import PASS, ShortCircuitState, ShortCircuitView
 
 MARGIN = 20
 LONGEST = 760
@@ -165,16 +159,18 @@ def layout(side: int) -> Layout:
     return Layout(side=side, radius=radius, width=LONGEST, height=math.ceil(height))
 
 
-class ShortCircuitRenderer(BoardRenderer):
+class ShortCircuitRenderer(BoardRenderer[ShortCircuitState, ShortCircuitView]):
     game = "shortcircuit"
+    state_type = ShortCircuitState
+    view_type = ShortCircuitView
 
-    def board_size(self, state: GameState) -> tuple[int, int]:
+    def board_size(self, state: ShortCircuitState) -> tuple[int, int]:
         grid = layout(_side(state))
         return grid.width, grid.height
 
     # -- the static board -------------------------------------------------------------
 
-    def draw_board(self, canvas: Canvas, state: GameState) -> None:
+    def draw_board(self, canvas: Canvas, state: ShortCircuitState) -> None:
         grid = layout(_side(state))
         radius = grid.radius
         # Oversized hexagons in the grid colour first, then the cells a little smaller:
@@ -193,8 +189,9 @@ class ShortCircuitRenderer(BoardRenderer):
 
     # -- the position -------------------------------------------------------------------
 
-    def draw_position(self, canvas: Canvas, state: GameState, view: View, extras: Extras) -> None:
-        assert isinstance(view, ShortCircuitView)
+    def draw_position(
+        self, canvas: Canvas, state: ShortCircuitState, view: ShortCircuitView, extras: Extras
+    ) -> None:
         grid = layout(view.side)
         radius = grid.radius
         occupied = {cell for cell, _ in view.connectors}
@@ -239,18 +236,17 @@ class ShortCircuitRenderer(BoardRenderer):
 
     # -- caption ----------------------------------------------------------------------
 
-    def seat_styles(self, state: GameState) -> list[SeatStyle]:
+    def seat_styles(self, state: ShortCircuitState) -> list[SeatStyle]:
         return list(SEATS)
 
-    def text(self, state: GameState) -> str:
-        view = state.view()
-        assert isinstance(view, ShortCircuitView)
+    def text(self, view: ShortCircuitView) -> str:
         return board_text(view)
 
-    def status_line(self, state: GameState, view: View, players: Sequence[str] = ()) -> str:
+    def status_line(
+        self, state: ShortCircuitState, view: ShortCircuitView, players: Sequence[str] = ()
+    ) -> str:
         """Whose turn (and why, after a pop or a pass) or the result, the turn count, and
         the capacitors left when limited: the fullest wording that fits beside the title."""
-        assert isinstance(view, ShortCircuitView)
         finished = view.outcome is not None
         turn = f"turn {view.turns_played + (0 if finished else 1)}/{view.max_turns}"
         supplies = view.capacitors_left
