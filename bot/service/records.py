@@ -251,11 +251,7 @@ class Records:
         """The turn's deadline rows (the timeout and its reminders), rewritten in the
         move's transaction: one row per game and kind, unclaimed and due again."""
         if due is None:
-            await conn.execute(
-                deadlines.update()
-                .where(deadlines.c.game_id == game_id, deadlines.c.done.is_(False))
-                .values(done=True)
-            )
+            await _close_deadlines(conn, game_id)
             return
         now = self.clock()
         leads = {"timeout": timedelta(0), **REMINDER_LEADS}
@@ -288,11 +284,7 @@ class Records:
                 undo_seat=None,
             )
         )
-        await conn.execute(
-            deadlines.update()
-            .where(deadlines.c.game_id == game_id, deadlines.c.done.is_(False))
-            .values(done=True)
-        )
+        await _close_deadlines(conn, game_id)
 
     async def close_challenge(
         self, conn: AsyncConnection, game_id: int, status: Status, by: int | None
@@ -326,11 +318,7 @@ class Records:
                 updated_at=now,
             )
         )
-        await conn.execute(
-            deadlines.update()
-            .where(deadlines.c.game_id == row.id, deadlines.c.done.is_(False))
-            .values(done=True)
-        )
+        await _close_deadlines(conn, row.id)
         ids = tuple(s.player_id or 0 for s in summary.seats)
         log.info("game=%d over reason=%s winners=%s", row.id, reason, list(winners))
         if row.rated:
@@ -371,6 +359,15 @@ class Records:
         """Every use case ends here, in its transaction: its events go into the outbox.
         (Underscored: the use cases' last step, which tests replace to fail a commit.)"""
         return await outbox.write(self, conn, result)
+
+
+async def _close_deadlines(conn: AsyncConnection, game_id: int) -> None:
+    """The game's open deadline rows are done (no turn runs, or the game is over)."""
+    await conn.execute(
+        deadlines.update()
+        .where(deadlines.c.game_id == game_id, deadlines.c.done.is_(False))
+        .values(done=True)
+    )
 
 
 def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
