@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import graphlib
 import inspect
 import typing
 from pathlib import Path
@@ -136,39 +137,134 @@ def test_the_service_check_sees_every_way_of_calling() -> None:
     assert service_calls(tree) == {"state", "move", "board", "getattr"}
 
 
-def test_the_discord_adapter_reads_top_down() -> None:
-    """No import circle inside bot/discordbot, counting imports made only for type checking:
-    the bot class (client.py) imports the cog, the views and the announcer, and none of
-    them imports it back."""
-    package = ROOT / "bot" / "discordbot"
-    modules = {
-        ".".join(path.relative_to(ROOT).with_suffix("").parts): path
-        for path in package.glob("*.py")
-        if path.name != "__init__.py"
-    }
-    graph = {name: imports(path) & modules.keys() for name, path in modules.items()}
-    assert cycle(graph) is None, f"import circle: {' -> '.join(cycle(graph) or [])}"
+# -- the shape of bot/: no private names across modules, no import circle ---------------------
+#
+# What counts: every import a module runs (at module level or inside a function: a
+# deferred import is how a circle hides) is a runtime edge. Imports under `if
+# TYPE_CHECKING:` never run, so they cannot leave a module half-initialised; they are
+# edges of the type graph, which must be acyclic too (a circle there is still two modules
+# that each need the other to be understood): the Discord adapter too reads top-down, the
+# bot class (client.py) at the top. `from package import submodule` is an edge to the
+# submodule; the implicit import of a package's __init__ by its submodules is no edge
+# (an __init__ only re-exports what lies below it).
+
+MODULES = {
+    ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+    for path in SOURCES
+}
+#: Private names of the standard library that are its documented API.
+PUBLIC_UNDERSCORES = {"os._exit"}
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def type_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def import_nodes(tree: ast.AST) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement with whether it is type-only (under `if TYPE_CHECKING:`)."""
+    found: list[tuple[ast.Import | ast.ImportFrom, bool]] = []
+
+    def visit(node: ast.AST, typing_only: bool) -> None:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append((node, typing_only))
+        if isinstance(node, ast.If) and type_only(node):
+            for child in node.body:
+                visit(child, True)
+            for child in node.orelse:
+                visit(child, typing_only)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, typing_only)
+
+    visit(tree, False)
+    return found
+
+
+def edges(module: str, *, with_types: bool) -> set[str]:
+    """The project modules `module` imports."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    targets: set[str] = set()
+    for node, typing_only in import_nodes(ast.parse(path.read_text())):
+        if typing_only and not with_types:
+            continue
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+            continue
+        base = node.module or ""
+        if node.level:  # relative: from the package, one level up per extra dot
+            parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            base = f"{parent}.{base}" if base else parent
+        for alias in node.names:
+            submodule = f"{base}.{alias.name}"
+            targets.add(submodule if submodule in MODULES else base)
+    return {target for target in targets if target in MODULES and target != module}
 
 
 def cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import circle of `graph` (module -> modules it imports), or None."""
-    done: set[str] = set()
-
-    def visit(name: str, path: list[str]) -> list[str] | None:
-        if name in path:
-            return [*path[path.index(name) :], name]
-        if name in done:
-            return None
-        for imported in sorted(graph.get(name, ())):
-            found = visit(imported, [*path, name])
-            if found:
-                return found
-        done.add(name)
-        return None
-
-    return next((found for name in sorted(graph) if (found := visit(name, []))), None)
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as error:
+        found: list[str] = error.args[1]
+        return found
+    return None
 
 
-def test_cycle_finds_a_circle_and_only_a_circle() -> None:
-    assert cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
-    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+def test_runtime_imports_are_acyclic() -> None:
+    graph = {module: edges(module, with_types=False) for module in MODULES}
+    assert cycle(graph) is None, f"import circle: {' -> '.join(cycle(graph) or ())}"
+
+
+def test_type_imports_are_acyclic() -> None:
+    graph = {module: edges(module, with_types=True) for module in MODULES}
+    assert cycle(graph) is None, f"import circle: {' -> '.join(cycle(graph) or ())}"
+
+
+def test_the_cycle_check_sees_a_circle() -> None:
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) is not None
+    assert cycle({"a": {"b"}, "b": set()}) is None
+    tree = ast.parse("if TYPE_CHECKING:\n    import x\nelse:\n    import y\ndef f():\n    import z")
+    assert [(n.names[0].name, t) for n, t in import_nodes(tree)] == [
+        ("x", True),
+        ("y", False),
+        ("z", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in SOURCES if under(p, "bot")], ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_no_module_uses_another_modules_private_names(path: Path) -> None:
+    """`from x import _y` and `x._y` (but `self._y`, `cls._y`) reach into another module's
+    insides: a helper two modules share has a public name in one of them."""
+    tree = ast.parse(path.read_text())
+    imported = [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if private(alias.name) or any(private(part) for part in (node.module or "").split("."))
+    ]
+    imported += [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if any(private(part) for part in alias.name.split("."))
+    ]
+    assert not imported, f"private names imported: {imported}"
+    reached = [
+        f"{ast.unparse(node.value)}.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and private(node.attr)
+        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+    ]
+    assert set(reached) <= PUBLIC_UNDERSCORES, f"private attributes of others: {reached}"

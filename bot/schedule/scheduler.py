@@ -20,7 +20,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[impo
 
 from bot.service import GameService, Result
 from bot.service.outbox import Publish
-from bot.service.service import REMINDER_LEADS
+from bot.service.records import REMINDER_LEADS
 
 log = logging.getLogger("paperboard.schedule")
 

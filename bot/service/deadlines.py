@@ -29,7 +29,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
@@ -39,10 +39,9 @@ import engine
 from bot.service import outbox
 from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Reminder, Result, TimedOut
+from bot.service.records import Records
+from bot.service.rules import forfeit
 from bot.store.schema import deadlines, games, players, seats
-
-if TYPE_CHECKING:
-    from bot.service.service import GameService
 
 log = logging.getLogger("paperboard.deadlines")
 
@@ -82,14 +81,14 @@ def _claim_statement(dialect_name: str) -> sa.Update:
 
 
 async def claim(
-    service: GameService, worker: str, lease: timedelta, limit: int = CLAIM_BATCH
+    service: Records, worker: str, lease: timedelta, limit: int = CLAIM_BATCH
 ) -> list[Claim]:
-    rows = await claim_rows(service, _claim_statement, worker, lease, limit)
+    rows = await claim_rows(service.db, service.clock(), _claim_statement, worker, lease, limit)
     claims = [Claim(r.id, r.game_id, r.kind, r.ply, r.due_at) for r in rows]
     return sorted(claims, key=lambda c: (c.due_at, c.id))
 
 
-async def next_due(service: GameService) -> datetime | None:
+async def next_due(service: Records) -> datetime | None:
     """When a row next becomes claimable: due and unleased, or its lease (or hold) ends."""
     now = service.clock()
     async with service.db.read() as conn:
@@ -129,7 +128,7 @@ _MOVER = sa.select(
 ).select_from(seats.join(players, players.c.id == seats.c.player_id))
 
 
-async def act(service: GameService, claimed: Claim, worker: str) -> Result | None:
+async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
     """Act on a claimed row if it is still this worker's and its game's current one.
 
     Returns what to announce, or None (nothing to say: skipped, postponed, held)."""
@@ -158,7 +157,7 @@ async def act(service: GameService, claimed: Claim, worker: str) -> Result | Non
         if row.kind == "expire":
             if game.status == "open":
                 log.info("game=%d challenge expired", game.id)
-                return await service._close_challenge(conn, game.id, "expired", None)
+                return await service.close_challenge(conn, game.id, "expired", None)
             await _done(conn, row.id)
             return None
         if game.status != "active" or game.to_move is None or game.deadline_at is None:
@@ -207,29 +206,27 @@ async def act(service: GameService, claimed: Claim, worker: str) -> Result | Non
             )
             return None
         await _done(conn, row.id)
-        summary = await service._summary(conn, game.id, game)
+        summary = await service.summary(conn, game.id, game)
         log.info("game=%d %s player=%d by %s", game.id, row.kind, mover.id, mover.reminders)
         reminder = Reminder(game.id, mover.id, game.deadline_at, mover.reminders)
         return await outbox.write(service, conn, Result(summary, (reminder,)))
 
 
 async def _time_out(
-    service: GameService, conn: AsyncConnection, game: Any, player_id: int, row_id: int
+    service: Records, conn: AsyncConnection, game: Any, player_id: int, row_id: int
 ) -> Result:
     """The player to move loses on time; with more players, they rank last."""
-    from bot.service.service import forfeit  # the service module imports this one
-
-    summary = await service._summary(conn, game.id, game)
-    state = await service._state(conn, game)
+    summary = await service.summary(conn, game.id, game)
+    state = await service.load_state(conn, game)
     seat = game.to_move
     winners, scores = forfeit(state, seat)
-    over = await service._finish(
+    over = await service.finish(
         conn, game, summary, winners, str(engine.End.TIME), scores, loser=seat
     )
     await _done(conn, row_id)
     log.info("game=%d player=%d timed out", game.id, player_id)
     events = (TimedOut(game.id, player_id), over)
-    return await outbox.write(service, conn, Result(await service._summary(conn, game.id), events))
+    return await outbox.write(service, conn, Result(await service.summary(conn, game.id), events))
 
 
 async def _done(conn: AsyncConnection, row_id: int) -> None:
@@ -328,7 +325,7 @@ async def resume_clocks(
     return shifted
 
 
-async def end_vacations(service: GameService) -> int:
+async def end_vacations(service: Records) -> int:
     """End the vacations whose days have run out, at the moment they ran out."""
     now = service.clock()
     async with service.db.read() as conn:
@@ -375,7 +372,7 @@ def _vacation_end(row: Any) -> datetime:
 # == cleanup =====================================================================================
 
 
-async def cleanup(service: GameService) -> int:
+async def cleanup(service: Records) -> int:
     """Delete the deadline rows of games that are over, in batches. Returns how many."""
     ended_games = sa.select(games.c.id).where(games.c.status.in_(ENDED))
     total = await service.db.delete_in_batches(deadlines, deadlines.c.game_id.in_(ended_games))

@@ -11,16 +11,13 @@ nobody holds) and in what order, with `NOW` for the time.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 
+from bot.store import Database
 from bot.store.schema import UTCDateTime
-
-if TYPE_CHECKING:
-    from bot.service.service import GameService
-
 
 NOW = sa.bindparam("now", type_=UTCDateTime())
 
@@ -52,15 +49,15 @@ def lease_statement(
 
 
 async def claim_rows(
-    service: GameService,
+    db: Database,
+    now: datetime,
     statement: Callable[[str], sa.Update],
     worker: str,
     lease: timedelta,
     limit: int,
 ) -> Sequence[sa.Row[Any]]:
-    """Run the dialect's lease `statement` at the service's clock; the rows leased."""
-    now = service.clock()
-    async with service.db.write() as conn:
+    """Run the dialect's lease `statement` at `now`; the rows leased."""
+    async with db.write() as conn:
         result = await conn.execute(
             statement(conn.dialect.name),
             {"now": now, "limit": limit, "worker": worker[:64], "until": now + lease},

@@ -25,17 +25,15 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Protocol, TypeVar, Union, get_args, get_origin, get_type_hints
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service.leases import claim_rows, lease_statement
-from bot.service.models import Event, Result
+from bot.service.models import Event, GameSummary, Result
+from bot.store import Database
 from bot.store.schema import outbox
-
-if TYPE_CHECKING:
-    from bot.service.service import GameService
 
 log = logging.getLogger("paperboard.outbox")
 
@@ -47,6 +45,18 @@ LEASE = timedelta(minutes=1)  # short: a crash's announcements go out while nonc
 MAX_ATTEMPTS = 10  # a result whose delivery keeps failing is given up (and logged)
 CLAIM_BATCH = 100
 KEEP = timedelta(days=1)  # delivered rows are kept this long, then deleted
+
+
+class Host(Protocol):
+    """What the outbox needs of the service (bot/service/records.py's `Records`)."""
+
+    db: Database
+    worker_id: str
+    clock: Callable[[], datetime]
+
+    async def summary(
+        self, conn: AsyncConnection, game_id: int, row: Any | None = None
+    ) -> GameSummary: ...
 
 
 def default_worker_id() -> str:
@@ -119,7 +129,7 @@ def _typed(hint: Any, value: Any) -> Any:
 # == writing, claiming, marking ===================================================================
 
 
-async def write(service: GameService, conn: AsyncConnection, result: R) -> R:
+async def write(service: Host, conn: AsyncConnection, result: R) -> R:
     """Store `result`'s events in the use case's transaction, leased to this process,
     which delivers them right after the commit; the result carries the row's id."""
     if not result.events:
@@ -155,16 +165,16 @@ def _claim_statement(dialect_name: str) -> sa.Update:
 
 
 async def claim(
-    service: GameService, worker: str, lease: timedelta = LEASE, limit: int = CLAIM_BATCH
+    service: Host, worker: str, lease: timedelta = LEASE, limit: int = CLAIM_BATCH
 ) -> list[Pending]:
     """Lease up to `limit` undelivered rows whose lease ran out to `worker`, oldest first
     (bot/service/leases.py)."""
-    rows = await claim_rows(service, _claim_statement, worker, lease, limit)
+    rows = await claim_rows(service.db, service.clock(), _claim_statement, worker, lease, limit)
     claimed = [Pending(r.id, r.game_id, r.events, r.attempts) for r in rows]
     return sorted(claimed, key=lambda pending: pending.id)
 
 
-async def mark_delivered(service: GameService, outbox_id: int) -> None:
+async def mark_delivered(service: Host, outbox_id: int) -> None:
     async with service.db.write() as conn:
         await conn.execute(
             outbox.update()
@@ -176,7 +186,7 @@ async def mark_delivered(service: GameService, outbox_id: int) -> None:
 # == delivering ===================================================================================
 
 
-async def deliver(service: GameService, result: Result, publish: Publish) -> None:
+async def deliver(service: Host, result: Result, publish: Publish) -> None:
     """Announce `result` through the adapter's `publish`, then mark its row delivered.
     If `publish` raises, the row stays undelivered: `redeliver` sends it again."""
     await publish(result)
@@ -184,9 +194,7 @@ async def deliver(service: GameService, result: Result, publish: Publish) -> Non
         await mark_delivered(service, result.outbox_id)
 
 
-async def redeliver(
-    service: GameService, publish: Publish, worker: str, limit: int = CLAIM_BATCH
-) -> int:
+async def redeliver(service: Host, publish: Publish, worker: str, limit: int = CLAIM_BATCH) -> int:
     """Deliver what a crashed process (or a failed delivery) left undelivered; returns
     how many results were delivered. The game is read as it is now."""
     delivered = 0
@@ -196,7 +204,7 @@ async def redeliver(
             try:
                 events = tuple(event_from_json(data) for data in row.events)
                 async with service.db.read() as conn:
-                    game = await service._summary(conn, row.game_id)
+                    game = await service.summary(conn, row.game_id)
             except Exception:  # it will never read better: drop it, loudly
                 log.exception("outbox row %d cannot be read; dropped", row.id)
                 await mark_delivered(service, row.id)
@@ -219,7 +227,7 @@ async def redeliver(
             return delivered
 
 
-async def cleanup(service: GameService) -> int:
+async def cleanup(service: Host) -> int:
     """Delete the rows delivered (or given up) more than KEEP ago; returns how many."""
     cutoff = service.clock() - KEEP
     old = sa.or_(

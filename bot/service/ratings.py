@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from openskill.models import PlackettLuce
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service.models import RatingLine
 from bot.store.schema import players, ratings
+from bot.store.upserts import insert_or_nothing
 
 MODEL = PlackettLuce()
 
@@ -35,22 +35,18 @@ async def update(
     """
     key = (ratings.c.guild_id == guild_id, ratings.c.game == game)
     fresh = MODEL.rating()
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
     await conn.execute(
-        dialect.insert(ratings)
-        .values(
-            [
-                {
-                    "guild_id": guild_id,
-                    "game": game,
-                    "player_id": player_id,
-                    "mu": fresh.mu,
-                    "sigma": fresh.sigma,
-                }
-                for player_id in sorted(set(seat_players))
-            ]
-        )
-        .on_conflict_do_nothing()
+        insert_or_nothing(ratings, conn.dialect.name),
+        [
+            {
+                "guild_id": guild_id,
+                "game": game,
+                "player_id": player_id,
+                "mu": fresh.mu,
+                "sigma": fresh.sigma,
+            }
+            for player_id in sorted(set(seat_players))
+        ],
     )
     rows = {
         row.player_id: row

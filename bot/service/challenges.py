@@ -1,0 +1,422 @@
+"""Challenges: issue, accept, join, decline, cancel, a rematch, and the limits on them.
+
+A challenge is a game row with status `open`, its seats (named opponents invited,
+open seats empty) and an `expire` deadline row; when its last seat is taken the
+game starts (the seats in the chosen order, the first turn and its deadline).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+import engine
+from bot.service.models import (
+    DAYS_PER_MOVE,
+    FIRST_CHOICES,
+    ChallengeIssued,
+    Event,
+    First,
+    GameStarted,
+    Place,
+    Player,
+    Refused,
+    Result,
+    SeatTaken,
+)
+from bot.service.records import Records
+from bot.service.rules import check_ids, status_words, whole
+from bot.store.schema import deadlines, games, seats
+from engine import Code
+from engine.core import shown
+
+log = logging.getLogger("paperboard.service")
+
+
+class Challenges(Records):
+    """The use cases before a game starts."""
+
+    async def challenge(
+        self,
+        place: Place,
+        challenger: Player,
+        game: str,
+        *,
+        opponents: Sequence[Player] = (),
+        open_seats: int = 0,
+        options: Mapping[str, object] | None = None,
+        days_per_move: int | str | None = "default",
+        first: str = "random",
+        rated: bool | None = None,
+    ) -> Result:
+        """A direct challenge (named opponents), an open one (seats anyone may take), or both."""
+        check_ids(place.guild_id, place.channel_id, challenger.id, *(p.id for p in opponents))
+        info = engine.GAMES.get(game)
+        if info is None:
+            raise Refused(
+                f"There is no game called {shown(game)}; the games are {', '.join(engine.GAMES)}.",
+                code=Code.UNKNOWN_GAME,
+            )
+        if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
+            raise Refused(
+                f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.", code=Code.BAD_OPTION
+            )
+        if rated is not None and not isinstance(rated, bool):
+            raise Refused("Rated is yes or no.", code=Code.BAD_OPTION)
+        settings = dict(options or {})
+        if not all(isinstance(key, str) for key in settings):
+            raise Refused("Options are named, like size=7.", code=Code.BAD_OPTION)
+        if "players" in settings:
+            raise Refused(
+                "The players are the challenger, the opponents and the open seats, not an option.",
+                code=Code.BAD_OPTION,
+            )
+        if not whole(open_seats) or not 0 <= open_seats <= info.max_players:
+            raise Refused(
+                f"Open seats are a number from 0 to {info.max_players - 1}.", code=Code.BAD_OPTION
+            )
+        if any(p.id == challenger.id for p in opponents):
+            raise Refused("You cannot challenge yourself.", code=Code.SELF_CHALLENGE)
+        if len({p.id for p in opponents}) != len(opponents):
+            raise Refused("Each opponent can take only one seat.", code=Code.DUPLICATE_OPPONENT)
+        if not opponents and open_seats == 0:
+            open_seats = info.min_players - 1
+        seat_count = 1 + len(opponents) + open_seats
+        if not info.min_players <= seat_count <= info.max_players:
+            allowed = (
+                f"exactly {info.min_players}"
+                if info.min_players == info.max_players
+                else f"{info.min_players} to {info.max_players}"
+            )
+            raise Refused(
+                f"{info.title} is played by {allowed} players, not {seat_count}.",
+                code=Code.PLAYER_COUNT,
+            )
+        now = self.clock()
+        async with self.db.write() as conn:
+            guild = await self.load_guild_settings(conn, place.guild_id)
+            if guild.channels and place.channel_id not in guild.channels:
+                raise Refused("Games cannot be started in this channel.", code=Code.CHANNEL)
+            days = guild.days_per_move if days_per_move == "default" else days_per_move
+            if days is not None and (not whole(days) or days not in DAYS_PER_MOVE):
+                allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
+                raise Refused(
+                    f"Days per move must be one of {allowed}, or none.", code=Code.BAD_OPTION
+                )
+            if rated and not guild.rated:
+                raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
+            await self._check_limits(conn, challenger.id)
+            await self.remember(conn, challenger, *opponents)
+            # the options last: checking them builds the game's tables, after every cheap check
+            try:
+                start = engine.new(game, seat_count, **settings)
+            except engine.BadOptions as exc:
+                raise Refused(str(exc), code=exc.code) from None
+            if start.outcome is not None:
+                raise Refused(
+                    f"With these options {info.title} is over before the first move; "
+                    "choose other options.",
+                    code=Code.OVER_AT_START,
+                )
+            game_id = await self._insert_game(
+                conn,
+                place=place,
+                game=game,
+                options=start.options,
+                challenger=challenger.id,
+                days=days if isinstance(days, int) else None,
+                first=first,
+                rated=guild.rated if rated is None else rated,
+                now=now,
+            )
+            roster: list[int | None] = [challenger.id, *(p.id for p in opponents)]
+            roster += [None] * open_seats
+            await conn.execute(
+                seats.insert(),
+                [
+                    {"game_id": game_id, "seat": i, "player_id": pid, "accepted": i == 0}
+                    for i, pid in enumerate(roster)
+                ],
+            )
+            summary = await self.summary(conn, game_id)
+            event = ChallengeIssued(
+                game_id,
+                challenger=challenger,
+                invited=tuple(p.id for p in opponents),
+                open_seats=open_seats,
+            )
+            result = await self._announce(conn, Result(summary, (event,)))
+        log.info(
+            "game=%d challenge %s by player=%d seats=%d", game_id, game, challenger.id, seat_count
+        )
+        return result
+
+    async def accept(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """A named opponent accepts; the game starts when every seat is filled."""
+        async with self.db.write() as conn:
+            row = await self._open_challenge(conn, game_id, guild_id)
+            seat = await self._invited_seat(conn, game_id, player.id)
+            if seat is None:
+                raise Refused("This challenge is not waiting for you.", code=Code.NOT_INVITED)
+            return await self._take_seat(conn, row, seat, player)
+
+    async def join(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """Take an open seat of an open challenge."""
+        async with self.db.write() as conn:
+            row = await self._open_challenge(conn, game_id, guild_id)
+            taken = await conn.execute(
+                sa.select(seats.c.seat, seats.c.player_id).where(seats.c.game_id == game_id)
+            )
+            rows = taken.all()
+            if any(r.player_id == player.id for r in rows):
+                raise Refused("You already have a seat in this game.", code=Code.ALREADY_SEATED)
+            free = [r.seat for r in rows if r.player_id is None]
+            if not free:
+                raise Refused("This challenge has no open seat.", code=Code.NO_OPEN_SEAT)
+            return await self._take_seat(conn, row, min(free), player)
+
+    async def _take_seat(
+        self, conn: AsyncConnection, row: Any, seat: int, player: Player
+    ) -> Result:
+        """`player` sits at `seat`, accepted; the game starts if that was the last seat."""
+        await self._check_limits(conn, player.id, challenges=False)
+        await self.remember(conn, player)
+        await conn.execute(
+            seats.update()
+            .where(seats.c.game_id == row.id, seats.c.seat == seat)
+            .values(player_id=player.id, accepted=True)
+        )
+        events: list[Event] = [SeatTaken(row.id, player)]
+        events += await self._start_if_full(conn, row)
+        return await self._announce(conn, Result(await self.summary(conn, row.id), tuple(events)))
+
+    async def _invited_seat(
+        self, conn: AsyncConnection, game_id: int, player_id: int
+    ) -> int | None:
+        """The seat a challenge holds for `player_id`, not yet accepted."""
+        seat: int | None = await conn.scalar(
+            sa.select(seats.c.seat).where(
+                seats.c.game_id == game_id,
+                seats.c.player_id == player_id,
+                seats.c.accepted.is_(False),
+            )
+        )
+        return seat
+
+    async def decline(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """A named opponent declines: the challenge is off."""
+        async with self.db.write() as conn:
+            await self._open_challenge(conn, game_id, guild_id)
+            if await self._invited_seat(conn, game_id, player.id) is None:
+                raise Refused(
+                    "Only an invited player can decline this challenge.", code=Code.NOT_INVITED
+                )
+            return await self.close_challenge(conn, game_id, "declined", player.id)
+
+    async def cancel(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """The challenger withdraws an open challenge."""
+        async with self.db.write() as conn:
+            row = await self._open_challenge(conn, game_id, guild_id)
+            if row.challenger_id != player.id:
+                raise Refused(
+                    "Only the challenger can cancel this challenge.", code=Code.NOT_CHALLENGER
+                )
+            return await self.close_challenge(conn, game_id, "cancelled", player.id)
+
+    async def rematch(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """The same game and options with the seats rotated, as a challenge to the same players."""
+        async with self.db.write() as conn:
+            row = await self.game_row(conn, game_id, guild_id, lock=True)
+            summary = await self.summary(conn, game_id, row)
+            if summary.seat_of(player.id) is None:
+                raise Refused(
+                    "Only a player of that game can ask for a rematch.", code=Code.NOT_SEATED
+                )
+            if row.status not in ("finished", "aborted"):
+                raise Refused("A rematch can follow only a finished game.", code=Code.NOT_FINISHED)
+            offered = await conn.execute(
+                sa.select(games).where(
+                    games.c.rematch_of == game_id,
+                    games.c.status.in_(("open", "active", "finished", "aborted")),
+                )
+            )
+            for earlier in offered:
+                if not self.overdue(earlier):
+                    raise Refused(
+                        f"A rematch of #{game_id} is already offered (#{earlier.id}).",
+                        code=Code.REMATCH_OFFERED,
+                    )
+            await self._check_limits(conn, player.id)
+            now = self.clock()
+            rotated = summary.seats[1:] + summary.seats[:1]
+            new_id = await self._insert_game(
+                conn,
+                place=Place(row.guild_id, row.channel_id),
+                game=row.game,
+                options=row.options,
+                challenger=player.id,
+                days=row.days_per_move,
+                first="rematch",
+                rated=row.rated,
+                now=now,
+                rematch_of=game_id,
+            )
+            await conn.execute(
+                seats.insert(),
+                [
+                    {
+                        "game_id": new_id,
+                        "seat": i,
+                        "player_id": s.player_id,
+                        "accepted": s.player_id == player.id,
+                    }
+                    for i, s in enumerate(rotated)
+                ],
+            )
+            new = await self.summary(conn, new_id)
+            invited = tuple(pid for pid in new.player_ids() if pid != player.id)
+            event = ChallengeIssued(new_id, challenger=player, invited=invited, open_seats=0)
+            return await self._announce(conn, Result(new, (event,)))
+
+    async def _open_challenge(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
+        row = await self.game_row(conn, game_id, guild_id, lock=True)
+        if self.overdue(row):  # the scheduler closes it; until then it is refused
+            raise Refused("This challenge has expired.", code=Code.EXPIRED)
+        if row.status == "active":
+            raise Refused(
+                "This challenge was already accepted: the game is under way.", code=Code.NOT_OPEN
+            )
+        if row.status != "open":
+            raise Refused(f"This challenge is {status_words(row.status)}.", code=Code.NOT_OPEN)
+        return row
+
+    async def _insert_game(
+        self,
+        conn: AsyncConnection,
+        *,
+        place: Place,
+        game: str,
+        options: Mapping[str, Any],
+        challenger: int,
+        days: int | None,
+        first: First,
+        rated: bool,
+        now: datetime,
+        rematch_of: int | None = None,
+    ) -> int:
+        expires = now + timedelta(hours=self.settings.challenge_hours)
+        inserted = await conn.execute(
+            games.insert()
+            .values(
+                guild_id=place.guild_id,
+                channel_id=place.channel_id,
+                game=game,
+                options=dict(options),
+                rules_version=engine.GAMES[game].version,
+                status="open",
+                ply=0,
+                challenger_id=challenger,
+                days_per_move=days,
+                first=first,
+                rated=rated,
+                expires_at=expires,
+                created_at=now,
+                updated_at=now,
+                rematch_of=rematch_of,
+            )
+            .returning(games.c.id)
+        )
+        game_id = int(inserted.scalar_one())
+        await conn.execute(
+            deadlines.insert().values(game_id=game_id, kind="expire", ply=0, due_at=expires)
+        )
+        return game_id
+
+    async def _start_if_full(self, conn: AsyncConnection, row: Any) -> list[Event]:
+        roster = (
+            await conn.execute(
+                sa.select(seats).where(seats.c.game_id == row.id).order_by(seats.c.seat)
+            )
+        ).all()
+        if any(s.player_id is None or not s.accepted for s in roster):
+            return []
+        order = [s.player_id for s in roster]
+        if row.first == "random":
+            self.rng.shuffle(order)
+        elif row.first == "opponent":
+            order = order[1:] + order[:1]
+        await conn.execute(seats.delete().where(seats.c.game_id == row.id))
+        await conn.execute(
+            seats.insert(),
+            [
+                {"game_id": row.id, "seat": i, "player_id": pid, "accepted": True}
+                for i, pid in enumerate(order)
+            ],
+        )
+        state = engine.new(row.game, **row.options)
+        now = self.clock()
+        await conn.execute(
+            games.update()
+            .where(games.c.id == row.id)
+            .values(
+                status="active",
+                to_move=state.to_move,
+                started_at=now,
+                updated_at=now,
+                expires_at=None,
+            )
+        )
+        await conn.execute(
+            deadlines.update()
+            .where(deadlines.c.game_id == row.id, deadlines.c.kind == "expire")
+            .values(done=True)
+        )
+        self.cache_state(row.id, now, state)
+        summary = await self.summary(conn, row.id)
+        events: list[Event] = [GameStarted(row.id, tuple(order))]
+        log.info("game=%d started players=%s", row.id, order)
+        if state.outcome is not None:  # a variant with no first move ends at once
+            fresh = await self.game_row(conn, row.id, row.guild_id)
+            events.append(
+                await self.finish(
+                    conn,
+                    fresh,
+                    summary,
+                    state.outcome.winners,
+                    str(state.outcome.reason),
+                    state.outcome.scores,
+                )
+            )
+        else:
+            events.append(await self.start_turn(conn, row.id, summary, state))
+        return events
+
+    async def _check_limits(
+        self, conn: AsyncConnection, player_id: int, *, challenges: bool = True
+    ) -> None:
+        if challenges:
+            open_count = await conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(games)
+                .where(games.c.challenger_id == player_id, games.c.status == "open")
+            )
+            if (open_count or 0) >= self.settings.max_open_challenges:
+                raise Refused(
+                    f"You have {open_count} open challenges, the most allowed; cancel one first.",
+                    code=Code.LIMIT,
+                )
+        active = await conn.scalar(
+            sa.select(sa.func.count())
+            .select_from(seats.join(games, games.c.id == seats.c.game_id))
+            .where(seats.c.player_id == player_id, games.c.status == "active")
+        )
+        if (active or 0) >= self.settings.max_active_games:
+            raise Refused(
+                f"You are playing {active} games, the most allowed; finish one first.",
+                code=Code.LIMIT,
+            )

@@ -1,0 +1,187 @@
+"""Lookups: a game, its board now or in the past, its record and GIF, the lists of
+games, the game a command means when none is named, ratings and leaderboards.
+
+Nothing here writes: every lookup reads outside the write lock.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+import engine
+from bot.render import render_text
+from bot.service import ratings
+from bot.service.models import STATUSES, Board, GameSummary, RatingLine, Record, Refused
+from bot.service.records import Records, replay
+from bot.service.rules import check_ids, options_text, result_text, seat_names_now
+from bot.store.schema import games, moves, seats
+from engine import Code, GameState
+from engine.core import shown
+
+
+class Lookups(Records):
+    """The use cases that read games and ratings."""
+
+    async def game(self, game_id: int, guild_id: int) -> GameSummary:
+        check_ids(game_id, guild_id)
+        async with self.db.read() as conn:
+            row = await self.game_row(conn, game_id, guild_id)
+            return await self.summary(conn, game_id, row)
+
+    async def board(
+        self, game_id: int, guild_id: int, *, ply: int | None = None, groups: bool = False
+    ) -> Board:
+        """The picture of the game now, or after any ply; any game of this guild."""
+        summary, state = await self._position(game_id, guild_id, ply)
+        png = await self.render(game_id, state, summary, groups=groups)
+        return Board(summary, state.ply, png, len(state.legal_moves()))
+
+    async def board_text(self, game_id: int, guild_id: int, *, ply: int | None = None) -> str:
+        """The board in characters with its status line, for terminals."""
+        _, state = await self._position(game_id, guild_id, ply)
+        return render_text(state)
+
+    async def state(self, game_id: int, guild_id: int) -> GameState:
+        """The engine state of a game (for tests and tools; adapters use move_hints)."""
+        return (await self._position(game_id, guild_id, None))[1]
+
+    async def move_hints(
+        self, game_id: int, guild_id: int, player_id: int, prefix: str, *, limit: int = 25
+    ) -> list[str]:
+        """Legal moves starting like `prefix` (case, dashes and spaces aside), for
+        autocomplete; none when it is not `player_id`'s turn."""
+        summary, state = await self._position(game_id, guild_id, None)
+        if summary.player_to_move != player_id:
+            return []
+        typed = " ".join(prefix.lower().replace("-", " ").split())
+        legal = [move for move in state.legal_moves() if move.replace("-", " ").startswith(typed)]
+        return legal[: max(0, limit)]
+
+    async def _position(
+        self, game_id: int, guild_id: int, ply: int | None
+    ) -> tuple[GameSummary, GameState]:
+        """A game and its position now, or after `ply` moves."""
+        check_ids(game_id, guild_id)
+        async with self.db.read() as conn:
+            row = await self.game_row(conn, game_id, guild_id)
+            summary = await self.summary(conn, game_id, row)
+            state = await self.load_state(conn, row)
+        if ply is None or ply == state.ply:
+            return seat_names_now(summary, state), state
+        if not 0 <= ply <= state.ply:
+            raise Refused(
+                f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
+                code=Code.BAD_PLY,
+            )
+        then = await replay(row.game, row.options, state.moves[:ply])
+        return seat_names_now(summary, then), then
+
+    async def games(
+        self,
+        guild_id: int,
+        *,
+        player_id: int | None = None,
+        channel_id: int | None = None,
+        status: str | None = None,
+        viewer_id: int | None = None,
+        limit: int = 100,
+    ) -> list[GameSummary]:
+        """Games of a guild: a player's, a channel's; the viewer's turn first."""
+        if status is not None and status not in STATUSES:
+            raise Refused(f"A game's status is one of {', '.join(STATUSES)}.", code=Code.BAD_STATUS)
+        check_ids(guild_id, *(x for x in (player_id, channel_id, viewer_id) if x is not None))
+        query = sa.select(games.c.id).where(games.c.guild_id == guild_id)
+        if player_id is not None:
+            query = query.where(
+                games.c.id.in_(sa.select(seats.c.game_id).where(seats.c.player_id == player_id))
+            )
+        if channel_id is not None:
+            query = query.where(
+                sa.or_(games.c.channel_id == channel_id, games.c.thread_id == channel_id)
+            )
+        if status is not None:
+            query = query.where(games.c.status == status)
+        query = query.order_by(games.c.updated_at.desc()).limit(max(1, min(limit, 500)))
+        async with self.db.read() as conn:
+            ids = (await conn.scalars(query)).all()
+            found = [await self.summary(conn, gid) for gid in ids]
+        rank = {"active": 1, "open": 2}
+        return sorted(
+            found,
+            key=lambda g: (
+                0
+                if viewer_id is not None and g.player_to_move == viewer_id
+                else rank.get(g.status, 3),
+            ),
+        )
+
+    async def game_in_thread(self, thread_id: int) -> GameSummary | None:
+        async with self.db.read() as conn:
+            game_id = await conn.scalar(sa.select(games.c.id).where(games.c.thread_id == thread_id))
+            return None if game_id is None else await self.summary(conn, game_id)
+
+    async def default_game(
+        self, guild_id: int, player_id: int, thread_id: int | None, *, my_turn: bool = True
+    ) -> GameSummary:
+        """The game a command means when none is named: the thread's; else your only game
+        on move (for a move), or your only game under way (resign, undo, board...),
+        narrowed to the one on move when there are several."""
+        if thread_id is not None:
+            found = await self.game_in_thread(thread_id)
+            if found is not None and found.guild_id == guild_id:
+                return found
+        active = await self.games(guild_id, player_id=player_id, status="active")
+        on_move = [g for g in active if g.player_to_move == player_id]
+        candidates = on_move if my_turn or len(active) > 1 else active
+        if len(candidates) == 1:
+            return candidates[0]
+        if not candidates:
+            where = "waiting for your move" if my_turn else "under way"
+            raise Refused(f"You have no game {where} here; name the game.", code=Code.NO_GAME)
+        listed = ", ".join(f"#{g.id}" for g in candidates[:10])
+        raise Refused(f"Name the game: you have several ({listed}).", code=Code.AMBIGUOUS_GAME)
+
+    async def record(self, game_id: int, guild_id: int) -> Record:
+        """The moves with their times, one line per move, in the game's notation."""
+        async with self.db.read() as conn:
+            row = await self.game_row(conn, game_id, guild_id)
+            summary = seat_names_now(
+                await self.summary(conn, game_id, row), await self.load_state(conn, row)
+            )
+            entries = (
+                await conn.execute(
+                    sa.select(moves.c.ply, moves.c.seat, moves.c.text, moves.c.created_at)
+                    .where(moves.c.game_id == game_id)
+                    .order_by(moves.c.ply)
+                )
+            ).all()
+        info = engine.GAMES[row.game]
+        lines = [f"{info.title} #{game_id} — {options_text(row.options)}"]
+        for seat in summary.seats:
+            lines.append(f"  {summary.seat_names[seat.seat]}: {seat.name or 'open seat'}")
+        for entry in entries:
+            when = entry.created_at.strftime("%Y-%m-%d %H:%M")
+            who = summary.name_of_seat(entry.seat)
+            lines.append(f"{entry.ply + 1:>4}. {when} UTC  {who:<18} {entry.text}")
+        if summary.status == "finished":
+            lines.append(result_text(summary))
+        return Record(summary, "\n".join(lines))
+
+    async def replay_gif(self, game_id: int, guild_id: int) -> bytes:
+        async with self.db.read() as conn:
+            row = await self.game_row(conn, game_id, guild_id)
+            summary = await self.summary(conn, game_id, row)
+            state = await self.load_state(conn, row)
+        return await self.painter.gif(state, players=[s.name or "?" for s in summary.seats])
+
+    async def leaderboard(self, guild_id: int, game: str, *, limit: int = 10) -> list[RatingLine]:
+        if game not in engine.GAMES:
+            raise Refused(f"There is no game called {shown(game)}.", code=Code.UNKNOWN_GAME)
+        async with self.db.read() as conn:
+            return await ratings.leaderboard(conn, guild_id, game, limit)
+
+    async def ratings(
+        self, guild_id: int, player_id: int, game: str | None = None
+    ) -> list[RatingLine]:
+        async with self.db.read() as conn:
+            return await ratings.of_player(conn, guild_id, player_id, game)

@@ -1,0 +1,381 @@
+"""Play: a move, resigning, calling a game off, and taking a move back by consent.
+
+A move is read and checked outside the write lock, then committed with an UPDATE
+that holds only against the ply (and `updated_at`) it was checked on; when another
+writer got there first the move is checked again against the new position. Every
+other use case here locks the game's row as it reads it (`Records.game_row`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+import engine
+from bot.service.models import (
+    ChallengeClosed,
+    Event,
+    GameSummary,
+    MovePlayed,
+    MoveResult,
+    Player,
+    Refused,
+    Result,
+    TurnStarted,
+    UndoAnswered,
+    UndoRequested,
+)
+from bot.service.records import Records, replay
+from bot.service.rules import check_ids, forfeit, require_active, seat_names_now
+from bot.store.schema import games, moves
+from engine import Code, GameState, IllegalMove
+
+log = logging.getLogger("paperboard.service")
+
+CONFLICT_RETRIES = 5
+
+T = TypeVar("T")
+
+# The hot path's statements, built once (building a statement costs more than running it).
+_ADVANCE = (
+    games.update()
+    .where(
+        games.c.id == sa.bindparam("game_id"),
+        games.c.ply == sa.bindparam("read_ply"),
+        games.c.updated_at == sa.bindparam("read_at"),  # no undo, resign or move since the read
+        games.c.status == "active",
+    )
+    .values(
+        ply=sa.bindparam("ply"),
+        to_move=sa.bindparam("to_move"),
+        updated_at=sa.bindparam("updated_at"),
+        deadline_at=sa.bindparam("deadline_at"),
+        undo_seat=None,  # a move makes a pending undo request stale
+        undo_ply=None,
+        undo_approvals=None,
+    )
+)
+_RECORD = moves.insert()
+
+
+class _Conflict(Exception):
+    """Another writer moved the game on between our read and our write: retry."""
+
+
+class Play(Records):
+    """The use cases of a game under way."""
+
+    async def move(
+        self,
+        game_id: int,
+        guild_id: int,
+        player: Player,
+        text: str,
+        *,
+        expected_ply: int | None = None,
+    ) -> MoveResult:
+        """Play `text` for `player`. Refused: not seated, not their turn, game over,
+        a stale board (expected_ply), or an illegal move (the engine's sentence)."""
+        check_ids(game_id, guild_id, player.id)
+        result, after = await self._retry(
+            lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
+        )
+        try:
+            png = await self.render(game_id, after, result.game, groups=False, after_move=True)
+        except Exception:  # the move is made and kept; only its picture is missing
+            log.exception("game=%d the board after ply %d could not be drawn", game_id, after.ply)
+            png = b""
+        return MoveResult(result.game, result.events, outbox_id=result.outbox_id, png=png)
+
+    async def _move_once(
+        self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
+    ) -> tuple[Result, GameState]:
+        # Read and check outside the write lock (SQLite has one writer; WAL readers never
+        # wait): the commit then holds only if the game row is still the one we read.
+        async with self.db.read() as conn:
+            row, summary, seat = await self._seated(conn, game_id, guild_id, player, lock=False)
+            if expected_ply is not None and expected_ply != row.ply:
+                raise Refused(
+                    f"This board is out of date: the game is at move {row.ply} now.",
+                    code=Code.STALE,
+                )
+            state = await self.load_state(conn, row)
+            if state.to_move != seat:
+                to_move = (
+                    summary.name_of_seat(state.to_move) if state.to_move is not None else "nobody"
+                )
+                raise Refused(
+                    f"It is not your turn: {to_move} is to move.", code=Code.NOT_YOUR_TURN
+                )
+            try:
+                after = state.play(text)
+            except IllegalMove as illegal:
+                raise Refused(str(illegal), code=illegal.code) from None
+        async with self.db.write() as conn:
+            events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
+            result = await self._announce(
+                conn, Result(seat_names_now(now_summary, after), tuple(events))
+            )
+        return result, after
+
+    async def _commit_moves(
+        self,
+        conn: AsyncConnection,
+        row: Any,
+        summary: GameSummary,
+        before: GameState,
+        after: GameState,
+        seat: int,
+    ) -> tuple[list[Event], GameSummary]:
+        """Write the new record entries and the game row, against the ply we read.
+
+        A move clears a pending undo request and, when it starts a new turn,
+        sets that turn's deadline, all in the one conditional UPDATE.
+        """
+        now = self.clock()
+        new_turn = after.outcome is None and not after.mid_turn
+        due = self.due(summary, now) if new_turn else row.deadline_at
+        changed = await conn.execute(
+            _ADVANCE,
+            {
+                "game_id": row.id,
+                "read_ply": row.ply,
+                "read_at": row.updated_at,
+                "ply": after.ply,
+                "to_move": after.to_move,
+                "updated_at": now,
+                "deadline_at": due,
+            },
+        )
+        if changed.rowcount != 1:
+            raise _Conflict
+        new_texts = after.moves[before.ply :]
+        new_seats = after.actors[before.ply :]  # the mover's actions, then forced passes
+        await conn.execute(
+            _RECORD,
+            [
+                {
+                    "game_id": row.id,
+                    "ply": before.ply + i,
+                    "seat": actor,
+                    "text": text,
+                    "created_at": now,
+                }
+                for i, (text, actor) in enumerate(zip(new_texts, new_seats, strict=True))
+            ],
+        )
+        self.cache_state(row.id, now, after)
+        log.info("game=%d move ply=%d seat=%d %s", row.id, after.ply, seat, " ".join(new_texts))
+        own = next((i for i, actor in enumerate(new_seats) if actor != seat), len(new_seats))
+        events: list[Event] = [
+            MovePlayed(
+                row.id,
+                summary.seats[seat].player_id or 0,
+                after.ply,
+                new_texts[:own],
+                passes=len(new_texts) - own,
+            )
+        ]
+        if after.outcome is not None:
+            outcome = after.outcome
+            events.append(
+                await self.finish(
+                    conn, row, summary, outcome.winners, str(outcome.reason), outcome.scores
+                )
+            )
+            return events, await self.summary(conn, row.id)
+        if new_turn:
+            await self.write_deadlines(conn, row.id, after.ply, due)
+            player_id = summary.seats[after.to_move or 0].player_id or 0
+            events.append(TurnStarted(row.id, player_id, due))
+        current = dataclasses.replace(summary, ply=after.ply, to_move=after.to_move, deadline=due)
+        return events, current
+
+    async def resign(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """Give up. Two players: the other wins; with more, the resigner ranks last."""
+        check_ids(game_id, guild_id, player.id)
+        async with self.db.write() as conn:
+            row, summary, seat = await self._seated(conn, game_id, guild_id, player)
+            state = await self.load_state(conn, row)
+            winners, scores = forfeit(state, seat)
+            event = await self.finish(
+                conn, row, summary, winners, str(engine.End.RESIGNATION), scores, loser=seat
+            )
+            return await self._announce(conn, Result(await self.summary(conn, game_id), (event,)))
+
+    async def abort(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """Call a game off, only before every player has moved once. No rating changes."""
+        async with self.db.write() as conn:
+            _, summary, _ = await self._seated(conn, game_id, guild_id, player)
+            movers = set(
+                (
+                    await conn.scalars(
+                        sa.select(moves.c.seat).where(
+                            moves.c.game_id == game_id, moves.c.text != "pass"
+                        )
+                    )
+                ).all()
+            )
+            if len(movers) >= len(summary.seats):
+                raise Refused(
+                    "Every player has moved already: resign instead, or ask for an undo.",
+                    code=Code.TOO_LATE,
+                )
+            await self.set_status(conn, game_id, "aborted")
+            return await self._announce(
+                conn,
+                Result(
+                    await self.summary(conn, game_id),
+                    (ChallengeClosed(game_id, "aborted", player.id),),
+                ),
+            )
+
+    # == undo by consent ===================================================================
+
+    async def request_undo(self, game_id: int, guild_id: int, player: Player) -> Result:
+        """Ask the opponents to take back your last move."""
+        async with self.db.write() as conn:
+            row, summary, seat = await self._seated(conn, game_id, guild_id, player)
+            await self._undo_cut(conn, row, seat)  # refuses when there is nothing to take back
+            if row.undo_seat is not None and row.undo_ply == row.ply:
+                raise Refused(
+                    "An undo request is already waiting for an answer.", code=Code.UNDO_PENDING
+                )
+            await conn.execute(
+                games.update()
+                .where(games.c.id == game_id)
+                .values(undo_seat=seat, undo_ply=row.ply, undo_approvals=[])
+            )
+            waiting = tuple(pid for pid in summary.player_ids() if pid != player.id)
+            event = UndoRequested(game_id, requester=player.id, waiting_for=waiting, ply=row.ply)
+            return await self._announce(conn, Result(summary, (event,)))
+
+    async def answer_undo(
+        self,
+        game_id: int,
+        guild_id: int,
+        player: Player,
+        *,
+        accept: bool,
+        expected_ply: int | None = None,
+    ) -> Result:
+        """An opponent accepts or declines; when every opponent accepted, the move is taken back."""
+        async with self.db.write() as conn:
+            row, summary, seat = await self._seated(conn, game_id, guild_id, player, active=False)
+            # a move since the request (or the game's end) leaves it stale: nothing to answer
+            pending = row.undo_seat is not None and row.undo_ply == row.ply
+            if not pending or row.status != "active" or expected_ply not in (None, row.undo_ply):
+                raise Refused("There is no undo request waiting for an answer.", code=Code.NO_UNDO)
+            if seat == row.undo_seat:
+                raise Refused(
+                    "You asked for this undo; your opponents answer it.", code=Code.OWN_UNDO
+                )
+            if not accept:
+                await self._clear_undo(conn, game_id)
+                answer = UndoAnswered(game_id, player.id, False, False, row.ply)
+                return await self._announce(conn, Result(summary, (answer,)))
+            approvals = sorted({*(row.undo_approvals or ()), seat})
+            others = {s.seat for s in summary.seats} - {row.undo_seat}
+            if not others <= set(approvals):
+                await conn.execute(
+                    games.update().where(games.c.id == game_id).values(undo_approvals=approvals)
+                )
+                answer = UndoAnswered(game_id, player.id, True, False, row.ply)
+                return await self._announce(conn, Result(summary, (answer,)))
+            cut = await self._undo_cut(conn, row, row.undo_seat)
+            state = await self.load_state(conn, row)
+            rolled_back = await replay(row.game, row.options, state.moves[:cut])
+            now = self.clock()
+            await conn.execute(
+                games.update()
+                .where(games.c.id == game_id)
+                .values(
+                    ply=rolled_back.ply,
+                    to_move=rolled_back.to_move,
+                    updated_at=now,
+                    undo_seat=None,
+                    undo_ply=None,
+                    undo_approvals=None,
+                )
+            )
+            await conn.execute(
+                moves.delete().where(moves.c.game_id == game_id, moves.c.ply >= rolled_back.ply)
+            )
+            self.cache_state(game_id, now, rolled_back)
+            log.info("game=%d undo to ply=%d", game_id, rolled_back.ply)
+            events: list[Event] = [UndoAnswered(game_id, player.id, True, True, rolled_back.ply)]
+            events.append(await self.start_turn(conn, game_id, summary, rolled_back))
+            now_summary = await self.summary(conn, game_id)
+            return await self._announce(conn, Result(now_summary, tuple(events)))
+
+    async def _clear_undo(self, conn: AsyncConnection, game_id: int) -> None:
+        await conn.execute(
+            games.update()
+            .where(games.c.id == game_id)
+            .values(undo_seat=None, undo_ply=None, undo_approvals=None)
+        )
+
+    async def _undo_cut(self, conn: AsyncConnection, row: Any, seat: int) -> int:
+        """Where the record is cut to take back `seat`'s last move (a whole turn)."""
+        record = (
+            await conn.execute(
+                sa.select(moves.c.seat, moves.c.text)
+                .where(moves.c.game_id == row.id)
+                .order_by(moves.c.ply)
+            )
+        ).all()
+        own = [i for i, entry in enumerate(record) if entry.seat == seat and entry.text != "pass"]
+        if not own:
+            raise Refused("You have no move to take back yet.", code=Code.NOTHING_TO_UNDO)
+        cut = own[-1]
+        texts = [entry.text for entry in record]
+        # a turn of several actions (Short Circuit's pops) is taken back whole: step back
+        # over the seat's entries before the cut while the position there is mid-turn
+        run = cut
+        while run > 0 and record[run - 1].seat == seat:
+            run -= 1
+        if run == cut:
+            return cut
+        state = await replay(row.game, row.options, texts[:run])
+        mid_turn = []
+        for end in range(run + 1, cut + 1):
+            state = engine.replay_onto(state, texts[:end])
+            mid_turn.append(state.mid_turn)
+        while cut > run and mid_turn[cut - run - 1]:
+            cut -= 1
+        return cut
+
+    async def _seated(
+        self,
+        conn: AsyncConnection,
+        game_id: int,
+        guild_id: int,
+        player: Player,
+        *,
+        lock: bool = True,
+        active: bool = True,
+    ) -> tuple[Any, GameSummary, int]:
+        """The game's row (`lock`: held until the commit), its summary and `player`'s seat;
+        refused when they do not play in it or, with `active`, when it is not under way."""
+        row = await self.game_row(conn, game_id, guild_id, lock=lock)
+        summary = await self.summary(conn, game_id, row)
+        seat = summary.seat_of(player.id)
+        if seat is None:
+            raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
+        if active:
+            require_active(row)
+        return row, summary, seat
+
+    async def _retry(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """Run a check-then-commit attempt again when another writer got there first."""
+        for _ in range(CONFLICT_RETRIES):
+            try:
+                return await attempt()
+            except _Conflict:
+                continue
+        raise Refused("The game is busy; try that again in a moment.", code=Code.BUSY)

@@ -1,0 +1,150 @@
+"""Preferences: a player's settings (reminders, time zone, quiet hours, vacation) and a
+server's (the channels for games, the default days per move, rated games)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from functools import cache
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+import sqlalchemy as sa
+
+from bot.service import deadlines as clocks
+from bot.service.models import DAYS_PER_MOVE, GuildSettings, Player, PlayerSettings, Refused
+from bot.service.records import Records
+from bot.store.schema import guild_settings, players
+from bot.store.upserts import upsert
+from engine import Code
+from engine.core import shown, whole_number
+
+
+class Preferences(Records):
+    """The use cases that read and change settings."""
+
+    async def player_settings(
+        self,
+        player: Player,
+        *,
+        reminders: str | None = None,
+        time_zone: str | None = None,
+        quiet_hours: str | None = None,
+        vacation: bool | None = None,
+    ) -> PlayerSettings:
+        """Read or change a player's settings. Quiet hours are "22-7" (local hours) or "off"."""
+        values: dict[str, Any] = {}
+        if reminders is not None:
+            if reminders not in ("dm", "thread", "off"):
+                raise Refused(
+                    "Reminders go by dm, in the game's thread, or off.", code=Code.BAD_SETTING
+                )
+            values["reminders"] = reminders
+        if time_zone is not None:
+            values["time_zone"] = _time_zone(time_zone)
+        if quiet_hours is not None:
+            values["quiet_start"], values["quiet_end"] = _quiet_hours(quiet_hours)
+        now = self.clock()
+        async with self.db.write() as conn:
+            if vacation is False:  # its end moves clocks: their games first (the lock order)
+                await clocks.lock_games_of(conn, player.id)
+            await self.remember(conn, player)  # locks the row: settings calls queue here
+            row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
+            days_left = row.vacation_days_left
+            if row.vacation_year != now.year:  # a new year's allowance
+                days_left = float(self.settings.vacation_days)
+                values.update(vacation_days_left=days_left, vacation_year=now.year)
+            if vacation is True and row.vacation_since is None:
+                if days_left <= 0:
+                    raise Refused(
+                        "You have no vacation days left this year.", code=Code.NO_VACATION
+                    )
+                values["vacation_since"] = now
+            elif vacation is False and row.vacation_since is not None:
+                used = (now - row.vacation_since).total_seconds() / 86400
+                end = min(now, row.vacation_since + timedelta(days=max(0.0, days_left)))
+                await clocks.resume_clocks(conn, player.id, row.vacation_since, end, now)
+                values.update(vacation_since=None, vacation_days_left=max(0.0, days_left - used))
+            if values:
+                await conn.execute(
+                    players.update().where(players.c.id == player.id).values(**values)
+                )
+            row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
+        quiet = None if row.quiet_start is None else (row.quiet_start, row.quiet_end)
+        return PlayerSettings(
+            player.id,
+            row.reminders,
+            row.time_zone,
+            quiet,
+            row.vacation_days_left,
+            row.vacation_since,
+        )
+
+    async def guild_settings(
+        self,
+        guild_id: int,
+        *,
+        channels: Sequence[int] | None = None,
+        days_per_move: int | str | None = "keep",
+        rated: bool | None = None,
+    ) -> GuildSettings:
+        """Read or change a server's settings (adapters check the admin permission).
+        Only what the call names is written: two calls at once keep both changes."""
+        if (
+            days_per_move != "keep"
+            and days_per_move is not None
+            and days_per_move not in DAYS_PER_MOVE
+        ):
+            allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
+            raise Refused(
+                f"Days per move must be one of {allowed}, or none.", code=Code.BAD_SETTING
+            )
+        changes: dict[str, Any] = {}
+        if channels is not None:
+            changes["channels"] = list(channels)
+        if days_per_move != "keep":
+            changes["days_per_move"] = days_per_move
+        if rated is not None:
+            changes["rated"] = rated
+        async with self.db.write() as conn:
+            if changes:  # a new row starts from the defaults
+                default = GuildSettings(guild_id)
+                new_row = {
+                    "guild_id": guild_id,
+                    "channels": list(default.channels),
+                    "days_per_move": default.days_per_move,
+                    "rated": default.rated,
+                } | changes
+                await upsert(
+                    conn, guild_settings, new_row, keys=("guild_id",), update=tuple(changes)
+                )
+            return await self.load_guild_settings(conn, guild_id)
+
+
+def _time_zone(name: str) -> str:
+    """The zone's canonical name, whatever the case it was typed in."""
+    canonical = _zones_by_lower_name().get(name.strip().lower(), name.strip())
+    try:
+        ZoneInfo(canonical)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise Refused(
+            f"I don't know the time zone {shown(name)}; try one like Europe/Paris.",
+            code=Code.BAD_SETTING,
+        ) from None
+    return canonical
+
+
+@cache
+def _zones_by_lower_name() -> dict[str, str]:
+    return {zone.lower(): zone for zone in available_timezones()}
+
+
+def _quiet_hours(text: str) -> tuple[int | None, int | None]:
+    cleaned = text.strip().lower()
+    if cleaned in ("off", "none", ""):
+        return None, None
+    hours = [whole_number(part, 2) for part in cleaned.replace(" ", "").split("-")]
+    match hours:
+        case [int(start), int(end)] if start != end and start < 24 and end < 24:
+            return start, end
+    raise Refused("Quiet hours are two local hours like 22-7, or off.", code=Code.BAD_SETTING)

@@ -1,0 +1,394 @@
+"""What every use case stands on: a game's row, its summary and state, the caches, the
+turn's deadline rows, the end of a game, the board pictures, the outbox write.
+
+`Records` holds the service's shared context (the database, settings, clock, caches,
+painter); each use-case class (bot/service/challenges.py, play.py, lookups.py,
+preferences.py) builds on it, and `GameService` (bot/service/service.py) is all of
+them. The scheduler's side (bot/service/deadlines.py) and the outbox use the same
+helpers. A game is `engine.replay` of its stored moves; the latest state of each game
+is kept in memory, valid while the game row's `updated_at` is the one it was built from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+import engine
+from bot.service import outbox, ratings
+from bot.service.models import (
+    ChallengeClosed,
+    GameOver,
+    GameSummary,
+    GuildSettings,
+    Player,
+    Refused,
+    Result,
+    Seat,
+    Status,
+    TurnStarted,
+)
+from bot.service.painter import Painter
+from bot.service.rules import check_ids, deadline_caption, finishing_ranks
+from bot.settings import Settings
+from bot.store import Database
+from bot.store.schema import deadlines, games, guild_settings, moves, players, seats
+from bot.store.upserts import upsert
+from engine import Code, GameState
+
+log = logging.getLogger("paperboard.service")
+
+#: Reminders before a deadline (the mention when the turn starts is the first).
+REMINDER_LEADS = {"remind_24h": timedelta(hours=24), "remind_1h": timedelta(hours=1)}
+STATE_CACHE_SIZE = 2048
+ROSTER_SECONDS = 60.0
+#: The most a replay holds the event loop at a time, and its pause between slices.
+REPLAY_SLICE_SECONDS = 0.003
+REPLAY_PAUSE_SECONDS = 0.001
+
+ResultT = TypeVar("ResultT", bound=Result)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+# The hot path's statements, built once (building a statement costs more than running it).
+_GAME_ROW = sa.select(games).where(games.c.id == sa.bindparam("game_id"))
+_LOCKED_GAME_ROW = _GAME_ROW.with_for_update()  # SQLite's BEGIN IMMEDIATE needs no row lock
+_ROSTER = (
+    sa.select(
+        seats.c.seat, seats.c.player_id, seats.c.accepted, players.c.name, players.c.vacation_since
+    )
+    .select_from(seats.outerjoin(players, players.c.id == seats.c.player_id))
+    .where(seats.c.game_id == sa.bindparam("game_id"))
+    .order_by(seats.c.seat)
+)
+#: A new turn rewrites its deadline rows: one per game and kind, unclaimed, due again.
+_DEADLINE_KEYS = ("game_id", "kind")
+_DEADLINE_CHANGES = ("ply", "due_at", "done", "claimed_by", "claimed_until")
+
+
+class Records:
+    """The shared context of the use cases and the helpers they have in common."""
+
+    def __init__(
+        self,
+        database: Database,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        rng: random.Random | None = None,
+        worker_id: str | None = None,
+    ) -> None:
+        self.db = database
+        # who holds the outbox rows this process writes (it delivers them itself)
+        self.worker_id = (worker_id or outbox.default_worker_id())[:64]
+        self.settings = settings
+        self.clock = clock
+        self.rng = rng or random.Random()
+        # game id -> (the row's updated_at, the state): valid while the row is unchanged
+        self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
+        self._boards: OrderedDict[tuple[int, int, bool, str | None], bytes] = OrderedDict()
+        # game id -> (when read, seats, players on vacation)
+        self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
+            OrderedDict()
+        )
+        self.painter = Painter(settings.render_processes)
+
+    # == reading a game ================================================================
+
+    async def game_row(
+        self, conn: AsyncConnection, game_id: int, guild_id: int, *, lock: bool = False
+    ) -> Any:
+        """The game's row; `lock` (in a write transaction): held until it commits, so
+        what the use case checks stays true (the lock order: docs/ARCHITECTURE.md)."""
+        check_ids(game_id)  # within the column's range (and short enough to quote)
+        statement = _LOCKED_GAME_ROW if lock else _GAME_ROW
+        row = (await conn.execute(statement, {"game_id": game_id})).one_or_none()
+        if row is None or row.guild_id != guild_id:  # another guild's game does not exist here
+            raise Refused(f"There is no game #{game_id} here.", code=Code.NO_GAME)
+        return row
+
+    def overdue(self, row: Any) -> bool:
+        """An open challenge past its expiry counts as expired, whether or not it was closed yet."""
+        return bool(
+            row.status == "open" and row.expires_at is not None and row.expires_at <= self.clock()
+        )
+
+    async def summary(
+        self, conn: AsyncConnection, game_id: int, row: Any | None = None
+    ) -> GameSummary:
+        if row is None:
+            row = (await conn.execute(sa.select(games).where(games.c.id == game_id))).one()
+        roster, away = await self.roster(conn, game_id, row.status)
+        info = engine.GAMES[row.game]
+        return GameSummary(
+            id=row.id,
+            game=row.game,
+            title=info.title,
+            options=dict(row.options),
+            status="expired" if self.overdue(row) else row.status,
+            guild_id=row.guild_id,
+            channel_id=row.channel_id,
+            thread_id=row.thread_id,
+            message_id=row.message_id,
+            seats=roster,
+            ply=row.ply,
+            to_move=row.to_move,
+            days_per_move=row.days_per_move,
+            rated=row.rated,
+            first=row.first,
+            challenger_id=row.challenger_id,
+            created_at=row.created_at,
+            expires_at=row.expires_at,
+            deadline=row.deadline_at if row.status == "active" else None,
+            winners=tuple(row.winners or ()),
+            reason=row.reason,
+            scores=tuple(row.scores) if row.scores is not None else None,
+            seat_names=tuple(info.seat_name(i) for i in range(len(roster))),
+            away=away if row.status == "active" else (),
+        )
+
+    async def roster(
+        self, conn: AsyncConnection, game_id: int, status: str
+    ) -> tuple[tuple[Seat, ...], tuple[int, ...]]:
+        """The seats with the players' names, and who of them is on vacation. Seats are
+        fixed once a game has started, so kept for a while; a rename or a vacation
+        here clears them, one in another process shows within ROSTER_SECONDS."""
+        cached = self._rosters.get(game_id)
+        if cached is not None and time.monotonic() - cached[0] < ROSTER_SECONDS:
+            return cached[1], cached[2]
+        rows = (await conn.execute(_ROSTER, {"game_id": game_id})).all()
+        roster = tuple(Seat(r.seat, r.player_id, r.name, r.accepted) for r in rows)
+        away = tuple(r.player_id for r in rows if r.vacation_since is not None)
+        if status != "open":
+            self._rosters[game_id] = (time.monotonic(), roster, away)
+            _trim(self._rosters, STATE_CACHE_SIZE)
+        return roster, away
+
+    async def load_state(self, conn: AsyncConnection, row: Any) -> GameState:
+        """The engine state of a game row: cached, or replayed from its record."""
+        cached = self._states.get(row.id)
+        if cached is not None and cached[0] == row.updated_at and cached[1].ply == row.ply:
+            self._states.move_to_end(row.id)
+            return cached[1]
+        record = (
+            await conn.scalars(
+                sa.select(moves.c.text).where(moves.c.game_id == row.id).order_by(moves.c.ply)
+            )
+        ).all()
+        state = await replay(row.game, row.options, record)
+        self.cache_state(row.id, row.updated_at, state)
+        return state
+
+    def cache_state(self, game_id: int, updated_at: datetime, state: GameState) -> None:
+        self._states[game_id] = (updated_at, state)
+        _trim(self._states, STATE_CACHE_SIZE)
+
+    # == players and servers ===========================================================
+
+    async def remember(self, conn: AsyncConnection, *people: Player) -> None:
+        """Create or rename the players' rows (cached rosters may hold the old names),
+        locking them in id order: two challenges crossing each other never deadlock."""
+        self.forget_rosters()
+        now = self.clock()
+        await upsert(
+            conn,
+            players,
+            [
+                {"id": p.id, "name": p.name[:100] or "?", "created_at": now}
+                for p in sorted(people, key=lambda p: p.id)
+            ],
+            keys=("id",),
+            update=("name",),
+        )
+
+    def forget_rosters(self) -> None:
+        """Cached rosters are stale: a name or a vacation changed."""
+        self._rosters.clear()
+
+    async def load_guild_settings(self, conn: AsyncConnection, guild_id: int) -> GuildSettings:
+        row = (
+            await conn.execute(
+                sa.select(guild_settings).where(guild_settings.c.guild_id == guild_id)
+            )
+        ).one_or_none()
+        if row is None:
+            return GuildSettings(guild_id)
+        return GuildSettings(guild_id, tuple(row.channels), row.days_per_move, row.rated)
+
+    # == turns and ends ================================================================
+
+    async def start_turn(
+        self, conn: AsyncConnection, game_id: int, summary: GameSummary, state: GameState
+    ) -> TurnStarted:
+        """A turn starts (outside a move: at the start, after an undo): its deadline."""
+        assert state.to_move is not None
+        due = self.due(summary, self.clock())
+        await conn.execute(games.update().where(games.c.id == game_id).values(deadline_at=due))
+        await self.write_deadlines(conn, game_id, state.ply, due)
+        return TurnStarted(game_id, summary.seats[state.to_move].player_id or 0, due)
+
+    @staticmethod
+    def due(summary: GameSummary, now: datetime) -> datetime | None:
+        if summary.days_per_move is None:
+            return None
+        return now + timedelta(days=summary.days_per_move)
+
+    async def write_deadlines(
+        self, conn: AsyncConnection, game_id: int, ply: int, due: datetime | None
+    ) -> None:
+        """The turn's deadline rows (the timeout and its reminders), rewritten in the
+        move's transaction: one row per game and kind, unclaimed and due again."""
+        if due is None:
+            await _close_deadlines(conn, game_id)
+            return
+        now = self.clock()
+        leads = {"timeout": timedelta(0), **REMINDER_LEADS}
+        rows = [
+            {
+                "game_id": game_id,
+                "kind": kind,
+                "ply": ply,
+                "due_at": due - lead,
+                "done": due - lead <= now,  # a reminder too close to the deadline is skipped
+                "claimed_by": None,
+                "claimed_until": None,
+            }
+            for kind, lead in leads.items()
+        ]
+        await upsert(conn, deadlines, rows, keys=_DEADLINE_KEYS, update=_DEADLINE_CHANGES)
+
+    async def set_status(self, conn: AsyncConnection, game_id: int, status: Status) -> None:
+        log.info("game=%d %s", game_id, status)
+        now = self.clock()
+        await conn.execute(
+            games.update()
+            .where(games.c.id == game_id)
+            .values(
+                status=status,
+                to_move=None,
+                updated_at=now,
+                finished_at=now,
+                deadline_at=None,
+                undo_seat=None,
+            )
+        )
+        await _close_deadlines(conn, game_id)
+
+    async def close_challenge(
+        self, conn: AsyncConnection, game_id: int, status: Status, by: int | None
+    ) -> Result:
+        await self.set_status(conn, game_id, status)
+        closed = ChallengeClosed(game_id, status, by)
+        return await self._announce(conn, Result(await self.summary(conn, game_id), (closed,)))
+
+    async def finish(
+        self,
+        conn: AsyncConnection,
+        row: Any,
+        summary: GameSummary,
+        winners: tuple[int, ...],
+        reason: str,
+        scores: tuple[int, ...] | None,
+        *,
+        loser: int | None = None,
+    ) -> GameOver:
+        now = self.clock()
+        await conn.execute(
+            games.update()
+            .where(games.c.id == row.id)
+            .values(
+                status="finished",
+                to_move=None,
+                winners=list(winners),
+                reason=reason,
+                scores=list(scores) if scores is not None else None,
+                finished_at=now,
+                updated_at=now,
+            )
+        )
+        await _close_deadlines(conn, row.id)
+        ids = tuple(s.player_id or 0 for s in summary.seats)
+        log.info("game=%d over reason=%s winners=%s", row.id, reason, list(winners))
+        if row.rated:
+            ranks = finishing_ranks(len(ids), winners, scores, loser)
+            await ratings.update(conn, row.guild_id, row.game, ids, ranks)
+        return GameOver(row.id, tuple(ids[s] for s in winners), reason, scores, ids)
+
+    # == pictures and announcements ====================================================
+
+    async def render(
+        self,
+        game_id: int,
+        state: GameState,
+        summary: GameSummary,
+        *,
+        groups: bool,
+        after_move: bool = False,
+    ) -> bytes:
+        caption = deadline_caption(summary) if state.ply == summary.ply else None
+        key = (game_id, state.ply, groups, caption)  # a vacation changes the caption
+        png = self._boards.get(key)
+        if png is None:
+            names = [s.name or "open seat" for s in summary.seats]
+            png = await self.painter.png(
+                state,
+                players=names,
+                groups=groups,
+                caption=caption,
+                slow=not after_move,  # a move's board never waits behind a slow picture
+            )
+            self._boards[key] = png
+            _trim(self._boards, self.settings.board_cache_size)
+        else:
+            self._boards.move_to_end(key)
+        return png
+
+    async def _announce(self, conn: AsyncConnection, result: ResultT) -> ResultT:
+        """Every use case ends here, in its transaction: its events go into the outbox.
+        (Underscored: the use cases' last step, which tests replace to fail a commit.)"""
+        return await outbox.write(self, conn, result)
+
+
+async def _close_deadlines(conn: AsyncConnection, game_id: int) -> None:
+    """The game's open deadline rows are done (no turn runs, or the game is over)."""
+    await conn.execute(
+        deadlines.update()
+        .where(deadlines.c.game_id == game_id, deadlines.c.done.is_(False))
+        .values(done=True)
+    )
+
+
+def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
+async def replay(name: str, options: Mapping[str, Any], moves: Sequence[str]) -> GameState:
+    """`engine.replay` in slices of about REPLAY_SLICE_SECONDS with a short pause between
+    them: a long record never holds the event loop, and the pause lets the loop's other
+    work through (the database threads need the GIL too; with no pause other players'
+    moves crawled). Not a thread: a replay is pure Python, which holds the GIL and would
+    stall the loop almost as much."""
+    state = engine.replay(name, options, ())
+    step = 1
+    while state.ply < len(moves):
+        started = time.perf_counter()
+        state = engine.replay_onto(state, moves[: state.ply + step])
+        if time.perf_counter() - started < REPLAY_SLICE_SECONDS / 2:
+            step *= 2
+        else:
+            step = max(1, step // 2)
+        await asyncio.sleep(REPLAY_PAUSE_SECONDS)
+    return state

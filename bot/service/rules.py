@@ -1,0 +1,102 @@
+"""The service's rules, pure functions: who wins a forfeit, finishing ranks, which
+games accept a move, which ids exist, and the words of a status, a result, a caption."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from bot.service.models import GameSummary, Refused
+from engine import Code, GameState
+
+MAX_ID = 2**63 - 1
+
+
+def forfeit(state: GameState, loser: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """Winners when `loser` resigns or runs out of time: the best-scoring of the others."""
+    others = [seat for seat in range(state.players) if seat != loser]
+    scores = getattr(state, "scores", None)
+    if scores is None or len(others) == 1:
+        return tuple(others), scores
+    best = max(scores[seat] for seat in others)
+    return tuple(seat for seat in others if scores[seat] == best), tuple(scores)
+
+
+def finishing_ranks(
+    players: int, winners: tuple[int, ...], scores: tuple[int, ...] | None, loser: int | None = None
+) -> list[int]:
+    """Ranks by seat for the rating update (1 is best; equal ranks tie).
+
+    Winners first; then by score where the game keeps one; a player who resigned
+    or timed out last. A draw ranks everyone equal.
+    """
+    if not winners:
+        return [1] * players
+    keys = []
+    for seat in range(players):
+        score = scores[seat] if scores is not None else 0
+        keys.append((seat == loser, seat not in winners, -score))
+    ordered = sorted(set(keys))
+    return [ordered.index(key) + 1 for key in keys]
+
+
+def require_active(row: Any) -> None:
+    if row.status == "active":
+        return
+    if row.status == "open":
+        raise Refused(
+            "This game has not started yet: it is waiting for players.", code=Code.NOT_STARTED
+        )
+    raise Refused(f"This game is {status_words(row.status)}.", code=Code.GAME_OVER)
+
+
+def status_words(status: str) -> str:
+    return {
+        "open": "still waiting for players",
+        "active": "under way",
+        "finished": "over",
+        "aborted": "aborted",
+        "declined": "declined",
+        "cancelled": "cancelled",
+        "expired": "expired",
+    }.get(status, status)
+
+
+def whole(value: object) -> bool:
+    """A whole number given as one (not a bool, not a float that looks like one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_ids(*ids: int) -> None:
+    for value in ids:
+        if not whole(value) or not 0 <= value <= MAX_ID:
+            raise Refused("That id is not one I know.", code=Code.BAD_ID)
+
+
+def options_text(options: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in options.items() if k != "players") or "default options"
+
+
+def seat_names_now(summary: GameSummary, state: GameState) -> GameSummary:
+    """The summary with the seats' names in this position (a swap exchanges colours)."""
+    names = tuple(state.seat_name(seat.seat) for seat in summary.seats)
+    return (
+        summary if names == summary.seat_names else dataclasses.replace(summary, seat_names=names)
+    )
+
+
+def result_text(summary: GameSummary) -> str:
+    if not summary.winners:
+        return f"Result: draw ({summary.reason})."
+    names = " & ".join(summary.name_of_seat(s) for s in summary.winners)
+    verb = "wins" if len(summary.winners) == 1 else "share the win"
+    return f"Result: {names} {verb} ({summary.reason})."
+
+
+def deadline_caption(summary: GameSummary) -> str | None:
+    if summary.deadline is None:
+        return None
+    if summary.player_to_move in summary.away:
+        return "clock stopped: on vacation"
+    return f"due {summary.deadline:%d %b %H:%M} UTC"
