@@ -4,6 +4,7 @@ never holds up a move's board, drawing workers are replaced and die with the bot
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import os
 import pickle
@@ -12,10 +13,12 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -293,3 +296,64 @@ def test_a_state_travels_to_a_worker_without_its_tables(
     assert arrived.legal_moves() == state.legal_moves()
     move = state.legal_moves()[0]
     assert arrived.play(move) == state.play(move)
+
+
+async def test_an_undo_replays_before_it_takes_the_write_lock(
+    drawing_service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other games' moves wait for the write lock: an undo of a long game must not hold it
+    while it replays (before the change: the whole replay, a second on the heaviest Hot Wire)."""
+    service = drawing_service
+    game_id = await long_game(service, {"size": "9x9"}, 30)
+    state = await service.state(game_id, GUILD)
+    mover = (ANN, BOB)[state.to_move or 0]
+    await service.move(game_id, GUILD, mover, state.legal_moves()[0])
+    await service.request_undo(game_id, GUILD, mover)
+    service._states.clear()
+    holding = False
+    replays_under_the_lock = 0
+    original_write, original_replay = service.db.write, engine.replay_onto
+
+    @contextlib.asynccontextmanager
+    async def watched_write() -> AsyncIterator[Any]:
+        nonlocal holding
+        async with original_write() as conn:
+            holding = True
+            try:
+                yield conn
+            finally:
+                holding = False
+
+    def watched_replay(*args: Any) -> Any:
+        nonlocal replays_under_the_lock
+        replays_under_the_lock += holding
+        return original_replay(*args)
+
+    monkeypatch.setattr(service.db, "write", watched_write)
+    monkeypatch.setattr(engine, "replay_onto", watched_replay)
+    other = BOB if mover == ANN else ANN
+    result = await service.answer_undo(game_id, GUILD, other, accept=True)
+    assert result.game.ply == state.ply and replays_under_the_lock == 0
+
+
+async def test_a_big_boards_tables_are_built_off_the_loops_thread(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Livewire 60x60 builds ~59,000 lines once per process (50-100 ms): one call that cannot
+    be sliced, so it runs in a thread, where the loop still gets the GIL every few ms."""
+    threads: list[bool] = []
+    original = engine.core.new
+
+    def watched_new(*args: Any, **options: Any) -> engine.GameState:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return original(*args, **options)
+
+    monkeypatch.setattr(engine, "new", watched_new)
+    monkeypatch.setattr(engine.core, "new", watched_new)
+    issued = await service.challenge(
+        PLACE, ANN, "livewire", opponents=[BOB], options={"size": "60x60"}
+    )
+    await service.accept(issued.game.id, GUILD, BOB)
+    service._states.clear()
+    await service.board_text(issued.game.id, GUILD)  # a cache miss replays from the start
+    assert threads and not any(threads), threads

@@ -29,7 +29,7 @@ from bot.service.models import (
     Result,
     SeatTaken,
 )
-from bot.service.records import Records
+from bot.service.records import Records, new_state
 from bot.service.rules import check_ids, status_words, whole
 from bot.store.schema import deadlines, games, seats
 from engine import Code
@@ -114,7 +114,7 @@ class Challenges(Records):
             await self.remember(conn, challenger, *opponents)
             # the options last: checking them builds the game's tables, after every cheap check
             try:
-                start = engine.new(game, seat_count, **settings)
+                start = await new_state(game, settings, seat_count)
             except engine.BadOptions as exc:
                 raise Refused(str(exc), code=exc.code) from None
             if start.outcome is not None:
@@ -358,7 +358,7 @@ class Challenges(Records):
                 for i, pid in enumerate(order)
             ],
         )
-        state = engine.new(row.game, **row.options)
+        state = await new_state(row.game, row.options)
         now = self.clock()
         await conn.execute(
             games.update()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -265,6 +266,7 @@ class Play(Records):
         expected_ply: int | None = None,
     ) -> Result:
         """An opponent accepts or declines; when every opponent accepted, the move is taken back."""
+        prepared = await self._undo_position(game_id, guild_id) if accept else None
         async with self.db.write() as conn:
             row, summary, seat = await self._seated(conn, game_id, guild_id, player, active=False)
             # a move since the request (or the game's end) leaves it stale: nothing to answer
@@ -287,9 +289,12 @@ class Play(Records):
                 )
                 answer = UndoAnswered(game_id, player.id, True, False, row.ply)
                 return await self._announce(conn, Result(summary, (answer,)))
-            cut = await self._undo_cut(conn, row, row.undo_seat)
-            state = await self.load_state(conn, row)
-            rolled_back = await replay(row.game, row.options, state.moves[:cut])
+            if prepared is not None and prepared[0] == (row.ply, row.updated_at, row.undo_seat):
+                rolled_back = prepared[1]
+            else:  # the game changed since: replay under the lock after all
+                cut = await self._undo_cut(conn, row, row.undo_seat)
+                state = await self.load_state(conn, row)
+                rolled_back = await replay(row.game, row.options, state.moves[:cut])
             now = self.clock()
             await conn.execute(
                 games.update()
@@ -312,6 +317,24 @@ class Play(Records):
             events.append(await self.start_turn(conn, game_id, summary, rolled_back))
             now_summary = await self.summary(conn, game_id)
             return await self._announce(conn, Result(now_summary, tuple(events)))
+
+    async def _undo_position(
+        self, game_id: int, guild_id: int
+    ) -> tuple[tuple[int, datetime, int], GameState] | None:
+        """The position a pending undo goes back to, replayed before the write lock is
+        taken (a long game's replay takes a second, which every other write would wait
+        for), with the (ply, updated_at, requester) it holds for; None when none is due."""
+        async with self.db.read() as conn:
+            row = await self.game_row(conn, game_id, guild_id)
+            if row.status != "active" or row.undo_seat is None or row.undo_ply != row.ply:
+                return None
+            try:
+                cut = await self._undo_cut(conn, row, row.undo_seat)
+            except Refused:
+                return None
+            state = await self.load_state(conn, row)
+        rolled_back = await replay(row.game, row.options, state.moves[:cut])
+        return (row.ply, row.updated_at, row.undo_seat), rolled_back
 
     async def _clear_undo(self, conn: AsyncConnection, game_id: int) -> None:
         await conn.execute(

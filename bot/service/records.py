@@ -375,13 +375,22 @@ def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
         cache.popitem(last=False)
 
 
+async def new_state(name: str, options: Mapping[str, Any], players: int | None = None) -> GameState:
+    """`engine.new` in a thread. Building a big board's tables (Livewire 60x60: ~50 ms,
+    once per process and size) is one call that cannot be sliced; in a thread the loop
+    still gets the GIL back every few milliseconds (the interpreter's switch interval)."""
+    if players is None:
+        return await asyncio.to_thread(engine.new, name, **options)
+    return await asyncio.to_thread(engine.new, name, players, **options)
+
+
 async def replay(name: str, options: Mapping[str, Any], moves: Sequence[str]) -> GameState:
     """`engine.replay` in slices of about REPLAY_SLICE_SECONDS with a short pause between
     them: a long record never holds the event loop, and the pause lets the loop's other
     work through (the database threads need the GIL too; with no pause other players'
     moves crawled). Not a thread: a replay is pure Python, which holds the GIL and would
     stall the loop almost as much."""
-    state = engine.replay(name, options, ())
+    state = await asyncio.to_thread(engine.replay, name, options, ())  # its tables: new_state
     step = 1
     while state.ply < len(moves):
         started = time.perf_counter()
