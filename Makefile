@@ -35,6 +35,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.service
 	$(BIN)/python -m bench.schedule
 	$(BIN)/python -m bench.discord_e2e
+	$(BIN)/python -m bench.ai
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

@@ -112,6 +112,11 @@ class Adapter:
         assert result is not None
         return result, self.seats_of_record(pos, final.moves[start:])
 
+    def random_playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
+        """A playout of uniformly random moves (plain UCT's), in `playout`'s form.
+        Adapters whose `playout` has a policy override this."""
+        return self.playout(pos, rng)
+
     def seats_of_record(self, pos: Any, record: Sequence[str]) -> list[tuple[int, Any]]:
         """Who played each move of a playout's record. By default turns alternate
         from the mover (true for Hot Wire and Livewire, passes included)."""

@@ -135,16 +135,25 @@ class HexAdapter(Adapter):
     def playout(
         self, pos: HexPosition, rng: random.Random
     ) -> tuple[Rewards, list[tuple[int, Any]]]:
+        return self._fill(pos, rng, self.bridges)
+
+    def random_playout(
+        self, pos: HexPosition, rng: random.Random
+    ) -> tuple[Rewards, list[tuple[int, Any]]]:
+        return self._fill(pos, rng, _no_bridges(self.board.size))
+
+    def _fill(
+        self, pos: HexPosition, rng: random.Random, bridges: Bridges
+    ) -> tuple[Rewards, list[tuple[int, Any]]]:
         stones = pos.stones.copy()
         if self.disthex:
             _fill_disthex(self.board, stones, pos.colour, pos.last, rng)
         else:
-            _fill_hex(stones, pos.colour, self.bridges, rng)
+            _fill_hex(stones, pos.colour, bridges, rng)
         black_won = _full_board_black_wins(self.board, stones)
-        seat_of_black = self.swapped
-        winner_seat = seat_of_black if black_won else seat_of_black ^ 1
-        rewards = (1.0, 0.0) if winner_seat == 0 else (0.0, 1.0)
         swapped = self.swapped
+        winner_seat = swapped if black_won else swapped ^ 1
+        rewards = (1.0, 0.0) if winner_seat == 0 else (0.0, 1.0)
         played = [
             (stones[cell] ^ swapped, cell)
             for cell in range(len(stones))
@@ -210,8 +219,17 @@ def _completing(geometry: Any, stones: list[int], colour: int) -> set[int]:
     return reach[0] & reach[1]
 
 
+#: Per cell, the bridges it is a carrier of: (other carrier, stone, stone or edge).
+Bridges = tuple[tuple[tuple[int, int, int], ...], ...]
+
+
 @cache
-def _bridges(size: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+def _no_bridges(size: int) -> Bridges:
+    return tuple(() for _ in range(size * size))
+
+
+@cache
+def _bridges(size: int) -> Bridges:
     """Per cell c: (d, p, q) where c and d are the two carriers of a bridge between
     stones p and q; q = -1 - k stands for colour k's edge (p one row or column away)."""
     geometry = board(size)
@@ -244,7 +262,7 @@ def _bridges(size: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
 def _fill_hex(
     stones: list[int],
     colour: int,
-    bridges: tuple[tuple[tuple[int, int, int], ...], ...],
+    bridges: Bridges,
     rng: random.Random,
 ) -> None:
     """Fill the empty cells in a random order, alternating colours from `colour`,

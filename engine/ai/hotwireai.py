@@ -22,13 +22,13 @@ is kept.
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
 from engine.ai.solver import SOLVERS, Budget, Solution
 from engine.core import GameState
-from engine.hotwire import HotWireState
+from engine.hotwire import HotWireState, _bits
 
 #: A position for MCTS: (available mask, seat to move).
 Position = tuple[int, int]
@@ -111,6 +111,26 @@ class HotWireAdapter(Adapter):
             seat ^= 1
         return ((1.0, 0.0) if seat == 0 else (0.0, 1.0)), played
 
+    def random_playout(
+        self, pos: Position, rng: random.Random
+    ) -> tuple[Rewards, list[tuple[int, Any]]]:
+        return _random_walk(pos[0], pos[1], self.conflicts, rng)
+
+
+def _random_walk(
+    available: int, seat: int, conflicts: list[int], rng: random.Random
+) -> tuple[Rewards, list[tuple[int, Any]]]:
+    """Uniformly random wires to the end (plain UCT's playout)."""
+    order = _bits(available)
+    rng.shuffle(order)
+    played: list[tuple[int, Any]] = []
+    for wire in order:
+        if available >> wire & 1:
+            available &= ~conflicts[wire]
+            played.append((seat, wire))
+            seat ^= 1
+    return ((1.0, 0.0) if seat == 0 else (0.0, 1.0)), played
+
 
 def _other_safe(available: int, conflicts: list[int]) -> bool:
     """Whether some available wire leaves another one available."""
@@ -129,15 +149,20 @@ class MisereSolver:
     def __init__(self, state: HotWireState, budget: Budget) -> None:
         self.budget = budget
         self.conflicts = _conflict_list(state)
-        self.codes, self.lows = _symmetric_codes(state)
+        self.symmetries = _symmetric_codes(state)
         self.region_id: dict[int, int] = {}  # region mask -> canonical id (or ONE)
-        self.shape_id: dict[tuple[Any, ...], int] = {}  # canonical shape -> id
+        self.splits: dict[int, list[tuple[int, int]]] = {}  # available mask -> its regions
+        self.shape_id: dict[tuple[int, ...], int] = {}  # canonical shape -> id
         self.wins: dict[tuple[tuple[int, ...], int], bool] = {}
 
     # -- regions --------------------------------------------------------------------
 
     def split(self, available: int) -> list[tuple[int, int]]:
         """The regions of `available` as (canonical id, mask)."""
+        known = self.splits.get(available)
+        if known is not None:
+            return known
+        whole = available
         conflicts = self.conflicts
         regions = []
         while available:
@@ -150,6 +175,7 @@ class MisereSolver:
                 region |= frontier
             available &= ~region
             regions.append((self.canonical(region), region))
+        self.splits[whole] = regions
         return regions
 
     def canonical(self, region: int) -> int:
@@ -161,9 +187,7 @@ class MisereSolver:
         if all(conflicts[w] & region == region for w in wires):
             self.region_id[region] = ONE
             return ONE
-        shape = min(
-            _shape(codes, lows, wires) for codes, lows in zip(self.codes, self.lows, strict=True)
-        )
+        shape = tuple(min(_shape(symmetric, wires) for symmetric in self.symmetries))
         ident = self.shape_id.setdefault(shape, len(self.shape_id))
         self.region_id[region] = ident
         return ident
@@ -189,32 +213,25 @@ class MisereSolver:
             result = not ones & 1  # nothing left wins; a lone *1 loses
             self.wins[key] = result
             return result
-        children = self.children(others, ones & 1)
         wins = self.wins
         result = False
-        # A child already known lost for the opponent first, then the rest.
-        for child_key, _ in children:
-            if wins.get(child_key) is False:
+        for child_key, child in self.children(others, ones & 1):
+            known = wins.get(child_key)
+            if known is False or (known is None and not self.mover_wins(child)):
                 result = True
                 break
-        else:
-            for child_key, child in children:
-                # Known children were looked at above, unless they became known since.
-                known = wins.get(child_key)
-                if known is False or (known is None and not self.mover_wins(child)):
-                    result = True
-                    break
         self.wins[key] = result
         return result
 
     def children(
         self, others: list[tuple[int, int]], odd_one: int
-    ) -> list[tuple[tuple[tuple[int, ...], int], list[tuple[int, int]]]]:
+    ) -> Iterator[tuple[tuple[tuple[int, ...], int], list[tuple[int, int]]]]:
         """The distinct positions one move away, with their memo keys."""
-        seen: dict[tuple[tuple[int, ...], int], list[tuple[int, int]]] = {}
+        seen: set[tuple[tuple[int, ...], int]] = set()
         if odd_one:
             key = (tuple(ident for ident, _ in others), 0)
-            seen[key] = list(others)
+            seen.add(key)
+            yield key, list(others)
         done_shapes: set[int] = set()
         conflicts = self.conflicts
         for index, (ident, mask) in enumerate(others):
@@ -222,14 +239,14 @@ class MisereSolver:
                 continue  # a congruent region gives the same children
             done_shapes.add(ident)
             rest = others[:index] + others[index + 1 :]
-            for wire in _bits(mask):
+            for wire in sorted(_bits(mask), key=lambda w: -(conflicts[w] & mask).bit_count()):
                 child = rest + self.split(mask & ~conflicts[wire])
                 if odd_one:
                     child.append((ONE, 0))
                 key = _key_of(child)
                 if key not in seen:
-                    seen[key] = child
-        return list(seen.items())
+                    seen.add(key)
+                    yield key, child
 
 
 def _key_of(regions: list[tuple[int, int]]) -> tuple[tuple[int, ...], int]:
@@ -266,16 +283,17 @@ def _conflict_list(state: HotWireState) -> list[int]:
 _SCALE = 32
 
 
-def _symmetric_codes(state: HotWireState) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+def _symmetric_codes(
+    state: HotWireState,
+) -> list[tuple[list[int], list[int], list[int]]]:
     """Per symmetry of the square lattice (8), per wire: its code after the symmetry
     (the two pins, sorted, as one integer) and its lowest x and y."""
     table = state._table
     side = max(table.width, table.height)
-    codes: list[list[int]] = []
-    lows: list[list[tuple[int, int]]] = []
+    found = []
     for symmetry in range(8):
         swap, flip_x, flip_y = symmetry & 1, symmetry >> 1 & 1, symmetry >> 2 & 1
-        per_code, per_low = [], []
+        codes, low_xs, low_ys = [], [], []
         for wire in range(table.count):
             pins = []
             for pin in (table.first[wire], table.second[wire]):
@@ -284,28 +302,20 @@ def _symmetric_codes(state: HotWireState) -> tuple[list[list[int]], list[list[tu
                     x, y = y, x
                 pins.append((side - 1 - x if flip_x else x, side - 1 - y if flip_y else y))
             (x1, y1), (x2, y2) = sorted(pins)
-            per_code.append(((x1 * _SCALE + y1) * _SCALE + x2) * _SCALE + y2)
-            per_low.append((min(x1, x2), min(y1, y2)))
-        codes.append(per_code)
-        lows.append(per_low)
-    return codes, lows
+            codes.append(((x1 * _SCALE + y1) * _SCALE + x2) * _SCALE + y2)
+            low_xs.append(min(x1, x2))
+            low_ys.append(min(y1, y2))
+        found.append((codes, low_xs, low_ys))
+    return found
 
 
-def _shape(codes: list[int], lows: list[tuple[int, int]], wires: list[int]) -> tuple[int, ...]:
+def _shape(symmetric: tuple[list[int], list[int], list[int]], wires: list[int]) -> list[int]:
     """The region under one symmetry, moved to the origin, as its sorted wire codes:
     congruent regions have equal minimal shapes. Moving both pins by (-dx, -dy)
     lowers a code by dx * (S^3 + S) + dy * (S^2 + 1), and keeps the pins' order."""
-    low_x = min(lows[w][0] for w in wires)
-    low_y = min(lows[w][1] for w in wires)
-    shift = low_x * (_SCALE**3 + _SCALE) + low_y * (_SCALE**2 + 1)
-    return tuple(sorted(codes[w] - shift for w in wires))
-
-
-def _bits(mask: int) -> list[int]:
-    """The positions of the set bits of mask, lowest first."""
-    found = []
-    while mask:
-        low = mask & -mask
-        found.append(low.bit_length() - 1)
-        mask ^= low
-    return found
+    codes, low_xs, low_ys = symmetric
+    shift = min(map(low_xs.__getitem__, wires)) * (_SCALE**3 + _SCALE) + min(
+        map(low_ys.__getitem__, wires)
+    ) * (_SCALE**2 + 1)
+    ordered = sorted(map(codes.__getitem__, wires))
+    return [code - shift for code in ordered]

@@ -136,8 +136,10 @@ class Search:
                 if child.result is not None:
                     rewards = child.result
                     tail = []
-                else:
+                elif settings.knowledge:
                     rewards, tail = adapter.playout(child.pos, self.rng)
+                else:
+                    rewards, tail = adapter.random_playout(child.pos, self.rng)
                 node = child
                 if child.result is None:
                     child.total += 1
