@@ -7,8 +7,9 @@ Sections (all by default, or pick with --section):
   playouts, C = 1.4, no knowledge, the same engine) at equal time per move,
   paired openings (each random opening twice, seats swapped). With the
   default 10 games per pairing these figures are PRELIMINARY (+-30 points).
-- solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1),
-  and the Hex 5x5 first-move table (each opening within --solve-limit s).
+- solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
+  --solve-limit s each), and the Hex 5x5 first-move table (--hex-limit s
+  per opening).
 - openspiel: Hex 7x7 (swap off) against pyspiel.MCTSBot (random rollouts,
   uct_c 2) given the simulations it runs in the same time on this machine,
   calibrated in the same run; paired openings.
@@ -72,7 +73,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="games per pairing (even)")
     parser.add_argument("--seconds", type=float, default=0.1, help="time per move")
     parser.add_argument("--only", help="strength: only the case with this label")
-    parser.add_argument("--solve-limit", type=float, default=60.0, help="seconds per solve")
+    parser.add_argument(
+        "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
+    )
+    parser.add_argument("--hex-limit", type=float, default=10.0, help="seconds per Hex opening")
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
     args = parser.parse_args()
@@ -83,7 +87,7 @@ def main() -> None:
     if "strength" in sections:
         headline = strength(args.games, args.seconds, args.only) or headline
     if "solve" in sections:
-        solve_section(args.solve_limit)
+        solve_section(args.solve_limit, args.hex_limit)
     if "openspiel" in sections:
         headline = openspiel(args.openspiel_games, args.openspiel_seconds)
     print(f"ai: {headline}")
@@ -198,8 +202,8 @@ def strength(games: int, seconds: float, only: str | None) -> str | None:
 # -- solve ------------------------------------------------------------------------------
 
 
-def solve_section(limit: float) -> None:
-    print(f"\nexact solves (limit {limit:.0f} s each)")
+def solve_section(limit: float, hex_limit: float) -> None:
+    print(f"\nexact solves (limit {limit:.0f} s each, Hex openings {hex_limit:.0f} s)")
     for lengths in ("1-6", "1,3,5", "1"):
         state = engine.new("hotwire", size="5x5", lengths=lengths)
         began = time.monotonic()
@@ -221,7 +225,7 @@ def solve_section(limit: float) -> None:
         marks = []
         for column in range(5):
             cell = f"{'abcde'[column]}{row + 1}"
-            answer = ai.solve(empty.play(cell), seconds=limit)
+            answer = ai.solve(empty.play(cell), seconds=hex_limit)
             if answer is None:
                 marks.append("?")
             elif answer.winner == 0:
