@@ -14,6 +14,7 @@ and asks for `text(pos, move)` at the end.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -37,6 +38,10 @@ class Adapter:
     Subclasses override what their game does faster or knows better. Every
     method must give the same answers as the engine's rules.
     """
+
+    #: The search's deadline (time.monotonic), for playouts slow enough to check it
+    #: themselves (they raise solver.OutOfTime); infinite under a node budget.
+    deadline = math.inf
 
     def __init__(self, state: GameState) -> None:
         self.players = state.players

@@ -22,11 +22,12 @@ is kept.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Hashable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from engine.ai.adapter import Adapter, Rewards, register
-from engine.ai.solver import SOLVERS, Budget, Solution
+from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution
 from engine.core import GameState
 from engine.hotwire import HotWireState, _bits
 
@@ -43,7 +44,9 @@ class HotWireAdapter(Adapter):
         super().__init__(state)
         assert isinstance(state, HotWireState)
         self.table = state._table
-        self.conflicts = _conflict_list(state)
+        self.conflicts = _conflicts(state)
+        # Huge tables compute each conflict mask on use: playouts watch the clock.
+        self.slow = isinstance(self.conflicts, _ConflictsOnDemand)
 
     def root(self, state: GameState) -> Position:
         assert isinstance(state, HotWireState)
@@ -76,7 +79,10 @@ class HotWireAdapter(Adapter):
         return pos[0].bit_count() <= SMALL
 
     def candidates(self, pos: Position, moves: list[int]) -> list[int]:
-        """Never connect the hot wire while another wire is left: it loses at once."""
+        """Never connect the hot wire while another wire is left: it loses at once.
+        Checked only when few wires are left: where it matters, and cheap."""
+        if len(moves) > 64:
+            return moves
         available, conflicts = pos[0], self.conflicts
         safe = [m for m in moves if available & ~conflicts[m]]
         return safe or moves
@@ -95,8 +101,11 @@ class HotWireAdapter(Adapter):
         order = _bits(available)
         rng.shuffle(order)
         played: list[tuple[int, Any]] = []
+        check = self.slow and time.monotonic
         for wire in order:
             if available >> wire & 1:
+                if check and check() > self.deadline:
+                    raise OutOfTime
                 after = available & ~conflicts[wire]
                 if not after and available.bit_count() > 1 and _other_safe(available, conflicts):
                     continue  # skip the hot wire; a later wire of the order is safe
@@ -114,11 +123,13 @@ class HotWireAdapter(Adapter):
     def random_playout(
         self, pos: Position, rng: random.Random
     ) -> tuple[Rewards, list[tuple[int, Any]]]:
+        if self.slow:
+            return self.playout(pos, rng)  # the one that watches the clock
         return _random_walk(pos[0], pos[1], self.conflicts, rng)
 
 
 def _random_walk(
-    available: int, seat: int, conflicts: list[int], rng: random.Random
+    available: int, seat: int, conflicts: Conflicts, rng: random.Random
 ) -> tuple[Rewards, list[tuple[int, Any]]]:
     """Uniformly random wires to the end (plain UCT's playout)."""
     order = _bits(available)
@@ -132,7 +143,7 @@ def _random_walk(
     return ((1.0, 0.0) if seat == 0 else (0.0, 1.0)), played
 
 
-def _other_safe(available: int, conflicts: list[int]) -> bool:
+def _other_safe(available: int, conflicts: Conflicts) -> bool:
     """Whether some available wire leaves another one available."""
     return any(available & ~conflicts[w] for w in _bits(available))
 
@@ -148,7 +159,7 @@ class MisereSolver:
 
     def __init__(self, state: HotWireState, budget: Budget) -> None:
         self.budget = budget
-        self.conflicts = _conflict_list(state)
+        self.conflicts = _conflicts(state)
         self.symmetries = _symmetric_codes(state)
         self.region_id: dict[int, int] = {}  # region mask -> canonical id (or ONE)
         self.splits: dict[int, list[tuple[int, int]]] = {}  # available mask -> its regions
@@ -274,8 +285,31 @@ SOLVERS["hotwire"] = solve_hotwire
 # -- helpers -----------------------------------------------------------------------------
 
 
-def _conflict_list(state: HotWireState) -> list[int]:
+class Conflicts(Protocol):
+    """Per wire, the mask of the candidates it conflicts with."""
+
+    def __getitem__(self, wire: int, /) -> int: ...
+
+
+class _ConflictsOnDemand:
+    """A huge table's conflict masks, asked of the table each time (it keeps none)."""
+
+    def __init__(self, state: HotWireState) -> None:
+        self._conflict = state._table.conflict
+
+    def __getitem__(self, wire: int, /) -> int:
+        return self._conflict(wire)
+
+
+#: Tables with more candidates than this keep no conflict list (engine.hotwire's
+#: memo limit: beyond it a full list of masks would take gigabytes).
+_LISTED = 16_384
+
+
+def _conflicts(state: HotWireState) -> Conflicts:
     table = state._table
+    if table.count > _LISTED:
+        return _ConflictsOnDemand(state)
     return [table.conflict(w) for w in range(table.count)]
 
 
@@ -285,16 +319,16 @@ _SCALE = 32
 
 def _symmetric_codes(
     state: HotWireState,
-) -> list[tuple[list[int], list[int], list[int]]]:
-    """Per symmetry of the square lattice (8), per wire: its code after the symmetry
-    (the two pins, sorted, as one integer) and its lowest x and y."""
+) -> list[tuple[dict[int, int], dict[int, int], dict[int, int]]]:
+    """Per symmetry of the square lattice (8), per wire available now: its code after
+    the symmetry (the two pins, sorted, as one integer) and its lowest x and y."""
     table = state._table
     side = max(table.width, table.height)
     found = []
     for symmetry in range(8):
         swap, flip_x, flip_y = symmetry & 1, symmetry >> 1 & 1, symmetry >> 2 & 1
-        codes, low_xs, low_ys = [], [], []
-        for wire in range(table.count):
+        codes, low_xs, low_ys = {}, {}, {}
+        for wire in _bits(state._available):
             pins = []
             for pin in (table.first[wire], table.second[wire]):
                 x, y = table.point(pin)
@@ -302,14 +336,16 @@ def _symmetric_codes(
                     x, y = y, x
                 pins.append((side - 1 - x if flip_x else x, side - 1 - y if flip_y else y))
             (x1, y1), (x2, y2) = sorted(pins)
-            codes.append(((x1 * _SCALE + y1) * _SCALE + x2) * _SCALE + y2)
-            low_xs.append(min(x1, x2))
-            low_ys.append(min(y1, y2))
+            codes[wire] = ((x1 * _SCALE + y1) * _SCALE + x2) * _SCALE + y2
+            low_xs[wire] = min(x1, x2)
+            low_ys[wire] = min(y1, y2)
         found.append((codes, low_xs, low_ys))
     return found
 
 
-def _shape(symmetric: tuple[list[int], list[int], list[int]], wires: list[int]) -> list[int]:
+def _shape(
+    symmetric: tuple[dict[int, int], dict[int, int], dict[int, int]], wires: list[int]
+) -> list[int]:
     """The region under one symmetry, moved to the origin, as its sorted wire codes:
     congruent regions have equal minimal shapes. Moving both pins by (-dx, -dy)
     lowers a code by dx * (S^3 + S) + dy * (S^2 + 1), and keeps the pins' order."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards
+from engine.ai.solver import OutOfTime
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +104,17 @@ class Search:
     def run(self, *, deadline: float, nodes: int | None = None) -> None:
         """Simulate until `deadline` (time.monotonic) or `nodes` simulations, or a proof."""
         clock = time.monotonic
+        self.adapter.deadline = math.inf if nodes is not None else deadline
         while self.root.proven is None and self.root.moves:
             if nodes is not None:
                 if self.simulations >= nodes:
                     return
             elif clock() >= deadline:
                 return
-            self._simulate()
+            try:
+                self._simulate()
+            except OutOfTime:
+                return  # a playout ran past the deadline: that simulation is dropped
             self.simulations += 1
 
     # -- one simulation -----------------------------------------------------------
