@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import engine
 from bot import cli
 from engine import GameState, ai
+from engine.ai import hotwireai
 
 Key = Callable[[GameState], Hashable]
 
@@ -265,3 +266,14 @@ def test_best_move_keeps_time_on_the_largest_hot_wire_board() -> None:
     move, took = timed_best_move(state, 0.3, 1)
     assert took <= 0.3 * 1.1 + 0.05
     assert move in state.legal_moves()
+
+
+def test_hotwire_solver_stays_exact_when_its_caches_are_trimmed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hotwireai, "CACHE_LIMIT", 10)
+    rng = random.Random(4)
+    for _ in range(6):
+        state = random_position(engine.new("hotwire", size="4x4"), 3, rng)
+        if state.outcome is None:
+            check_solver(state, by_parity)

@@ -150,6 +150,10 @@ def _other_safe(available: int, conflicts: Conflicts) -> bool:
 
 # -- the exact solver ----------------------------------------------------------------
 
+#: Entries a solver cache may hold before it is emptied (5x5 with the default
+#: lengths peaks near 300,000 splits and 230 MB).
+CACHE_LIMIT = 200_000
+
 #: The canonical form of a region that takes exactly one more wire.
 ONE = -1
 
@@ -164,6 +168,7 @@ class MisereSolver:
         self.region_id: dict[int, int] = {}  # region mask -> canonical id (or ONE)
         self.splits: dict[int, list[tuple[int, int]]] = {}  # available mask -> its regions
         self.shape_id: dict[tuple[int, ...], int] = {}  # canonical shape -> id
+        self.next_id = 0
         self.wins: dict[tuple[tuple[int, ...], int], bool] = {}
 
     # -- regions --------------------------------------------------------------------
@@ -173,6 +178,8 @@ class MisereSolver:
         known = self.splits.get(available)
         if known is not None:
             return known
+        if len(self.splits) > CACHE_LIMIT:
+            self.trim()
         whole = available
         conflicts = self.conflicts
         regions = []
@@ -189,6 +196,18 @@ class MisereSolver:
         self.splits[whole] = regions
         return regions
 
+    def trim(self) -> None:
+        """Empty the caches that grew too big (a search stays under ~300 MB). The memo
+        goes with the shape ids it is keyed on; new ids never repeat old ones, so a
+        shape may get a second id (a lost transposition), never two shapes one id."""
+        self.splits.clear()
+        if len(self.region_id) > CACHE_LIMIT:
+            self.region_id.clear()
+        if len(self.shape_id) > CACHE_LIMIT:
+            self.shape_id.clear()
+            self.region_id.clear()
+            self.wins.clear()
+
     def canonical(self, region: int) -> int:
         known = self.region_id.get(region)
         if known is not None:
@@ -199,7 +218,11 @@ class MisereSolver:
             self.region_id[region] = ONE
             return ONE
         shape = tuple(min(_shape(symmetric, wires) for symmetric in self.symmetries))
-        ident = self.shape_id.setdefault(shape, len(self.shape_id))
+        ident = self.shape_id.get(shape)
+        if ident is None:
+            # Never reused, even after a trim: regions on the search's stack keep theirs.
+            ident = self.shape_id[shape] = self.next_id
+            self.next_id += 1
         self.region_id[region] = ident
         return ident
 
