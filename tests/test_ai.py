@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import time
 from collections.abc import Callable, Hashable
@@ -235,6 +236,7 @@ def test_solve_gives_up_in_time_on_a_big_board() -> None:
 
 def test_search_record_replays_plain_data() -> None:
     analysis = ai.search_record("hotwire", {"size": "4x4"}, ["a1-b1"], 1.0)
+    assert pickle.loads(pickle.dumps(analysis)) == analysis  # it crosses process borders
     assert analysis.proven is not None
     assert analysis.best[0].move in analysis.proven.winning_moves or not (
         analysis.proven.winning_moves
