@@ -8,8 +8,8 @@ Sections (all by default, or pick with --section):
   paired openings (each random opening twice, seats swapped). With the
   default 10 games per pairing these figures are PRELIMINARY (+-30 points).
 - solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
-  --solve-limit s each), and the Hex 5x5 first-move table (--hex-limit s
-  per opening).
+  --solve-limit s each), Disthex 2x2 to 4x4, and the Hex 5x5 first-move
+  table (--hex-limit s per opening).
 - openspiel: Hex 7x7 (swap off) against pyspiel.MCTSBot (random rollouts,
   uct_c 2) given the simulations it runs in the same time on this machine,
   calibrated in the same run; paired openings.
@@ -216,6 +216,17 @@ def solve_section(limit: float, hex_limit: float) -> None:
             print(
                 f"hotwire 5x5 lengths {lengths}: {winner} wins, {took:.1f} s, winning first "
                 f"moves: {' '.join(solution.winning_moves) or 'none'}"
+            )
+    for size in (2, 3, 4):
+        began = time.monotonic()
+        solution = ai.solve(engine.new("disthex", size=size), seconds=limit)
+        took = time.monotonic() - began
+        if solution is None:
+            print(f"disthex {size}x{size}: not proven in {took:.1f} s")
+        else:
+            print(
+                f"disthex {size}x{size}: {'Black' if solution.winner == 0 else 'White'} wins, "
+                f"{took:.1f} s, winning first moves: {' '.join(solution.winning_moves)}"
             )
     empty = engine.new("hex", size=5, swap="off")
     rows = []

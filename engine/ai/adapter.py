@@ -39,6 +39,10 @@ class Adapter:
     method must give the same answers as the engine's rules.
     """
 
+    #: Whether `decisive` costs less than playing the moves (the solver then asks it
+    #: at every node).
+    cheap_decisive = False
+
     #: The search's deadline (time.monotonic), for playouts slow enough to check it
     #: themselves (they raise solver.OutOfTime); infinite under a node budget.
     deadline = math.inf

@@ -54,6 +54,7 @@ class HexAdapter(Adapter):
     """Moves are cell indices; seats map to colours through the game's swap."""
 
     disthex = False
+    cheap_decisive = True  # two flood fills
 
     def __init__(self, state: GameState) -> None:
         super().__init__(state)

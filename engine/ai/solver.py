@@ -79,7 +79,10 @@ def minimax_solve(adapter: Adapter, pos: Any, budget: Budget) -> Solution:
         low, high = alpha, beta
         maximising = adapter.mover(pos) == 0
         best = -2 if maximising else 2
-        for move in adapter.moves(pos):
+        moves = adapter.moves(pos)
+        if adapter.cheap_decisive:
+            moves = adapter.decisive(pos, moves) or moves  # a win at once is the value
+        for move in moves:
             score = value(adapter.play(pos, move), alpha, beta)
             if maximising:
                 best = max(best, score)
