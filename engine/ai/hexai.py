@@ -446,6 +446,8 @@ class HexSolver:
                     step = around_a & around_b
                     if not step & (step - 1):
                         continue
+                    low = step & -step  # two cells are enough: a smaller carrier
+                    step = low | ((step ^ low) & -(step ^ low))
                 links[a].append((b, step))
                 links[b].append((a, step))
 
