@@ -36,6 +36,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.schedule
 	$(BIN)/python -m bench.discord_e2e
 	$(BIN)/python -m bench.load
+	$(BIN)/python -m bench.ai
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

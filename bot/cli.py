@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import re
 import sys
@@ -74,6 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--gif", action="store_true", help="a GIF replay of the whole record")
     render.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
     render.set_defaults(handler=render_position)
+
+    think = commands.add_parser("ai", help="the AI's move and its analysis of any position")
+    think.add_argument("game", choices=sorted(engine.GAMES))
+    think.add_argument("--moves", default="", help="the record, moves separated by commas")
+    think.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option"
+    )
+    think.add_argument("--seconds", type=float, required=True, help="time to think")
+    think.add_argument("--seed", type=int, help="the search's random seed")
+    think.add_argument("--solve", action="store_true", help="also try to prove the result")
+    think.add_argument("--json", action="store_true", help="print the fields as JSON")
+    think.set_defaults(handler=print_analysis)
     return parser
 
 
@@ -173,14 +186,8 @@ def print_rules(args: argparse.Namespace) -> int:
 def render_position(args: argparse.Namespace) -> int:
     from bot.render import render_gif, render_png  # Pillow only when drawing
 
-    options = dict(_option(text) for text in args.option)
     players = [name.strip() for name in args.players.split(",") if name.strip()] or None
-    if players and "players" not in options:  # the names say how many play
-        options["players"] = str(len(players))
-    moves = [m.strip() for m in re.split(r"[,;\n]", args.moves) if m.strip()]
-    state = engine.new(args.game, **options)
-    for text in moves:
-        state = state.play(text)
+    state = _position(args.game, args.option, args.moves, players)
     if players and len(players) != state.players:
         raise ValueError(f"--players names {len(players)} players; the game has {state.players}")
     if args.ply is not None and not 0 <= args.ply <= state.ply:
@@ -198,6 +205,65 @@ def render_position(args: argparse.Namespace) -> int:
         raise ValueError(f"cannot write {args.output}: {error.strerror or error}") from None
     print(f"{args.output} ({len(data) // 1024} KB)")
     return 0
+
+
+def print_analysis(args: argparse.Namespace) -> int:
+    from engine import ai  # the search only when asked
+
+    state = _position(args.game, args.option, args.moves)
+    analysis = ai.analyse(state, seconds=args.seconds, seed=args.seed)
+    proven = ai.solve(state, seconds=args.seconds) if args.solve else analysis.proven
+    move = analysis.best[0].move if analysis.best else None
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "game": args.game,
+                    "moves": list(state.moves),
+                    "move": move,
+                    "win_chance": list(analysis.win_chance),
+                    "best": [{"move": m.move, "chance": m.chance} for m in analysis.best],
+                    "pv": list(analysis.pv),
+                    "proven": None
+                    if proven is None
+                    else {"winner": proven.winner, "winning_moves": list(proven.winning_moves)},
+                    "simulations": analysis.simulations,
+                }
+            )
+        )
+        return 0
+    info = engine.GAMES[args.game]
+    print(f"move: {move or '(the game is over)'}")
+    chances = ", ".join(
+        f"{info.seat_name(seat)} {chance:.0%}" for seat, chance in enumerate(analysis.win_chance)
+    )
+    print(f"chances: {chances} ({analysis.simulations} simulations)")
+    print("best: " + ", ".join(f"{m.move} {m.chance:.0%}" for m in analysis.best[:8]))
+    print(f"line: {' '.join(analysis.pv)}")
+    if proven is None:
+        print("proven: no")
+    else:
+        winner = "a draw" if proven.winner is None else info.seat_name(proven.winner) + " wins"
+        print(f"proven: {winner}; winning moves: {', '.join(proven.winning_moves) or 'none'}")
+    return 0
+
+
+def _position(
+    game: str,
+    option_texts: Sequence[str],
+    moves_text: str,
+    players: Sequence[str] | None = None,
+) -> engine.GameState:
+    """The position after the typed moves (separated by commas) of a game with options;
+    `players`: names, one a seat (how many play, unless an option says so)."""
+    options = dict(_option(text) for text in option_texts)
+    if players and "players" not in options:
+        options["players"] = str(len(players))
+    state = engine.new(game, **options)
+    for text in (m.strip() for m in re.split(r"[,;\n]", moves_text)):
+        if text:
+            state = state.play(text)
+    return state
 
 
 def _option(text: str) -> tuple[str, str]:

@@ -1,0 +1,334 @@
+"""AI benchmark: search speed, strength against simple opponents, exact solves,
+and a match against OpenSpiel's C++ MCTS on Hex.
+
+Sections (all by default, or pick with --section):
+- speed: MCTS simulations/s and the adapter's playouts/s per game, from the start.
+- strength: the AI against uniform random and against plain UCT (random
+  playouts, C = 1.4, no knowledge, the same engine) at equal time per move,
+  paired openings (each random opening twice, seats swapped). With the
+  default 10 games per pairing these figures are PRELIMINARY (+-30 points).
+- solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
+  --solve-limit s each), Disthex 2x2 to 4x4, and the Hex 5x5 first-move
+  table (--hex-limit s per opening).
+- openspiel: Hex 7x7 (swap off) against pyspiel.MCTSBot (random rollouts,
+  uct_c 2) given the simulations it runs in the same time on this machine,
+  calibrated in the same run; paired openings.
+
+The last line is the headline: `ai: <figure>`.
+
+Run: .venv/bin/python -m bench.ai [--section strength] [--games 10] [--seconds 0.1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import engine
+from engine import GameState, ai, notation
+from engine.ai.adapter import adapter_for
+from engine.ai.mcts import Search, Settings
+
+#: (label, game, options, players)
+SPEED_CASES: list[tuple[str, str, dict[str, object], int | None]] = [
+    ("hex 7x7", "hex", {"size": 7, "swap": "off"}, None),
+    ("hex 11x11", "hex", {"size": 11, "swap": "off"}, None),
+    ("disthex 7x7", "disthex", {}, None),
+    ("hotwire 7x7", "hotwire", {}, None),
+    ("shortcircuit s3", "shortcircuit", {"size": 3}, None),
+    ("livewire 17x14", "livewire", {"size": "17x14"}, None),
+    ("intersections 6x6 2p", "intersections", {}, None),
+    ("intersections 6x6 3p", "intersections", {}, 3),
+]
+
+#: Strength cases: the issue's 7x7 defaults and smallest boards; Short Circuit
+#: with a shorter turn limit so that a game fits the benchmark.
+STRENGTH_CASES: list[tuple[str, str, dict[str, object], int | None]] = [
+    ("hex7", "hex", {"size": 7, "swap": "off"}, None),
+    ("disthex7", "disthex", {}, None),
+    ("hotwire7", "hotwire", {}, None),
+    ("shortcircuit3", "shortcircuit", {"size": 3, "max_turns": 40}, None),
+    ("livewire17x14", "livewire", {"size": "17x14"}, None),
+    ("intersections2p", "intersections", {}, None),
+    ("intersections3p", "intersections", {}, 3),
+]
+
+#: A game still running after this many plies is stopped and counted as a draw.
+MAX_PLIES = 300
+
+Agent = Callable[[GameState], str]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--section",
+        action="append",
+        choices=("speed", "strength", "solve", "openspiel"),
+        help="run only these sections (repeatable)",
+    )
+    parser.add_argument("--games", type=int, default=10, help="games per pairing (even)")
+    parser.add_argument("--seconds", type=float, default=0.1, help="time per move")
+    parser.add_argument("--only", help="strength: only the case with this label")
+    parser.add_argument(
+        "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
+    )
+    parser.add_argument("--hex-limit", type=float, default=10.0, help="seconds per Hex opening")
+    parser.add_argument("--openspiel-games", type=int, default=4)
+    parser.add_argument("--openspiel-seconds", type=float, default=0.2)
+    args = parser.parse_args()
+    sections = args.section or ["speed", "strength", "solve", "openspiel"]
+    headline = "no headline (run the strength or openspiel section)"
+    if "speed" in sections:
+        speed()
+    if "strength" in sections:
+        headline = strength(args.games, args.seconds, args.only) or headline
+    if "solve" in sections:
+        solve_section(args.solve_limit, args.hex_limit)
+    if "openspiel" in sections:
+        headline = openspiel(args.openspiel_games, args.openspiel_seconds)
+    print(f"ai: {headline}")
+
+
+# -- speed ---------------------------------------------------------------------------
+
+
+def speed(seconds: float = 1.0) -> None:
+    print(f"{'game':<22} {'simulations/s':>14} {'playouts/s':>11}")
+    for label, name, options, players in SPEED_CASES:
+        state = engine.new(name, players, **options)
+        adapter = adapter_for(state)
+        search = Search(adapter, adapter.root(state), rng=random.Random(1))
+        start = time.monotonic()
+        search.run(deadline=start + seconds)
+        simulations = search.simulations / (time.monotonic() - start)
+        rng = random.Random(2)
+        root = adapter.root(state)
+        count, start = 0, time.monotonic()
+        while time.monotonic() - start < seconds / 2:
+            adapter.playout(root, rng)
+            count += 1
+        playouts = count / (time.monotonic() - start)
+        print(f"{label:<22} {simulations:>14.0f} {playouts:>11.0f}")
+
+
+# -- strength -------------------------------------------------------------------------
+
+
+def searcher(seconds: float, settings: Settings | None, seed: int) -> Agent:
+    calls = iter(range(10**9))
+    return lambda state: ai.best_move(
+        state, seconds=seconds, seed=seed + next(calls), settings=settings
+    )
+
+
+def random_agent(seed: int) -> Agent:
+    rng = random.Random(seed)
+    return lambda state: rng.choice(state.legal_moves())
+
+
+def play(state: GameState, agents: list[Agent]) -> GameState:
+    """Play to the end (or MAX_PLIES) with one agent per seat."""
+    while state.outcome is None and state.ply < MAX_PLIES:
+        seat = state.to_move
+        assert seat is not None
+        state = state.play(agents[seat](state))
+    return state
+
+
+def score_of(state: GameState, seat: int) -> float:
+    """1 a win, a share of a shared win, 1/players a draw or an unfinished game."""
+    if state.outcome is None or not state.outcome.winners:
+        return 1.0 / state.players
+    winners = state.outcome.winners
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+def match(
+    name: str,
+    options: dict[str, object],
+    players: int | None,
+    games: int,
+    opponent: Callable[[int], Agent],
+    seconds: float,
+) -> tuple[float, float, int]:
+    """The AI against `opponent` in every other seat: its mean score, the opponents'
+    mean score, and the games played. Openings are one random move, each played
+    with the AI in every seat in turn."""
+    rng = random.Random(7)
+    start = engine.new(name, players, **options)
+    seats = start.players
+    ours, theirs, played = [], [], 0
+    while played < games:
+        opening = start.play(rng.choice(start.legal_moves()))
+        for ai_seat in range(seats):
+            agents = [opponent(100 * played + seat) for seat in range(seats)]
+            agents[ai_seat] = searcher(seconds, None, 100 * played)
+            final = play(opening, agents)
+            ours.append(score_of(final, ai_seat))
+            theirs.extend(score_of(final, seat) for seat in range(seats) if seat != ai_seat)
+            played += 1
+    return statistics.mean(ours), statistics.mean(theirs), played
+
+
+def strength(games: int, seconds: float, only: str | None) -> str | None:
+    print(f"\nstrength at {seconds} s per move, {games} games per pairing (preliminary)")
+    print(f"{'case':<18} {'opponent':<10} {'games':>5} {'AI':>6} {'them':>6} {'s':>6}")
+    headline = None
+    opponents: list[tuple[str, Callable[[int], Agent]]] = [
+        ("random", random_agent),
+        ("plain UCT", lambda seed: searcher(seconds, Settings.plain(), seed)),
+    ]
+    for label, name, options, players in STRENGTH_CASES:
+        if only is not None and label != only:
+            continue
+        for opponent_name, opponent in opponents:
+            began = time.monotonic()
+            ours, theirs, played = match(name, options, players, games, opponent, seconds)
+            took = time.monotonic() - began
+            print(
+                f"{label:<18} {opponent_name:<10} {played:>5} {ours:>6.0%} {theirs:>6.0%} "
+                f"{took:>6.0f}",
+                flush=True,
+            )
+            if opponent_name == "plain UCT" and headline is None:
+                headline = f"{label} vs plain UCT {ours:.0%} (n={played}, preliminary)"
+    return headline
+
+
+# -- solve ------------------------------------------------------------------------------
+
+
+def solve_section(limit: float, hex_limit: float) -> None:
+    print(f"\nexact solves (limit {limit:.0f} s each, Hex openings {hex_limit:.0f} s)")
+    for lengths in ("1-6", "1,3,5", "1"):
+        state = engine.new("hotwire", size="5x5", lengths=lengths)
+        began = time.monotonic()
+        solution = ai.solve(state, seconds=limit)
+        took = time.monotonic() - began
+        if solution is None:
+            print(f"hotwire 5x5 lengths {lengths}: not proven in {took:.1f} s")
+        else:
+            winner = engine.GAMES["hotwire"].seat_name(solution.winner or 0)
+            print(
+                f"hotwire 5x5 lengths {lengths}: {winner} wins, {took:.1f} s, winning first "
+                f"moves: {' '.join(solution.winning_moves) or 'none'}"
+            )
+    for size in (2, 3, 4):
+        began = time.monotonic()
+        solution = ai.solve(engine.new("disthex", size=size), seconds=limit)
+        took = time.monotonic() - began
+        if solution is None:
+            print(f"disthex {size}x{size}: not proven in {took:.1f} s")
+        else:
+            print(
+                f"disthex {size}x{size}: {'Black' if solution.winner == 0 else 'White'} wins, "
+                f"{took:.1f} s, winning first moves: {' '.join(solution.winning_moves)}"
+            )
+    empty = engine.new("hex", size=5, swap="off")
+    rows = []
+    wins = losses = 0
+    began = time.monotonic()
+    for row in range(5):
+        marks = []
+        for column in range(5):
+            cell = f"{'abcde'[column]}{row + 1}"
+            answer = ai.solve(empty.play(cell), seconds=hex_limit)
+            if answer is None:
+                marks.append("?")
+            elif answer.winner == 0:
+                wins += 1
+                marks.append("W")
+            else:
+                losses += 1
+                marks.append("l")
+        rows.append(" " * row + " ".join(marks))
+    took = time.monotonic() - began
+    print(f"hex 5x5 openings (W first player wins, l loses, ? unproven): {wins} W, {losses} l")
+    print("\n".join(rows))
+    print(f"hex 5x5 table: {took:.0f} s (published: 13 of 25 win)")
+
+
+# -- OpenSpiel -----------------------------------------------------------------------------
+
+
+def openspiel(games: int, seconds: float, size: int = 7) -> str:
+    import pyspiel  # a dev dependency, only for this section
+
+    game = pyspiel.load_game(f"hex(board_size={size})")
+    rate = calibrate(pyspiel, game, seconds)
+    simulations = max(1, int(rate * seconds))
+    print(
+        f"\nopenspiel: hex {size}x{size} at {seconds} s per move; MCTSBot calibrated to "
+        f"{rate:.0f} simulations/s -> {simulations} per move"
+    )
+    rng = random.Random(11)
+    start = engine.new("hex", size=size, swap="off")
+    scores = []
+    played = 0
+    while played < games:
+        opening = rng.choice(start.legal_moves())
+        for ai_seat in (0, 1):
+            bot = pyspiel.MCTSBot(
+                game,
+                pyspiel.RandomRolloutEvaluator(1, played),
+                2.0,
+                simulations,
+                1000,
+                False,
+                played,
+                False,
+            )
+            state = start.play(opening)
+            spiel = game.new_initial_state()
+            spiel.apply_action(_action(opening, size))
+            while state.outcome is None:
+                if state.to_move == ai_seat:
+                    move = ai.best_move(state, seconds=seconds, seed=played)
+                else:
+                    move = _label(bot.step(spiel), size)
+                state = state.play(move)
+                spiel.apply_action(_action(move, size))
+            scores.append(score_of(state, ai_seat))
+            played += 1
+    share = statistics.mean(scores)
+    print(f"AI vs pyspiel.MCTSBot: {share:.0%} of {played} games")
+    return f"hex{size} vs OpenSpiel MCTSBot {share:.0%} (n={played}, {seconds} s per move)"
+
+
+def calibrate(pyspiel: object, game: object, seconds: float) -> float:
+    """MCTSBot's simulations per second on this machine now, from the empty board."""
+    probe = 2000
+    rates = []
+    for seed in range(3):
+        bot = pyspiel.MCTSBot(  # type: ignore[attr-defined]
+            game,
+            pyspiel.RandomRolloutEvaluator(1, seed),  # type: ignore[attr-defined]
+            2.0,
+            probe,
+            1000,
+            False,
+            seed,
+            False,
+        )
+        state = game.new_initial_state()  # type: ignore[attr-defined]
+        began = time.perf_counter()
+        bot.step(state)
+        rates.append(probe / (time.perf_counter() - began))
+    return statistics.median(rates)
+
+
+def _action(text: str, size: int) -> int:
+    column, row = notation.point(text)
+    return row * size + column
+
+
+def _label(action: int, size: int) -> str:
+    return notation.label((action % size, action // size))
+
+
+if __name__ == "__main__":
+    main()

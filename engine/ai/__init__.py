@@ -1,0 +1,202 @@
+"""The AI: a move for any position of any game, an exact solver, an analysis.
+
+Computation only: it imports the engine and nothing of the bot, and does no
+I/O. The stable API:
+
+- `best_move(state, *, seconds, seed=None, nodes=None) -> str`
+- `solve(state, *, seconds, nodes=None) -> Solution | None`
+- `analyse(state, *, seconds, seed=None, nodes=None) -> Analysis`
+- `search_record(game, options, moves, seconds) -> Analysis`: the same from
+  plain data, for a worker process.
+
+`seconds` is wall-clock time from the call. `nodes` replaces the clock with a
+budget (MCTS simulations; the solver gets `SOLVER_NODES_PER_SIMULATION` times
+as many nodes), which makes a search deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import engine
+from engine.ai import hexai, hotwireai, others  # noqa: F401  (register their adapters)
+from engine.ai.adapter import Adapter, adapter_for
+from engine.ai.mcts import Search, Settings
+from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution, minimax_solve
+from engine.core import GameState
+
+__all__ = [
+    "Analysis",
+    "RankedMove",
+    "Settings",
+    "Solution",
+    "analyse",
+    "best_move",
+    "search_record",
+    "solve",
+]
+
+#: With a node budget the solver may search this many nodes per MCTS simulation.
+SOLVER_NODES_PER_SIMULATION = 20
+
+#: Time kept back for ranking the root's moves after the search, per move.
+READING_SECONDS_PER_MOVE = 3e-6
+
+#: The share of the time best_move and analyse give the solver first, when the
+#: position looks small enough to prove.
+SOLVER_SHARE = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class RankedMove:
+    move: str
+    chance: float  # the mover's estimated chance of winning after it
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What a search found. `win_chance` has one float per seat (summing to 1);
+    `best` ranks the mover's moves; `pv` is the expected line from here."""
+
+    win_chance: tuple[float, ...]
+    best: tuple[RankedMove, ...]
+    pv: tuple[str, ...]
+    proven: Solution | None
+    simulations: int = 0
+
+
+def best_move(
+    state: GameState,
+    *,
+    seconds: float,
+    seed: int | None = None,
+    nodes: int | None = None,
+    settings: Settings | None = None,
+) -> str:
+    """The text of one legal action for the seat to move, within `seconds`.
+
+    Raises ValueError when the game is over. Short Circuit: one action; ask
+    again while the same seat keeps the turn.
+    """
+    if state.outcome is not None:
+        raise ValueError("The game is over: there is no move to choose.")
+    start = time.monotonic()
+    moves = state.legal_moves()
+    if len(moves) == 1:
+        return moves[0]
+    knowledge = settings is None or settings.knowledge
+    if knowledge:
+        proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes)
+        if proof is not None and proof.winning_moves:
+            return proof.winning_moves[0]
+    search = _search(state, start + seconds, seed, nodes, settings)
+    ranked = search.ranked()
+    return search.adapter.text(search.root.pos, search.root.moves[ranked[0][0]])
+
+
+def solve(state: GameState, *, seconds: float, nodes: int | None = None) -> Solution | None:
+    """The exact result with best play, or None when not proven within `seconds`
+    (or the game has more than two players). A finished game is its own result."""
+    if state.outcome is not None:
+        winners = state.outcome.winners
+        return Solution(winner=winners[0] if len(winners) == 1 else None, winning_moves=())
+    if state.players != 2:
+        return None
+    budget = Budget(time.monotonic() + seconds, nodes)
+    try:
+        own = SOLVERS.get(state.name)
+        solution = own(state, budget) if own is not None else None
+        if solution is None:
+            adapter = adapter_for(state)
+            solution = minimax_solve(adapter, adapter.root(state), budget)
+    except OutOfTime:
+        return None
+    except RecursionError:
+        return None  # too deep for this interpreter's stack: not proven
+    return solution
+
+
+def analyse(
+    state: GameState, *, seconds: float, seed: int | None = None, nodes: int | None = None
+) -> Analysis:
+    """Chances per seat, the mover's moves ranked, the expected line and any proof."""
+    players = state.players
+    if state.outcome is not None:
+        winners = state.outcome.winners or tuple(range(players))
+        chance = tuple(1.0 / len(winners) if s in winners else 0.0 for s in range(players))
+        return Analysis(chance, (), (), solve(state, seconds=0.0))
+    start = time.monotonic()
+    proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes)
+    search = _search(state, start + seconds, seed, nodes, None)
+    adapter, root = search.adapter, search.root
+    ranked = [
+        RankedMove(adapter.text(root.pos, root.moves[i]), chance) for i, chance in search.ranked()
+    ]
+    pv = tuple(adapter.text(pos, move) for pos, move in search.principal_variation())
+    if proof is not None:
+        chances = tuple(
+            (1.0 if seat == proof.winner else 0.0) if proof.winner is not None else 1.0 / players
+            for seat in range(players)
+        )
+        winning = set(proof.winning_moves)
+        ranked = [RankedMove(m.move, 1.0) for m in ranked if m.move in winning] + [
+            m for m in ranked if m.move not in winning
+        ]
+        if winning and (not pv or pv[0] not in winning):
+            pv = (proof.winning_moves[0],)
+    elif root.proven is not None:
+        chances = tuple(1.0 if seat == root.proven else 0.0 for seat in range(players))
+    elif root.total:
+        chances = tuple(total / root.total for total in root.reward_sum)
+    else:
+        chances = tuple(1.0 / players for _ in range(players))
+    return Analysis(
+        win_chance=chances,
+        best=tuple(ranked),
+        pv=pv,
+        proven=proof,
+        simulations=search.simulations,
+    )
+
+
+def search_record(
+    game: str, options: Mapping[str, object], moves: Sequence[str], seconds: float
+) -> Analysis:
+    """Replay `moves` of `game` with `options` and analyse the position: all a
+    worker process needs (plain data in, a picklable dataclass out)."""
+    start = time.monotonic()
+    state = engine.replay(game, options, moves)
+    left = max(0.0, seconds - (time.monotonic() - start))
+    return analyse(state, seconds=left)
+
+
+# -- helpers -----------------------------------------------------------------------
+
+
+def _try_solve(state: GameState, deadline: float, nodes: int | None) -> Solution | None:
+    """A proof within the deadline when the position looks small enough to prove."""
+    if state.players != 2:
+        return None
+    adapter = adapter_for(state)
+    if not adapter.small(adapter.root(state)):
+        return None
+    limit = None if nodes is None else nodes * SOLVER_NODES_PER_SIMULATION
+    return solve(state, seconds=max(0.0, deadline - time.monotonic()), nodes=limit)
+
+
+def _search(
+    state: GameState,
+    deadline: float,
+    seed: int | None,
+    nodes: int | None,
+    settings: Settings | None,
+) -> Search:
+    adapter: Adapter = adapter_for(state)
+    rng = random.Random(seed if seed is not None or nodes is None else 0)
+    search = Search(adapter, adapter.root(state), rng=rng, settings=settings)
+    # Reading the tree afterwards costs about a microsecond per root move.
+    search.run(deadline=deadline - READING_SECONDS_PER_MOVE * len(search.root.moves), nodes=nodes)
+    return search

@@ -1,0 +1,526 @@
+"""Hex and Disthex: a fast adapter for MCTS, and Hex's exact solver.
+
+Knowledge (Hex): decisive moves (a cell that completes the mover's chain),
+anti-decisive moves (when the opponent threatens to complete a chain at one
+cell the mover must take it; with two such cells the mover has lost), and
+bridge-saving playouts: when a playout stone intrudes into one carrier cell of
+an opponent's bridge (two stones, or a stone and its edge, with two common
+empty neighbours), the opponent answers in the other.
+
+Disthex gets only the decisive moves: its carriers are adjacent cells, so
+after an intrusion the saving reply is forbidden (the mover may not play next
+to the opponent's last stone), and bridges are no connections there.
+
+Playouts fill the board to the end and read the winner from the full board:
+a full Hex board has exactly one chain, the first one made, so the result is
+the same as stopping at the first connection.
+
+Positions with a swap still to decide are searched through the generic
+adapter (the engine's own rules), which knows the swap.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable
+from functools import cache
+from typing import Any
+
+from engine.ai.adapter import Adapter, Rewards, register
+from engine.ai.solver import SOLVERS, Budget, Solution
+from engine.core import GameState
+from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
+
+#: The solver is tried first by best_move and analyse at or below this many empty cells.
+SMALL = 16
+
+
+class HexPosition:
+    """A position for the search: stones by cell, the colour to move, the last stone."""
+
+    __slots__ = ("colour", "empty", "last", "stones", "winner")
+
+    def __init__(
+        self, stones: list[int], colour: int, last: int, empty: int, winner: int | None
+    ) -> None:
+        self.stones = stones
+        self.colour = colour  # the colour to move
+        self.last = last  # the last stone, -1 at the start or after a pass
+        self.empty = empty
+        self.winner = winner  # the colour that connected, once over
+
+
+class HexAdapter(Adapter):
+    """Moves are cell indices; seats map to colours through the game's swap."""
+
+    disthex = False
+    cheap_decisive = True  # two flood fills
+
+    def __init__(self, state: GameState) -> None:
+        super().__init__(state)
+        assert isinstance(state, HexState)
+        self.board = board(state.size)
+        self.swapped = int(state.swapped)
+        self.bridges = _bridges(state.size)
+
+    def root(self, state: GameState) -> HexPosition:
+        assert isinstance(state, HexState)
+        winner = None
+        if state.outcome is not None:
+            winner = state.colour_of(state.outcome.winners[0])
+        return HexPosition(
+            list(state._stones), state._colour, state._last_stone, state._empty, winner
+        )
+
+    def mover(self, pos: HexPosition) -> int:
+        return pos.colour ^ self.swapped
+
+    def moves(self, pos: HexPosition) -> list[int]:
+        stones = pos.stones
+        forbidden = self.forbidden(pos)
+        return [
+            cell
+            for cell in self.board.sorted_cells
+            if stones[cell] == EMPTY and cell not in forbidden
+        ]
+
+    def forbidden(self, pos: HexPosition) -> tuple[int, ...]:
+        if not self.disthex or pos.last < 0:
+            return ()
+        return self.board.neighbours[pos.last]
+
+    def play(self, pos: HexPosition, move: int) -> HexPosition:
+        stones = pos.stones.copy()
+        colour = pos.colour
+        stones[move] = colour
+        after = HexPosition(stones, colour ^ 1, move, pos.empty - 1, None)
+        if _connects(self.board, stones, move, colour):
+            after.winner = colour
+        elif self.disthex and after.empty <= 6:
+            neighbours = self.board.neighbours[move]
+            if all(stones[c] != EMPTY or c in neighbours for c in range(len(stones))):
+                after.colour, after.last = colour, -1  # the opponent is stuck: a pass
+        return after
+
+    def result(self, pos: HexPosition) -> Rewards | None:
+        if pos.winner is None:
+            return None
+        seat = pos.winner ^ self.swapped
+        return (1.0, 0.0) if seat == 0 else (0.0, 1.0)
+
+    def winner(self, pos: HexPosition) -> int | None:
+        return None if pos.winner is None else pos.winner ^ self.swapped
+
+    def key(self, pos: HexPosition) -> Hashable:
+        return (tuple(pos.stones), pos.colour, pos.last if self.disthex else 0)
+
+    def text(self, pos: HexPosition, move: int) -> str:
+        return self.board.labels[move]
+
+    def small(self, pos: HexPosition) -> bool:
+        return pos.empty <= SMALL
+
+    # -- knowledge ------------------------------------------------------------------
+
+    def decisive(self, pos: HexPosition, moves: list[Any]) -> list[Any]:
+        winning = _completing(self.board, pos.stones, pos.colour)
+        return [m for m in moves if m in winning]
+
+    def candidates(self, pos: HexPosition, moves: list[int]) -> list[int]:
+        winning = self.decisive(pos, moves)
+        if winning or self.disthex:
+            return winning or moves
+        threats = _completing(self.board, pos.stones, pos.colour ^ 1)
+        return [m for m in moves if m in threats] or moves
+
+    def playout(
+        self, pos: HexPosition, rng: random.Random
+    ) -> tuple[Rewards, list[tuple[int, Any]]]:
+        return self._fill(pos, rng, self.bridges)
+
+    def random_playout(
+        self, pos: HexPosition, rng: random.Random
+    ) -> tuple[Rewards, list[tuple[int, Any]]]:
+        return self._fill(pos, rng, _no_bridges(self.board.size))
+
+    def _fill(
+        self, pos: HexPosition, rng: random.Random, bridges: Bridges
+    ) -> tuple[Rewards, list[tuple[int, Any]]]:
+        stones = pos.stones.copy()
+        if self.disthex:
+            _fill_disthex(self.board, stones, pos.colour, pos.last, rng)
+        else:
+            _fill_hex(stones, pos.colour, bridges, rng)
+        black_won = _full_board_black_wins(self.board, stones)
+        swapped = self.swapped
+        winner_seat = swapped if black_won else swapped ^ 1
+        rewards = (1.0, 0.0) if winner_seat == 0 else (0.0, 1.0)
+        played = [
+            (stones[cell] ^ swapped, cell)
+            for cell in range(len(stones))
+            if pos.stones[cell] == EMPTY
+        ]
+        return rewards, played
+
+
+class DisthexAdapter(HexAdapter):
+    disthex = True
+
+
+def _hex_adapter(state: GameState) -> Adapter:
+    assert isinstance(state, HexState)
+    if state.options["swap"] and state.ply <= 1 and state.outcome is None:
+        return Adapter(state)  # the swap decision: the engine's own rules
+    return DisthexAdapter(state) if isinstance(state, DisthexState) else HexAdapter(state)
+
+
+register("hex", "disthex")(_hex_adapter)  # type: ignore[arg-type]
+
+
+# -- board knowledge -------------------------------------------------------------------
+
+
+def _connects(geometry: Any, stones: list[int], cell: int, colour: int) -> bool:
+    """Whether the group of the stone just placed on `cell` joins its colour's edges."""
+    edge_bits, neighbours = geometry.edge_bits[colour], geometry.neighbours
+    seen = {cell}
+    stack = [cell]
+    bits = 0
+    while stack:
+        current = stack.pop()
+        bits |= edge_bits[current]
+        if bits == BOTH_EDGES:
+            return True
+        for other in neighbours[current]:
+            if other not in seen and stones[other] == colour:
+                seen.add(other)
+                stack.append(other)
+    return False
+
+
+def _completing(geometry: Any, stones: list[int], colour: int) -> set[int]:
+    """The empty cells where a stone of `colour` would join its two edges."""
+    edge_bits, neighbours = geometry.edge_bits[colour], geometry.neighbours
+    reach = []
+    for edge in (1, 2):
+        # Empty cells touching the edge, or touching a group that touches it.
+        touching = {c for c, s in enumerate(stones) if s == EMPTY and edge_bits[c] & edge}
+        seen = {c for c, s in enumerate(stones) if s == colour and edge_bits[c] & edge}
+        stack = list(seen)
+        while stack:
+            current = stack.pop()
+            for other in neighbours[current]:
+                state = stones[other]
+                if state == colour and other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+                elif state == EMPTY:
+                    touching.add(other)
+        reach.append(touching)
+    return reach[0] & reach[1]
+
+
+#: Per cell, the bridges it is a carrier of: (other carrier, stone, stone or edge).
+Bridges = tuple[tuple[tuple[int, int, int], ...], ...]
+
+
+@cache
+def _no_bridges(size: int) -> Bridges:
+    return tuple(() for _ in range(size * size))
+
+
+@cache
+def _bridges(size: int) -> Bridges:
+    """Per cell c: (d, p, q) where c and d are the two carriers of a bridge between
+    stones p and q; q = -1 - k stands for colour k's edge (p one row or column away)."""
+    geometry = board(size)
+    neighbours = [set(n) for n in geometry.neighbours]
+    found: list[list[tuple[int, int, int]]] = [[] for _ in range(size * size)]
+    cells = range(size * size)
+    for p in cells:
+        for q in cells:
+            if q <= p or q in neighbours[p]:
+                continue
+            common = sorted(neighbours[p] & neighbours[q])
+            if len(common) == 2:
+                a, b = common
+                found[a].append((b, p, q))
+                found[b].append((a, p, q))
+    for colour in (0, 1):
+        edge_bits = geometry.edge_bits[colour]
+        for p in cells:
+            if edge_bits[p]:
+                continue
+            for edge in (1, 2):
+                carriers = sorted(c for c in neighbours[p] if edge_bits[c] & edge)
+                if len(carriers) == 2:
+                    a, b = carriers
+                    found[a].append((b, p, -1 - colour))
+                    found[b].append((a, p, -1 - colour))
+    return tuple(tuple(entries) for entries in found)
+
+
+def _fill_hex(
+    stones: list[int],
+    colour: int,
+    bridges: Bridges,
+    rng: random.Random,
+) -> None:
+    """Fill the empty cells in a random order, alternating colours from `colour`,
+    answering each intrusion into a bridge carrier in the other carrier."""
+    order = [cell for cell, stone in enumerate(stones) if stone == EMPTY]
+    rng.shuffle(order)
+    reply = -1
+    position = 0
+    remaining = len(order)
+    while remaining:
+        if reply >= 0:
+            cell, reply = reply, -1
+        else:
+            cell = order[position]
+            position += 1
+            if stones[cell] != EMPTY:
+                continue
+        stones[cell] = colour
+        remaining -= 1
+        colour ^= 1
+        for other, p, q in bridges[cell]:
+            if (
+                stones[other] == EMPTY
+                and stones[p] == colour
+                and (stones[q] == colour if q >= 0 else q == -1 - colour)
+            ):
+                reply = other
+                break
+
+
+def _fill_disthex(
+    geometry: Any, stones: list[int], colour: int, last: int, rng: random.Random
+) -> None:
+    """Random legal Disthex moves until the board is full (passes when stuck)."""
+    empties = [cell for cell, stone in enumerate(stones) if stone == EMPTY]
+    neighbours = geometry.neighbours
+    while empties:
+        around = neighbours[last] if last >= 0 else ()
+        allowed = [i for i, cell in enumerate(empties) if cell not in around]
+        if not allowed:
+            colour ^= 1  # a forced pass
+            last = -1
+            continue
+        index = allowed[rng.randrange(len(allowed))]
+        cell = empties[index]
+        empties[index] = empties[-1]
+        empties.pop()
+        stones[cell] = colour
+        colour ^= 1
+        last = cell
+
+
+def _full_board_black_wins(geometry: Any, stones: list[int]) -> bool:
+    size = geometry.size
+    neighbours = geometry.neighbours
+    last_row = size * (size - 1)
+    stack = [cell for cell in range(size) if stones[cell] == 0]
+    seen = set(stack)
+    while stack:
+        cell = stack.pop()
+        if cell >= last_row:
+            return True
+        for other in neighbours[cell]:
+            if other not in seen and stones[other] == 0:
+                seen.add(other)
+                stack.append(other)
+    return False
+
+
+# -- the exact solver (Hex) --------------------------------------------------------------
+
+
+class HexSolver:
+    """Proves Hex positions on bitboards: a boolean search with a transposition table,
+    decisive and anti-decisive moves, and centre-first move ordering."""
+
+    def __init__(self, size: int, budget: Budget) -> None:
+        self.size = size
+        self.budget = budget
+        cells = size * size
+        self.cells = cells
+        self.full = (1 << cells) - 1
+        column_first = sum(1 << (r * size) for r in range(size))
+        column_last = column_first << (size - 1)
+        self.not_first_column = self.full & ~column_first
+        self.not_last_column = self.full & ~column_last
+        row_first = (1 << size) - 1
+        row_last = row_first << (size * (size - 1))
+        # Per colour, its (first, second) edge masks.
+        self.edges = ((row_first, row_last), (column_first, column_last))
+        centre = (size - 1) / 2
+        self.order = sorted(
+            range(cells),
+            key=lambda c: _hex_distance(c % size - centre, c // size - centre),
+        )
+        self.table: dict[int, bool] = {}
+
+    def dilate(self, mask: int) -> int:
+        """`mask` with every cell next to it."""
+        n = self.size
+        return (
+            mask
+            | (mask << 1) & self.not_first_column
+            | (mask >> 1) & self.not_last_column
+            | (mask >> (n - 1)) & self.not_first_column
+            | (mask << (n - 1)) & self.not_last_column
+            | (mask << n) & self.full
+            | mask >> n
+        )
+
+    def flood(self, seed: int, within: int) -> int:
+        grown = seed & within
+        while True:
+            wider = self.dilate(grown) & within
+            if wider == grown:
+                return grown
+            grown = wider
+
+    def completing(self, own: int, empty: int, colour: int) -> int:
+        """The empty cells where a stone of `colour` joins its edges."""
+        first, second = self.edges[colour]
+        top = self.dilate(self.flood(first, own)) | first
+        bottom = self.dilate(self.flood(second, own)) | second
+        return top & bottom & empty
+
+    def mover_wins(self, own: int, other: int, colour: int) -> bool:
+        """Whether the mover (`own`, of `colour`) wins with best play."""
+        self.budget.tick()
+        key = self.key(own, other, colour)
+        known = self.table.get(key)
+        if known is not None:
+            return known
+        empty = self.full & ~(own | other)
+        if self.completing(own, empty, colour) or self.carrier(own, empty, colour) is not None:
+            self.table[key] = True
+            return True
+        region = self.must_play(other, empty, colour ^ 1)
+        if region and self.quick_win(own, empty, colour):
+            self.table[key] = True
+            return True
+        result = False
+        if region:
+            for cell in self.order:
+                bit = 1 << cell
+                if region & bit and not self.mover_wins(other, own | bit, colour ^ 1):
+                    result = True
+                    break
+        self.table[key] = result
+        return result
+
+    def key(self, own: int, other: int, colour: int) -> int:
+        """The position's key, the same for its 180-degree turn (the same game)."""
+        black, white = (own, other) if colour == 0 else (other, own)
+        plain = black | white << self.cells
+        turned = _reverse(black, self.cells) | _reverse(white, self.cells) << self.cells
+        return min(plain, turned)
+
+    def carrier(self, own: int, empty: int, colour: int) -> int | None:
+        """The empty cells of a virtual connection of `colour`, or None if none is found:
+        a chain of its groups and edges where each step is either adjacency or two (or
+        more) empty cells next to both sides, the steps' cells all disjoint. The
+        opponent, even moving first, can take only one cell of one step, and the
+        other cell restores it."""
+        first, second = self.edges[colour]
+        nodes = [(first, first & empty), (second, second & empty)]  # the edges, then groups
+        rest = own
+        while rest:
+            group = self.flood(rest & -rest, own)
+            rest &= ~group
+            nodes.append((group, self.dilate(group) & empty))
+        count = len(nodes)
+        links: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+        for a in range(count):
+            stones_a, around_a = nodes[a]
+            for b in range(max(a + 1, 2), count):
+                stones_b, around_b = nodes[b]
+                if a < 2 and stones_a & stones_b:
+                    step = 0
+                else:
+                    step = around_a & around_b
+                    if not step & (step - 1):
+                        continue
+                    low = step & -step  # two cells are enough: a smaller carrier
+                    step = low | ((step ^ low) & -(step ^ low))
+                links[a].append((b, step))
+                links[b].append((a, step))
+
+        def reach(node: int, used: int, visited: int) -> int | None:
+            for nxt, step in links[node]:
+                if visited >> nxt & 1 or step & used:
+                    continue
+                if nxt == 1:
+                    return used | step
+                found = reach(nxt, used | step, visited | 1 << nxt)
+                if found is not None:
+                    return found
+            return None
+
+        return reach(0, 0, 1)
+
+    def quick_win(self, own: int, empty: int, colour: int) -> bool:
+        """Whether one stone gives the mover a virtual connection (then it wins)."""
+        for cell in self.order:
+            bit = 1 << cell
+            if empty & bit and self.carrier(own | bit, empty & ~bit, colour) is not None:
+                return True
+        return False
+
+    def must_play(self, other: int, empty: int, colour: int) -> int:
+        """The empty cells where the mover may still stop `colour` (the opponent, `other`):
+        the intersection of the carriers of the opponent's quick wins, a virtual
+        connection now or after one more stone. 0: lost."""
+        now = self.carrier(other, empty, colour)
+        if now is not None:
+            return 0
+        region = empty
+        for cell in self.order:
+            bit = 1 << cell
+            if empty & bit:
+                after = self.carrier(other | bit, empty & ~bit, colour)
+                if after is not None:
+                    region &= after | bit
+                    if not region:
+                        return 0
+        return region
+
+
+def _reverse(mask: int, cells: int) -> int:
+    """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i."""
+    return int(format(mask, f"0{cells}b")[::-1], 2)
+
+
+def solve_hex(state: GameState, budget: Budget) -> Solution | None:
+    """Every winning cell of the mover, for Hex without a pending swap; raises OutOfTime."""
+    if not isinstance(state, HexState) or isinstance(state, DisthexState):
+        return None
+    if state.options["swap"] and state.ply <= 1:
+        return None
+    geometry = board(state.size)
+    solver = HexSolver(state.size, budget)
+    colour = state._colour
+    own = sum(1 << c for c, s in enumerate(state._stones) if s == colour)
+    other = sum(1 << c for c, s in enumerate(state._stones) if s == colour ^ 1)
+    empty = solver.full & ~(own | other)
+    completing = solver.completing(own, empty, colour)
+    winning = tuple(
+        geometry.labels[cell]
+        for cell in geometry.sorted_cells
+        if empty >> cell & 1
+        and (completing >> cell & 1 or not solver.mover_wins(other, own | 1 << cell, colour ^ 1))
+    )
+    mover = state.colour_of(colour)
+    return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
+
+
+SOLVERS["hex"] = solve_hex
+
+
+def _hex_distance(dx: float, dy: float) -> float:
+    return max(abs(dx), abs(dy), abs(dx + dy))

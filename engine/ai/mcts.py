@@ -1,0 +1,304 @@
+"""Monte Carlo tree search: UCT with RAVE (AMAF), decisive moves and proven values.
+
+One tree per search, over an `Adapter`'s positions. Each node keeps, per
+candidate move, the visits and reward of its own simulations and the AMAF
+("all moves as first") visits and reward of every simulation through the node
+in which the mover played that move later. Selection blends the two (RAVE):
+AMAF dominates while a move has few visits of its own.
+
+Two-player games also carry proofs (MCTS-Solver): a node whose mover has a
+move that wins at once, or a child proven won for the mover, is proven won; a
+node all of whose moves are proven lost is proven lost. Proven nodes are not
+simulated again and the move choice follows the proof.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engine.ai.adapter import Adapter, Rewards
+from engine.ai.solver import OutOfTime
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Search parameters. `rave_equivalence` is the visit count at which a move's
+    own statistics weigh as much as its AMAF ones; 0 switches RAVE off."""
+
+    exploration: float = 0.2
+    rave_equivalence: float = 600.0
+    knowledge: bool = True  # the adapter's decisive moves and pruning
+
+    @classmethod
+    def plain(cls) -> Settings:
+        """Plain UCT: C = 1.4, no RAVE, no decisive moves, no pruning (the benchmark's baseline)."""
+        return cls(exploration=1.4, rave_equivalence=0.0, knowledge=False)
+
+
+class Node:
+    """A position in the tree, with per-move statistics for its mover."""
+
+    __slots__ = (
+        "checked",
+        "children",
+        "index",
+        "mover",
+        "moves",
+        "pos",
+        "proven",
+        "rave_visits",
+        "rave_wins",
+        "result",
+        "reward_sum",
+        "total",
+        "visits",
+        "wins",
+    )
+
+    def __init__(self, adapter: Adapter, pos: Any, settings: Settings) -> None:
+        self.pos = pos
+        self.result = adapter.result(pos)
+        self.proven: int | None = None  # the seat proven to win, when proven
+        self.checked = False  # decisive moves looked for
+        self.total = 0
+        self.reward_sum = [0.0] * adapter.players
+        if self.result is not None:
+            self.mover = -1
+            self.moves: list[Any] = []
+            self.proven = adapter.winner(pos) if adapter.players == 2 else None
+        else:
+            self.mover = adapter.mover(pos)
+            moves = adapter.moves(pos)
+            self.moves = adapter.candidates(pos, moves) if settings.knowledge else moves
+        count = len(self.moves)
+        self.index = {move: i for i, move in enumerate(self.moves)}
+        self.children: list[Node | None] = [None] * count
+        self.visits = [0] * count
+        self.wins = [0.0] * count
+        self.rave_visits = [0] * count
+        self.rave_wins = [0.0] * count
+
+
+class Search:
+    """One search tree from a root position; `run` grows it, the rest reads it."""
+
+    def __init__(
+        self,
+        adapter: Adapter,
+        root: Any,
+        *,
+        rng: random.Random,
+        settings: Settings | None = None,
+    ) -> None:
+        self.adapter = adapter
+        self.settings = settings or Settings()
+        self.rng = rng
+        self.root = Node(adapter, root, self.settings)
+        self.simulations = 0
+        self.two_player = adapter.players == 2
+
+    def run(self, *, deadline: float, nodes: int | None = None) -> None:
+        """Simulate until `deadline` (time.monotonic) or `nodes` simulations, or a proof."""
+        clock = time.monotonic
+        self.adapter.deadline = math.inf if nodes is not None else deadline
+        while self.root.proven is None and self.root.moves:
+            if nodes is not None:
+                if self.simulations >= nodes:
+                    return
+            elif clock() >= deadline:
+                return
+            try:
+                self._simulate()
+            except OutOfTime:
+                return  # a playout ran past the deadline: that simulation is dropped
+            self.simulations += 1
+
+    # -- one simulation -----------------------------------------------------------
+
+    def _simulate(self) -> None:
+        adapter, settings = self.adapter, self.settings
+        node = self.root
+        path: list[tuple[Node, int]] = []
+        while True:
+            if node.result is not None or node.proven is not None:
+                rewards = node.result or _proven_rewards(node.proven, adapter.players)
+                tail: list[tuple[int, Any]] = []
+                break
+            if not node.checked and node.total > 0:
+                self._check_decisive(node)
+                if node.proven is not None:
+                    continue
+            i = self._select(node)
+            path.append((node, i))
+            child = node.children[i]
+            if child is None:
+                child = Node(adapter, adapter.play(node.pos, node.moves[i]), settings)
+                node.children[i] = child
+                if child.result is not None:
+                    rewards = child.result
+                    tail = []
+                elif settings.knowledge:
+                    rewards, tail = adapter.playout(child.pos, self.rng)
+                else:
+                    rewards, tail = adapter.random_playout(child.pos, self.rng)
+                node = child
+                if child.result is None:
+                    child.total += 1
+                    _add(child.reward_sum, rewards)
+                break
+            node = child
+        self._back_up(path, rewards, tail)
+
+    def _check_decisive(self, node: Node) -> None:
+        node.checked = True
+        if not self.settings.knowledge:
+            return
+        winning = self.adapter.decisive(node.pos, node.moves)
+        if winning:
+            i = node.index[winning[0]]
+            if node.children[i] is None:
+                node.children[i] = Node(
+                    self.adapter, self.adapter.play(node.pos, node.moves[i]), self.settings
+                )
+            node.proven = node.mover
+
+    def _select(self, node: Node) -> int:
+        """The move to follow: UCT with RAVE; proven wins at once, proven losses last."""
+        mover = node.mover
+        children = node.children
+        visits, wins = node.visits, node.wins
+        rave_visits, rave_wins = node.rave_visits, node.rave_wins
+        equivalence = self.settings.rave_equivalence
+        exploration = self.settings.exploration
+        log_total = math.log(node.total + 1)
+        best, best_value = 0, -math.inf
+        for i in range(len(node.moves)):
+            child = children[i]
+            if child is not None and child.proven is not None:
+                if child.proven == mover:
+                    return i
+                value = -1.0  # a proven loss: only when nothing else is left
+            else:
+                n = visits[i]
+                rn = rave_visits[i]
+                if n == 0:
+                    # Untried: its AMAF value if known, else try it first.
+                    value = (rave_wins[i] / rn if rn else 1.0) + 0.5
+                else:
+                    q = wins[i] / n
+                    if equivalence and rn:
+                        beta = rn / (rn + n + n * rn / equivalence)
+                        q = (1.0 - beta) * q + beta * rave_wins[i] / rn
+                    value = q + exploration * math.sqrt(log_total / n)
+            if value > best_value:
+                best, best_value = i, value
+        return best
+
+    def _back_up(
+        self, path: list[tuple[Node, int]], rewards: Rewards, tail: list[tuple[int, Any]]
+    ) -> None:
+        """Add the simulation's rewards to every edge of the path, its AMAF statistics
+        to the siblings the mover played later, and pass proofs upwards."""
+        rave = self.settings.rave_equivalence > 0
+        later: dict[int, set[Any]] = {}
+        if rave:
+            for seat, move in tail:
+                later.setdefault(seat, set()).add(move)
+        for depth in range(len(path) - 1, -1, -1):
+            node, i = path[depth]
+            mover = node.mover
+            reward = rewards[mover]
+            node.visits[i] += 1
+            node.wins[i] += reward
+            node.total += 1
+            _add(node.reward_sum, rewards)
+            if rave:
+                played = later.setdefault(mover, set())
+                played.add(node.moves[i])
+                index = node.index
+                for move in played:
+                    j = index.get(move)
+                    if j is not None:
+                        node.rave_visits[j] += 1
+                        node.rave_wins[j] += reward
+            if self.two_player and node.proven is None:
+                self._prove(node, i)
+
+    def _prove(self, node: Node, i: int) -> None:
+        child = node.children[i]
+        if child is None or child.proven is None:
+            return
+        if child.proven == node.mover:
+            node.proven = node.mover
+            return
+        loser_wins = child.proven
+        for other in node.children:
+            if other is None or other.proven != loser_wins:
+                return
+        node.proven = loser_wins
+
+    # -- reading the tree ------------------------------------------------------------
+
+    def ranked(self) -> list[tuple[int, float]]:
+        """The root's moves as (index, chance for the mover), best first: proven wins,
+        then by visits; proven losses last."""
+        root = self.root
+        mover = root.mover
+
+        def chance(i: int) -> float:
+            child = root.children[i]
+            if child is not None and child.proven is not None:
+                return 1.0 if child.proven == mover else 0.0
+            if root.visits[i]:
+                return root.wins[i] / root.visits[i]
+            if root.rave_visits[i]:
+                return root.rave_wins[i] / root.rave_visits[i]
+            return 0.5
+
+        def order(i: int) -> tuple[int, int, float]:
+            child = root.children[i]
+            proof = 0
+            if child is not None and child.proven is not None:
+                proof = 1 if child.proven == mover else -1
+            return (proof, root.visits[i], chance(i))
+
+        indices = sorted(range(len(root.moves)), key=order, reverse=True)
+        return [(i, chance(i)) for i in indices]
+
+    def principal_variation(self, limit: int = 12) -> list[Any]:
+        """(position, move) pairs of the most visited line from the root."""
+        line: list[Any] = []
+        node: Node | None = self.root
+        while node is not None and node.moves and len(line) < limit:
+            if node.proven is not None and node.proven == node.mover:
+                choices = [
+                    i
+                    for i, child in enumerate(node.children)
+                    if child is not None and child.proven == node.mover
+                ]
+                if not choices:
+                    break
+                i = choices[0]
+            else:
+                if not node.total:
+                    break
+                i = max(range(len(node.moves)), key=node.visits.__getitem__)
+                if not node.visits[i]:
+                    break
+            line.append((node.pos, node.moves[i]))
+            node = node.children[i]
+        return line
+
+
+def _proven_rewards(winner: int | None, players: int) -> Rewards:
+    assert winner is not None
+    return tuple(1.0 if seat == winner else 0.0 for seat in range(players))
+
+
+def _add(total: list[float], rewards: Rewards) -> None:
+    for seat, reward in enumerate(rewards):
+        total[seat] += reward

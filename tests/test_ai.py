@@ -1,0 +1,281 @@
+"""engine.ai: the exact solvers against brute force, the public API's promises."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import time
+from collections.abc import Callable, Hashable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine
+from bot import cli
+from engine import GameState, ai
+from engine.ai import hotwireai
+
+Key = Callable[[GameState], Hashable]
+
+
+def brute_force(state: GameState, key: Key) -> tuple[int | None, tuple[str, ...]]:
+    """The winner with best play (None: draw) and the mover's winning moves, by a
+    plain memoised minimax over the public API only."""
+    memo: dict[Hashable, int] = {}
+
+    def value(position: GameState) -> int:  # 1 seat 0 wins, -1 seat 1 wins, 0 draw
+        if position.outcome is not None:
+            winners = position.outcome.winners
+            return 0 if len(winners) != 1 else 1 if winners[0] == 0 else -1
+        k = key(position)
+        if k not in memo:
+            values = [value(position.play(move)) for move in position.legal_moves()]
+            memo[k] = max(values) if position.to_move == 0 else min(values)
+        return memo[k]
+
+    mover = state.to_move
+    assert mover is not None
+    sign = 1 if mover == 0 else -1
+    values = {move: value(state.play(move)) for move in state.legal_moves()}
+    best = max(sign * v for v in values.values())
+    winner = None if best == 0 else mover if best > 0 else 1 - mover
+    return winner, tuple(move for move, v in values.items() if sign * v == 1)
+
+
+def by_parity(state: GameState) -> Hashable:
+    """Stones or wires by who played them, the last move (Disthex needs it) and the
+    first two (after a swap the opening stone changes hands)."""
+    moves = state.moves
+    return (moves[:2], frozenset(moves[0::2]), frozenset(moves[1::2]), state.last_move)
+
+
+def random_position(state: GameState, plies: int, rng: random.Random) -> GameState:
+    for _ in range(plies):
+        if state.outcome is not None:
+            break
+        state = state.play(rng.choice(state.legal_moves()))
+    return state
+
+
+def check_solver(state: GameState, key: Key) -> None:
+    solution = ai.solve(state, seconds=20)
+    assert solution is not None
+    winner, winning = brute_force(state, key)
+    assert (solution.winner, solution.winning_moves) == (winner, winning), state
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [
+        ("hex", {"size": 3, "swap": "off"}),
+        ("hex", {"size": 3, "swap": "on"}),
+        ("disthex", {"size": 3}),
+        ("hotwire", {"size": "3x3"}),
+        ("hotwire", {"size": "4x3", "lengths": "1,3,5"}),
+    ],
+)
+def test_solver_matches_brute_force_from_the_start(game: str, options: dict[str, object]) -> None:
+    check_solver(engine.new(game, **options), by_parity)
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "plies"),
+    [
+        ("hex", {"size": 4, "swap": "off"}, 7),
+        ("disthex", {"size": 4}, 8),
+        ("hotwire", {"size": "4x4"}, 2),
+        ("hotwire", {"size": "5x4", "lengths": "1-2"}, 4),
+    ],
+)
+def test_solver_matches_brute_force_in_random_positions(
+    game: str, options: dict[str, object], plies: int
+) -> None:
+    rng = random.Random(13)
+    for _ in range(4):
+        state = random_position(engine.new(game, **options), plies, rng)
+        if state.outcome is None:
+            check_solver(state, by_parity)
+
+
+def test_solver_matches_brute_force_in_short_circuit() -> None:
+    rng = random.Random(5)
+    start = engine.new("shortcircuit", size=3, capacitors=0, max_turns=10)
+    for _ in range(3):
+        state = random_position(start, 4, rng)
+        # Without capacitors every action is a placement: the set of moves is the board.
+        check_solver(state, lambda s: (frozenset(s.moves), s.ply, s.to_move))
+
+
+def test_solver_matches_brute_force_in_making_intersections() -> None:
+    def key(state: GameState) -> Hashable:
+        view = state.view()
+        assert isinstance(view, engine.intersections.IntersectionsView)
+        drawn = state.moves[len(state.moves) - len(view.segments) :]
+        return (view.round, view.scores, frozenset(drawn))
+
+    # The smallest game: 3x3 dots, two rounds of four segments.
+    check_solver(engine.new("intersections", size=3, segments=4), key)
+
+
+def test_hex_4x4_first_moves_are_the_short_diagonal() -> None:
+    solution = ai.solve(engine.new("hex", size=4, swap="off"), seconds=20)
+    assert solution == ai.Solution(winner=0, winning_moves=("a4", "b3", "c2", "d1"))
+
+
+def test_hotwire_solver_keeps_one_wire_groups_by_parity() -> None:
+    # Three separate one-wire groups (the pin pairs a1-a2, c1-c2, e1-e2 on a 5x2
+    # board with length 1 wires, the rest used up) is *1+*1+*1: the mover loses.
+    state = engine.new("hotwire", size="5x2", lengths="1")
+    state = state.play("b1-b2").play("d1-d2")
+    solution = ai.solve(state, seconds=5)
+    assert solution is not None
+    assert brute_force(state, by_parity) == (solution.winner, solution.winning_moves)
+    assert solution.winner == 1 - state.ply % 2
+
+
+# -- the API's promises --------------------------------------------------------------
+
+GAMES: list[tuple[str, dict[str, object], int | None]] = [
+    ("hex", {"size": 5}, None),
+    ("hex", {"size": 7, "swap": "off"}, None),
+    ("disthex", {"size": 5}, None),
+    ("hotwire", {"size": "5x5"}, None),
+    ("shortcircuit", {"size": 3}, None),
+    ("livewire", {}, None),
+    ("intersections", {"size": 4}, None),
+    ("intersections", {"size": 4}, 3),
+]
+
+
+def timed_best_move(state: GameState, seconds: float, seed: int) -> tuple[str, float]:
+    """best_move and its wall time: the better of two calls, since other processes
+    on a loaded machine can stall any one call."""
+    times = []
+    for _ in range(2):
+        start = time.monotonic()
+        move = ai.best_move(state, seconds=seconds, seed=seed)
+        times.append(time.monotonic() - start)
+    return move, min(times)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=st.sampled_from(GAMES),
+    plies=st.integers(min_value=0, max_value=30),
+    seed=st.integers(min_value=0, max_value=10**6),
+)
+def test_best_move_is_legal_and_in_time(
+    case: tuple[str, dict[str, object], int | None], plies: int, seed: int
+) -> None:
+    game, options, players = case
+    state = random_position(engine.new(game, players, **options), plies, random.Random(seed))
+    if state.outcome is not None:
+        return
+    seconds = 0.05
+    move, took = timed_best_move(state, seconds, seed)
+    assert took <= seconds * 1.1 + 0.05
+    assert move in state.legal_moves()
+
+
+@pytest.mark.parametrize(("game", "options", "players"), GAMES)
+def test_analyse_chances_sum_to_one(
+    game: str, options: dict[str, object], players: int | None
+) -> None:
+    state = random_position(engine.new(game, players, **options), 4, random.Random(1))
+    analysis = ai.analyse(state, seconds=10, nodes=30, seed=1)
+    assert len(analysis.win_chance) == state.players
+    assert sum(analysis.win_chance) == pytest.approx(1.0)
+    assert {m.move for m in analysis.best} <= set(state.legal_moves())
+    assert analysis.pv and analysis.pv[0] in state.legal_moves()
+
+
+@pytest.mark.parametrize(("game", "options", "players"), GAMES)
+def test_a_node_budget_and_a_seed_make_the_search_deterministic(
+    game: str, options: dict[str, object], players: int | None
+) -> None:
+    state = random_position(engine.new(game, players, **options), 3, random.Random(2))
+    first = ai.analyse(state, seconds=10, nodes=40, seed=7)
+    again = ai.analyse(state, seconds=10, nodes=40, seed=7)
+    assert first == again
+    assert ai.best_move(state, seconds=10, nodes=40, seed=7) == ai.best_move(
+        state, seconds=10, nodes=40, seed=7
+    )
+
+
+def test_a_finished_game_has_no_best_move_but_is_analysed_and_solved() -> None:
+    state = engine.new("hex", size=2, swap="off").play("a1").play("b1").play("a2")
+    assert state.outcome is not None
+    with pytest.raises(ValueError, match="over"):
+        ai.best_move(state, seconds=0.1)
+    assert ai.solve(state, seconds=0.1) == ai.Solution(winner=0, winning_moves=())
+    analysis = ai.analyse(state, seconds=0.1)
+    assert analysis.win_chance == (1.0, 0.0)
+    assert analysis.best == () and analysis.pv == ()
+
+
+def test_a_decisive_move_is_played_and_proven() -> None:
+    # Black (to move) holds a1, a3 and a4: a2 completes the chain down column a.
+    state = engine.new("hex", size=4, swap="off")
+    for move in ("a1", "d1", "a3", "d2", "a4", "d3"):
+        state = state.play(move)
+    assert ai.best_move(state, seconds=0.2, seed=1) == "a2"
+    analysis = ai.analyse(state, seconds=0.2, seed=1)
+    assert analysis.win_chance == (1.0, 0.0)
+    assert analysis.proven is not None and "a2" in analysis.proven.winning_moves
+    assert analysis.best[0].chance == 1.0
+
+
+def test_solve_gives_up_in_time_on_a_big_board() -> None:
+    start = time.monotonic()
+    assert ai.solve(engine.new("hex", size=11), seconds=0.2) is None
+    assert time.monotonic() - start < 0.2 * 1.1 + 0.05
+    assert ai.solve(engine.new("intersections", players=3), seconds=0.1) is None
+
+
+def test_search_record_replays_plain_data() -> None:
+    analysis = ai.search_record("hotwire", {"size": "4x4"}, ["a1-b1"], 1.0)
+    assert pickle.loads(pickle.dumps(analysis)) == analysis  # it crosses process borders
+    assert analysis.proven is not None
+    assert analysis.best[0].move in analysis.proven.winning_moves or not (
+        analysis.proven.winning_moves
+    )
+
+
+def test_cli_prints_the_analysis_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(
+        ["ai", "hotwire", "--option", "size=4x4", "--moves", "a1-b1", "--seconds", "1", "--json"]
+    )
+    assert code == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert set(shown) >= {"move", "win_chance", "best", "pv", "proven"}
+    assert shown["move"] in engine.new("hotwire", size="4x4").play("a1-b1").legal_moves()
+    assert sum(shown["win_chance"]) == pytest.approx(1.0)
+    assert set(shown["proven"]) == {"winner", "winning_moves"}
+
+
+def test_cli_prints_the_move_for_people(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["ai", "hex", "--option", "size=3", "--seconds", "0.2", "--solve"]) == 0
+    out = capsys.readouterr().out
+    assert "move:" in out and "proven:" in out
+
+
+def test_best_move_keeps_time_on_the_largest_hot_wire_board() -> None:
+    # 139,350 candidates whose conflict masks are computed on use: playouts watch
+    # the clock and the root's moves are ranked within the time.
+    state = engine.new("hotwire", size="26x26", lengths="any")
+    move, took = timed_best_move(state, 0.3, 1)
+    assert took <= 0.3 * 1.1 + 0.05
+    assert move in state.legal_moves()
+
+
+def test_hotwire_solver_stays_exact_when_its_caches_are_trimmed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hotwireai, "CACHE_LIMIT", 10)
+    rng = random.Random(4)
+    for _ in range(6):
+        state = random_position(engine.new("hotwire", size="4x4"), 3, rng)
+        if state.outcome is None:
+            check_solver(state, by_parity)
