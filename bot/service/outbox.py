@@ -129,6 +129,10 @@ def _typed(hint: Any, value: Any) -> Any:
 # == writing, claiming, marking ===================================================================
 
 
+# built once: every use case writes one (building a statement costs more than running it)
+_INSERT = outbox.insert().returning(outbox.c.id)
+
+
 async def write(service: Host, conn: AsyncConnection, result: R) -> R:
     """Store `result`'s events in the use case's transaction, leased to this process,
     which delivers them right after the commit; the result carries the row's id."""
@@ -136,16 +140,15 @@ async def write(service: Host, conn: AsyncConnection, result: R) -> R:
         return result
     now = service.clock()
     inserted = await conn.execute(
-        outbox.insert()
-        .values(
-            game_id=result.game.id,
-            events=[event_to_json(event) for event in result.events],
-            created_at=now,
-            claimed_by=service.worker_id,
-            claimed_until=now + LEASE,
-            attempts=1,
-        )
-        .returning(outbox.c.id)
+        _INSERT,
+        {
+            "game_id": result.game.id,
+            "events": [event_to_json(event) for event in result.events],
+            "created_at": now,
+            "claimed_by": service.worker_id,
+            "claimed_until": now + LEASE,
+            "attempts": 1,
+        },
     )
     return dataclasses.replace(result, outbox_id=int(inserted.scalar_one()))
 
