@@ -35,12 +35,12 @@ ANN, BOB, CAT, DAN = Player(201, "ann"), Player(202, "bob"), Player(203, "cat"),
 HEX_TO_WIN = ("b3", "c2", "b1", "a2")  # hex 3x3: ANN (seat 0) wins with b2 after these
 
 
-async def open_service(url: str, clock: Clock | None = None) -> GameService:
+async def open_service(url: str, clock: Clock | None = None, limit: int = 100) -> GameService:
     settings = Settings(  # type: ignore[call-arg]
         database_url=url,
         render_processes=0,
-        max_open_challenges=100,
-        max_active_games=100,
+        max_open_challenges=limit,
+        max_active_games=limit,
         _env_file=None,
     )
     return GameService(await Database.open(url), settings, **({"clock": clock} if clock else {}))
@@ -196,6 +196,42 @@ async def test_crossed_challenges_issued_and_accepted_at_once(
 
 
 # -- the end of a game -----------------------------------------------------------------------
+
+
+async def test_a_players_limits_hold_when_two_requests_come_at_once(
+    database_url: str, clock: Clock
+) -> None:
+    """At most one open challenge and one game each: two challenges of one player at once,
+    or two accepts of one player's invitations at once, must not both pass the count."""
+    tight = [await open_service(database_url, clock, limit=1) for _ in range(2)]
+    try:
+        for trial in range(TRIALS):
+            challenger = Player(3000 + 2 * trial, f"c{trial}")
+            opponent = Player(3001 + 2 * trial, f"o{trial}")
+            one_of_two = await one_wins(
+                Code.LIMIT,
+                tight[0].challenge(place(trial), challenger, "hex", opponents=[BOB]),
+                tight[1].challenge(place(trial), challenger, "hex", opponents=[CAT]),
+            )
+            assert one_of_two.game.status == "open"
+            invitations = [
+                (await service.challenge(place(trial), inviter, "hex", opponents=[opponent])).game
+                for service, inviter in zip(
+                    tight,
+                    (Player(5000 + 2 * trial, "i"), Player(5001 + 2 * trial, "j")),
+                    strict=True,
+                )
+            ]
+            await one_wins(
+                Code.LIMIT,
+                *(
+                    service.accept(game.id, game.guild_id, opponent)
+                    for service, game in zip(tight, invitations, strict=True)
+                ),
+            )
+    finally:
+        for service in tight:
+            await service.close()
 
 
 async def test_a_double_resign_ends_the_game_once(one: GameService, two: GameService) -> None:

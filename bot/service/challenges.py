@@ -31,7 +31,7 @@ from bot.service.models import (
 )
 from bot.service.records import Records, new_state
 from bot.service.rules import check_ids, status_words, whole
-from bot.store.schema import deadlines, games, seats
+from bot.store.schema import deadlines, games, players, seats
 from engine import Code
 from engine.core import shown
 
@@ -110,8 +110,9 @@ class Challenges(Records):
                 )
             if rated and not guild.rated:
                 raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
-            await self._check_limits(conn, challenger.id)
+            # players first (their rows locked in id order), then the limits under that lock
             await self.remember(conn, challenger, *opponents)
+            await self._check_limits(conn, challenger.id)
             # the options last: checking them builds the game's tables, after every cheap check
             try:
                 start = await new_state(game, settings, seat_count)
@@ -184,8 +185,8 @@ class Challenges(Records):
         self, conn: AsyncConnection, row: Any, seat: int, player: Player
     ) -> Result:
         """`player` sits at `seat`, accepted; the game starts if that was the last seat."""
-        await self._check_limits(conn, player.id, challenges=False)
         await self.remember(conn, player)
+        await self._check_limits(conn, player.id, challenges=False)
         await conn.execute(
             seats.update()
             .where(seats.c.game_id == row.id, seats.c.seat == seat)
@@ -399,6 +400,13 @@ class Challenges(Records):
     async def _check_limits(
         self, conn: AsyncConnection, player_id: int, *, challenges: bool = True
     ) -> None:
+        """Refuse a player over the limits. The count is read under a lock on the player's
+        row, so two challenges (or accepts) of one player at once cannot both pass it. FOR
+        NO KEY UPDATE: it must not wait for the KEY SHARE locks that other games' seat rows
+        take on players (their foreign keys), or crossed accepts deadlock."""
+        await conn.execute(
+            sa.select(players.c.id).where(players.c.id == player_id).with_for_update(key_share=True)
+        )
         if challenges:
             open_count = await conn.scalar(
                 sa.select(sa.func.count())
