@@ -310,7 +310,7 @@ class Console:
         unknown = [key for key in values if key not in SETTING_NAMES.values()]
         if unknown:
             raise Refused(
-                f"There is no setting {unknown[0]!r}; the settings are "
+                f"There is no setting {shown(unknown[0])}; the settings are "
                 f"{', '.join(sorted(set(SETTING_NAMES.values())))}.",
                 code=Code.USAGE,
             )
