@@ -428,6 +428,31 @@ async def test_the_bot_survives_429_500_and_a_dropped_gateway(world: World) -> N
         assert (await world.game(game.id)).ply == 3
 
 
+async def test_a_post_discord_could_not_take_is_posted_again_by_the_outbox(
+    world: World, clock: Clock
+) -> None:
+    """Discord answers 503 to the board's post (discord.py does not retry a 503): the move
+    stands, its announcement stays undelivered, and once its lease runs out the outbox
+    posts the board with the next player's mention, once."""
+    async with world.running() as bot:
+        game = await start(world, "hex", size="5", options="swap=off")
+        thread = world.thread(game)
+        before = len(thread.messages)
+        fault = world.fake.inject_error("POST /channels/{channel_id}/messages", status=503)
+        mover = world.user_of(game, 0)
+        await world.fake.say(mover, thread, "c3")
+        await world.fake.wait_for(lambda: fault.hits == 1, what="the refused post")
+        await asyncio.sleep(0.2)  # the announcer has given up on this try
+        assert not any(m.author.bot for m in thread.messages[before:])
+        assert (await world.game(game.id)).ply == 1
+        clock.advance(minutes=2)  # the lease runs out
+        assert await world.service.redeliver(bot.announcer.post) == 1
+        posted = [m for m in thread.messages[before:] if m.author.bot]
+        assert len(posted) == 1 and posted[0].attachments
+        assert f"<@{world.user_of(game, 1).id}>" in posted[0].content
+        assert await world.service.redeliver(bot.announcer.post) == 0
+
+
 async def test_without_message_content_the_thread_says_use_move(world: World) -> None:
     world.settings = world.settings.model_copy(update={"discord_message_content": False})
     async with world.running():

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
 from bot.discordbot.errors import fit
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("paperboard.discord")
 
+#: Discord down or out of reach after discord.py's own retries: a post that failed so is
+#: not given up but left undelivered, so the outbox posts it again (with the same nonce).
+UNREACHABLE = (discord.DiscordServerError, aiohttp.ClientError, OSError, TimeoutError)
 THREAD_EVENTS = (
     GameStarted, MovePlayed, TurnStarted, GameOver, UndoRequested, UndoAnswered, ChallengeClosed,
     TimedOut,
@@ -90,7 +94,10 @@ class Announcer:
         async def post(result: Result) -> None:
             await self.post(result, thread_done=thread_done, status_done=status_done, png=png)
 
-        await self.service.deliver(result, post)
+        try:
+            await self.service.deliver(result, post)
+        except UNREACHABLE:  # left undelivered: the outbox sends it again after its lease
+            log.warning("game=%d Discord is unreachable; posting again later", result.game.id)
 
     async def post(
         self,
@@ -220,6 +227,8 @@ class Announcer:
                         type=discord.ChannelType.public_thread,
                         auto_archive_duration=10080,
                     )
+        except UNREACHABLE:
+            raise
         except discord.HTTPException:
             log.warning("game=%d could not open a thread", game.id, exc_info=True)
         if thread is None:
@@ -260,7 +269,9 @@ class Announcer:
     ) -> discord.Message | None:
         try:
             message: discord.Message = await channel.send(fit(text), **_once(nonce), **kwargs)
-        except discord.HTTPException:
+        except UNREACHABLE:
+            raise  # worth another try: the caller leaves the result to the outbox
+        except discord.HTTPException:  # refused for good (no permission, gone, too big)
             log.warning("could not post in channel %s", getattr(channel, "id", "?"), exc_info=True)
             return None
         return message
