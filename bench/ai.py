@@ -10,9 +10,10 @@ Sections (all by default, or pick with --section):
 - solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
   --solve-limit s each), Disthex 2x2 to 4x4, and the Hex 5x5 first-move
   table (--hex-limit s per opening).
-- openspiel: Hex 7x7 (swap off) against pyspiel.MCTSBot (random rollouts,
-  uct_c 2) given the simulations it runs in the same time on this machine,
-  calibrated in the same run; paired openings.
+- openspiel: Hex 7x7 (--openspiel-size) with swap off against pyspiel.MCTSBot
+  (random rollouts, uct_c 2) given the simulations it runs in the same time on
+  this machine, calibrated again before every pair of games; paired openings;
+  a progress line per pair with the 95% interval so far.
 
 The last line is the headline: `ai: <figure>`.
 
@@ -79,6 +80,7 @@ def main() -> None:
     parser.add_argument("--hex-limit", type=float, default=10.0, help="seconds per Hex opening")
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
+    parser.add_argument("--openspiel-size", type=int, default=7, help="Hex board size")
     args = parser.parse_args()
     sections = args.section or ["speed", "strength", "solve", "openspiel"]
     headline = "no headline (run the strength or openspiel section)"
@@ -89,7 +91,7 @@ def main() -> None:
     if "solve" in sections:
         solve_section(args.solve_limit, args.hex_limit)
     if "openspiel" in sections:
-        headline = openspiel(args.openspiel_games, args.openspiel_seconds)
+        headline = openspiel(args.openspiel_games, args.openspiel_seconds, args.openspiel_size)
     print(f"ai: {headline}")
 
 
@@ -256,22 +258,23 @@ def solve_section(limit: float, hex_limit: float) -> None:
 
 
 def openspiel(games: int, seconds: float, size: int = 7) -> str:
+    """Paired openings against pyspiel.MCTSBot; its simulation budget is calibrated
+    again before every pair, so a machine that gets busier mid-run stays fair."""
     import pyspiel  # a dev dependency, only for this section
 
     game = pyspiel.load_game(f"hex(board_size={size})")
-    rate = calibrate(pyspiel, game, seconds)
-    simulations = max(1, int(rate * seconds))
-    print(
-        f"\nopenspiel: hex {size}x{size} at {seconds} s per move; MCTSBot calibrated to "
-        f"{rate:.0f} simulations/s -> {simulations} per move"
-    )
+    print(f"\nopenspiel: hex {size}x{size} at {seconds} s per move, {games} games", flush=True)
     rng = random.Random(11)
     start = engine.new("hex", size=size, swap="off")
-    scores = []
-    played = 0
-    while played < games:
+    scores: list[float] = []
+    budgets: list[int] = []
+    began = time.monotonic()
+    while len(scores) < games:
         opening = rng.choice(start.legal_moves())
+        simulations = max(1, int(calibrate(pyspiel, game, seconds) * seconds))
+        budgets.append(simulations)
         for ai_seat in (0, 1):
+            played = len(scores)
             bot = pyspiel.MCTSBot(
                 game,
                 pyspiel.RandomRolloutEvaluator(1, played),
@@ -293,10 +296,29 @@ def openspiel(games: int, seconds: float, size: int = 7) -> str:
                 state = state.play(move)
                 spiel.apply_action(_action(move, size))
             scores.append(score_of(state, ai_seat))
-            played += 1
+        low, high = wilson(scores)
+        print(
+            f"  {len(scores):>4} games  opening {opening:<4} MCTSBot {simulations:>6} sims/move  "
+            f"AI {statistics.mean(scores):.0%} [{low:.0%}, {high:.0%}]  "
+            f"{time.monotonic() - began:.0f} s",
+            flush=True,
+        )
     share = statistics.mean(scores)
-    print(f"AI vs pyspiel.MCTSBot: {share:.0%} of {played} games")
-    return f"hex{size} vs OpenSpiel MCTSBot {share:.0%} (n={played}, {seconds} s per move)"
+    low, high = wilson(scores)
+    print(
+        f"AI vs pyspiel.MCTSBot: {share:.0%} of {len(scores)} games, 95% interval "
+        f"[{low:.0%}, {high:.0%}]; MCTSBot median {statistics.median(budgets)} simulations/move"
+    )
+    return f"hex{size} vs OpenSpiel MCTSBot {share:.0%} (n={len(scores)}, {seconds} s per move)"
+
+
+def wilson(scores: list[float], z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (draws, where a game has them, count half)."""
+    n = len(scores)
+    p = statistics.mean(scores)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    margin = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return max(0.0, centre - margin), min(1.0, centre + margin)
 
 
 def calibrate(pyspiel: object, game: object, seconds: float) -> float:
