@@ -157,6 +157,16 @@ COMMANDS: tuple[Command, ...] = (
         console="record 12",
     ),
     Command(
+        "export",
+        "A game's record as a file: JSON for any game, HexGui's SGF for Hex and Disthex.",
+        (
+            GAME_ID,
+            Param("format", "choice", "the file's format", choices=("json", "sgf")),
+        ),
+        discord="/export game:12 format:sgf",
+        console="export 12 sgf",
+    ),
+    Command(
         "rules",
         "A game's rules card: how to play, the notation, the options.",
         (Param("game", "game", "which game", choices=tuple(engine.GAMES)),),

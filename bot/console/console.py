@@ -87,6 +87,7 @@ class Console:
             "undo": self.undo,
             "rematch": self.rematch,
             "record": self.record,
+            "export": self.export,
             "rules": self.rules,
             "rating": self.rating,
             "leaderboard": self.leaderboard,
@@ -273,6 +274,17 @@ class Console:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(gif)
         self.say(f"Replay: {path}")
+
+    async def export(self, words: list[str], _: str) -> None:
+        fmt = next((w.lower() for w in words if w.lower() in ("json", "sgf")), "json")
+        game = await self.game_id(
+            [w for w in words if w.lower() not in ("json", "sgf")], any_status=True
+        )
+        exported = await self.service.export(game, GUILD, self.me.id, fmt)
+        path = self.board_dir / exported.filename
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(exported.data)
+        self.say(f"Export: {path}")
 
     async def rules(self, words: list[str], _: str) -> None:
         if not words:

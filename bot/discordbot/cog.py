@@ -330,6 +330,21 @@ class GamesCog(commands.Cog):
             file=discord.File(io.BytesIO(gif), filename=f"{summary.game}-{summary.id}.gif"),
         )
 
+    @described("export")
+    @app_commands.choices(format=[Choice(name=f, value=f) for f in ("json", "sgf")])
+    async def export(
+        self, interaction: discord.Interaction, game: int | None = None, format: str = "json"
+    ) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
+        exported = await self.service.export(
+            summary.id, summary.guild_id, interaction.user.id, format
+        )
+        await reply(
+            interaction,
+            f"{summary.title} #{summary.id} as {format}.",
+            file=discord.File(io.BytesIO(exported.data), filename=exported.filename),
+        )
+
     # -- about games and players ----------------------------------------------------------------
 
     @described("rules")

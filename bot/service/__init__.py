@@ -1,5 +1,6 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
+from bot.service.exports import ExportFile
 from bot.service.messages import (
     away_note,
     describe,
@@ -44,6 +45,7 @@ __all__ = [
     "ChallengeIssued",
     "Code",
     "Event",
+    "ExportFile",
     "GameOver",
     "GameService",
     "GameStarted",
