@@ -121,6 +121,22 @@ COMMANDS: tuple[Command, ...] = (
         console="games @bob active",
     ),
     Command(
+        "conditional",
+        "Conditional moves: if your opponent plays this, play that for me (only you see them).",
+        (
+            Param("line", "text", "moves in turn from now, your opponent's first: e5 d6 c3 c4"),
+            Param(
+                "action",
+                "choice",
+                "add (with a line), list (without), remove, clear",
+                choices=("add", "list", "remove", "clear"),
+            ),
+            GAME_ID,
+        ),
+        discord="/conditional game:12 line:e5 d6 c3 c4",
+        console="conditional 12 e5 d6 c3 c4   (conditional list | remove e5 | clear)",
+    ),
+    Command(
         "resign",
         "Resign a game (you are asked to confirm).",
         (GAME_ID,),

@@ -7,7 +7,7 @@ import json
 
 from bot.service import Player
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import World, start
+from tests.test_discord import World, play_slash, start
 from tests.test_discord import world as world
 
 
@@ -29,3 +29,28 @@ async def test_export_waits_for_the_end_for_players_and_not_for_others(world: Wo
         answer = await handle.reply()
         record = json.loads(answer.files[f"hex-{game.id}.json"])
         assert record["result"]["reason"] == "resignation" and answer.ephemeral
+
+
+async def test_a_conditional_reply_lands_with_the_move_and_only_its_owner_hears_of_it(
+    world: World,
+) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="5", options="swap=off")
+        thread = world.thread(game)
+        ann, bob = world.users["ann"], world.users["bob"]
+        await play_slash(world, game, "a1")
+        handle = await world.fake.slash(ann, "conditional", {"line": "b2 c3 d4 e5"}, channel=thread)
+        listed = await handle.reply()
+        assert listed.ephemeral and "1. if b2 then c3, if d4 then e5" in listed.content
+        answer = await play_slash(world, game, "b2")  # bob's move, answered for ann
+        assert not answer.ephemeral
+        assert f"<@{bob.id}> played b2." in answer.content
+        assert f"<@{ann.id}> played c3." in answer.content
+        assert "conditional" not in answer.content and "line" not in answer.content
+        await world.fake.wait_for(lambda: bool(world.fake.dms(ann)), what="ann's private note")
+        note = world.fake.dms(ann)[-1].content
+        assert "your conditional line played c3 for you (1 line of yours goes on)" in note
+        assert str(thread.id) in note and not world.fake.dms(bob)
+        assert list((await world.service.state(game.id, world.guild.id)).moves) == [
+            "a1", "b2", "c3",
+        ]  # fmt: skip

@@ -31,6 +31,7 @@ from bot.service import (
     Result,
     UndoAnswered,
     away_note,
+    conditional_text,
     describe,
     parse_days,
     rating_line,
@@ -55,6 +56,7 @@ SETTING_NAMES = {
 }
 #: Moves without a digit that may be typed bare, like "d5".
 BARE_WORD_MOVES = {"swap"}
+CONDITIONAL_ACTIONS = ("add", "list", "remove", "clear")
 BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
 
 Handler = Callable[[list[str], str], Awaitable[None]]
@@ -88,6 +90,7 @@ class Console:
             "rematch": self.rematch,
             "record": self.record,
             "export": self.export,
+            "conditional": self.conditional,
             "rules": self.rules,
             "rating": self.rating,
             "leaderboard": self.leaderboard,
@@ -274,6 +277,19 @@ class Console:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(gif)
         self.say(f"Replay: {path}")
+
+    async def conditional(self, words: list[str], rest: str) -> None:
+        """conditional [GAME] [add|list|remove|clear] [LINE]: the line is the rest."""
+        tokens = rest.split()
+        named = (
+            tokens[:1] if tokens and tokens[0].lstrip("#").removeprefix("game=").isdecimal() else []
+        )
+        tokens = tokens[len(named) :]
+        action = tokens[0].lower() if tokens and tokens[0].lower() in CONDITIONAL_ACTIONS else None
+        line = " ".join(tokens[1:] if action else tokens) or None
+        game = await self.game_id(named)
+        found = await self.service.conditional(game, GUILD, self.me, action, line)
+        self.say(conditional_text(found))
 
     async def export(self, words: list[str], _: str) -> None:
         fmt = next((w.lower() for w in words if w.lower() in ("json", "sgf")), "json")

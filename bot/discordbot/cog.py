@@ -29,6 +29,7 @@ from bot.service import (
     Place,
     Refused,
     Result,
+    conditional_text,
     parse_days,
     rating_line,
     rules_card,
@@ -329,6 +330,25 @@ class GamesCog(commands.Cog):
             ephemeral=False,
             file=discord.File(io.BytesIO(gif), filename=f"{summary.game}-{summary.id}.gif"),
         )
+
+    @described("conditional")
+    @app_commands.choices(
+        action=[Choice(name=a, value=a) for a in ("add", "list", "remove", "clear")]
+    )
+    async def conditional(
+        self,
+        interaction: discord.Interaction,
+        line: str | None = None,
+        action: str | None = None,
+        game: int | None = None,
+    ) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False)
+        found = await self.service.conditional(
+            summary.id, summary.guild_id, asker(interaction), action, line
+        )
+        await reply(interaction, conditional_text(found))  # ephemeral: the owner's only
+
+    conditional.autocomplete("game")(game_choices)
 
     @described("export")
     @app_commands.choices(format=[Choice(name=f, value=f) for f in ("json", "sgf")])

@@ -3,6 +3,7 @@
 from bot.service.exports import ExportFile
 from bot.service.messages import (
     away_note,
+    conditional_text,
     describe,
     parse_days,
     rating_line,
@@ -13,6 +14,8 @@ from bot.service.models import (
     Board,
     ChallengeClosed,
     ChallengeIssued,
+    ConditionalLines,
+    ConditionalPlayed,
     Event,
     GameOver,
     GameStarted,
@@ -44,6 +47,8 @@ __all__ = [
     "ChallengeClosed",
     "ChallengeIssued",
     "Code",
+    "ConditionalLines",
+    "ConditionalPlayed",
     "Event",
     "ExportFile",
     "GameOver",
@@ -67,6 +72,7 @@ __all__ = [
     "UndoAnswered",
     "UndoRequested",
     "away_note",
+    "conditional_text",
     "describe",
     "parse_days",
     "rating_line",

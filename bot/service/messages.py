@@ -13,6 +13,8 @@ import engine
 from bot.service.models import (
     ChallengeClosed,
     ChallengeIssued,
+    ConditionalLines,
+    ConditionalPlayed,
     Event,
     GameOver,
     GameStarted,
@@ -130,7 +132,27 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return f"The last move in {title} was taken back by agreement."
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
+        case ConditionalPlayed(player_id=player_id, answered=answered, texts=texts, lines_left=n):
+            left = (
+                ("1 line of yours goes on" if n == 1 else f"{n} lines of yours go on")
+                if n
+                else "no lines left"
+            )
+            return (
+                f"{mention(player_id)}, in {title} your opponent played {', '.join(answered)}: "
+                f"your conditional line played {', '.join(texts)} for you ({left})."
+            )
     return f"{title}: {type(event).__name__}"
+
+
+def conditional_text(found: ConditionalLines) -> str:
+    """A player's conditional lines in a game, for their eyes only."""
+    title = f"{found.game.title} #{found.game.id}"
+    note = f"{found.note} " if found.note else ""
+    if not found.lines:
+        return f"{note}You have no conditional lines in {title}."
+    listed = "\n".join(f"{i}. {line}" for i, line in enumerate(found.lines, 1))
+    return f"{note}Your conditional lines in {title} (only you see them):\n{listed}"
 
 
 def away_note(game: GameSummary, mention: Mention) -> str | None:

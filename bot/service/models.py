@@ -183,6 +183,16 @@ class TimedOut(Event):
     player_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class ConditionalPlayed(Event):
+    """A conditional line answered the opponent's move for its owner, who alone is told."""
+
+    player_id: int  # the owner
+    answered: tuple[str, ...]  # the opponent's move it answered
+    texts: tuple[str, ...]  # what was played for the owner
+    lines_left: int  # the owner's lines that still go on
+
+
 # -- results ---------------------------------------------------------------------------
 
 
@@ -212,6 +222,15 @@ class Board:
 class Record:
     game: GameSummary
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionalLines:
+    """A player's conditional lines in a game, as they read: "if e5 then d6, if c3 then c4"."""
+
+    game: GameSummary
+    lines: tuple[str, ...]
+    note: str = ""  # what the call did: "Line added." ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ nothing. GameService is the use cases put together, each family in its own modul
     lookups.py      game, board, board_text, state, games, game_in_thread,
                     default_game, record, replay_gif, leaderboard, ratings
     preferences.py  player_settings, guild_settings
+    conditionals.py add_conditional, remove_conditional, clear_conditionals_of,
+                    conditional_lines (play.py answers with them)
     exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
     records.py      what they stand on: the game row, summary and state, the
                     caches, the turn's deadlines, the end of a game
@@ -26,6 +28,7 @@ from typing import Any
 from bot.service import deadlines as clocks
 from bot.service import outbox
 from bot.service.challenges import Challenges
+from bot.service.conditionals import Conditionals
 from bot.service.exports import Exports
 from bot.service.lookups import Lookups
 from bot.service.models import Result
@@ -39,7 +42,7 @@ from bot.store import Database
 from bot.store.schema import games
 
 
-class GameService(Challenges, Play, Lookups, Preferences, Exports):
+class GameService(Challenges, Play, Lookups, Preferences, Exports, Conditionals):
     """The application core every adapter calls."""
 
     @classmethod

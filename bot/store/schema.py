@@ -183,6 +183,16 @@ ratings = Table(
     CheckConstraint("wins >= 0 AND wins <= games", name="ratings_wins_within_games"),
 )
 
+conditionals = Table(
+    "conditionals",
+    metadata,
+    Column("game_id", ID, ForeignKey("games.id"), primary_key=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), primary_key=True),
+    Column("ply", Integer, nullable=False),  # the game's ply the lines start from
+    Column("lines", JSON, nullable=False),  # [["e5", "d6", "c3", "c4"], ...]: record entries
+    Column("updated_at", UTCDateTime(), nullable=False),
+)
+
 guild_settings = Table(
     "guild_settings",
     metadata,
@@ -207,6 +217,7 @@ outbox = Table(
 )
 
 __all__ = [
+    "conditionals",
     "deadlines",
     "games",
     "guild_settings",
