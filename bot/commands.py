@@ -111,6 +111,13 @@ COMMANDS: tuple[Command, ...] = (
         console="board 12 ply=8 groups",
     ),
     Command(
+        "next",
+        "The game where it is your move with least time left: its board and thread.",
+        discord="/next",
+        console="next   (next 12: the game after #12)",
+        buttons="Next game (the following one)",
+    ),
+    Command(
         "games",
         "List games: yours, a player's, or this channel's; your turn first.",
         (

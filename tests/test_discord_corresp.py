@@ -54,3 +54,27 @@ async def test_a_conditional_reply_lands_with_the_move_and_only_its_owner_hears_
         assert list((await world.service.state(game.id, world.guild.id)).moves) == [
             "a1", "b2", "c3",
         ]  # fmt: skip
+
+
+async def test_next_shows_the_game_with_least_time_and_its_button_the_following_one(
+    world: World,
+) -> None:
+    async with world.running():
+        slow = await start(world, "hex", size="3", days_per_move="7")
+        fast = await start(world, "hex", size="3", days_per_move="1")
+        ann = world.users["ann"]
+        answer = await (await world.fake.slash(ann, "next", {}, channel=world.channel)).reply()
+        assert answer.ephemeral and answer.content.startswith(f"Hex #{fast.id}: your move, due <t:")
+        assert (
+            f"<#{fast.thread_id}>" in answer.content
+            and "(1 of 2 waiting for you)" in answer.content
+        )
+        assert list(answer.files) == [f"hex-{fast.id}-move-0.png"]
+        assert answer.custom_ids == [f"pb:n:{fast.id}"]
+        pressed = await world.fake.press(ann, answer, f"pb:n:{fast.id}")
+        following = await pressed.reply()
+        assert following.ephemeral and following.content.startswith(f"Hex #{slow.id}: your move")
+        assert "(2 of 2 waiting for you)" in following.content
+        bob = world.users["bob"]
+        none = await (await world.fake.slash(bob, "next", {}, channel=world.channel)).reply()
+        assert none.ephemeral and none.content == "No game here is waiting for your move."

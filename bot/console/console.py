@@ -84,6 +84,7 @@ class Console:
             "move": self.move,
             "board": self.board,
             "games": self.games,
+            "next": self.next_game,
             "resign": self.resign,
             "abort": self.abort,
             "undo": self.undo,
@@ -236,6 +237,17 @@ class Console:
             self.say(f"No games for {whose.name}.")
         for game in listed:
             self.say(self.game_line(game))
+
+    async def next_game(self, words: list[str], _: str) -> None:
+        after = await self.game_id(words) if words else None
+        found = await self.service.next_game(GUILD, self.me.id, after=after)
+        game = found.game
+        due = f", due {_when(game.deadline)}" if game.deadline else ""
+        self.say(
+            f"#{game.id} {game.title}: your move{due} "
+            f"({found.position} of {found.waiting} waiting for you)"
+        )
+        await self.show_board(game, found.png)
 
     async def resign(self, words: list[str], _: str) -> None:
         game = await self.game_id(words)

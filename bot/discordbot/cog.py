@@ -19,7 +19,7 @@ from bot.discordbot.announce import CANNOT_READ, Announcer
 from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
-from bot.discordbot.views import challenge_view, resign_view
+from bot.discordbot.views import challenge_view, resign_view, show_next
 from bot.service import (
     NOT_A_MOVE,
     Code,
@@ -249,6 +249,10 @@ class GamesCog(commands.Cog):
         )
 
     board.autocomplete("game")(game_choices)
+
+    @described("next")
+    async def next(self, interaction: discord.Interaction) -> None:
+        await show_next(interaction)
 
     @described("games")
     @app_commands.choices(status=STATUS_CHOICES)

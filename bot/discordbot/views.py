@@ -13,7 +13,7 @@ import discord
 
 from bot.discordbot.context import asker, context_of, guild_of
 from bot.discordbot.errors import fit, reply, report_error
-from bot.discordbot.text import MENTIONS, board_file, lines, status_text
+from bot.discordbot.text import MENTIONS, board_file, lines, status_text, when
 from bot.service import (
     Code,
     GameService,
@@ -187,6 +187,54 @@ class ResignButton(
             content=f"You resigned {result.game.title} #{self.game_id}.", view=None
         )
         await bot.announcer.publish(result)
+
+
+class NextButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pb:n:(?P<game>\d{1,19})"
+):
+    """The next-game queue's "Next game": the game after this one where it is your move."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Next game", style=discord.ButtonStyle.primary, custom_id=f"pb:n:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            await show_next(interaction, after=self.game_id)
+        except Refused as refusal:
+            await reply(interaction, str(refusal))
+        except Exception as error:  # a DynamicItem's errors are otherwise only logged
+            await report_error(interaction, error)
+
+
+async def show_next(interaction: discord.Interaction, *, after: int | None = None) -> None:
+    """The next game of the queue, to the asker only: board, thread, time left, a button."""
+    found = await context_of(interaction).service.next_game(
+        guild_of(interaction), interaction.user.id, after=after
+    )
+    game = found.game
+    due = f", due {when(game.deadline)}" if game.deadline else ""
+    where = f" in <#{game.thread_id}>" if game.thread_id else ""
+    text = (
+        f"{game.title} #{game.id}: your move{due}{where} "
+        f"({found.position} of {found.waiting} waiting for you)"
+    )
+    extra: dict[str, Any] = {"file": board_file(game, found.png)}
+    if found.waiting > 1:
+        view = discord.ui.View(timeout=None)
+        view.add_item(NextButton(game.id))
+        extra["view"] = view
+    await reply(interaction, text, **extra)
 
 
 async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:

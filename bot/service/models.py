@@ -219,6 +219,16 @@ class Board:
 
 
 @dataclass(frozen=True, slots=True)
+class NextGame:
+    """A game from the next-game queue: where it is your move, least time left first."""
+
+    game: GameSummary
+    png: bytes
+    position: int  # 1 for the game with least time left
+    waiting: int  # how many games wait for your move
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     game: GameSummary
     text: str

@@ -11,6 +11,7 @@ nothing. GameService is the use cases put together, each family in its own modul
     preferences.py  player_settings, guild_settings
     conditionals.py add_conditional, remove_conditional, clear_conditionals_of,
                     conditional_lines (play.py answers with them)
+    queue.py        next_game (the games waiting for your move, least time left first)
     exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
     records.py      what they stand on: the game row, summary and state, the
                     caches, the turn's deadlines, the end of a game
@@ -34,6 +35,7 @@ from bot.service.lookups import Lookups
 from bot.service.models import Result
 from bot.service.play import Play
 from bot.service.preferences import Preferences
+from bot.service.queue import Queue
 
 # tests/test_schedule.py reads the caption's words by this name
 from bot.service.rules import deadline_caption as _deadline_caption  # noqa: F401
@@ -42,7 +44,7 @@ from bot.store import Database
 from bot.store.schema import games
 
 
-class GameService(Challenges, Play, Lookups, Preferences, Exports, Conditionals):
+class GameService(Challenges, Play, Lookups, Preferences, Exports, Conditionals, Queue):
     """The application core every adapter calls."""
 
     @classmethod
