@@ -215,7 +215,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "settings",
-        "Your reminders (dm, thread, off), time zone, quiet hours and vacation.",
+        "Your reminders (dm, thread, off), time zone, quiet hours, vacation, move confirmation.",
         (
             Param(
                 "reminders", "choice", "where reminders reach you", choices=("dm", "thread", "off")
@@ -223,9 +223,10 @@ COMMANDS: tuple[Command, ...] = (
             Param("time_zone", "text", "e.g. Europe/Paris"),
             Param("quiet_hours", "text", "local hours without reminders, e.g. 22-7, or off"),
             Param("vacation", "bool", "stop your clocks (limited days per year)"),
+            Param("confirm_moves", "bool", "show a typed move with Confirm and Cancel first"),
         ),
         discord="/settings reminders:dm time_zone:Europe/Paris quiet_hours:22-7",
-        console="settings reminders=dm tz=Europe/Paris quiet=22-7 vacation=off",
+        console="settings reminders=dm tz=Europe/Paris quiet=22-7 vacation=off confirm=on",
     ),
     Command(
         "config",

@@ -78,3 +78,35 @@ async def test_next_shows_the_game_with_least_time_and_its_button_the_following_
         bob = world.users["bob"]
         none = await (await world.fake.slash(bob, "next", {}, channel=world.channel)).reply()
         assert none.ephemeral and none.content == "No game here is waiting for your move."
+
+
+async def test_a_guarded_move_is_shown_first_and_played_on_confirm_only(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="5", options="swap=off")
+        thread = world.thread(game)
+        ann = world.users["ann"]
+        handle = await world.fake.slash(ann, "settings", {"confirm_moves": True}, channel=thread)
+        assert "confirm moves on" in (await handle.reply()).content
+        asked = await (await world.fake.slash(ann, "move", {"move": "c3"}, channel=thread)).reply()
+        assert asked.ephemeral and asked.content.startswith(f"Play c3 in Hex #{game.id}?")
+        assert asked.custom_ids == [f"pb:m:yes:{game.id}:0:c3", f"pb:m:no:{game.id}:0:c3"]
+        assert list(asked.files) == [f"hex-{game.id}-move-1.png"]
+        assert (await world.game(game.id)).ply == 0  # nothing played yet
+        other = await (await world.fake.slash(ann, "move", {"move": "b2"}, channel=thread)).reply()
+        cancelled = await world.fake.press(ann, other, f"pb:m:no:{game.id}:0:b2")
+        await cancelled.ack()
+        assert (await world.game(game.id)).ply == 0 and other.content == "Move b2 not played."
+        late = await (await world.fake.slash(ann, "move", {"move": "d4"}, channel=thread)).reply()
+        before = len(thread.messages)
+        confirmed = await world.fake.press(ann, asked, f"pb:m:yes:{game.id}:0:c3")
+        await confirmed.ack()
+        await world.fake.wait_for(
+            lambda: any("played c3" in m.content for m in thread.messages[before:]),
+            what="the confirmed move in the thread",
+        )
+        assert asked.content == f"You played c3 in Hex #{game.id}." and not asked.custom_ids
+        assert (await world.game(game.id)).ply == 1
+        again = await world.fake.press(ann, late, f"pb:m:yes:{game.id}:0:d4")  # a stale one
+        stale = await again.reply()
+        assert stale.ephemeral and stale.content.startswith("This game has moved on:")
+        assert (await world.game(game.id)).ply == 1

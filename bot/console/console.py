@@ -25,6 +25,7 @@ from bot.service import (
     Event,
     GameService,
     GameSummary,
+    MovePreview,
     Place,
     Player,
     Refused,
@@ -53,6 +54,8 @@ SETTING_NAMES = {
     "quiet": "quiet_hours",
     "quiet_hours": "quiet_hours",
     "vacation": "vacation",
+    "confirm": "confirm_moves",
+    "confirm_moves": "confirm_moves",
 }
 #: Moves without a digit that may be typed bare, like "d5".
 BARE_WORD_MOVES = {"swap"}
@@ -204,7 +207,18 @@ class Console:
         if not text:
             raise Refused("Type the move: move d5 g3.", code=Code.USAGE)
         game = _int(named[0][5:].lstrip("#"), "game") if named else await self.game_to_move()
-        result = await self.service.move(game, GUILD, self.me, text)
+        proposed = await self.service.propose_move(game, GUILD, self.me, text)
+        if isinstance(proposed, MovePreview):  # the misclick guard: ask first
+            self.say(proposed.text)
+            self.say(f"Play {proposed.played} in game #{game}? Type y to play it, else n.")
+            answer = await self.read_line(None)
+            if (answer or "").strip().lower() not in ("y", "yes"):
+                self.say(f"Move {proposed.played} not played.")
+                return
+            proposed = await self.service.move(
+                game, GUILD, self.me, proposed.move, expected_ply=proposed.ply
+            )
+        result = proposed
         await self.announce(result)
         await self.show_board(result.game, result.png)
 
@@ -355,6 +369,7 @@ class Console:
                 code=Code.USAGE,
             )
         vacation = values.get("vacation")
+        confirm = values.get("confirm_moves")
         reminders = values.get("reminders")
         settings = await self.service.player_settings(
             self.me,
@@ -362,6 +377,7 @@ class Console:
             time_zone=values.get("time_zone"),
             quiet_hours=values.get("quiet_hours"),
             vacation=_bool(vacation) if vacation is not None else None,
+            confirm_moves=_bool(confirm) if confirm is not None else None,
         )
         self.say(f"{self.me.name} · {settings_line(settings, _when)}")
 

@@ -19,13 +19,14 @@ from bot.discordbot.announce import CANNOT_READ, Announcer
 from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
-from bot.discordbot.views import challenge_view, resign_view, show_next
+from bot.discordbot.views import challenge_view, preview_message, resign_view, show_next
 from bot.service import (
     NOT_A_MOVE,
     Code,
     GameService,
     GameSummary,
     MovePlayed,
+    MovePreview,
     Place,
     Refused,
     Result,
@@ -153,7 +154,13 @@ class GamesCog(commands.Cog):
         self, interaction: discord.Interaction, move: str, game: int | None = None
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=True)
-        result = await self.service.move(summary.id, summary.guild_id, asker(interaction), move)
+        result = await self.service.propose_move(
+            summary.id, summary.guild_id, asker(interaction), move
+        )
+        if isinstance(result, MovePreview):  # the misclick guard: nothing played yet
+            question, extra = preview_message(result)
+            await reply(interaction, question, **extra)
+            return
         in_thread = interaction.channel_id == result.game.thread_id
         if in_thread:  # the answer is the public board
             files = [board_file(result.game, result.png)] if result.png else []
@@ -206,9 +213,13 @@ class GamesCog(commands.Cog):
             await self.cannot_read(message.channel)
             return
         try:
-            result = await self.service.move(
+            result = await self.service.propose_move(
                 game.id, game.guild_id, as_player(message.author), message.content
             )
+            if isinstance(result, MovePreview):  # the misclick guard: the mover confirms
+                question, extra = preview_message(result)
+                await message.reply(question, **extra, allowed_mentions=MENTIONS)
+                return
         except Refused as refusal:
             if refusal.code not in NOT_A_MOVE:
                 await message.reply(str(refusal), allowed_mentions=MENTIONS)
@@ -421,6 +432,7 @@ class GamesCog(commands.Cog):
         time_zone: str | None = None,
         quiet_hours: str | None = None,
         vacation: bool | None = None,
+        confirm_moves: bool | None = None,
     ) -> None:
         found = await self.service.player_settings(
             asker(interaction),
@@ -428,6 +440,7 @@ class GamesCog(commands.Cog):
             time_zone=time_zone,
             quiet_hours=quiet_hours,
             vacation=vacation,
+            confirm_moves=confirm_moves,
         )
         await reply(interaction, settings_line(found, when))
 

@@ -18,6 +18,8 @@ from bot.service import (
     Code,
     GameService,
     GameSummary,
+    MovePlayed,
+    MovePreview,
     Player,
     Refused,
     Result,
@@ -187,6 +189,82 @@ class ResignButton(
             content=f"You resigned {result.game.title} #{self.game_id}.", view=None
         )
         await bot.announcer.publish(result)
+
+
+class ConfirmMoveButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pb:m:(?P<answer>yes|no):(?P<game>\d{1,19}):(?P<ply>\d{1,9}):(?P<move>.{1,60})",
+):
+    """The misclick guard's Confirm and Cancel: `pb:m:yes|no:GAME:PLY:MOVE`. A confirmation
+    plays the move only on the position it was shown on (the service refuses a stale one)."""
+
+    LABELS: ClassVar[Mapping[str, tuple[str, discord.ButtonStyle]]] = {
+        "yes": ("Confirm", discord.ButtonStyle.success),
+        "no": ("Cancel", discord.ButtonStyle.secondary),
+    }
+
+    def __init__(self, answer: str, game_id: int, ply: int, move: str) -> None:
+        label, style = self.LABELS[answer]
+        custom_id = f"pb:m:{answer}:{game_id}:{ply}:{move}"
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+        self.answer, self.game_id, self.ply, self.move = answer, game_id, ply, move
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(match["answer"], int(match["game"]), int(match["ply"]), match["move"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        if self.answer == "no":
+            await interaction.response.edit_message(
+                content=f"Move {self.move} not played.", attachments=[], view=None
+            )
+            return
+        bot = context_of(interaction)
+        try:
+            result = await bot.service.move(
+                self.game_id,
+                guild_of(interaction),
+                asker(interaction),
+                self.move,
+                expected_ply=self.ply,
+            )
+        except Refused as refusal:
+            await _refuse(interaction, self.game_id, refusal)
+            return
+        except Exception as error:  # a DynamicItem's errors are otherwise only logged
+            await report_error(interaction, error)
+            return
+        played = next(e for e in result.events if isinstance(e, MovePlayed))
+        await interaction.response.edit_message(
+            content=f"You played {', '.join(played.texts)} in {result.game.title} #{self.game_id}.",
+            attachments=[],
+            view=None,
+        )
+        await bot.announcer.publish(result, png=result.png)
+
+
+#: The longest typed move a confirmation button can carry (custom_ids hold 100 characters).
+MAX_CONFIRMED_MOVE = 60
+
+
+def preview_message(preview: MovePreview) -> tuple[str, dict[str, Any]]:
+    """The misclick guard's question: the board with the move drawn, Confirm and Cancel."""
+    game = preview.game
+    if len(preview.move) > MAX_CONFIRMED_MOVE:
+        raise Refused(
+            "That move is too long to confirm with a button; turn confirm_moves off in "
+            "/settings to play it.",
+            code=Code.TOO_LONG,
+        )
+    view = discord.ui.View(timeout=None)
+    for answer in ("yes", "no"):
+        view.add_item(ConfirmMoveButton(answer, game.id, preview.ply, preview.move))
+    question = (
+        f"Play {preview.played} in {game.title} #{game.id}? Nothing is played until you confirm."
+    )
+    return question, {"file": board_file(game, preview.png, preview.ply + 1), "view": view}
 
 
 class NextButton(

@@ -242,7 +242,8 @@ def settings_line(found: PlayerSettings, when: When) -> str:
     )
     return (
         f"Reminders: {found.reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
-        f"{away} · {found.vacation_days_left:.1f} vacation days left this year."
+        f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
+        f"{found.vacation_days_left:.1f} vacation days left this year."
     )
 
 

@@ -211,6 +211,18 @@ class MoveResult(Result):
 
 
 @dataclass(frozen=True, slots=True)
+class MovePreview:
+    """A move checked but not played (the misclick guard): the board with it drawn."""
+
+    game: GameSummary
+    ply: int  # the position it was checked on: a confirmation holds only there
+    move: str  # as typed (cleaned): what a confirmation plays
+    played: str  # as the record would write it: "d5-g3"
+    png: bytes
+    text: str  # the board with the move, in characters (terminals)
+
+
+@dataclass(frozen=True, slots=True)
 class Board:
     game: GameSummary
     ply: int
@@ -251,6 +263,7 @@ class PlayerSettings:
     quiet_hours: tuple[int, int] | None  # local hours: start, end
     vacation_days_left: float
     on_vacation_since: datetime | None
+    confirm_moves: bool = False  # the misclick guard: a typed move waits for Confirm
 
 
 @dataclass(frozen=True, slots=True)

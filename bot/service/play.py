@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
+from bot.render import render_text
 from bot.service import conditionals
 from bot.service.models import (
     ChallengeClosed,
@@ -25,6 +26,7 @@ from bot.service.models import (
     Event,
     GameSummary,
     MovePlayed,
+    MovePreview,
     MoveResult,
     Player,
     Refused,
@@ -35,7 +37,7 @@ from bot.service.models import (
 )
 from bot.service.records import Records, replay
 from bot.service.rules import check_ids, forfeit, seat_names_now
-from bot.store.schema import games, moves
+from bot.store.schema import games, moves, players
 from engine import Code, GameState, IllegalMove
 
 log = logging.getLogger("paperboard.service")
@@ -64,6 +66,7 @@ _ADVANCE = (
     )
 )
 _RECORD = moves.insert()
+_GUARDED = sa.select(players.c.confirm_moves).where(players.c.id == sa.bindparam("player_id"))
 
 
 class _Conflict(Exception):
@@ -95,11 +98,53 @@ class Play(Records):
             png = b""
         return MoveResult(result.game, result.events, outbox_id=result.outbox_id, png=png)
 
+    async def propose_move(
+        self, game_id: int, guild_id: int, player: Player, text: str
+    ) -> MoveResult | MovePreview:
+        """A typed move: played at once, or, for a player whose misclick guard is on
+        (`confirm_moves`), checked and drawn but not played: a `MovePreview`, which
+        `move(..., expected_ply=preview.ply)` then plays if the game has not moved on."""
+        check_ids(game_id, guild_id, player.id)
+        async with self.db.read() as conn:
+            guarded = await conn.scalar(_GUARDED, {"player_id": player.id})
+        if not guarded:
+            return await self.move(game_id, guild_id, player, text)
+        row, summary, seat, state, after = await self._checked_move(
+            game_id, guild_id, player, text, None
+        )
+        shown_then = seat_names_now(summary, after)
+        png = await self.render(game_id, after, shown_then, groups=False, after_move=True)
+        entries = zip(after.moves[state.ply :], after.actors[state.ply :], strict=True)
+        played = ", ".join(entry for entry, actor in entries if actor == seat)
+        typed = " ".join(text.lower().split())
+        return MovePreview(summary, row.ply, typed, played, png, render_text(after))
+
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
     ) -> tuple[Result, GameState]:
-        # Read and check outside the write lock (SQLite has one writer; WAL readers never
-        # wait): the commit then holds only if the game row is still the one we read.
+        row, summary, seat, state, after = await self._checked_move(
+            game_id, guild_id, player, text, expected_ply
+        )
+        async with self.db.write() as conn:
+            events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
+            if after.outcome is None and len(summary.seats) == 2:
+                reply = await conditionals.answer(conn, row.id, summary, after, self.clock())
+                if reply is not None:  # the reply is committed with the move it answers
+                    events, now_summary = await self._conditional_reply(
+                        conn, guild_id, summary, events, after, reply
+                    )
+                    after = reply.state
+            result = await self._announce(
+                conn, Result(seat_names_now(now_summary, after), tuple(events))
+            )
+        return result, after
+
+    async def _checked_move(
+        self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
+    ) -> tuple[Any, GameSummary, int, GameState, GameState]:
+        """A move read and checked outside the write lock (SQLite has one writer; WAL
+        readers never wait): its commit then holds only if the game row is still the one
+        read. The row, summary, seat, the position and the position after the move."""
         async with self.db.read() as conn:
             row, summary, seat = await self.seated(conn, game_id, guild_id, player, lock=False)
             if expected_ply is not None and expected_ply != row.ply:
@@ -119,19 +164,7 @@ class Play(Records):
                 after = state.play(text)
             except IllegalMove as illegal:
                 raise Refused(str(illegal), code=illegal.code) from None
-        async with self.db.write() as conn:
-            events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
-            if after.outcome is None and len(summary.seats) == 2:
-                reply = await conditionals.answer(conn, row.id, summary, after, self.clock())
-                if reply is not None:  # the reply is committed with the move it answers
-                    events, now_summary = await self._conditional_reply(
-                        conn, guild_id, summary, events, after, reply
-                    )
-                    after = reply.state
-            result = await self._announce(
-                conn, Result(seat_names_now(now_summary, after), tuple(events))
-            )
-        return result, after
+        return row, summary, seat, state, after
 
     async def _commit_moves(
         self,

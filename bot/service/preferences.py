@@ -31,9 +31,12 @@ class Preferences(Records):
         time_zone: str | None = None,
         quiet_hours: str | None = None,
         vacation: bool | None = None,
+        confirm_moves: bool | None = None,
     ) -> PlayerSettings:
         """Read or change a player's settings. Quiet hours are "22-7" (local hours) or "off"."""
         values: dict[str, Any] = {}
+        if confirm_moves is not None:
+            values["confirm_moves"] = confirm_moves
         if reminders is not None:
             if reminders not in ("dm", "thread", "off"):
                 raise Refused(
@@ -78,6 +81,7 @@ class Preferences(Records):
             quiet,
             row.vacation_days_left,
             row.vacation_since,
+            row.confirm_moves,
         )
 
     async def guild_settings(

@@ -69,6 +69,7 @@ players = Table(
     Column("vacation_days_left", Float, nullable=False, server_default="14"),
     Column("vacation_year", Integer),
     Column("vacation_since", UTCDateTime()),
+    Column("confirm_moves", Boolean, nullable=False, server_default="0"),  # the misclick guard
     Column("created_at", UTCDateTime(), nullable=False),
     Index("players_on_vacation", "vacation_since"),
     CheckConstraint(

@@ -1,4 +1,5 @@
-"""conditional moves: each player's lines for a game, answered in the opponent's move
+"""correspondence: conditional moves (each player's lines for a game, answered in the
+opponent's move); the misclick guard (players.confirm_moves)
 
 Revision ID: 0006
 Revises: 0005
@@ -28,7 +29,13 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["player_id"], ["players.id"]),
         sa.PrimaryKeyConstraint("game_id", "player_id"),
     )
+    with op.batch_alter_table("players", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("confirm_moves", sa.Boolean(), server_default="0", nullable=False)
+        )
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("players", schema=None) as batch_op:
+        batch_op.drop_column("confirm_moves")
     op.drop_table("conditionals")
