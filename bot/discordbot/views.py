@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 import discord
 
@@ -68,15 +68,14 @@ class ChallengeButton(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         bot = context_of(interaction)
-        try:
-            result = await self.action.use_case(
+        result = await decided(
+            interaction,
+            self.game_id,
+            lambda: self.action.use_case(
                 bot.service, self.game_id, guild_of(interaction), asker(interaction)
-            )
-        except Refused as refusal:
-            await _refuse(interaction, self.game_id, refusal)
-            return
-        except Exception as error:  # a DynamicItem's errors are otherwise only logged
-            await report_error(interaction, error)
+            ),
+        )
+        if result is None:
             return
         await interaction.response.edit_message(
             content=fit(status_text(result.game)),
@@ -111,13 +110,7 @@ class AnswerButton(
         self, interaction: discord.Interaction, decide: Callable[[], Awaitable[Result]]
     ) -> Result | None:
         """The service's answer; None when it refused or failed (the presser was told)."""
-        try:
-            return await decide()
-        except Refused as refusal:
-            await _refuse(interaction, self.game_id, refusal)
-        except Exception as error:  # a DynamicItem's errors are otherwise only logged
-            await report_error(interaction, error)
-        return None
+        return await decided(interaction, self.game_id, decide)
 
 
 class UndoButton(
@@ -222,19 +215,18 @@ class ConfirmMoveButton(
             )
             return
         bot = context_of(interaction)
-        try:
-            result = await bot.service.move(
+        result = await decided(
+            interaction,
+            self.game_id,
+            lambda: bot.service.move(
                 self.game_id,
                 guild_of(interaction),
                 asker(interaction),
                 self.move,
                 expected_ply=self.ply,
-            )
-        except Refused as refusal:
-            await _refuse(interaction, self.game_id, refusal)
-            return
-        except Exception as error:  # a DynamicItem's errors are otherwise only logged
-            await report_error(interaction, error)
+            ),
+        )
+        if result is None:
             return
         played = next(e for e in result.events if isinstance(e, MovePlayed))
         await interaction.response.edit_message(
@@ -313,6 +305,23 @@ async def show_next(interaction: discord.Interaction, *, after: int | None = Non
         view.add_item(NextButton(game.id))
         extra["view"] = view
     await reply(interaction, text, **extra)
+
+
+ResultT = TypeVar("ResultT", bound=Result)
+
+
+async def decided(
+    interaction: discord.Interaction, game_id: int, decide: Callable[[], Awaitable[ResultT]]
+) -> ResultT | None:
+    """A button's use case: its result, or None when it was refused or failed (the
+    presser was told: a stale button shows the board as it is now)."""
+    try:
+        return await decide()
+    except Refused as refusal:
+        await _refuse(interaction, game_id, refusal)
+    except Exception as error:  # a DynamicItem's errors are otherwise only logged
+        await report_error(interaction, error)
+    return None
 
 
 async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:
