@@ -215,18 +215,23 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "settings",
-        "Your reminders (dm, thread, off), time zone, quiet hours, vacation, move confirmation.",
+        "Your reminders (each turn, daily digest, off), time zone, quiet hours, vacation, "
+        "confirm moves.",
         (
             Param(
-                "reminders", "choice", "where reminders reach you", choices=("dm", "thread", "off")
+                "reminders",
+                "choice",
+                "each turn by dm or in the thread, a daily digest by dm, or off",
+                choices=("dm", "thread", "digest", "off"),
             ),
+            Param("digest_hour", "int", "the local hour of your daily digest, 0-23"),
             Param("time_zone", "text", "e.g. Europe/Paris"),
             Param("quiet_hours", "text", "local hours without reminders, e.g. 22-7, or off"),
             Param("vacation", "bool", "stop your clocks (limited days per year)"),
             Param("confirm_moves", "bool", "show a typed move with Confirm and Cancel first"),
         ),
-        discord="/settings reminders:dm time_zone:Europe/Paris quiet_hours:22-7",
-        console="settings reminders=dm tz=Europe/Paris quiet=22-7 vacation=off confirm=on",
+        discord="/settings reminders:digest digest_hour:8 time_zone:Europe/Paris",
+        console="settings reminders=digest digest=8 tz=Europe/Paris quiet=22-7 confirm=on",
     ),
     Command(
         "config",

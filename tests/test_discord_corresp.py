@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from bot.service import Player
+from tests.conftest import Clock
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.test_discord import World, play_slash, start
 from tests.test_discord import world as world
@@ -110,3 +111,25 @@ async def test_a_guarded_move_is_shown_first_and_played_on_confirm_only(world: W
         stale = await again.reply()
         assert stale.ephemeral and stale.content.startswith("This game has moved on:")
         assert (await world.game(game.id)).ply == 1
+
+
+async def test_the_daily_digest_comes_by_dm_with_time_left_and_thread_links(
+    world: World, clock: Clock
+) -> None:
+    async with world.running() as bot:
+        assert bot.scheduler is not None
+        game = await start(world, "hex", size="5", options="swap=off", days_per_move="3")
+        ann = world.users["ann"]
+        handle = await world.fake.slash(
+            ann, "settings", {"reminders": "digest", "digest_hour": 9}, channel=world.channel
+        )
+        assert "Reminders: a daily digest at 9:00" in (await handle.reply()).content
+        clock.advance(days=1)  # past 09:00 UTC the next day
+        await bot.scheduler.tick()
+        await world.fake.wait_for(lambda: bool(world.fake.dms(ann)), what="ann's digest")
+        digest = world.fake.dms(ann)[-1].content
+        assert digest.startswith("Your move in 1 game:\n· Hex #")
+        assert f"due <t:{int((await world.game(game.id)).deadline.timestamp())}:R>" in digest  # type: ignore[union-attr]
+        assert f"/channels/{world.guild.id}/{game.thread_id}" in digest
+        await bot.scheduler.tick()
+        assert len(world.fake.dms(ann)) == 1

@@ -55,6 +55,8 @@ SETTING_NAMES = {
     "quiet_hours": "quiet_hours",
     "vacation": "vacation",
     "confirm": "confirm_moves",
+    "digest": "digest_hour",
+    "digest_hour": "digest_hour",
     "confirm_moves": "confirm_moves",
 }
 #: Moves without a digit that may be typed bare, like "d5".
@@ -370,6 +372,7 @@ class Console:
             )
         vacation = values.get("vacation")
         confirm = values.get("confirm_moves")
+        hour = values.get("digest_hour")
         reminders = values.get("reminders")
         settings = await self.service.player_settings(
             self.me,
@@ -378,6 +381,7 @@ class Console:
             quiet_hours=values.get("quiet_hours"),
             vacation=_bool(vacation) if vacation is not None else None,
             confirm_moves=_bool(confirm) if confirm is not None else None,
+            digest_hour=_int(hour, "digest") if hour is not None else None,
         )
         self.say(f"{self.me.name} · {settings_line(settings, _when)}")
 

@@ -36,6 +36,7 @@ from bot.service import (
     ChallengeClosed,
     ChallengeIssued,
     ConditionalPlayed,
+    Digest,
     Event,
     GameOver,
     GameService,
@@ -140,6 +141,8 @@ class Announcer:
                 self.on_deadline(event.deadline)
             if isinstance(event, Reminder):
                 await self.remind(game, event, nonce=_nonce(result, "r"))
+            if isinstance(event, Digest):
+                await self.send_digest(event, nonce=_nonce(result, "d"))
             if isinstance(event, ConditionalPlayed):  # for the owner's eyes only
                 text = describe(event, game, mention, when) + f" {thread_link(game)}"
                 if not await self.direct(event.player_id, text, nonce=_nonce(result, "c")):
@@ -218,6 +221,20 @@ class Announcer:
         thread = await self.channel(game.thread_id)
         if thread is not None:
             await self.send(thread, text, nonce=nonce, allowed_mentions=MENTIONS)
+
+    async def send_digest(self, digest: Digest, *, nonce: str | None = None) -> None:
+        """The daily digest by DM: each game where it is the player's move, its time left
+        and a link to its thread."""
+        rows = [
+            f"· {line.title}"
+            + (f", due {when(line.deadline)}" if line.deadline else "")
+            + f": https://discord.com/channels/{line.guild_id}/{line.thread_id or ''}"
+            for line in digest.games
+        ]
+        count = f"{len(rows)} game{'s' if len(rows) > 1 else ''}"
+        text = "\n".join([f"Your move in {count}:", *rows])
+        if not await self.direct(digest.player_id, text, nonce=nonce):
+            log.info("DM closed for %d: digest dropped", digest.player_id)
 
     async def direct(self, player_id: int, text: str, *, nonce: str | None = None) -> bool:
         """A direct message; False when the player's DMs are closed (or they are gone)."""

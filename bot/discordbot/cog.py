@@ -49,6 +49,10 @@ STATUS_CHOICES = [
     Choice(name=status, value=status)
     for status in next(p for p in BY_NAME["games"].params if p.name == "status").choices
 ]
+REMINDER_CHOICES = [
+    Choice(name=r, value=r)
+    for r in next(p for p in BY_NAME["settings"].params if p.name == "reminders").choices
+]
 MAX_CHOICES = 25  # Discord's limit for autocomplete
 
 
@@ -262,7 +266,7 @@ class GamesCog(commands.Cog):
     board.autocomplete("game")(game_choices)
 
     @described("next")
-    async def next(self, interaction: discord.Interaction) -> None:
+    async def next_game(self, interaction: discord.Interaction) -> None:
         await show_next(interaction)
 
     @described("games")
@@ -424,7 +428,7 @@ class GamesCog(commands.Cog):
         )
 
     @described("settings")
-    @app_commands.choices(reminders=[Choice(name=r, value=r) for r in ("dm", "thread", "off")])
+    @app_commands.choices(reminders=REMINDER_CHOICES)
     async def settings(
         self,
         interaction: discord.Interaction,
@@ -433,6 +437,7 @@ class GamesCog(commands.Cog):
         quiet_hours: str | None = None,
         vacation: bool | None = None,
         confirm_moves: bool | None = None,
+        digest_hour: app_commands.Range[int, 0, 23] | None = None,
     ) -> None:
         found = await self.service.player_settings(
             asker(interaction),
@@ -441,6 +446,7 @@ class GamesCog(commands.Cog):
             quiet_hours=quiet_hours,
             vacation=vacation,
             confirm_moves=confirm_moves,
+            digest_hour=digest_hour,
         )
         await reply(interaction, settings_line(found, when))
 

@@ -15,6 +15,7 @@ from bot.service.models import (
     ChallengeIssued,
     ConditionalLines,
     ConditionalPlayed,
+    Digest,
     Event,
     GameOver,
     GameStarted,
@@ -132,6 +133,13 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return f"The last move in {title} was taken back by agreement."
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
+        case Digest(player_id=player_id, games=listed):
+            count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
+            rows = [
+                f"· {line.title}" + (f": due {when(line.deadline)}" if line.deadline else "")
+                for line in listed
+            ]
+            return "\n".join([f"{mention(player_id)}, your move in {count}:", *rows])
         case ConditionalPlayed(player_id=player_id, answered=answered, texts=texts, lines_left=n):
             left = (
                 ("1 line of yours goes on" if n == 1 else f"{n} lines of yours go on")
@@ -235,13 +243,16 @@ def rating_line(line: RatingLine) -> str:
 def settings_line(found: PlayerSettings, when: When) -> str:
     """A player's settings, as /settings and the console's `settings` answer."""
     quiet = f"{found.quiet_hours[0]}:00-{found.quiet_hours[1]}:00" if found.quiet_hours else "off"
+    reminders: str = found.reminders
+    if reminders == "digest":
+        reminders = f"a daily digest at {found.digest_hour}:00"
     away = (
         f"on vacation since {when(found.on_vacation_since)}"
         if found.on_vacation_since
         else "not on vacation"
     )
     return (
-        f"Reminders: {found.reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
+        f"Reminders: {reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
         f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
         f"{found.vacation_days_left:.1f} vacation days left this year."
     )

@@ -14,7 +14,7 @@ from engine import Code
 
 Status = Literal["open", "active", "finished", "aborted", "declined", "cancelled", "expired"]
 First = Literal["challenger", "opponent", "random", "rematch"]
-Reminders = Literal["dm", "thread", "off"]
+Reminders = Literal["dm", "thread", "digest", "off"]
 
 STATUSES: tuple[Status, ...] = (
     "open", "active", "finished", "aborted", "declined", "cancelled", "expired",
@@ -193,6 +193,25 @@ class ConditionalPlayed(Event):
     lines_left: int  # the owner's lines that still go on
 
 
+@dataclass(frozen=True, slots=True)
+class DigestLine:
+    """One game of a digest: where it is the player's move."""
+
+    game_id: int
+    guild_id: int
+    title: str  # "Hex #12"
+    thread_id: int | None
+    deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Digest(Event):
+    """The daily digest: every game where it is the player's move (game_id: the first)."""
+
+    player_id: int
+    games: tuple[DigestLine, ...]
+
+
 # -- results ---------------------------------------------------------------------------
 
 
@@ -264,6 +283,7 @@ class PlayerSettings:
     vacation_days_left: float
     on_vacation_since: datetime | None
     confirm_moves: bool = False  # the misclick guard: a typed move waits for Confirm
+    digest_hour: int = 8  # local hour of the daily digest (reminders "digest")
 
 
 @dataclass(frozen=True, slots=True)

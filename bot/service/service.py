@@ -17,7 +17,8 @@ nothing. GameService is the use cases put together, each family in its own modul
                     caches, the turn's deadlines, the end of a game
 
 and here the adapter's and the scheduler's plumbing: opening and closing, where a
-game is shown, deadlines (bot/service/deadlines.py) and the outbox (outbox.py).
+game is shown, deadlines (bot/service/deadlines.py), the daily digests (digest.py) and
+the outbox (outbox.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.service import deadlines as clocks
-from bot.service import outbox
+from bot.service import digest, outbox
 from bot.service.challenges import Challenges
 from bot.service.conditionals import Conditionals
 from bot.service.exports import Exports
@@ -95,6 +96,17 @@ class GameService(Challenges, Play, Lookups, Preferences, Exports, Conditionals,
         if ended:
             self.forget_rosters()  # they are no longer away
         return ended
+
+    async def claim_digests(
+        self, worker: str, lease: timedelta, *, limit: int = clocks.CLAIM_BATCH
+    ) -> list[digest.DigestClaim]:
+        """Lease up to `limit` due daily digests to `worker` (bot/service/digest.py)."""
+        return await digest.claim(self, worker, lease, limit)
+
+    async def send_digests(self, claims: list[digest.DigestClaim], worker: str) -> list[Result]:
+        """Act on claimed digests: each moves to the player's next day; those with games
+        where it is the player's move are written to the outbox and returned."""
+        return await digest.send(self, claims, worker)
 
     async def cleanup_deadlines(self) -> int:
         """Delete the deadline rows of games that are over; returns how many."""

@@ -70,6 +70,7 @@ players = Table(
     Column("vacation_year", Integer),
     Column("vacation_since", UTCDateTime()),
     Column("confirm_moves", Boolean, nullable=False, server_default="0"),  # the misclick guard
+    Column("digest_hour", SmallInteger, nullable=False, server_default="8"),  # local, 0-23
     Column("created_at", UTCDateTime(), nullable=False),
     Index("players_on_vacation", "vacation_since"),
     CheckConstraint(
@@ -194,6 +195,16 @@ conditionals = Table(
     Column("updated_at", UTCDateTime(), nullable=False),
 )
 
+digests = Table(  # the next daily digest of each player who asked for one
+    "digests",
+    metadata,
+    Column("id", BigInteger, ForeignKey("players.id"), primary_key=True, autoincrement=False),
+    Column("due_at", UTCDateTime(), nullable=False),
+    Column("claimed_by", String(64)),
+    Column("claimed_until", UTCDateTime()),
+    Index("digests_due", "due_at"),
+)
+
 guild_settings = Table(
     "guild_settings",
     metadata,
@@ -220,6 +231,7 @@ outbox = Table(
 __all__ = [
     "conditionals",
     "deadlines",
+    "digests",
     "games",
     "guild_settings",
     "metadata",
