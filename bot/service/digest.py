@@ -112,11 +112,21 @@ async def on_move(conn: AsyncConnection, player_ids: Sequence[int]) -> dict[int,
     return found
 
 
+#: Digests sent per transaction: each holds the writer (SQLite has one) for a few
+#: milliseconds per digest, so a batch stays short next to the players' moves.
+SEND_BATCH = 10
+
+
 async def send(service: Records, claims: Sequence[DigestClaim], worker: str) -> list[Result]:
-    """Act on claimed digests in one transaction: each row still this worker's moves to
-    the player's next day, and each digest with games in it goes into the outbox."""
-    if not claims:
-        return []
+    """Act on claimed digests, SEND_BATCH to a transaction: each row still this worker's
+    moves to the player's next day, and each digest with games in it goes into the outbox."""
+    results: list[Result] = []
+    for start in range(0, len(claims), SEND_BATCH):
+        results += await _send_batch(service, claims[start : start + SEND_BATCH], worker)
+    return results
+
+
+async def _send_batch(service: Records, claims: Sequence[DigestClaim], worker: str) -> list[Result]:
     now = service.clock()
     ids = [c.player_id for c in claims]
     results = []
