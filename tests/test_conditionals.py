@@ -187,3 +187,22 @@ async def test_the_console_adds_lists_and_answers_conditional_lines(
     assert "@ann played c3." in said
     assert any("your conditional line played c3 for you (no lines left)" in s for s in said)
     assert said[-1] == "You have no conditional lines in Hex #1."
+
+
+async def test_the_move_and_its_conditional_reply_commit_together_or_not_at_all(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = await hex_after_ann_a1(service)
+    await service.conditional(game, GUILD, ANN, line="b2 c3")
+
+    async def fail(conn: object, result: object) -> object:
+        raise RuntimeError("the transaction fails before its commit")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(service, "_announce", fail)
+        with pytest.raises(RuntimeError):
+            await service.move(game, GUILD, BOB, "b2")
+    assert (await service.game(game, GUILD)).ply == 1  # neither bob's move nor the reply
+    assert (await service.conditional(game, GUILD, ANN)).lines == ("if b2 then c3",)
+    result = await service.move(game, GUILD, BOB, "b2")  # and again, now it commits
+    assert result.game.ply == 3

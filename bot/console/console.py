@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 import engine
-from bot.commands import COMMANDS
+from bot.commands import BY_NAME, COMMANDS
 from bot.service import (
     Code,
     Event,
@@ -61,7 +61,7 @@ SETTING_NAMES = {
 }
 #: Moves without a digit that may be typed bare, like "d5".
 BARE_WORD_MOVES = {"swap"}
-CONDITIONAL_ACTIONS = ("add", "list", "remove", "clear")
+CONDITIONAL_ACTIONS = next(p for p in BY_NAME["conditional"].params if p.name == "action").choices
 BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
 
 Handler = Callable[[list[str], str], Awaitable[None]]

@@ -45,14 +45,16 @@ DAYS_CHOICES = [
     Choice(name=days if parse_days(days, unset="default") is None else f"{days} days", value=days)
     for days in next(p for p in BY_NAME["challenge"].params if p.name == "days_per_move").choices
 ]
-STATUS_CHOICES = [
-    Choice(name=status, value=status)
-    for status in next(p for p in BY_NAME["games"].params if p.name == "status").choices
-]
-REMINDER_CHOICES = [
-    Choice(name=r, value=r)
-    for r in next(p for p in BY_NAME["settings"].params if p.name == "reminders").choices
-]
+
+
+def choices_of(command: str, param: str) -> list[Choice[str]]:
+    """A parameter's choices, as the registry (bot/commands.py) names them."""
+    spec = next(p for p in BY_NAME[command].params if p.name == param)
+    return [Choice(name=choice, value=choice) for choice in spec.choices]
+
+
+STATUS_CHOICES = choices_of("games", "status")
+REMINDER_CHOICES = choices_of("settings", "reminders")
 MAX_CHOICES = 25  # Discord's limit for autocomplete
 
 
@@ -351,9 +353,7 @@ class GamesCog(commands.Cog):
         )
 
     @described("conditional")
-    @app_commands.choices(
-        action=[Choice(name=a, value=a) for a in ("add", "list", "remove", "clear")]
-    )
+    @app_commands.choices(action=choices_of("conditional", "action"))
     async def conditional(
         self,
         interaction: discord.Interaction,
@@ -370,7 +370,7 @@ class GamesCog(commands.Cog):
     conditional.autocomplete("game")(game_choices)
 
     @described("export")
-    @app_commands.choices(format=[Choice(name=f, value=f) for f in ("json", "sgf")])
+    @app_commands.choices(format=choices_of("export", "format"))
     async def export(
         self, interaction: discord.Interaction, game: int | None = None, format: str = "json"
     ) -> None:
