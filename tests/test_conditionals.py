@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import engine
 from bot.service import (
     ConditionalPlayed,
     GameService,
@@ -18,13 +21,16 @@ from bot.service import (
     TurnStarted,
     conditional_text,
 )
+from bot.service.conditionals import checked_line, split_line
 from bot.store.schema import conditionals
 from engine import Code
 from tests.conftest import Clock
 from tests.test_console import HEX_WITH_SWAP, transcript_of
+from tests.test_hostile_input import STRANGE, assert_sentence
 from tests.test_service import ANN, BOB, CAT, GUILD, OUTSIDER, start
 
 HEX = {"size": "5", "swap": "off"}
+OPTIONS = {"hex": {"size": 5}, "hotwire": {"size": "5x5"}, "shortcircuit": {"size": 3}}
 
 
 async def refused(call: object, code: Code = Code.BAD_LINE) -> str:
@@ -206,3 +212,21 @@ async def test_the_move_and_its_conditional_reply_commit_together_or_not_at_all(
     assert (await service.conditional(game, GUILD, ANN)).lines == ("if b2 then c3",)
     result = await service.move(game, GUILD, BOB, "b2")  # and again, now it commits
     assert result.game.ply == 3
+
+
+@pytest.mark.parametrize("name", ["hex", "hotwire", "shortcircuit"])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=40) | st.text(alphabet=STRANGE + "abc123 ,-", max_size=60))
+def test_any_typed_line_is_checked_or_refused_in_a_sentence(name: str, text: str) -> None:
+    state = engine.new(name, **OPTIONS[name])
+    state = state.play(state.legal_moves()[0])  # the owner (seat 0) has moved
+    try:
+        entries, actors = checked_line(state, 0, split_line(text))
+    except Refused as refused:
+        assert_sentence(refused)
+        assert refused.code == Code.BAD_LINE
+    else:
+        assert engine.replay(name, state.options, [*state.moves, *entries]).ply == (
+            state.ply + len(entries)
+        )
+        assert actors[0] == 1 and 0 in actors
