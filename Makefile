@@ -37,6 +37,9 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.discord_e2e
 	$(BIN)/python -m bench.load
 	$(BIN)/python -m bench.ai
+	$(BIN)/python -m bench.conditionals
+	$(BIN)/python -m bench.digest
+	$(BIN)/python -m bench.export
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

@@ -9,6 +9,7 @@ import logging
 import re
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import engine
@@ -75,6 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--gif", action="store_true", help="a GIF replay of the whole record")
     render.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
     render.set_defaults(handler=render_position)
+
+    export = commands.add_parser(
+        "export", help="every finished game of a server as JSON lines (operators)"
+    )
+    export.add_argument("--guild", type=int, required=True, help="the server's id")
+    export.add_argument(
+        "--since",
+        type=_moment,
+        help="only games finished on or after this date (UTC), e.g. 2026-01-31",
+    )
+    export.add_argument("-o", "--output", type=Path, required=True, help="the .jsonl file to write")
+    export.set_defaults(handler=export_games)
 
     think = commands.add_parser("ai", help="the AI's move and its analysis of any position")
     think.add_argument("game", choices=sorted(engine.GAMES))
@@ -170,6 +183,38 @@ def check_health(args: argparse.Namespace) -> int:
         return 1
     print("healthy")
     return 0
+
+
+def export_games(args: argparse.Namespace) -> int:
+    """Stream every finished game of a server into a JSON-lines file, one game a line."""
+    from bot.service.exports import finished_games
+    from bot.store import Database
+
+    async def write() -> int:
+        database = await Database.open(Settings().database_url)
+        count = 0
+        try:
+            with args.output.open("w", encoding="utf-8") as out:
+                async for record in finished_games(database, args.guild, args.since):
+                    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+                    out.write("\n")
+                    count += 1
+        finally:
+            await database.close()
+        return count
+
+    count = asyncio.run(write())
+    print(f"{count} finished games written to {args.output}")
+    return 0
+
+
+def _moment(text: str) -> datetime:
+    """A date or time as typed (ISO 8601); without a zone it is UTC."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def print_rules(args: argparse.Namespace) -> int:

@@ -111,6 +111,13 @@ COMMANDS: tuple[Command, ...] = (
         console="board 12 ply=8 groups",
     ),
     Command(
+        "next",
+        "The game where it is your move with least time left: its board and thread.",
+        discord="/next",
+        console="next   (next 12: the game after #12)",
+        buttons="Next game (the following one)",
+    ),
+    Command(
         "games",
         "List games: yours, a player's, or this channel's; your turn first.",
         (
@@ -119,6 +126,22 @@ COMMANDS: tuple[Command, ...] = (
         ),
         discord="/games player:@bob status:active",
         console="games @bob active",
+    ),
+    Command(
+        "conditional",
+        "Conditional moves: if your opponent plays this, play that for me (only you see them).",
+        (
+            Param("line", "text", "moves in turn from now, your opponent's first: e5 d6 c3 c4"),
+            Param(
+                "action",
+                "choice",
+                "add (with a line), list (without), remove, clear",
+                choices=("add", "list", "remove", "clear"),
+            ),
+            GAME_ID,
+        ),
+        discord="/conditional game:12 line:e5 d6 c3 c4",
+        console="conditional 12 e5 d6 c3 c4   (conditional list | remove e5 | clear)",
     ),
     Command(
         "resign",
@@ -157,6 +180,16 @@ COMMANDS: tuple[Command, ...] = (
         console="record 12",
     ),
     Command(
+        "export",
+        "A game's record as a file: JSON for any game, HexGui's SGF for Hex and Disthex.",
+        (
+            GAME_ID,
+            Param("format", "choice", "the file's format", choices=("json", "sgf")),
+        ),
+        discord="/export game:12 format:sgf",
+        console="export 12 sgf",
+    ),
+    Command(
         "rules",
         "A game's rules card: how to play, the notation, the options.",
         (Param("game", "game", "which game", choices=tuple(engine.GAMES)),),
@@ -182,17 +215,23 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "settings",
-        "Your reminders (dm, thread, off), time zone, quiet hours and vacation.",
+        "Your reminders (each turn, daily digest, off), time zone, quiet hours, vacation, "
+        "confirm moves.",
         (
             Param(
-                "reminders", "choice", "where reminders reach you", choices=("dm", "thread", "off")
+                "reminders",
+                "choice",
+                "each turn by dm or in the thread, a daily digest by dm, or off",
+                choices=("dm", "thread", "digest", "off"),
             ),
+            Param("digest_hour", "int", "the local hour of your daily digest, 0-23"),
             Param("time_zone", "text", "e.g. Europe/Paris"),
             Param("quiet_hours", "text", "local hours without reminders, e.g. 22-7, or off"),
             Param("vacation", "bool", "stop your clocks (limited days per year)"),
+            Param("confirm_moves", "bool", "show a typed move with Confirm and Cancel first"),
         ),
-        discord="/settings reminders:dm time_zone:Europe/Paris quiet_hours:22-7",
-        console="settings reminders=dm tz=Europe/Paris quiet=22-7 vacation=off",
+        discord="/settings reminders:digest digest_hour:8 time_zone:Europe/Paris",
+        console="settings reminders=digest digest=8 tz=Europe/Paris quiet=22-7 confirm=on",
     ),
     Command(
         "config",

@@ -20,10 +20,12 @@ def test_a_settings_line_says_every_setting() -> None:
     away = PlayerSettings(7, "dm", "Europe/Paris", (22, 7), 9.5, since)
     assert settings_line(away, lambda moment: f"{moment:%d %b}") == (
         "Reminders: dm · time zone Europe/Paris · quiet hours 22:00-7:00 · "
-        "on vacation since 01 Mar · 9.5 vacation days left this year."
+        "confirm moves off · on vacation since 01 Mar · 9.5 vacation days left this year."
     )
     home = PlayerSettings(7, "off", "UTC", None, 14.0, None)
-    assert "quiet hours off · not on vacation · 14.0 vacation" in settings_line(home, str)
+    assert "quiet hours off · confirm moves off · not on vacation · 14.0 vacation" in settings_line(
+        home, str
+    )
 
 
 @pytest.mark.parametrize(

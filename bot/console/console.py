@@ -19,18 +19,20 @@ from pathlib import Path
 from typing import TextIO
 
 import engine
-from bot.commands import COMMANDS
+from bot.commands import BY_NAME, COMMANDS
 from bot.service import (
     Code,
     Event,
     GameService,
     GameSummary,
+    MovePreview,
     Place,
     Player,
     Refused,
     Result,
     UndoAnswered,
     away_note,
+    conditional_text,
     describe,
     parse_days,
     rating_line,
@@ -52,9 +54,14 @@ SETTING_NAMES = {
     "quiet": "quiet_hours",
     "quiet_hours": "quiet_hours",
     "vacation": "vacation",
+    "confirm": "confirm_moves",
+    "digest": "digest_hour",
+    "digest_hour": "digest_hour",
+    "confirm_moves": "confirm_moves",
 }
 #: Moves without a digit that may be typed bare, like "d5".
 BARE_WORD_MOVES = {"swap"}
+CONDITIONAL_ACTIONS = next(p for p in BY_NAME["conditional"].params if p.name == "action").choices
 BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
 
 Handler = Callable[[list[str], str], Awaitable[None]]
@@ -82,11 +89,14 @@ class Console:
             "move": self.move,
             "board": self.board,
             "games": self.games,
+            "next": self.next_game,
             "resign": self.resign,
             "abort": self.abort,
             "undo": self.undo,
             "rematch": self.rematch,
             "record": self.record,
+            "export": self.export,
+            "conditional": self.conditional,
             "rules": self.rules,
             "rating": self.rating,
             "leaderboard": self.leaderboard,
@@ -199,7 +209,18 @@ class Console:
         if not text:
             raise Refused("Type the move: move d5 g3.", code=Code.USAGE)
         game = _int(named[0][5:].lstrip("#"), "game") if named else await self.game_to_move()
-        result = await self.service.move(game, GUILD, self.me, text)
+        proposed = await self.service.propose_move(game, GUILD, self.me, text)
+        if isinstance(proposed, MovePreview):  # the misclick guard: ask first
+            self.say(proposed.text)
+            self.say(f"Play {proposed.played} in game #{game}? Type y to play it, else n.")
+            answer = await self.read_line(None)
+            if (answer or "").strip().lower() not in ("y", "yes"):
+                self.say(f"Move {proposed.played} not played.")
+                return
+            proposed = await self.service.move(
+                game, GUILD, self.me, proposed.move, expected_ply=proposed.ply
+            )
+        result = proposed
         await self.announce(result)
         await self.show_board(result.game, result.png)
 
@@ -232,6 +253,17 @@ class Console:
             self.say(f"No games for {whose.name}.")
         for game in listed:
             self.say(self.game_line(game))
+
+    async def next_game(self, words: list[str], _: str) -> None:
+        after = await self.game_id(words) if words else None
+        found = await self.service.next_game(GUILD, self.me.id, after=after)
+        game = found.game
+        due = f", due {_when(game.deadline)}" if game.deadline else ""
+        self.say(
+            f"#{game.id} {game.title}: your move{due} "
+            f"({found.position} of {found.waiting} waiting for you)"
+        )
+        await self.show_board(game, found.png)
 
     async def resign(self, words: list[str], _: str) -> None:
         game = await self.game_id(words)
@@ -274,6 +306,30 @@ class Console:
         path.write_bytes(gif)
         self.say(f"Replay: {path}")
 
+    async def conditional(self, words: list[str], rest: str) -> None:
+        """conditional [GAME] [add|list|remove|clear] [LINE]: the line is the rest."""
+        tokens = rest.split()
+        named = (
+            tokens[:1] if tokens and tokens[0].lstrip("#").removeprefix("game=").isdecimal() else []
+        )
+        tokens = tokens[len(named) :]
+        action = tokens[0].lower() if tokens and tokens[0].lower() in CONDITIONAL_ACTIONS else None
+        line = " ".join(tokens[1:] if action else tokens) or None
+        game = await self.game_id(named)
+        found = await self.service.conditional(game, GUILD, self.me, action, line)
+        self.say(conditional_text(found))
+
+    async def export(self, words: list[str], _: str) -> None:
+        fmt = next((w.lower() for w in words if w.lower() in ("json", "sgf")), "json")
+        game = await self.game_id(
+            [w for w in words if w.lower() not in ("json", "sgf")], any_status=True
+        )
+        exported = await self.service.export(game, GUILD, self.me.id, fmt)
+        path = self.board_dir / exported.filename
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(exported.data)
+        self.say(f"Export: {path}")
+
     async def rules(self, words: list[str], _: str) -> None:
         if not words:
             for name, info in engine.GAMES.items():
@@ -315,6 +371,8 @@ class Console:
                 code=Code.USAGE,
             )
         vacation = values.get("vacation")
+        confirm = values.get("confirm_moves")
+        hour = values.get("digest_hour")
         reminders = values.get("reminders")
         settings = await self.service.player_settings(
             self.me,
@@ -322,6 +380,8 @@ class Console:
             time_zone=values.get("time_zone"),
             quiet_hours=values.get("quiet_hours"),
             vacation=_bool(vacation) if vacation is not None else None,
+            confirm_moves=_bool(confirm) if confirm is not None else None,
+            digest_hour=_int(hour, "digest") if hour is not None else None,
         )
         self.say(f"{self.me.name} · {settings_line(settings, _when)}")
 

@@ -22,11 +22,21 @@ import aiohttp
 import discord
 
 from bot.discordbot.errors import fit
-from bot.discordbot.text import MENTIONS, board_file, lines, status_text
+from bot.discordbot.text import (
+    MENTIONS,
+    board_file,
+    lines,
+    mention,
+    status_text,
+    thread_link,
+    when,
+)
 from bot.discordbot.views import challenge_view, undo_view
 from bot.service import (
     ChallengeClosed,
     ChallengeIssued,
+    ConditionalPlayed,
+    Digest,
     Event,
     GameOver,
     GameService,
@@ -40,6 +50,7 @@ from bot.service import (
     TurnStarted,
     UndoAnswered,
     UndoRequested,
+    describe,
 )
 
 if TYPE_CHECKING:
@@ -130,6 +141,16 @@ class Announcer:
                 self.on_deadline(event.deadline)
             if isinstance(event, Reminder):
                 await self.remind(game, event, nonce=_nonce(result, "r"))
+            if isinstance(event, Digest):
+                await self.send_digest(event, nonce=_nonce(result, "d"))
+            if isinstance(event, ConditionalPlayed):  # for the owner's eyes only
+                text = describe(event, game, mention, when) + f" {thread_link(game)}"
+                if not await self.direct(event.player_id, text, nonce=_nonce(result, "c")):
+                    log.info(
+                        "game=%d DM closed for %d: conditional note dropped",
+                        game.id,
+                        event.player_id,
+                    )
         if any(isinstance(e, GameStarted) for e in events) and game.thread_id is None:
             game = await self.open_thread(game)
         thread_events = [e for e in events if isinstance(e, THREAD_EVENTS)]
@@ -192,18 +213,37 @@ class Announcer:
         their DMs are closed) or the game's thread."""
         text = lines([reminder], game)
         if reminder.via == "dm":
-            where = f"https://discord.com/channels/{game.guild_id}/{game.thread_id}"
-            try:
-                user = await self.client.fetch_user(reminder.player_id)
-                await user.send(fit(f"{text} {where}"), **_once(nonce), allowed_mentions=MENTIONS)
+            if await self.direct(reminder.player_id, f"{text} {thread_link(game)}", nonce=nonce):
                 return
-            except discord.HTTPException:
-                log.info(
-                    "game=%d DM closed for %d: reminding in the thread", game.id, reminder.player_id
-                )
+            log.info(
+                "game=%d DM closed for %d: reminding in the thread", game.id, reminder.player_id
+            )
         thread = await self.channel(game.thread_id)
         if thread is not None:
             await self.send(thread, text, nonce=nonce, allowed_mentions=MENTIONS)
+
+    async def send_digest(self, digest: Digest, *, nonce: str | None = None) -> None:
+        """The daily digest by DM: each game where it is the player's move, its time left
+        and a link to its thread."""
+        rows = [
+            f"· {line.title}"
+            + (f", due {when(line.deadline)}" if line.deadline else "")
+            + f": https://discord.com/channels/{line.guild_id}/{line.thread_id or ''}"
+            for line in digest.games
+        ]
+        count = f"{len(rows)} game{'s' if len(rows) > 1 else ''}"
+        text = "\n".join([f"Your move in {count}:", *rows])
+        if not await self.direct(digest.player_id, text, nonce=nonce):
+            log.info("DM closed for %d: digest dropped", digest.player_id)
+
+    async def direct(self, player_id: int, text: str, *, nonce: str | None = None) -> bool:
+        """A direct message; False when the player's DMs are closed (or they are gone)."""
+        try:
+            user = await self.client.fetch_user(player_id)
+            await user.send(fit(text), **_once(nonce), allowed_mentions=MENTIONS)
+        except discord.HTTPException:
+            return False
+        return True
 
     def how_to_play(self, game: GameSummary) -> str:
         if self.reads_messages:

@@ -15,7 +15,13 @@ from bot.discordbot.announce import Announcer
 from bot.discordbot.cog import GamesCog
 from bot.discordbot.endpoints import point_discord_at
 from bot.discordbot.text import MENTIONS
-from bot.discordbot.views import ChallengeButton, ResignButton, UndoButton
+from bot.discordbot.views import (
+    ChallengeButton,
+    ConfirmMoveButton,
+    NextButton,
+    ResignButton,
+    UndoButton,
+)
 from bot.schedule import Scheduler
 from bot.service import GameService
 from bot.settings import Settings
@@ -79,7 +85,9 @@ class PaperboardBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         await self.add_cog(GamesCog(self.service, self.announcer))
-        self.add_dynamic_items(ChallengeButton, ResignButton, UndoButton)
+        self.add_dynamic_items(
+            ChallengeButton, ResignButton, UndoButton, NextButton, ConfirmMoveButton
+        )
         if self.scheduler is not None:
             await self.scheduler.start()  # catches up at once on what fell due while down
         if self.settings.dev_guild_id is not None:

@@ -19,16 +19,18 @@ from bot.discordbot.announce import CANNOT_READ, Announcer
 from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
-from bot.discordbot.views import challenge_view, resign_view
+from bot.discordbot.views import challenge_view, preview_message, resign_view, show_next
 from bot.service import (
     NOT_A_MOVE,
     Code,
     GameService,
     GameSummary,
     MovePlayed,
+    MovePreview,
     Place,
     Refused,
     Result,
+    conditional_text,
     parse_days,
     rating_line,
     rules_card,
@@ -43,10 +45,16 @@ DAYS_CHOICES = [
     Choice(name=days if parse_days(days, unset="default") is None else f"{days} days", value=days)
     for days in next(p for p in BY_NAME["challenge"].params if p.name == "days_per_move").choices
 ]
-STATUS_CHOICES = [
-    Choice(name=status, value=status)
-    for status in next(p for p in BY_NAME["games"].params if p.name == "status").choices
-]
+
+
+def choices_of(command: str, param: str) -> list[Choice[str]]:
+    """A parameter's choices, as the registry (bot/commands.py) names them."""
+    spec = next(p for p in BY_NAME[command].params if p.name == param)
+    return [Choice(name=choice, value=choice) for choice in spec.choices]
+
+
+STATUS_CHOICES = choices_of("games", "status")
+REMINDER_CHOICES = choices_of("settings", "reminders")
 MAX_CHOICES = 25  # Discord's limit for autocomplete
 
 
@@ -152,7 +160,13 @@ class GamesCog(commands.Cog):
         self, interaction: discord.Interaction, move: str, game: int | None = None
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=True)
-        result = await self.service.move(summary.id, summary.guild_id, asker(interaction), move)
+        result = await self.service.propose_move(
+            summary.id, summary.guild_id, asker(interaction), move
+        )
+        if isinstance(result, MovePreview):  # the misclick guard: nothing played yet
+            question, extra = preview_message(result)
+            await reply(interaction, question, **extra)
+            return
         in_thread = interaction.channel_id == result.game.thread_id
         if in_thread:  # the answer is the public board
             files = [board_file(result.game, result.png)] if result.png else []
@@ -205,9 +219,13 @@ class GamesCog(commands.Cog):
             await self.cannot_read(message.channel)
             return
         try:
-            result = await self.service.move(
+            result = await self.service.propose_move(
                 game.id, game.guild_id, as_player(message.author), message.content
             )
+            if isinstance(result, MovePreview):  # the misclick guard: the mover confirms
+                question, extra = preview_message(result)
+                await message.reply(question, **extra, allowed_mentions=MENTIONS)
+                return
         except Refused as refusal:
             if refusal.code not in NOT_A_MOVE:
                 await message.reply(str(refusal), allowed_mentions=MENTIONS)
@@ -248,6 +266,10 @@ class GamesCog(commands.Cog):
         )
 
     board.autocomplete("game")(game_choices)
+
+    @described("next")
+    async def next_game(self, interaction: discord.Interaction) -> None:
+        await show_next(interaction)
 
     @described("games")
     @app_commands.choices(status=STATUS_CHOICES)
@@ -330,6 +352,38 @@ class GamesCog(commands.Cog):
             file=discord.File(io.BytesIO(gif), filename=f"{summary.game}-{summary.id}.gif"),
         )
 
+    @described("conditional")
+    @app_commands.choices(action=choices_of("conditional", "action"))
+    async def conditional(
+        self,
+        interaction: discord.Interaction,
+        line: str | None = None,
+        action: str | None = None,
+        game: int | None = None,
+    ) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False)
+        found = await self.service.conditional(
+            summary.id, summary.guild_id, asker(interaction), action, line
+        )
+        await reply(interaction, conditional_text(found))  # ephemeral: the owner's only
+
+    conditional.autocomplete("game")(game_choices)
+
+    @described("export")
+    @app_commands.choices(format=choices_of("export", "format"))
+    async def export(
+        self, interaction: discord.Interaction, game: int | None = None, format: str = "json"
+    ) -> None:
+        summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
+        exported = await self.service.export(
+            summary.id, summary.guild_id, interaction.user.id, format
+        )
+        await reply(
+            interaction,
+            f"{summary.title} #{summary.id} as {format}.",
+            file=discord.File(io.BytesIO(exported.data), filename=exported.filename),
+        )
+
     # -- about games and players ----------------------------------------------------------------
 
     @described("rules")
@@ -374,7 +428,7 @@ class GamesCog(commands.Cog):
         )
 
     @described("settings")
-    @app_commands.choices(reminders=[Choice(name=r, value=r) for r in ("dm", "thread", "off")])
+    @app_commands.choices(reminders=REMINDER_CHOICES)
     async def settings(
         self,
         interaction: discord.Interaction,
@@ -382,6 +436,8 @@ class GamesCog(commands.Cog):
         time_zone: str | None = None,
         quiet_hours: str | None = None,
         vacation: bool | None = None,
+        confirm_moves: bool | None = None,
+        digest_hour: app_commands.Range[int, 0, 23] | None = None,
     ) -> None:
         found = await self.service.player_settings(
             asker(interaction),
@@ -389,6 +445,8 @@ class GamesCog(commands.Cog):
             time_zone=time_zone,
             quiet_hours=quiet_hours,
             vacation=vacation,
+            confirm_moves=confirm_moves,
+            digest_hour=digest_hour,
         )
         await reply(interaction, settings_line(found, when))
 

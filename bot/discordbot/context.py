@@ -17,7 +17,9 @@ from bot.service import Code, GameService, Player, Refused, Result
 class Publisher(Protocol):
     """Posts a result where players see it (the Announcer; buttons need no more of it)."""
 
-    async def publish(self, result: Result, *, status_done: bool = False) -> None: ...
+    async def publish(
+        self, result: Result, *, status_done: bool = False, png: bytes | None = None
+    ) -> None: ...
 
 
 @runtime_checkable

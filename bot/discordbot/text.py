@@ -10,7 +10,7 @@ from datetime import datetime
 import discord
 
 import engine
-from bot.service import Event, GameSummary, away_note, describe
+from bot.service import ConditionalPlayed, Event, GameSummary, away_note, describe
 
 #: Mentions ping players, never roles or everyone.
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
@@ -25,8 +25,22 @@ def when(moment: datetime) -> str:
     return f"<t:{int(moment.timestamp())}:R>"
 
 
+#: Events for one player's eyes (their DMs), never in a game's thread.
+PRIVATE_EVENTS = (ConditionalPlayed,)
+
+
+def thread_link(game: GameSummary) -> str:
+    """A link that opens the game's thread from anywhere (a DM)."""
+    return f"https://discord.com/channels/{game.guild_id}/{game.thread_id}"
+
+
 def lines(events: Sequence[Event], game: GameSummary) -> str:
-    return "\n".join(describe(event, game, mention, when) for event in events)
+    """The public sentences of `events` (private ones are left out)."""
+    return "\n".join(
+        describe(event, game, mention, when)
+        for event in events
+        if not isinstance(event, PRIVATE_EVENTS)
+    )
 
 
 def board_file(game: GameSummary, png: bytes, ply: int | None = None) -> discord.File:

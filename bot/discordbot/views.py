@@ -7,17 +7,19 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 import discord
 
 from bot.discordbot.context import asker, context_of, guild_of
 from bot.discordbot.errors import fit, reply, report_error
-from bot.discordbot.text import MENTIONS, board_file, lines, status_text
+from bot.discordbot.text import MENTIONS, board_file, lines, status_text, when
 from bot.service import (
     Code,
     GameService,
     GameSummary,
+    MovePlayed,
+    MovePreview,
     Player,
     Refused,
     Result,
@@ -66,15 +68,14 @@ class ChallengeButton(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         bot = context_of(interaction)
-        try:
-            result = await self.action.use_case(
+        result = await decided(
+            interaction,
+            self.game_id,
+            lambda: self.action.use_case(
                 bot.service, self.game_id, guild_of(interaction), asker(interaction)
-            )
-        except Refused as refusal:
-            await _refuse(interaction, self.game_id, refusal)
-            return
-        except Exception as error:  # a DynamicItem's errors are otherwise only logged
-            await report_error(interaction, error)
+            ),
+        )
+        if result is None:
             return
         await interaction.response.edit_message(
             content=fit(status_text(result.game)),
@@ -109,13 +110,7 @@ class AnswerButton(
         self, interaction: discord.Interaction, decide: Callable[[], Awaitable[Result]]
     ) -> Result | None:
         """The service's answer; None when it refused or failed (the presser was told)."""
-        try:
-            return await decide()
-        except Refused as refusal:
-            await _refuse(interaction, self.game_id, refusal)
-        except Exception as error:  # a DynamicItem's errors are otherwise only logged
-            await report_error(interaction, error)
-        return None
+        return await decided(interaction, self.game_id, decide)
 
 
 class UndoButton(
@@ -187,6 +182,146 @@ class ResignButton(
             content=f"You resigned {result.game.title} #{self.game_id}.", view=None
         )
         await bot.announcer.publish(result)
+
+
+class ConfirmMoveButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pb:m:(?P<answer>yes|no):(?P<game>\d{1,19}):(?P<ply>\d{1,9}):(?P<move>.{1,60})",
+):
+    """The misclick guard's Confirm and Cancel: `pb:m:yes|no:GAME:PLY:MOVE`. A confirmation
+    plays the move only on the position it was shown on (the service refuses a stale one)."""
+
+    LABELS: ClassVar[Mapping[str, tuple[str, discord.ButtonStyle]]] = {
+        "yes": ("Confirm", discord.ButtonStyle.success),
+        "no": ("Cancel", discord.ButtonStyle.secondary),
+    }
+
+    def __init__(self, answer: str, game_id: int, ply: int, move: str) -> None:
+        label, style = self.LABELS[answer]
+        custom_id = f"pb:m:{answer}:{game_id}:{ply}:{move}"
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+        self.answer, self.game_id, self.ply, self.move = answer, game_id, ply, move
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(match["answer"], int(match["game"]), int(match["ply"]), match["move"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        if self.answer == "no":
+            await interaction.response.edit_message(
+                content=f"Move {self.move} not played.", attachments=[], view=None
+            )
+            return
+        bot = context_of(interaction)
+        result = await decided(
+            interaction,
+            self.game_id,
+            lambda: bot.service.move(
+                self.game_id,
+                guild_of(interaction),
+                asker(interaction),
+                self.move,
+                expected_ply=self.ply,
+            ),
+        )
+        if result is None:
+            return
+        played = next(e for e in result.events if isinstance(e, MovePlayed))
+        await interaction.response.edit_message(
+            content=f"You played {', '.join(played.texts)} in {result.game.title} #{self.game_id}.",
+            attachments=[],
+            view=None,
+        )
+        await bot.announcer.publish(result, png=result.png)
+
+
+#: The longest typed move a confirmation button can carry (custom_ids hold 100 characters).
+MAX_CONFIRMED_MOVE = 60
+
+
+def preview_message(preview: MovePreview) -> tuple[str, dict[str, Any]]:
+    """The misclick guard's question: the board with the move drawn, Confirm and Cancel."""
+    game = preview.game
+    if len(preview.move) > MAX_CONFIRMED_MOVE:
+        raise Refused(
+            "That move is too long to confirm with a button; turn confirm_moves off in "
+            "/settings to play it.",
+            code=Code.TOO_LONG,
+        )
+    view = discord.ui.View(timeout=None)
+    for answer in ("yes", "no"):
+        view.add_item(ConfirmMoveButton(answer, game.id, preview.ply, preview.move))
+    question = (
+        f"Play {preview.played} in {game.title} #{game.id}? Nothing is played until you confirm."
+    )
+    return question, {"file": board_file(game, preview.png, preview.ply + 1), "view": view}
+
+
+class NextButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pb:n:(?P<game>\d{1,19})"
+):
+    """The next-game queue's "Next game": the game after this one where it is your move."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Next game", style=discord.ButtonStyle.primary, custom_id=f"pb:n:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            await show_next(interaction, after=self.game_id)
+        except Refused as refusal:
+            await reply(interaction, str(refusal))
+        except Exception as error:  # a DynamicItem's errors are otherwise only logged
+            await report_error(interaction, error)
+
+
+async def show_next(interaction: discord.Interaction, *, after: int | None = None) -> None:
+    """The next game of the queue, to the asker only: board, thread, time left, a button."""
+    found = await context_of(interaction).service.next_game(
+        guild_of(interaction), interaction.user.id, after=after
+    )
+    game = found.game
+    due = f", due {when(game.deadline)}" if game.deadline else ""
+    where = f" in <#{game.thread_id}>" if game.thread_id else ""
+    text = (
+        f"{game.title} #{game.id}: your move{due}{where} "
+        f"({found.position} of {found.waiting} waiting for you)"
+    )
+    extra: dict[str, Any] = {"file": board_file(game, found.png)}
+    if found.waiting > 1:
+        view = discord.ui.View(timeout=None)
+        view.add_item(NextButton(game.id))
+        extra["view"] = view
+    await reply(interaction, text, **extra)
+
+
+ResultT = TypeVar("ResultT", bound=Result)
+
+
+async def decided(
+    interaction: discord.Interaction, game_id: int, decide: Callable[[], Awaitable[ResultT]]
+) -> ResultT | None:
+    """A button's use case: its result, or None when it was refused or failed (the
+    presser was told: a stale button shows the board as it is now)."""
+    try:
+        return await decide()
+    except Refused as refusal:
+        await _refuse(interaction, game_id, refusal)
+    except Exception as error:  # a DynamicItem's errors are otherwise only logged
+        await report_error(interaction, error)
+    return None
 
 
 async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:

@@ -117,7 +117,25 @@ class Scheduler:
                         await self._deliver(result)
                 if len(claims) < self.batch:
                     break
+            results += await self._digests()
             await self._rearm()
+        return results
+
+    async def _digests(self) -> list[Result]:
+        """Send the daily digests that fell due (the sweep runs within a minute of them)."""
+        results: list[Result] = []
+        for _ in range(MAX_BATCHES):
+            claims = await self.service.claim_digests(self.worker_id, self.lease, limit=self.batch)
+            try:
+                sent = await self.service.send_digests(claims, self.worker_id)
+            except Exception:  # the leases run out and the rows are tried again
+                log.exception("%d digests failed", len(claims))
+                sent = []
+            for result in sent:
+                results.append(result)
+                await self._deliver(result)
+            if len(claims) < self.batch:
+                break
         return results
 
     def poke(self, when: datetime) -> None:

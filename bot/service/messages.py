@@ -13,6 +13,9 @@ import engine
 from bot.service.models import (
     ChallengeClosed,
     ChallengeIssued,
+    ConditionalLines,
+    ConditionalPlayed,
+    Digest,
     Event,
     GameOver,
     GameStarted,
@@ -130,7 +133,34 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return f"The last move in {title} was taken back by agreement."
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
+        case Digest(player_id=player_id, games=listed):
+            count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
+            rows = [
+                f"· {line.title}" + (f": due {when(line.deadline)}" if line.deadline else "")
+                for line in listed
+            ]
+            return "\n".join([f"{mention(player_id)}, your move in {count}:", *rows])
+        case ConditionalPlayed(player_id=player_id, answered=answered, texts=texts, lines_left=n):
+            left = (
+                ("1 line of yours goes on" if n == 1 else f"{n} lines of yours go on")
+                if n
+                else "no lines left"
+            )
+            return (
+                f"{mention(player_id)}, in {title} your opponent played {', '.join(answered)}: "
+                f"your conditional line played {', '.join(texts)} for you ({left})."
+            )
     return f"{title}: {type(event).__name__}"
+
+
+def conditional_text(found: ConditionalLines) -> str:
+    """A player's conditional lines in a game, for their eyes only."""
+    title = f"{found.game.title} #{found.game.id}"
+    note = f"{found.note} " if found.note else ""
+    if not found.lines:
+        return f"{note}You have no conditional lines in {title}."
+    listed = "\n".join(f"{i}. {line}" for i, line in enumerate(found.lines, 1))
+    return f"{note}Your conditional lines in {title} (only you see them):\n{listed}"
 
 
 def away_note(game: GameSummary, mention: Mention) -> str | None:
@@ -213,14 +243,18 @@ def rating_line(line: RatingLine) -> str:
 def settings_line(found: PlayerSettings, when: When) -> str:
     """A player's settings, as /settings and the console's `settings` answer."""
     quiet = f"{found.quiet_hours[0]}:00-{found.quiet_hours[1]}:00" if found.quiet_hours else "off"
+    reminders: str = found.reminders
+    if reminders == "digest":
+        reminders = f"a daily digest at {found.digest_hour}:00"
     away = (
         f"on vacation since {when(found.on_vacation_since)}"
         if found.on_vacation_since
         else "not on vacation"
     )
     return (
-        f"Reminders: {found.reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
-        f"{away} · {found.vacation_days_left:.1f} vacation days left this year."
+        f"Reminders: {reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
+        f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
+        f"{found.vacation_days_left:.1f} vacation days left this year."
     )
 
 

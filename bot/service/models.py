@@ -14,7 +14,7 @@ from engine import Code
 
 Status = Literal["open", "active", "finished", "aborted", "declined", "cancelled", "expired"]
 First = Literal["challenger", "opponent", "random", "rematch"]
-Reminders = Literal["dm", "thread", "off"]
+Reminders = Literal["dm", "thread", "digest", "off"]
 
 STATUSES: tuple[Status, ...] = (
     "open", "active", "finished", "aborted", "declined", "cancelled", "expired",
@@ -183,6 +183,35 @@ class TimedOut(Event):
     player_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class ConditionalPlayed(Event):
+    """A conditional line answered the opponent's move for its owner, who alone is told."""
+
+    player_id: int  # the owner
+    answered: tuple[str, ...]  # the opponent's move it answered
+    texts: tuple[str, ...]  # what was played for the owner
+    lines_left: int  # the owner's lines that still go on
+
+
+@dataclass(frozen=True, slots=True)
+class DigestLine:
+    """One game of a digest: where it is the player's move."""
+
+    game_id: int
+    guild_id: int
+    title: str  # "Hex #12"
+    thread_id: int | None
+    deadline: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Digest(Event):
+    """The daily digest: every game where it is the player's move (game_id: the first)."""
+
+    player_id: int
+    games: tuple[DigestLine, ...]
+
+
 # -- results ---------------------------------------------------------------------------
 
 
@@ -201,6 +230,18 @@ class MoveResult(Result):
 
 
 @dataclass(frozen=True, slots=True)
+class MovePreview:
+    """A move checked but not played (the misclick guard): the board with it drawn."""
+
+    game: GameSummary
+    ply: int  # the position it was checked on: a confirmation holds only there
+    move: str  # as typed (cleaned): what a confirmation plays
+    played: str  # as the record would write it: "d5-g3"
+    png: bytes
+    text: str  # the board with the move, in characters (terminals)
+
+
+@dataclass(frozen=True, slots=True)
 class Board:
     game: GameSummary
     ply: int
@@ -209,9 +250,28 @@ class Board:
 
 
 @dataclass(frozen=True, slots=True)
+class NextGame:
+    """A game from the next-game queue: where it is your move, least time left first."""
+
+    game: GameSummary
+    png: bytes
+    position: int  # 1 for the game with least time left
+    waiting: int  # how many games wait for your move
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     game: GameSummary
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionalLines:
+    """A player's conditional lines in a game, as they read: "if e5 then d6, if c3 then c4"."""
+
+    game: GameSummary
+    lines: tuple[str, ...]
+    note: str = ""  # what the call did: "Line added." ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +282,8 @@ class PlayerSettings:
     quiet_hours: tuple[int, int] | None  # local hours: start, end
     vacation_days_left: float
     on_vacation_since: datetime | None
+    confirm_moves: bool = False  # the misclick guard: a typed move waits for Confirm
+    digest_hour: int = 8  # local hour of the daily digest (reminders "digest")
 
 
 @dataclass(frozen=True, slots=True)

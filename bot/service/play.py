@@ -18,11 +18,15 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
+from bot.render import render_text
+from bot.service import conditionals
 from bot.service.models import (
     ChallengeClosed,
+    ConditionalPlayed,
     Event,
     GameSummary,
     MovePlayed,
+    MovePreview,
     MoveResult,
     Player,
     Refused,
@@ -32,8 +36,8 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.records import Records, replay
-from bot.service.rules import check_ids, forfeit, require_active, seat_names_now
-from bot.store.schema import games, moves
+from bot.service.rules import check_ids, forfeit, seat_names_now
+from bot.store.schema import games, moves, players
 from engine import Code, GameState, IllegalMove
 
 log = logging.getLogger("paperboard.service")
@@ -62,6 +66,7 @@ _ADVANCE = (
     )
 )
 _RECORD = moves.insert()
+_GUARDED = sa.select(players.c.confirm_moves).where(players.c.id == sa.bindparam("player_id"))
 
 
 class _Conflict(Exception):
@@ -93,13 +98,55 @@ class Play(Records):
             png = b""
         return MoveResult(result.game, result.events, outbox_id=result.outbox_id, png=png)
 
+    async def propose_move(
+        self, game_id: int, guild_id: int, player: Player, text: str
+    ) -> MoveResult | MovePreview:
+        """A typed move: played at once, or, for a player whose misclick guard is on
+        (`confirm_moves`), checked and drawn but not played: a `MovePreview`, which
+        `move(..., expected_ply=preview.ply)` then plays if the game has not moved on."""
+        check_ids(game_id, guild_id, player.id)
+        async with self.db.read() as conn:
+            guarded = await conn.scalar(_GUARDED, {"player_id": player.id})
+        if not guarded:
+            return await self.move(game_id, guild_id, player, text)
+        row, summary, seat, state, after = await self._checked_move(
+            game_id, guild_id, player, text, None
+        )
+        shown_then = seat_names_now(summary, after)
+        png = await self.render(game_id, after, shown_then, groups=False, after_move=True)
+        entries = zip(after.moves[state.ply :], after.actors[state.ply :], strict=True)
+        played = ", ".join(entry for entry, actor in entries if actor == seat)
+        typed = " ".join(text.lower().split())
+        return MovePreview(summary, row.ply, typed, played, png, render_text(after))
+
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
     ) -> tuple[Result, GameState]:
-        # Read and check outside the write lock (SQLite has one writer; WAL readers never
-        # wait): the commit then holds only if the game row is still the one we read.
+        row, summary, seat, state, after = await self._checked_move(
+            game_id, guild_id, player, text, expected_ply
+        )
+        async with self.db.write() as conn:
+            events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
+            if after.outcome is None and len(summary.seats) == 2:
+                reply = await conditionals.answer(conn, row.id, summary, after, self.clock())
+                if reply is not None:  # the reply is committed with the move it answers
+                    events, now_summary = await self._conditional_reply(
+                        conn, guild_id, summary, events, after, reply
+                    )
+                    after = reply.state
+            result = await self._announce(
+                conn, Result(seat_names_now(now_summary, after), tuple(events))
+            )
+        return result, after
+
+    async def _checked_move(
+        self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
+    ) -> tuple[Any, GameSummary, int, GameState, GameState]:
+        """A move read and checked outside the write lock (SQLite has one writer; WAL
+        readers never wait): its commit then holds only if the game row is still the one
+        read. The row, summary, seat, the position and the position after the move."""
         async with self.db.read() as conn:
-            row, summary, seat = await self._seated(conn, game_id, guild_id, player, lock=False)
+            row, summary, seat = await self.seated(conn, game_id, guild_id, player, lock=False)
             if expected_ply is not None and expected_ply != row.ply:
                 raise Refused(
                     f"This board is out of date: the game is at move {row.ply} now.",
@@ -117,12 +164,7 @@ class Play(Records):
                 after = state.play(text)
             except IllegalMove as illegal:
                 raise Refused(str(illegal), code=illegal.code) from None
-        async with self.db.write() as conn:
-            events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
-            result = await self._announce(
-                conn, Result(seat_names_now(now_summary, after), tuple(events))
-            )
-        return result, after
+        return row, summary, seat, state, after
 
     async def _commit_moves(
         self,
@@ -197,11 +239,33 @@ class Play(Records):
         current = dataclasses.replace(summary, ply=after.ply, to_move=after.to_move, deadline=due)
         return events, current
 
+    async def _conditional_reply(
+        self,
+        conn: AsyncConnection,
+        guild_id: int,
+        summary: GameSummary,
+        events: list[Event],
+        before: GameState,
+        reply: conditionals.Answer,
+    ) -> tuple[list[Event], GameSummary]:
+        """Commit a conditional line's reply after the move it answers, in its transaction
+        (the game row is ours until the commit). The owner's turn never started: its
+        TurnStarted gives way to the reply's events and the owner's private note."""
+        row = await self.game_row(conn, summary.id, guild_id)  # as the move just wrote it
+        more, now_summary = await self._commit_moves(
+            conn, row, summary, before, reply.state, reply.seat
+        )
+        told = ConditionalPlayed(
+            summary.id, reply.player_id, reply.answered, reply.texts, reply.lines_left
+        )
+        kept = [e for e in events if not isinstance(e, TurnStarted)]
+        return [*kept, *more, told], now_summary
+
     async def resign(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Give up. Two players: the other wins; with more, the resigner ranks last."""
         check_ids(game_id, guild_id, player.id)
         async with self.db.write() as conn:
-            row, summary, seat = await self._seated(conn, game_id, guild_id, player)
+            row, summary, seat = await self.seated(conn, game_id, guild_id, player)
             state = await self.load_state(conn, row)
             winners, scores = forfeit(state, seat)
             event = await self.finish(
@@ -212,7 +276,7 @@ class Play(Records):
     async def abort(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Call a game off, only before every player has moved once. No rating changes."""
         async with self.db.write() as conn:
-            _, summary, _ = await self._seated(conn, game_id, guild_id, player)
+            _, summary, _ = await self.seated(conn, game_id, guild_id, player)
             movers = set(
                 (
                     await conn.scalars(
@@ -241,7 +305,7 @@ class Play(Records):
     async def request_undo(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Ask the opponents to take back your last move."""
         async with self.db.write() as conn:
-            row, summary, seat = await self._seated(conn, game_id, guild_id, player)
+            row, summary, seat = await self.seated(conn, game_id, guild_id, player)
             await self._undo_cut(conn, row, seat)  # refuses when there is nothing to take back
             if row.undo_seat is not None and row.undo_ply == row.ply:
                 raise Refused(
@@ -268,7 +332,7 @@ class Play(Records):
         """An opponent accepts or declines; when every opponent accepted, the move is taken back."""
         prepared = await self._undo_position(game_id, guild_id) if accept else None
         async with self.db.write() as conn:
-            row, summary, seat = await self._seated(conn, game_id, guild_id, player, active=False)
+            row, summary, seat = await self.seated(conn, game_id, guild_id, player, active=False)
             # a move since the request (or the game's end) leaves it stale: nothing to answer
             pending = row.undo_seat is not None and row.undo_ply == row.ply
             if not pending or row.status != "active" or expected_ply not in (None, row.undo_ply):
@@ -312,6 +376,7 @@ class Play(Records):
                 moves.delete().where(moves.c.game_id == game_id, moves.c.ply >= rolled_back.ply)
             )
             self.cache_state(game_id, now, rolled_back)
+            await self.clear_conditionals(conn, game_id)
             log.info("game=%d undo to ply=%d", game_id, rolled_back.ply)
             events: list[Event] = [UndoAnswered(game_id, player.id, True, True, rolled_back.ply)]
             events.append(await self.start_turn(conn, game_id, summary, rolled_back))
@@ -372,27 +437,6 @@ class Play(Records):
         while cut > run and mid_turn[cut - run - 1]:
             cut -= 1
         return cut
-
-    async def _seated(
-        self,
-        conn: AsyncConnection,
-        game_id: int,
-        guild_id: int,
-        player: Player,
-        *,
-        lock: bool = True,
-        active: bool = True,
-    ) -> tuple[Any, GameSummary, int]:
-        """The game's row (`lock`: held until the commit), its summary and `player`'s seat;
-        refused when they do not play in it or, with `active`, when it is not under way."""
-        row = await self.game_row(conn, game_id, guild_id, lock=lock)
-        summary = await self.summary(conn, game_id, row)
-        seat = summary.seat_of(player.id)
-        if seat is None:
-            raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
-        if active:
-            require_active(row)
-        return row, summary, seat
 
     async def _retry(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run a check-then-commit attempt again when another writer got there first."""

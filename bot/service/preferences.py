@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 import sqlalchemy as sa
 
 from bot.service import deadlines as clocks
+from bot.service import digest
 from bot.service.models import DAYS_PER_MOVE, GuildSettings, Player, PlayerSettings, Refused
 from bot.service.records import Records
 from bot.store.schema import guild_settings, players
@@ -31,13 +32,24 @@ class Preferences(Records):
         time_zone: str | None = None,
         quiet_hours: str | None = None,
         vacation: bool | None = None,
+        confirm_moves: bool | None = None,
+        digest_hour: int | None = None,
     ) -> PlayerSettings:
-        """Read or change a player's settings. Quiet hours are "22-7" (local hours) or "off"."""
+        """Read or change a player's settings. Quiet hours are "22-7" (local hours) or "off";
+        reminders "digest" is one message a day at `digest_hour` (local)."""
         values: dict[str, Any] = {}
+        if digest_hour is not None:
+            if not 0 <= digest_hour <= 23:
+                raise Refused("The digest's hour is a local hour, 0 to 23.", code=Code.BAD_SETTING)
+            values["digest_hour"] = digest_hour
+        if confirm_moves is not None:
+            values["confirm_moves"] = confirm_moves
         if reminders is not None:
-            if reminders not in ("dm", "thread", "off"):
+            if reminders not in ("dm", "thread", "digest", "off"):
                 raise Refused(
-                    "Reminders go by dm, in the game's thread, or off.", code=Code.BAD_SETTING
+                    "Reminders go each turn by dm or in the game's thread, in a daily digest, "
+                    "or off.",
+                    code=Code.BAD_SETTING,
                 )
             values["reminders"] = reminders
         if time_zone is not None:
@@ -70,6 +82,10 @@ class Preferences(Records):
                     players.update().where(players.c.id == player.id).values(**values)
                 )
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
+            if values.keys() & {"reminders", "time_zone", "digest_hour"}:
+                await digest.schedule(
+                    conn, player.id, row.reminders, row.time_zone, row.digest_hour, now
+                )
         quiet = None if row.quiet_start is None else (row.quiet_start, row.quiet_end)
         return PlayerSettings(
             player.id,
@@ -78,6 +94,8 @@ class Preferences(Records):
             quiet,
             row.vacation_days_left,
             row.vacation_since,
+            row.confirm_moves,
+            row.digest_hour,
         )
 
     async def guild_settings(

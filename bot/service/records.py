@@ -38,10 +38,18 @@ from bot.service.models import (
     TurnStarted,
 )
 from bot.service.painter import Painter
-from bot.service.rules import check_ids, deadline_caption, finishing_ranks
+from bot.service.rules import check_ids, deadline_caption, finishing_ranks, require_active
 from bot.settings import Settings
 from bot.store import Database
-from bot.store.schema import deadlines, games, guild_settings, moves, players, seats
+from bot.store.schema import (
+    conditionals,
+    deadlines,
+    games,
+    guild_settings,
+    moves,
+    players,
+    seats,
+)
 from bot.store.upserts import upsert
 from engine import Code, GameState
 
@@ -118,6 +126,27 @@ class Records:
         if row is None or row.guild_id != guild_id:  # another guild's game does not exist here
             raise Refused(f"There is no game #{game_id} here.", code=Code.NO_GAME)
         return row
+
+    async def seated(
+        self,
+        conn: AsyncConnection,
+        game_id: int,
+        guild_id: int,
+        player: Player,
+        *,
+        lock: bool = True,
+        active: bool = True,
+    ) -> tuple[Any, GameSummary, int]:
+        """The game's row (`lock`: held until the commit), its summary and `player`'s seat;
+        refused when they do not play in it or, with `active`, when it is not under way."""
+        row = await self.game_row(conn, game_id, guild_id, lock=lock)
+        summary = await self.summary(conn, game_id, row)
+        seat = summary.seat_of(player.id)
+        if seat is None:
+            raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
+        if active:
+            require_active(row)
+        return row, summary, seat
 
     def overdue(self, row: Any) -> bool:
         """An open challenge past its expiry counts as expired, whether or not it was closed yet."""
@@ -269,6 +298,10 @@ class Records:
         ]
         await upsert(conn, deadlines, rows, keys=_DEADLINE_KEYS, update=_DEADLINE_CHANGES)
 
+    async def clear_conditionals(self, conn: AsyncConnection, game_id: int) -> None:
+        """Every player's conditional lines in the game are gone (an undo, the end)."""
+        await conn.execute(conditionals.delete().where(conditionals.c.game_id == game_id))
+
     async def set_status(self, conn: AsyncConnection, game_id: int, status: Status) -> None:
         log.info("game=%d %s", game_id, status)
         now = self.clock()
@@ -285,6 +318,7 @@ class Records:
             )
         )
         await _close_deadlines(conn, game_id)
+        await self.clear_conditionals(conn, game_id)
 
     async def close_challenge(
         self, conn: AsyncConnection, game_id: int, status: Status, by: int | None
@@ -319,6 +353,7 @@ class Records:
             )
         )
         await _close_deadlines(conn, row.id)
+        await self.clear_conditionals(conn, row.id)
         ids = tuple(s.player_id or 0 for s in summary.seats)
         log.info("game=%d over reason=%s winners=%s", row.id, reason, list(winners))
         if row.rated:

@@ -9,11 +9,16 @@ nothing. GameService is the use cases put together, each family in its own modul
     lookups.py      game, board, board_text, state, games, game_in_thread,
                     default_game, record, replay_gif, leaderboard, ratings
     preferences.py  player_settings, guild_settings
+    conditionals.py add_conditional, remove_conditional, clear_conditionals_of,
+                    conditional_lines (play.py answers with them)
+    queue.py        next_game (the games waiting for your move, least time left first)
+    exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
     records.py      what they stand on: the game row, summary and state, the
                     caches, the turn's deadlines, the end of a game
 
 and here the adapter's and the scheduler's plumbing: opening and closing, where a
-game is shown, deadlines (bot/service/deadlines.py) and the outbox (outbox.py).
+game is shown, deadlines (bot/service/deadlines.py), the daily digests (digest.py) and
+the outbox (outbox.py).
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.service import deadlines as clocks
-from bot.service import outbox
+from bot.service import digest, outbox
 from bot.service.challenges import Challenges
+from bot.service.conditionals import Conditionals
+from bot.service.exports import Exports
 from bot.service.lookups import Lookups
 from bot.service.models import Result
 from bot.service.play import Play
 from bot.service.preferences import Preferences
+from bot.service.queue import Queue
 
 # tests/test_schedule.py reads the caption's words by this name
 from bot.service.rules import deadline_caption as _deadline_caption  # noqa: F401
@@ -37,7 +45,7 @@ from bot.store import Database
 from bot.store.schema import games
 
 
-class GameService(Challenges, Play, Lookups, Preferences):
+class GameService(Challenges, Play, Lookups, Preferences, Exports, Conditionals, Queue):
     """The application core every adapter calls."""
 
     @classmethod
@@ -88,6 +96,17 @@ class GameService(Challenges, Play, Lookups, Preferences):
         if ended:
             self.forget_rosters()  # they are no longer away
         return ended
+
+    async def claim_digests(
+        self, worker: str, lease: timedelta, *, limit: int = clocks.CLAIM_BATCH
+    ) -> list[digest.DigestClaim]:
+        """Lease up to `limit` due daily digests to `worker` (bot/service/digest.py)."""
+        return await digest.claim(self, worker, lease, limit)
+
+    async def send_digests(self, claims: list[digest.DigestClaim], worker: str) -> list[Result]:
+        """Act on claimed digests: each moves to the player's next day; those with games
+        where it is the player's move are written to the outbox and returned."""
+        return await digest.send(self, claims, worker)
 
     async def cleanup_deadlines(self) -> int:
         """Delete the deadline rows of games that are over; returns how many."""

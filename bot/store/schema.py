@@ -69,6 +69,8 @@ players = Table(
     Column("vacation_days_left", Float, nullable=False, server_default="14"),
     Column("vacation_year", Integer),
     Column("vacation_since", UTCDateTime()),
+    Column("confirm_moves", Boolean, nullable=False, server_default="0"),  # the misclick guard
+    Column("digest_hour", SmallInteger, nullable=False, server_default="8"),  # local, 0-23
     Column("created_at", UTCDateTime(), nullable=False),
     Index("players_on_vacation", "vacation_since"),
     CheckConstraint(
@@ -183,6 +185,26 @@ ratings = Table(
     CheckConstraint("wins >= 0 AND wins <= games", name="ratings_wins_within_games"),
 )
 
+conditionals = Table(
+    "conditionals",
+    metadata,
+    Column("game_id", ID, ForeignKey("games.id"), primary_key=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), primary_key=True),
+    Column("ply", Integer, nullable=False),  # the game's ply the lines start from
+    Column("lines", JSON, nullable=False),  # [["e5", "d6", "c3", "c4"], ...]: record entries
+    Column("updated_at", UTCDateTime(), nullable=False),
+)
+
+digests = Table(  # the next daily digest of each player who asked for one
+    "digests",
+    metadata,
+    Column("id", BigInteger, ForeignKey("players.id"), primary_key=True, autoincrement=False),
+    Column("due_at", UTCDateTime(), nullable=False),
+    Column("claimed_by", String(64)),
+    Column("claimed_until", UTCDateTime()),
+    Index("digests_due", "due_at"),
+)
+
 guild_settings = Table(
     "guild_settings",
     metadata,
@@ -207,7 +229,9 @@ outbox = Table(
 )
 
 __all__ = [
+    "conditionals",
     "deadlines",
+    "digests",
     "games",
     "guild_settings",
     "metadata",

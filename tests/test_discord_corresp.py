@@ -1,0 +1,135 @@
+"""Correspondence features through the real bot and the local fake Discord: exports,
+conditional moves, the next-game queue."""
+
+from __future__ import annotations
+
+import json
+
+from bot.service import Player
+from tests.conftest import Clock
+from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
+from tests.test_discord import World, play_slash, start
+from tests.test_discord import world as world
+
+
+async def test_export_waits_for_the_end_for_players_and_not_for_others(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="5", options="swap=off")
+        thread = world.thread(game)
+        ann, cat = world.users["ann"], world.users["cat"]
+        refused = await (await world.fake.slash(ann, "export", {}, channel=thread)).reply()
+        assert refused.ephemeral and "fair play" in refused.content and not refused.files
+        handle = await world.fake.slash(
+            cat, "export", {"game": game.id, "format": "sgf"}, channel=world.channel
+        )
+        answer = await handle.reply()
+        assert answer.ephemeral and list(answer.files) == [f"hex-{game.id}.sgf"]
+        assert answer.files[f"hex-{game.id}.sgf"].startswith(b"(;FF[4]AP[Paperboard]GM[11]SZ[5]")
+        await world.service.resign(game.id, world.guild.id, Player(ann.id, ann.username))
+        handle = await world.fake.slash(ann, "export", {"game": game.id}, channel=thread)
+        answer = await handle.reply()
+        record = json.loads(answer.files[f"hex-{game.id}.json"])
+        assert record["result"]["reason"] == "resignation" and answer.ephemeral
+
+
+async def test_a_conditional_reply_lands_with_the_move_and_only_its_owner_hears_of_it(
+    world: World,
+) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="5", options="swap=off")
+        thread = world.thread(game)
+        ann, bob = world.users["ann"], world.users["bob"]
+        await play_slash(world, game, "a1")
+        handle = await world.fake.slash(ann, "conditional", {"line": "b2 c3 d4 e5"}, channel=thread)
+        listed = await handle.reply()
+        assert listed.ephemeral and "1. if b2 then c3, if d4 then e5" in listed.content
+        answer = await play_slash(world, game, "b2")  # bob's move, answered for ann
+        assert not answer.ephemeral
+        assert f"<@{bob.id}> played b2." in answer.content
+        assert f"<@{ann.id}> played c3." in answer.content
+        assert "conditional" not in answer.content and "line" not in answer.content
+        await world.fake.wait_for(lambda: bool(world.fake.dms(ann)), what="ann's private note")
+        note = world.fake.dms(ann)[-1].content
+        assert "your conditional line played c3 for you (1 line of yours goes on)" in note
+        assert str(thread.id) in note and not world.fake.dms(bob)
+        assert list((await world.service.state(game.id, world.guild.id)).moves) == [
+            "a1", "b2", "c3",
+        ]  # fmt: skip
+
+
+async def test_next_shows_the_game_with_least_time_and_its_button_the_following_one(
+    world: World,
+) -> None:
+    async with world.running():
+        slow = await start(world, "hex", size="3", days_per_move="7")
+        fast = await start(world, "hex", size="3", days_per_move="1")
+        ann = world.users["ann"]
+        answer = await (await world.fake.slash(ann, "next", {}, channel=world.channel)).reply()
+        assert answer.ephemeral and answer.content.startswith(f"Hex #{fast.id}: your move, due <t:")
+        assert (
+            f"<#{fast.thread_id}>" in answer.content
+            and "(1 of 2 waiting for you)" in answer.content
+        )
+        assert list(answer.files) == [f"hex-{fast.id}-move-0.png"]
+        assert answer.custom_ids == [f"pb:n:{fast.id}"]
+        pressed = await world.fake.press(ann, answer, f"pb:n:{fast.id}")
+        following = await pressed.reply()
+        assert following.ephemeral and following.content.startswith(f"Hex #{slow.id}: your move")
+        assert "(2 of 2 waiting for you)" in following.content
+        bob = world.users["bob"]
+        none = await (await world.fake.slash(bob, "next", {}, channel=world.channel)).reply()
+        assert none.ephemeral and none.content == "No game here is waiting for your move."
+
+
+async def test_a_guarded_move_is_shown_first_and_played_on_confirm_only(world: World) -> None:
+    async with world.running():
+        game = await start(world, "hex", size="5", options="swap=off")
+        thread = world.thread(game)
+        ann = world.users["ann"]
+        handle = await world.fake.slash(ann, "settings", {"confirm_moves": True}, channel=thread)
+        assert "confirm moves on" in (await handle.reply()).content
+        asked = await (await world.fake.slash(ann, "move", {"move": "c3"}, channel=thread)).reply()
+        assert asked.ephemeral and asked.content.startswith(f"Play c3 in Hex #{game.id}?")
+        assert asked.custom_ids == [f"pb:m:yes:{game.id}:0:c3", f"pb:m:no:{game.id}:0:c3"]
+        assert list(asked.files) == [f"hex-{game.id}-move-1.png"]
+        assert (await world.game(game.id)).ply == 0  # nothing played yet
+        other = await (await world.fake.slash(ann, "move", {"move": "b2"}, channel=thread)).reply()
+        cancelled = await world.fake.press(ann, other, f"pb:m:no:{game.id}:0:b2")
+        await cancelled.ack()
+        assert (await world.game(game.id)).ply == 0 and other.content == "Move b2 not played."
+        late = await (await world.fake.slash(ann, "move", {"move": "d4"}, channel=thread)).reply()
+        before = len(thread.messages)
+        confirmed = await world.fake.press(ann, asked, f"pb:m:yes:{game.id}:0:c3")
+        await confirmed.ack()
+        await world.fake.wait_for(
+            lambda: any("played c3" in m.content for m in thread.messages[before:]),
+            what="the confirmed move in the thread",
+        )
+        assert asked.content == f"You played c3 in Hex #{game.id}." and not asked.custom_ids
+        assert (await world.game(game.id)).ply == 1
+        again = await world.fake.press(ann, late, f"pb:m:yes:{game.id}:0:d4")  # a stale one
+        stale = await again.reply()
+        assert stale.ephemeral and stale.content.startswith("This game has moved on:")
+        assert (await world.game(game.id)).ply == 1
+
+
+async def test_the_daily_digest_comes_by_dm_with_time_left_and_thread_links(
+    world: World, clock: Clock
+) -> None:
+    async with world.running() as bot:
+        assert bot.scheduler is not None
+        game = await start(world, "hex", size="5", options="swap=off", days_per_move="3")
+        ann = world.users["ann"]
+        handle = await world.fake.slash(
+            ann, "settings", {"reminders": "digest", "digest_hour": 9}, channel=world.channel
+        )
+        assert "Reminders: a daily digest at 9:00" in (await handle.reply()).content
+        clock.advance(days=1)  # past 09:00 UTC the next day
+        await bot.scheduler.tick()
+        await world.fake.wait_for(lambda: bool(world.fake.dms(ann)), what="ann's digest")
+        digest = world.fake.dms(ann)[-1].content
+        assert digest.startswith("Your move in 1 game:\n· Hex #")
+        assert f"due <t:{int((await world.game(game.id)).deadline.timestamp())}:R>" in digest  # type: ignore[union-attr]
+        assert f"/channels/{world.guild.id}/{game.thread_id}" in digest
+        await bot.scheduler.tick()
+        assert len(world.fake.dms(ann)) == 1
