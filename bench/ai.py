@@ -8,8 +8,10 @@ Sections (all by default, or pick with --section):
   paired openings (each random opening twice, seats swapped). With the
   default 10 games per pairing these figures are PRELIMINARY (+-30 points).
 - solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
-  --solve-limit s each), Disthex 2x2 to 4x4, and the Hex 5x5 first-move
-  table (--hex-limit s per opening).
+  --solve-limit s each), Disthex 2x2 to 4x4, and Hex first-move tables
+  (--hex-size 5 by default, repeatable; --hex-limit s per opening), each
+  opening proven on its own and then the whole table by solve(), compared
+  with the published tables.
 - openspiel: Hex 7x7 (swap off) against pyspiel.MCTSBot (random rollouts,
   uct_c 2) given the simulations it runs in the same time on this machine,
   calibrated in the same run; paired openings.
@@ -29,8 +31,10 @@ from collections.abc import Callable
 
 import engine
 from engine import GameState, ai, notation
+from engine.ai import hexsolve
 from engine.ai.adapter import adapter_for
 from engine.ai.mcts import Search, Settings
+from engine.ai.solver import Budget, OutOfTime
 
 #: (label, game, options, players)
 SPEED_CASES: list[tuple[str, str, dict[str, object], int | None]] = [
@@ -76,7 +80,10 @@ def main() -> None:
     parser.add_argument(
         "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
     )
-    parser.add_argument("--hex-limit", type=float, default=10.0, help="seconds per Hex opening")
+    parser.add_argument("--hex-limit", type=float, default=60.0, help="seconds per Hex opening")
+    parser.add_argument(
+        "--hex-size", type=int, action="append", help="Hex opening tables to solve (default 5)"
+    )
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
     args = parser.parse_args()
@@ -87,7 +94,9 @@ def main() -> None:
     if "strength" in sections:
         headline = strength(args.games, args.seconds, args.only) or headline
     if "solve" in sections:
-        solve_section(args.solve_limit, args.hex_limit)
+        solved = solve_section(args.solve_limit, args.hex_limit, args.hex_size or [5])
+        if "strength" not in sections:
+            headline = solved
     if "openspiel" in sections:
         headline = openspiel(args.openspiel_games, args.openspiel_seconds)
     print(f"ai: {headline}")
@@ -202,7 +211,7 @@ def strength(games: int, seconds: float, only: str | None) -> str | None:
 # -- solve ------------------------------------------------------------------------------
 
 
-def solve_section(limit: float, hex_limit: float) -> None:
+def solve_section(limit: float, hex_limit: float, hex_sizes: list[int]) -> str:
     print(f"\nexact solves (limit {limit:.0f} s each, Hex openings {hex_limit:.0f} s)")
     for lengths in ("1-6", "1,3,5", "1"):
         state = engine.new("hotwire", size="5x5", lengths=lengths)
@@ -228,28 +237,73 @@ def solve_section(limit: float, hex_limit: float) -> None:
                 f"disthex {size}x{size}: {'Black' if solution.winner == 0 else 'White'} wins, "
                 f"{took:.1f} s, winning first moves: {' '.join(solution.winning_moves)}"
             )
-    empty = engine.new("hex", size=5, swap="off")
+    return "; ".join(hex_openings(size, hex_limit) for size in hex_sizes)
+
+
+#: The published first-move tables of Hex without swap (the first player, Black,
+#: joins the top and bottom rows; a1 is the top-left cell): the openings that
+#: win. 6x6 and 7x7 from benzene's regression files (dfpn-solve-6x6.tst,
+#: dfs-solve-7x7.tst); for 5x5 the published figure is the count, 13 of 25.
+PUBLISHED_WINS: dict[int, frozenset[str] | int] = {
+    4: frozenset("a4 b3 c2 d1".split()),
+    5: 13,
+    6: frozenset("a3 a4 a5 a6 b2 b3 b4 b5 c2 c3 c4 c5 d2 d3 d4 d5 e2 e3 e4 e5 f1 f2 f3 f4".split()),
+    7: frozenset(
+        "a4 a6 a7 b3 b4 b5 b6 c2 c3 c4 c5 c6 d3 d4 d5 e2 e3 e4 e5 e6 f2 f3 f4 f5 g1 g2 g4".split()
+    ),
+}
+
+
+def published_agrees(size: int, wins: set[str]) -> bool:
+    published = PUBLISHED_WINS[size]
+    if isinstance(published, int):
+        return len(wins) == published
+    return wins == published
+
+
+def hex_openings(size: int, limit: float) -> str:
+    """Each opening of an empty size x size board (swap off) proven on its own (a
+    fresh prover, `limit` s), then the whole table in one solve() of the empty
+    board; the map and the comparison with the published table."""
+    empty = engine.new("hex", size=size, swap="off")
+    geo = hexsolve.geometry(size)
+    marks: dict[str, str] = {}
+    times = []
+    for cell in range(geo.cells):
+        label = notation.label((cell % size, cell // size))
+        prover = hexsolve.HexProver(size, Budget(time.monotonic() + limit))
+        began = time.monotonic()
+        try:
+            white_wins = prover.mover_wins(0, 1 << cell, 1)
+            marks[label] = "l" if white_wins else "W"
+        except OutOfTime:
+            marks[label] = "?"
+        times.append(time.monotonic() - began)
     rows = []
-    wins = losses = 0
-    began = time.monotonic()
-    for row in range(5):
-        marks = []
-        for column in range(5):
-            cell = f"{'abcde'[column]}{row + 1}"
-            answer = ai.solve(empty.play(cell), seconds=hex_limit)
-            if answer is None:
-                marks.append("?")
-            elif answer.winner == 0:
-                wins += 1
-                marks.append("W")
-            else:
-                losses += 1
-                marks.append("l")
-        rows.append(" " * row + " ".join(marks))
-    took = time.monotonic() - began
-    print(f"hex 5x5 openings (W first player wins, l loses, ? unproven): {wins} W, {losses} l")
+    for row in range(size):
+        line = " ".join(marks[notation.label((column, row))] for column in range(size))
+        rows.append(" " * row + line)
+    wins = {label for label, mark in marks.items() if mark == "W"}
+    unproven = sum(mark == "?" for mark in marks.values())
+    print(
+        f"hex {size}x{size} openings one by one (W first player wins, l loses, ? not proven "
+        f"in {limit:.0f} s): {len(wins)} W, {unproven} ?; median {statistics.median(times):.1f} s, "
+        f"slowest {max(times):.1f} s"
+    )
     print("\n".join(rows))
-    print(f"hex 5x5 table: {took:.0f} s (published: 13 of 25 win)")
+    began = time.monotonic()
+    solution = ai.solve(empty, seconds=limit * geo.cells)
+    took = time.monotonic() - began
+    if solution is None:
+        return f"hex {size}x{size} table: not proven in {took:.0f} s"
+    agrees = published_agrees(size, set(solution.winning_moves))
+    summary = (
+        f"hex {size}x{size} table by solve(): {len(solution.winning_moves)} of {geo.cells} "
+        f"openings win, {'agrees' if agrees else 'DISAGREES'} with the published table, "
+        f"{took:.0f} s"
+    )
+    print(summary)
+    return summary
 
 
 # -- OpenSpiel -----------------------------------------------------------------------------

@@ -25,6 +25,7 @@ forbidden), so Disthex positions go to the generic solver instead.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -241,7 +242,7 @@ class Connections:
         self.empty = geo.full & ~(own | other)
         self.full: list[dict[int, list[int]]] = []
         self.semi: list[dict[int, list[int]]] = []
-        self.queue: list[tuple[int, int, int]] = []
+        self.queue: deque[tuple[bool, int, int, int]] = deque()  # (full?, x, y, carrier)
         self.done = False  # an edge-to-edge connection settles the question asked
         self._build(own, colour)
         if not self.done:
@@ -305,7 +306,7 @@ class Connections:
             return
         known[:] = [other for other in known if carrier & ~other]
         known.append(carrier)
-        self.queue.append((x, y, carrier))
+        self.queue.append((True, x, y, carrier))
         if {x, y} == {self.first, self.second}:
             self.done = True
 
@@ -333,6 +334,8 @@ class Connections:
             return
         self._or(x, y, known, carrier, carrier, 0, 1)
         known.append(carrier)
+        if x >= self.first or y >= self.first:
+            self.queue.append((False, x, y, carrier))  # a group end extends it
 
     def _or(
         self, x: int, y: int, known: list[int], common: int, union: int, start: int, depth: int
@@ -352,32 +355,39 @@ class Connections:
                 self._or(x, y, known, narrower, union | carrier, index + 1, depth + 1)
 
     def _search(self) -> None:
-        """The AND rule on every new full connection until nothing new is found: two
-        full connections meeting at a node, with disjoint carriers, make a full
-        connection through a group or a semi one through an empty cell (its key)."""
+        """The AND rule on every new connection until nothing new is found. Two full
+        connections meeting at a node, with disjoint carriers, make a full one
+        through a group or a semi one through an empty cell (its key); a full and a
+        semi connection meeting at a group make a semi one."""
         cells = self.geo.cells
         queue = self.queue
         while queue and not self.done:
-            x, y, carrier = queue.pop()
+            is_full, x, y, carrier = queue.popleft()  # oldest first: small carriers early
             for middle, end in ((x, y), (y, x)):
-                end_bit = 1 << end if end < cells else 0
                 through_cell = middle < cells
+                if through_cell and not is_full:
+                    continue
+                end_bit = 1 << end if end < cells else 0
                 middle_bit = 1 << middle if through_cell else 0
-                for far, carriers in list(self.full[middle].items()):
-                    if far == end:
-                        continue
-                    far_bit = 1 << far if far < cells else 0
-                    if carrier & far_bit:
-                        continue
-                    for second in tuple(carriers):
-                        if second & carrier or second & end_bit:
+                joins = [(True, self.full[middle])]
+                if is_full and not through_cell:
+                    joins.append((False, self.semi[middle]))
+                for other_full, table in joins:
+                    for far, carriers in list(table.items()):
+                        if far == end:
                             continue
-                        if through_cell:
-                            self.add_semi(end, far, carrier | second | middle_bit)
-                        else:
-                            self.add_full(end, far, carrier | second)
-                        if self.done:
-                            return
+                        far_bit = 1 << far if far < cells else 0
+                        if carrier & far_bit:
+                            continue
+                        for second in tuple(carriers):
+                            if second & carrier or second & end_bit:
+                                continue
+                            if is_full and other_full and not through_cell:
+                                self.add_full(end, far, carrier | second)
+                            else:
+                                self.add_semi(end, far, carrier | second | middle_bit)
+                            if self.done:
+                                return
 
 
 def _dilate_cells(geo: Geometry, mask: int) -> int:
