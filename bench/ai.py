@@ -245,11 +245,15 @@ def solve_section(limit: float, hex_limit: float, hex_sizes: list[int]) -> str:
 #: win. 6x6 and 7x7 from benzene's regression files (dfpn-solve-6x6.tst,
 #: dfs-solve-7x7.tst); for 5x5 the published figure is the count, 13 of 25.
 PUBLISHED_WINS: dict[int, frozenset[str] | int] = {
-    4: frozenset("a4 b3 c2 d1".split()),
+    4: frozenset({"a4", "b3", "c2", "d1"}),
     5: 13,
-    6: frozenset("a3 a4 a5 a6 b2 b3 b4 b5 c2 c3 c4 c5 d2 d3 d4 d5 e2 e3 e4 e5 f1 f2 f3 f4".split()),
+    6: frozenset(
+        {"a3", "a4", "a5", "a6", "b2", "b3", "b4", "b5", "c2", "c3", "c4", "c5"}
+        | {"d2", "d3", "d4", "d5", "e2", "e3", "e4", "e5", "f1", "f2", "f3", "f4"}
+    ),
     7: frozenset(
-        "a4 a6 a7 b3 b4 b5 b6 c2 c3 c4 c5 c6 d3 d4 d5 e2 e3 e4 e5 e6 f2 f3 f4 f5 g1 g2 g4".split()
+        {"a4", "a6", "a7", "b3", "b4", "b5", "b6", "c2", "c3", "c4", "c5", "c6", "d3", "d4"}
+        | {"d5", "e2", "e3", "e4", "e5", "e6", "f2", "f3", "f4", "f5", "g1", "g2", "g4"}
     ),
 }
 
