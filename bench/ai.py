@@ -12,6 +12,8 @@ Sections (all by default, or pick with --section):
   (--hex-size 5 by default, repeatable; --hex-limit s per opening), each
   opening proven on its own and then the whole table by solve(), compared
   with the published tables.
+- analysis: analyse() after each Hex 7x7 opening (swap off, --analysis-seconds
+  each) against the published table of which openings win.
 - openspiel: Hex 7x7 (swap off) against pyspiel.MCTSBot (random rollouts,
   uct_c 2) given the simulations it runs in the same time on this machine,
   calibrated in the same run; paired openings.
@@ -71,7 +73,7 @@ def main() -> None:
     parser.add_argument(
         "--section",
         action="append",
-        choices=("speed", "strength", "solve", "openspiel"),
+        choices=("speed", "strength", "solve", "analysis", "openspiel"),
         help="run only these sections (repeatable)",
     )
     parser.add_argument("--games", type=int, default=10, help="games per pairing (even)")
@@ -83,6 +85,10 @@ def main() -> None:
     parser.add_argument("--hex-limit", type=float, default=60.0, help="seconds per Hex opening")
     parser.add_argument(
         "--hex-size", type=int, action="append", help="Hex opening tables to solve (default 5)"
+    )
+    parser.add_argument("--analysis-size", type=int, default=7, help="analysis: board size")
+    parser.add_argument(
+        "--analysis-seconds", type=float, default=2.0, help="analysis: seconds per opening"
     )
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
@@ -97,6 +103,8 @@ def main() -> None:
         solved = solve_section(args.solve_limit, args.hex_limit, args.hex_size or [5])
         if "strength" not in sections:
             headline = solved
+    if "analysis" in sections:
+        headline = opening_analysis(args.analysis_size, args.analysis_seconds)
     if "openspiel" in sections:
         headline = openspiel(args.openspiel_games, args.openspiel_seconds)
     print(f"ai: {headline}")
@@ -308,6 +316,39 @@ def hex_openings(size: int, limit: float) -> str:
     )
     print(summary)
     return summary
+
+
+# -- analysis ------------------------------------------------------------------------------
+
+
+def opening_analysis(size: int, seconds: float) -> str:
+    """analyse() after each opening of an empty board (swap off, White to move):
+    the first player's chance against the published table (a win above 0.5)."""
+    published = PUBLISHED_WINS[size]
+    assert isinstance(published, frozenset)
+    empty = engine.new("hex", size=size, swap="off")
+    marks: dict[str, str] = {}
+    agree = 0
+    for row in range(size):
+        for column in range(size):
+            label = notation.label((column, row))
+            analysis = ai.analyse(empty.play(label), seconds=seconds, seed=1)
+            chance = analysis.win_chance[0]
+            right = (chance > 0.5) == (label in published)
+            agree += right
+            proven = "!" if analysis.proven is not None else " "
+            marks[label] = f"{chance:4.2f}{proven}{' ' if right else 'x'}"
+    print(
+        f"hex {size}x{size} openings analysed at {seconds:g} s: the first player's chance "
+        "(! proven, x disagrees with the published table)"
+    )
+    for row in range(size):
+        cells = " ".join(marks[notation.label((column, row))] for column in range(size))
+        print(" " * (3 * row) + cells)
+    return (
+        f"hex {size}x{size} openings: analyse() agrees with the published table on "
+        f"{agree} of {size * size}"
+    )
 
 
 # -- OpenSpiel -----------------------------------------------------------------------------

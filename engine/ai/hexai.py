@@ -205,12 +205,12 @@ def _connects(geometry: Any, stones: list[int], cell: int, colour: int) -> bool:
 
 def _completing(geometry: Any, stones: list[int], colour: int) -> set[int]:
     """The empty cells where a stone of `colour` would join its two edges."""
-    edge_bits, neighbours = geometry.edge_bits[colour], geometry.neighbours
+    neighbours = geometry.neighbours
     reach = []
-    for edge in (1, 2):
+    for edge_cells in _edge_cells(geometry.size)[colour]:
         # Empty cells touching the edge, or touching a group that touches it.
-        touching = {c for c, s in enumerate(stones) if s == EMPTY and edge_bits[c] & edge}
-        seen = {c for c, s in enumerate(stones) if s == colour and edge_bits[c] & edge}
+        touching = {c for c in edge_cells if stones[c] == EMPTY}
+        seen = {c for c in edge_cells if stones[c] == colour}
         stack = list(seen)
         while stack:
             current = stack.pop()
@@ -223,6 +223,18 @@ def _completing(geometry: Any, stones: list[int], colour: int) -> set[int]:
                     touching.add(other)
         reach.append(touching)
     return reach[0] & reach[1]
+
+
+@cache
+def _edge_cells(size: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """Per colour, the cells on its first edge and those on its second."""
+    edge_bits = board(size).edge_bits
+    return tuple(
+        tuple(
+            tuple(c for c in range(size * size) if edge_bits[colour][c] & edge) for edge in (1, 2)
+        )
+        for colour in (0, 1)
+    )
 
 
 #: Per cell, the bridges it is a carrier of: (other carrier, stone, stone or edge).
