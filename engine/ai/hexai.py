@@ -226,7 +226,7 @@ def _completing(geometry: Any, stones: list[int], colour: int) -> set[int]:
 
 
 @cache
-def _edge_cells(size: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+def _edge_cells(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """Per colour, the cells on its first edge and those on its second."""
     edge_bits = board(size).edge_bits
     return tuple(
