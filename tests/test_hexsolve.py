@@ -103,3 +103,15 @@ def test_5x5_openings_are_proven_in_seconds(opening: str, wins: bool) -> None:
     solution = ai.solve(state, seconds=60)
     assert solution is not None
     assert (solution.winner == 0) == wins
+
+
+def test_the_engine_shows_search_the_position() -> None:
+    state = engine.new("hex", size=3, swap="on").play("b2").play("swap").play("a1")
+    # After the swap seat 0 plays White; the stones keep their colours.
+    assert state.cell_colours == (1, -1, -1, -1, 0, -1, -1, -1, -1)
+    assert state.colour_to_move == 0  # Black's turn: the person in seat 1
+    assert state.to_move == 1
+    assert state.last_stone == 0
+    assert state.empty_count == 7
+    disthex = engine.new("disthex", size=3).play("b2")
+    assert disthex.last_stone == 4 and disthex.colour_to_move == 1
