@@ -332,17 +332,33 @@ class Connections:
             known.append(carrier)
             self.done = True
             return
-        self._or(x, y, known, carrier, carrier, 0, 1)
+        # rest[i]: the cells common to known[i:] (-1: all); while `common & rest[i]`
+        # is not empty no choice among known[i:] can empty the intersection.
+        rest = [-1] * (len(known) + 1)
+        for index in range(len(known) - 1, -1, -1):
+            rest[index] = rest[index + 1] & known[index]
+        if not carrier & rest[0]:
+            self._or(x, y, known, rest, carrier, carrier, 0, 1)
         known.append(carrier)
         if x >= self.first or y >= self.first:
             self.queue.append((False, x, y, carrier))  # a group end extends it
 
     def _or(
-        self, x: int, y: int, known: list[int], common: int, union: int, start: int, depth: int
+        self,
+        x: int,
+        y: int,
+        known: list[int],
+        rest: list[int],
+        common: int,
+        union: int,
+        start: int,
+        depth: int,
     ) -> None:
         """The OR rule: semi connections whose carriers share no cell make a full
         one (whichever cell the opponent takes, a semi connection is left)."""
         for index in range(start, len(known)):
+            if common & rest[index]:
+                return
             carrier = known[index]
             narrower = common & carrier
             if narrower == common:
@@ -351,8 +367,8 @@ class Connections:
                 self.add_full(x, y, union | carrier)
                 if self.done:
                     return
-            elif depth + 1 < OR_DEPTH:
-                self._or(x, y, known, narrower, union | carrier, index + 1, depth + 1)
+            elif depth + 1 < OR_DEPTH and not narrower & rest[index + 1]:
+                self._or(x, y, known, rest, narrower, union | carrier, index + 1, depth + 1)
 
     def _search(self) -> None:
         """The AND rule on every new connection until nothing new is found. Two full
