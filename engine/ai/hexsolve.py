@@ -25,12 +25,14 @@ forbidden), so Disthex positions go to the generic solver instead.
 
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from engine.ai.solver import Budget
+from engine.ai.solver import Budget, OutOfTime
 
 #: Unreachable proof and disproof numbers.
 INFINITE = 10**9
@@ -233,9 +235,17 @@ class Connections:
     follow. Carriers are masks of empty cells and never contain their ends."""
 
     def __init__(
-        self, geo: Geometry, own: int, other: int, colour: int, *, stop_on_semi: bool
+        self,
+        geo: Geometry,
+        own: int,
+        other: int,
+        colour: int,
+        *,
+        stop_on_semi: bool,
+        deadline: float = math.inf,
     ) -> None:
         self.geo = geo
+        self.deadline = deadline  # time.monotonic(); past it the search raises OutOfTime
         self.first = geo.cells
         self.second = geo.cells + 1
         self.stop_on_semi = stop_on_semi
@@ -377,7 +387,11 @@ class Connections:
         semi connection meeting at a group make a semi one."""
         cells = self.geo.cells
         queue = self.queue
+        steps = 0
         while queue and not self.done:
+            steps += 1
+            if not steps & 63 and time.monotonic() >= self.deadline:
+                raise OutOfTime  # a big board's search can outlast a short budget
             is_full, x, y, carrier = queue.popleft()  # oldest first: small carriers early
             for middle, end in ((x, y), (y, x)):
                 through_cell = middle < cells
@@ -506,10 +520,12 @@ class HexProver:
             return True
         if connected(geo, other, colour ^ 1):
             return False
-        mine = Connections(geo, own, other, colour, stop_on_semi=True)
+        budget = self.budget
+        deadline = budget.deadline if budget.node_limit is None else math.inf
+        mine = Connections(geo, own, other, colour, stop_on_semi=True, deadline=deadline)
         if mine.done:
             return True
-        theirs = Connections(geo, other, own, colour ^ 1, stop_on_semi=False)
+        theirs = Connections(geo, other, own, colour ^ 1, stop_on_semi=False, deadline=deadline)
         if theirs.done:
             return False
         region = mine.empty
