@@ -304,7 +304,7 @@ def hex_openings(size: int, limit: float) -> str:
     unproven = sum(mark == "?" for mark in marks.values())
     print(
         f"hex {size}x{size} openings one by one (W first player wins, l loses, ? not proven "
-        f"in {limit:.0f} s): {len(wins)} W, {unproven} ?; {len(times)} proofs, median "
+        f"in {limit:.0f} s): {len(wins)} W, {unproven} ?; {len(times)} searched, median "
         f"{statistics.median(times):.1f} s, "
         f"slowest {max(times):.1f} s"
     )
