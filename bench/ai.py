@@ -8,8 +8,12 @@ Sections (all by default, or pick with --section):
   paired openings (each random opening twice, seats swapped). With the
   default 10 games per pairing these figures are PRELIMINARY (+-30 points).
 - solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
-  --solve-limit s each), Disthex 2x2 to 4x4, and the Hex 5x5 first-move
-  table (--hex-limit s per opening).
+  --solve-limit s each), Disthex 2x2 to 4x4, and Hex first-move tables
+  (--hex-size 5 by default, repeatable; --hex-limit s per opening), each
+  opening proven on its own and then the whole table by solve(), compared
+  with the published tables.
+- analysis: analyse() after each Hex 7x7 opening (swap off, --analysis-seconds
+  each) against the published table of which openings win.
 - openspiel: Hex 7x7 (--openspiel-size) with swap off against pyspiel.MCTSBot
   (random rollouts, uct_c 2) given the simulations it runs in the same time on
   this machine, calibrated again before every pair of games; paired openings;
@@ -30,8 +34,10 @@ from collections.abc import Callable
 
 import engine
 from engine import GameState, ai, notation
+from engine.ai import hexsolve
 from engine.ai.adapter import adapter_for
 from engine.ai.mcts import Search, Settings
+from engine.ai.solver import Budget, OutOfTime
 
 #: (label, game, options, players)
 SPEED_CASES: list[tuple[str, str, dict[str, object], int | None]] = [
@@ -68,7 +74,7 @@ def main() -> None:
     parser.add_argument(
         "--section",
         action="append",
-        choices=("speed", "strength", "solve", "openspiel"),
+        choices=("speed", "strength", "solve", "analysis", "openspiel"),
         help="run only these sections (repeatable)",
     )
     parser.add_argument("--games", type=int, default=10, help="games per pairing (even)")
@@ -77,7 +83,14 @@ def main() -> None:
     parser.add_argument(
         "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
     )
-    parser.add_argument("--hex-limit", type=float, default=10.0, help="seconds per Hex opening")
+    parser.add_argument("--hex-limit", type=float, default=60.0, help="seconds per Hex opening")
+    parser.add_argument(
+        "--hex-size", type=int, action="append", help="Hex opening tables to solve (default 5)"
+    )
+    parser.add_argument("--analysis-size", type=int, default=7, help="analysis: board size")
+    parser.add_argument(
+        "--analysis-seconds", type=float, default=2.0, help="analysis: seconds per opening"
+    )
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
     parser.add_argument("--openspiel-size", type=int, default=7, help="Hex board size")
@@ -92,7 +105,11 @@ def main() -> None:
     if "strength" in sections:
         headline = strength(args.games, args.seconds, args.only) or headline
     if "solve" in sections:
-        solve_section(args.solve_limit, args.hex_limit)
+        solved = solve_section(args.solve_limit, args.hex_limit, args.hex_size or [5])
+        if "strength" not in sections:
+            headline = solved
+    if "analysis" in sections:
+        headline = opening_analysis(args.analysis_size, args.analysis_seconds)
     if "openspiel" in sections:
         headline = openspiel(
             args.openspiel_games,
@@ -212,7 +229,7 @@ def strength(games: int, seconds: float, only: str | None) -> str | None:
 # -- solve ------------------------------------------------------------------------------
 
 
-def solve_section(limit: float, hex_limit: float) -> None:
+def solve_section(limit: float, hex_limit: float, hex_sizes: list[int]) -> str:
     print(f"\nexact solves (limit {limit:.0f} s each, Hex openings {hex_limit:.0f} s)")
     for lengths in ("1-6", "1,3,5", "1"):
         state = engine.new("hotwire", size="5x5", lengths=lengths)
@@ -238,28 +255,118 @@ def solve_section(limit: float, hex_limit: float) -> None:
                 f"disthex {size}x{size}: {'Black' if solution.winner == 0 else 'White'} wins, "
                 f"{took:.1f} s, winning first moves: {' '.join(solution.winning_moves)}"
             )
-    empty = engine.new("hex", size=5, swap="off")
+    return "; ".join(hex_openings(size, hex_limit) for size in hex_sizes)
+
+
+#: The published first-move tables of Hex without swap (the first player, Black,
+#: joins the top and bottom rows; a1 is the top-left cell): the openings that
+#: win. 6x6 and 7x7 from benzene's regression files (dfpn-solve-6x6.tst,
+#: dfs-solve-7x7.tst); for 5x5 the published figure is the count, 13 of 25.
+PUBLISHED_WINS: dict[int, frozenset[str] | int] = {
+    4: frozenset({"a4", "b3", "c2", "d1"}),
+    5: 13,
+    6: frozenset(
+        {"a3", "a4", "a5", "a6", "b2", "b3", "b4", "b5", "c2", "c3", "c4", "c5"}
+        | {"d2", "d3", "d4", "d5", "e2", "e3", "e4", "e5", "f1", "f2", "f3", "f4"}
+    ),
+    7: frozenset(
+        {"a4", "a6", "a7", "b3", "b4", "b5", "b6", "c2", "c3", "c4", "c5", "c6", "d3", "d4"}
+        | {"d5", "e2", "e3", "e4", "e5", "e6", "f2", "f3", "f4", "f5", "g1", "g2", "g4"}
+    ),
+}
+
+
+def published_agrees(size: int, wins: set[str]) -> bool:
+    published = PUBLISHED_WINS[size]
+    if isinstance(published, int):
+        return len(wins) == published
+    return wins == published
+
+
+def hex_openings(size: int, limit: float) -> str:
+    """Each opening of an empty size x size board (swap off) proven on its own (a
+    fresh prover, `limit` s; an opening and its 180-degree turn are the same
+    game), then, if all were proven, the whole table in one solve() of the
+    empty board; the map and the comparison with the published table."""
+    empty = engine.new("hex", size=size, swap="off")
+    geo = hexsolve.geometry(size)
+    marks: dict[str, str] = {}
+    times = []
+    for cell in range(geo.cells):
+        label = notation.label((cell % size, cell // size))
+        twin = geo.cells - 1 - cell  # the 180-degree turn: the same game
+        if twin < cell:
+            marks[label] = marks[notation.label((twin % size, twin // size))]
+            continue
+        prover = hexsolve.HexProver(size, Budget(time.monotonic() + limit))
+        began = time.monotonic()
+        try:
+            white_wins = prover.mover_wins(0, 1 << cell, 1)
+            marks[label] = "l" if white_wins else "W"
+        except OutOfTime:
+            marks[label] = "?"
+        times.append(time.monotonic() - began)
     rows = []
-    wins = losses = 0
-    began = time.monotonic()
-    for row in range(5):
-        marks = []
-        for column in range(5):
-            cell = f"{'abcde'[column]}{row + 1}"
-            answer = ai.solve(empty.play(cell), seconds=hex_limit)
-            if answer is None:
-                marks.append("?")
-            elif answer.winner == 0:
-                wins += 1
-                marks.append("W")
-            else:
-                losses += 1
-                marks.append("l")
-        rows.append(" " * row + " ".join(marks))
-    took = time.monotonic() - began
-    print(f"hex 5x5 openings (W first player wins, l loses, ? unproven): {wins} W, {losses} l")
+    for row in range(size):
+        line = " ".join(marks[notation.label((column, row))] for column in range(size))
+        rows.append(" " * row + line)
+    wins = {label for label, mark in marks.items() if mark == "W"}
+    unproven = sum(mark == "?" for mark in marks.values())
+    print(
+        f"hex {size}x{size} openings one by one (W first player wins, l loses, ? not proven "
+        f"in {limit:.0f} s): {len(wins)} W, {unproven} ?; {len(times)} searched, median "
+        f"{statistics.median(times):.1f} s, "
+        f"slowest {max(times):.1f} s"
+    )
     print("\n".join(rows))
-    print(f"hex 5x5 table: {took:.0f} s (published: 13 of 25 win)")
+    if unproven:
+        return f"hex {size}x{size}: {len(wins)} openings proven to win, {unproven} not proven"
+    began = time.monotonic()
+    solution = ai.solve(empty, seconds=limit * geo.cells)
+    took = time.monotonic() - began
+    if solution is None:
+        return f"hex {size}x{size} table: not proven in {took:.0f} s"
+    agrees = published_agrees(size, set(solution.winning_moves))
+    summary = (
+        f"hex {size}x{size} table by solve(): {len(solution.winning_moves)} of {geo.cells} "
+        f"openings win, {'agrees' if agrees else 'DISAGREES'} with the published table, "
+        f"{took:.0f} s"
+    )
+    print(summary)
+    return summary
+
+
+# -- analysis ------------------------------------------------------------------------------
+
+
+def opening_analysis(size: int, seconds: float) -> str:
+    """analyse() after each opening of an empty board (swap off, White to move):
+    the first player's chance against the published table (a win above 0.5)."""
+    published = PUBLISHED_WINS[size]
+    assert isinstance(published, frozenset)
+    empty = engine.new("hex", size=size, swap="off")
+    marks: dict[str, str] = {}
+    agree = 0
+    for row in range(size):
+        for column in range(size):
+            label = notation.label((column, row))
+            analysis = ai.analyse(empty.play(label), seconds=seconds, seed=1)
+            chance = analysis.win_chance[0]
+            right = (chance > 0.5) == (label in published)
+            agree += right
+            proven = "!" if analysis.proven is not None else " "
+            marks[label] = f"{chance:4.2f}{proven}{' ' if right else 'x'}"
+    print(
+        f"hex {size}x{size} openings analysed at {seconds:g} s: the first player's chance "
+        "(! proven, x disagrees with the published table)"
+    )
+    for row in range(size):
+        cells = " ".join(marks[notation.label((column, row))] for column in range(size))
+        print(" " * (3 * row) + cells)
+    return (
+        f"hex {size}x{size} openings: analyse() agrees with the published table on "
+        f"{agree} of {size * size}"
+    )
 
 
 # -- OpenSpiel -----------------------------------------------------------------------------

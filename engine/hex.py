@@ -186,6 +186,29 @@ class HexState(GameState):
     def swapped(self) -> bool:
         return self._swapped
 
+    # -- for search (engine/ai): the position as plain data --------------------------
+
+    @property
+    def cell_colours(self) -> tuple[int, ...]:
+        """The colour on each cell (index row * size + column): BLACK, WHITE or EMPTY."""
+        return tuple(self._stones)
+
+    @property
+    def colour_to_move(self) -> int:
+        """The colour of the next stone (once over: the colour that connected)."""
+        return self._colour
+
+    @property
+    def last_stone(self) -> int:
+        """The cell of the most recent stone placed or swapped; -1 at the start or
+        just after a pass (then Disthex forbids no cell)."""
+        return self._last_stone
+
+    @property
+    def empty_count(self) -> int:
+        """How many cells are still empty."""
+        return self._empty
+
     def colour_of(self, seat: int) -> int:
         """The colour (0 Black, 1 White) the person in `seat` plays."""
         return seat ^ self._swapped

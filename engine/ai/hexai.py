@@ -27,6 +27,7 @@ from functools import cache
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
+from engine.ai.hexsolve import HexProver, connected
 from engine.ai.solver import SOLVERS, Budget, Solution
 from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
@@ -69,7 +70,11 @@ class HexAdapter(Adapter):
         if state.outcome is not None:
             winner = state.colour_of(state.outcome.winners[0])
         return HexPosition(
-            list(state._stones), state._colour, state._last_stone, state._empty, winner
+            list(state.cell_colours),
+            state.colour_to_move,
+            state.last_stone,
+            state.empty_count,
+            winner,
         )
 
     def mover(self, pos: HexPosition) -> int:
@@ -200,12 +205,12 @@ def _connects(geometry: Any, stones: list[int], cell: int, colour: int) -> bool:
 
 def _completing(geometry: Any, stones: list[int], colour: int) -> set[int]:
     """The empty cells where a stone of `colour` would join its two edges."""
-    edge_bits, neighbours = geometry.edge_bits[colour], geometry.neighbours
+    neighbours = geometry.neighbours
     reach = []
-    for edge in (1, 2):
+    for edge_cells in _edge_cells(geometry.size)[colour]:
         # Empty cells touching the edge, or touching a group that touches it.
-        touching = {c for c, s in enumerate(stones) if s == EMPTY and edge_bits[c] & edge}
-        seen = {c for c, s in enumerate(stones) if s == colour and edge_bits[c] & edge}
+        touching = {c for c in edge_cells if stones[c] == EMPTY}
+        seen = {c for c in edge_cells if stones[c] == colour}
         stack = list(seen)
         while stack:
             current = stack.pop()
@@ -218,6 +223,18 @@ def _completing(geometry: Any, stones: list[int], colour: int) -> set[int]:
                     touching.add(other)
         reach.append(touching)
     return reach[0] & reach[1]
+
+
+@cache
+def _edge_cells(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per colour, the cells on its first edge and those on its second."""
+    edge_bits = board(size).edge_bits
+    return tuple(
+        tuple(
+            tuple(c for c in range(size * size) if edge_bits[colour][c] & edge) for edge in (1, 2)
+        )
+        for colour in (0, 1)
+    )
 
 
 #: Per cell, the bridges it is a carrier of: (other carrier, stone, stone or edge).
@@ -336,191 +353,39 @@ def _full_board_black_wins(geometry: Any, stones: list[int]) -> bool:
 # -- the exact solver (Hex) --------------------------------------------------------------
 
 
-class HexSolver:
-    """Proves Hex positions on bitboards: a boolean search with a transposition table,
-    decisive and anti-decisive moves, and centre-first move ordering."""
-
-    def __init__(self, size: int, budget: Budget) -> None:
-        self.size = size
-        self.budget = budget
-        cells = size * size
-        self.cells = cells
-        self.full = (1 << cells) - 1
-        column_first = sum(1 << (r * size) for r in range(size))
-        column_last = column_first << (size - 1)
-        self.not_first_column = self.full & ~column_first
-        self.not_last_column = self.full & ~column_last
-        row_first = (1 << size) - 1
-        row_last = row_first << (size * (size - 1))
-        # Per colour, its (first, second) edge masks.
-        self.edges = ((row_first, row_last), (column_first, column_last))
-        centre = (size - 1) / 2
-        self.order = sorted(
-            range(cells),
-            key=lambda c: _hex_distance(c % size - centre, c // size - centre),
-        )
-        self.table: dict[int, bool] = {}
-
-    def dilate(self, mask: int) -> int:
-        """`mask` with every cell next to it."""
-        n = self.size
-        return (
-            mask
-            | (mask << 1) & self.not_first_column
-            | (mask >> 1) & self.not_last_column
-            | (mask >> (n - 1)) & self.not_first_column
-            | (mask << (n - 1)) & self.not_last_column
-            | (mask << n) & self.full
-            | mask >> n
-        )
-
-    def flood(self, seed: int, within: int) -> int:
-        grown = seed & within
-        while True:
-            wider = self.dilate(grown) & within
-            if wider == grown:
-                return grown
-            grown = wider
-
-    def completing(self, own: int, empty: int, colour: int) -> int:
-        """The empty cells where a stone of `colour` joins its edges."""
-        first, second = self.edges[colour]
-        top = self.dilate(self.flood(first, own)) | first
-        bottom = self.dilate(self.flood(second, own)) | second
-        return top & bottom & empty
-
-    def mover_wins(self, own: int, other: int, colour: int) -> bool:
-        """Whether the mover (`own`, of `colour`) wins with best play."""
-        self.budget.tick()
-        key = self.key(own, other, colour)
-        known = self.table.get(key)
-        if known is not None:
-            return known
-        empty = self.full & ~(own | other)
-        if self.completing(own, empty, colour) or self.carrier(own, empty, colour) is not None:
-            self.table[key] = True
-            return True
-        region = self.must_play(other, empty, colour ^ 1)
-        if region and self.quick_win(own, empty, colour):
-            self.table[key] = True
-            return True
-        result = False
-        if region:
-            for cell in self.order:
-                bit = 1 << cell
-                if region & bit and not self.mover_wins(other, own | bit, colour ^ 1):
-                    result = True
-                    break
-        self.table[key] = result
-        return result
-
-    def key(self, own: int, other: int, colour: int) -> int:
-        """The position's key, the same for its 180-degree turn (the same game)."""
-        black, white = (own, other) if colour == 0 else (other, own)
-        plain = black | white << self.cells
-        turned = _reverse(black, self.cells) | _reverse(white, self.cells) << self.cells
-        return min(plain, turned)
-
-    def carrier(self, own: int, empty: int, colour: int) -> int | None:
-        """The empty cells of a virtual connection of `colour`, or None if none is found:
-        a chain of its groups and edges where each step is either adjacency or two (or
-        more) empty cells next to both sides, the steps' cells all disjoint. The
-        opponent, even moving first, can take only one cell of one step, and the
-        other cell restores it."""
-        first, second = self.edges[colour]
-        nodes = [(first, first & empty), (second, second & empty)]  # the edges, then groups
-        rest = own
-        while rest:
-            group = self.flood(rest & -rest, own)
-            rest &= ~group
-            nodes.append((group, self.dilate(group) & empty))
-        count = len(nodes)
-        links: list[list[tuple[int, int]]] = [[] for _ in range(count)]
-        for a in range(count):
-            stones_a, around_a = nodes[a]
-            for b in range(max(a + 1, 2), count):
-                stones_b, around_b = nodes[b]
-                if a < 2 and stones_a & stones_b:
-                    step = 0
-                else:
-                    step = around_a & around_b
-                    if not step & (step - 1):
-                        continue
-                    low = step & -step  # two cells are enough: a smaller carrier
-                    step = low | ((step ^ low) & -(step ^ low))
-                links[a].append((b, step))
-                links[b].append((a, step))
-
-        def reach(node: int, used: int, visited: int) -> int | None:
-            for nxt, step in links[node]:
-                if visited >> nxt & 1 or step & used:
-                    continue
-                if nxt == 1:
-                    return used | step
-                found = reach(nxt, used | step, visited | 1 << nxt)
-                if found is not None:
-                    return found
-            return None
-
-        return reach(0, 0, 1)
-
-    def quick_win(self, own: int, empty: int, colour: int) -> bool:
-        """Whether one stone gives the mover a virtual connection (then it wins)."""
-        for cell in self.order:
-            bit = 1 << cell
-            if empty & bit and self.carrier(own | bit, empty & ~bit, colour) is not None:
-                return True
-        return False
-
-    def must_play(self, other: int, empty: int, colour: int) -> int:
-        """The empty cells where the mover may still stop `colour` (the opponent, `other`):
-        the intersection of the carriers of the opponent's quick wins, a virtual
-        connection now or after one more stone. 0: lost."""
-        now = self.carrier(other, empty, colour)
-        if now is not None:
-            return 0
-        region = empty
-        for cell in self.order:
-            bit = 1 << cell
-            if empty & bit:
-                after = self.carrier(other | bit, empty & ~bit, colour)
-                if after is not None:
-                    region &= after | bit
-                    if not region:
-                        return 0
-        return region
-
-
-def _reverse(mask: int, cells: int) -> int:
-    """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i."""
-    return int(format(mask, f"0{cells}b")[::-1], 2)
-
-
 def solve_hex(state: GameState, budget: Budget) -> Solution | None:
-    """Every winning cell of the mover, for Hex without a pending swap; raises OutOfTime."""
+    """Every winning cell of the mover, for Hex without a pending swap; raises OutOfTime.
+
+    Each cell is settled on its own (hexsolve.HexProver, one table for all), so
+    the list is complete; on a board that is its own 180-degree turn a cell and
+    its turned twin share the answer.
+    """
     if not isinstance(state, HexState) or isinstance(state, DisthexState):
         return None
     if state.options["swap"] and state.ply <= 1:
         return None
-    geometry = board(state.size)
-    solver = HexSolver(state.size, budget)
-    colour = state._colour
-    own = sum(1 << c for c, s in enumerate(state._stones) if s == colour)
-    other = sum(1 << c for c, s in enumerate(state._stones) if s == colour ^ 1)
-    empty = solver.full & ~(own | other)
-    completing = solver.completing(own, empty, colour)
-    winning = tuple(
-        geometry.labels[cell]
-        for cell in geometry.sorted_cells
-        if empty >> cell & 1
-        and (completing >> cell & 1 or not solver.mover_wins(other, own | 1 << cell, colour ^ 1))
-    )
+    geo = board(state.size)
+    prover = HexProver(state.size, budget)
+    colour = state.colour_to_move
+    colours = state.cell_colours
+    own = sum(1 << c for c, s in enumerate(colours) if s == colour)
+    other = sum(1 << c for c, s in enumerate(colours) if s == colour ^ 1)
+    last = len(colours) - 1
+    symmetric = all(colours[c] == colours[last - c] for c in range(len(colours)))
+    wins: dict[int, bool] = {}
+    for cell in prover.geo.order:
+        if colours[cell] != EMPTY:
+            continue
+        if symmetric and last - cell in wins:
+            wins[cell] = wins[last - cell]
+            continue
+        after = own | 1 << cell
+        wins[cell] = connected(prover.geo, after, colour) or not prover.mover_wins(
+            other, after, colour ^ 1
+        )
+    winning = tuple(geo.labels[cell] for cell in geo.sorted_cells if wins.get(cell))
     mover = state.colour_of(colour)
     return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
 
 
 SOLVERS["hex"] = solve_hex
-
-
-def _hex_distance(dx: float, dy: float) -> float:
-    return max(abs(dx), abs(dy), abs(dx + dy))

@@ -1,0 +1,567 @@
+"""Hex's exact solver: proof-number search over bitboards with virtual connections.
+
+A position is two bitmasks (the mover's stones, the opponent's) and the
+mover's colour; cell i is bit i (row * size + column). At each position the
+solver
+1. fills in what cannot matter: dead cells (no chain of either colour needs
+   them) and captured pairs (two cells a player can keep for themselves
+   whatever the opponent does), which leaves the value unchanged;
+2. looks for virtual connections with H-search (Anshelevich's AND and OR
+   rules over full connections, which hold with the opponent to move, and
+   semi connections, which need one more stone): a semi or full connection
+   between the mover's edges wins; a full one of the opponent's loses;
+3. otherwise the mover must play in the intersection of the carriers of the
+   opponent's semi connections (the must-play region): any other stone leaves
+   one of them intact, and the opponent completes it.
+Proof-number search then grows a tree of such positions, always expanding the
+one that is cheapest to settle the root, with a table of settled positions
+(keyed on the stones and the mover; a board and its 180-degree turn are the
+same game and share an entry).
+
+Every rule here is exact: a proof never rests on a guess. Disthex breaks the
+connection rules (the saving reply to an intrusion is adjacent to it, hence
+forbidden), so Disthex positions go to the generic solver instead.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from engine.ai.solver import Budget, OutOfTime
+
+#: Unreachable proof and disproof numbers.
+INFINITE = 10**9
+
+#: H-search keeps at most this many full and semi connections per pair of nodes
+#: (the smallest carriers found first); more cost time and rarely prove more.
+FULL_LIMIT = 6
+SEMI_LIMIT = 12
+#: The OR rule combines at most this many semi connections.
+OR_DEPTH = 4
+
+# What lies at a neighbour position of a cell, for the dead-cell patterns.
+_BLACK, _WHITE, _EMPTY, _UNKNOWN = 0, 1, 2, 3
+
+#: The six neighbour offsets (column, row) in turn around a cell.
+_RING = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """The fixed bitboard tables of one board size."""
+
+    size: int
+    cells: int
+    full: int  # every cell
+    neighbours: tuple[int, ...]  # per cell, the mask of its neighbours
+    edges: tuple[tuple[int, int], tuple[int, int]]  # per colour: first and second edge rows
+    # Per cell, its ring: for each of the six positions around it, a cell index
+    # (>= 0), or -1 - k for colour k's edge, or -3 for a corner beyond two edges.
+    rings: tuple[tuple[int, ...], ...]
+    order: tuple[int, ...]  # cells, centre first (the order moves are tried in)
+
+
+@cache
+def geometry(size: int) -> Geometry:
+    cells = size * size
+    neighbours = []
+    rings = []
+    for cell in range(cells):
+        row, column = divmod(cell, size)
+        mask = 0
+        ring = []
+        for dc, dr in _RING:
+            c, r = column + dc, row + dr
+            row_inside, column_inside = 0 <= r < size, 0 <= c < size
+            if row_inside and column_inside:
+                mask |= 1 << (r * size + c)
+                ring.append(r * size + c)
+            elif column_inside:
+                ring.append(-1)  # beyond row 1 or row n: Black's edge
+            elif row_inside:
+                ring.append(-2)  # beyond column a or the last column: White's edge
+            else:
+                ring.append(-3)
+        neighbours.append(mask)
+        rings.append(tuple(ring))
+    row_first = (1 << size) - 1
+    row_last = row_first << (size * (size - 1))
+    column_first = sum(1 << (r * size) for r in range(size))
+    column_last = column_first << (size - 1)
+    centre = (size - 1) / 2
+
+    def distance(cell: int) -> float:
+        dy, dx = cell // size - centre, cell % size - centre
+        return max(abs(dx), abs(dy), abs(dx + dy))
+
+    return Geometry(
+        size=size,
+        cells=cells,
+        full=(1 << cells) - 1,
+        neighbours=tuple(neighbours),
+        edges=((row_first, row_last), (column_first, column_last)),
+        rings=tuple(rings),
+        order=tuple(sorted(range(cells), key=distance)),
+    )
+
+
+def bits(mask: int) -> Iterator[int]:
+    """The indices of the set bits of `mask`, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+# -- dead cells ---------------------------------------------------------------------------
+
+
+def _useless_for(ring: tuple[int, ...], colour: int) -> bool:
+    """Whether a cell with this ring of neighbours can never help `colour`: any two
+    of its neighbours a chain of `colour` could pass it through are adjacent or
+    joined around the ring by `colour`'s own stones, so the chain can bypass it."""
+    opponent = colour ^ 1
+    usable = [i for i in range(6) if ring[i] != opponent]
+    for index, a in enumerate(usable):
+        for b in usable[index + 1 :]:
+            forward = all(ring[i % 6] == colour for i in range(a + 1, b))
+            backward = all(ring[i % 6] == colour for i in range(b + 1, a + 6))
+            if not (forward or backward):
+                return False
+    return True
+
+
+@cache
+def _dead_patterns() -> frozenset[tuple[int, ...]]:
+    """Every ring (Black, White or empty at each of the six positions) that makes
+    its cell dead: useless to both colours."""
+    dead = set()
+    for code in range(3**6):
+        ring = tuple(code // 3**i % 3 for i in range(6))
+        if _useless_for(ring, _BLACK) and _useless_for(ring, _WHITE):
+            dead.add(ring)
+    return frozenset(dead)
+
+
+class FillIn:
+    """Dead cells and captured pairs of one board size."""
+
+    def __init__(self, geo: Geometry) -> None:
+        self.geo = geo
+        self.dead = _dead_patterns()
+
+    def ring(self, cell: int, black: int, white: int) -> tuple[int, ...] | None:
+        values = []
+        for other in self.geo.rings[cell]:
+            if other >= 0:
+                values.append(
+                    _BLACK if black >> other & 1 else _WHITE if white >> other & 1 else _EMPTY
+                )
+            elif other == -3:
+                return None  # a corner beyond two edges: no pattern claims it
+            else:
+                values.append(-1 - other)
+        return tuple(values)
+
+    def is_dead(self, cell: int, black: int, white: int) -> bool:
+        ring = self.ring(cell, black, white)
+        return ring is not None and ring in self.dead
+
+    def fill(self, black: int, white: int) -> tuple[int, int]:
+        """The stones with dead cells and captured pairs filled in, until none is
+        left: dead cells with White (either colour would do), a pair captured by a
+        colour with that colour."""
+        geo = self.geo
+        changed = True
+        while changed:
+            changed = False
+            empty = geo.full & ~(black | white)
+            for cell in bits(empty):
+                around = geo.neighbours[cell]
+                # A dead or captured cell has at least two coloured neighbours
+                # (stones or edges): a cheap filter before the patterns.
+                if (around & (black | white)).bit_count() + 6 - around.bit_count() < 2:
+                    continue
+                if self.is_dead(cell, black, white):
+                    white |= 1 << cell
+                    changed = True
+                    continue
+                for partner in bits(around & empty & ~(black | white)):
+                    owner = self.captured_pair(cell, partner, black, white)
+                    if owner is not None:
+                        pair = 1 << cell | 1 << partner
+                        if owner == _BLACK:
+                            black |= pair
+                        else:
+                            white |= pair
+                        changed = True
+                        break
+                if changed:
+                    break  # the board changed under the loop: start over
+        return black, white
+
+    def captured_pair(self, a: int, b: int, black: int, white: int) -> int | None:
+        """The colour that captures the adjacent empty cells a and b, if one does:
+        whichever of them the opponent takes, its stone on the other makes the
+        opponent's stone dead."""
+        for colour in (_BLACK, _WHITE):
+            stones = (black, white)
+            own, other = stones[colour], stones[colour ^ 1]
+            held = True
+            for taken, kept in ((a, b), (b, a)):
+                after_own = own | 1 << kept
+                after_other = other | 1 << taken
+                board = (after_own, after_other) if colour == _BLACK else (after_other, after_own)
+                if not self.is_dead(taken, *board):
+                    held = False
+                    break
+            if held:
+                return colour
+        return None
+
+
+# -- virtual connections --------------------------------------------------------------------
+
+
+class Connections:
+    """H-search for one colour on one position: full and semi connections between
+    its groups, its two edges and the empty cells. Node ids: empty cells are their
+    cell index; the first edge is `cells`, the second `cells + 1`, other groups
+    follow. Carriers are masks of empty cells and never contain their ends."""
+
+    def __init__(
+        self,
+        geo: Geometry,
+        own: int,
+        other: int,
+        colour: int,
+        *,
+        stop_on_semi: bool,
+        deadline: float = math.inf,
+    ) -> None:
+        self.geo = geo
+        self.deadline = deadline  # time.monotonic(); past it the search raises OutOfTime
+        self.first = geo.cells
+        self.second = geo.cells + 1
+        self.stop_on_semi = stop_on_semi
+        self.empty = geo.full & ~(own | other)
+        self.full: list[dict[int, list[int]]] = []
+        self.semi: list[dict[int, list[int]]] = []
+        self.queue: deque[tuple[bool, int, int, int]] = deque()  # (full?, x, y, carrier)
+        self.done = False  # an edge-to-edge connection settles the question asked
+        self._build(own, colour)
+        if not self.done:
+            self._search()
+
+    # -- results --
+
+    def edge_fulls(self) -> list[int]:
+        return self.full[self.first].get(self.second, [])
+
+    def edge_semis(self) -> list[int]:
+        return self.semi[self.first].get(self.second, [])
+
+    # -- building --
+
+    def _build(self, own: int, colour: int) -> None:
+        geo = self.geo
+        cells = geo.cells
+        empty = self.empty
+        first_row, second_row = geo.edges[colour]
+        # Own groups, each as (stones, empty cells next to it); the edges first,
+        # holding the own stones that touch them.
+        groups: list[int] = [
+            _flood(geo, own & first_row, own),
+            _flood(geo, own & second_row, own),
+        ]
+        adjacent = [
+            (first_row & empty) | _dilate_cells(geo, groups[0]) & empty,
+            (second_row & empty) | _dilate_cells(geo, groups[1]) & empty,
+        ]
+        rest = own & ~(groups[0] | groups[1])
+        while rest:
+            group = _flood(geo, rest & -rest, own)
+            rest &= ~group
+            groups.append(group)
+            adjacent.append(_dilate_cells(geo, group) & empty)
+        count = cells + len(groups)
+        self.full = [{} for _ in range(count)]
+        self.semi = [{} for _ in range(count)]
+        for index, around in enumerate(adjacent):
+            node = cells + index
+            for cell in bits(around):
+                self.add_full(node, cell, 0)
+        for cell in bits(empty):
+            for neighbour in bits(geo.neighbours[cell] & empty):
+                if neighbour > cell:
+                    self.add_full(cell, neighbour, 0)
+
+    # -- the rules --
+
+    def add_full(self, x: int, y: int, carrier: int) -> None:
+        known = self.full[x].get(y)
+        if known is None:
+            known = []
+            self.full[x][y] = known
+            self.full[y][x] = known
+        for other in known:
+            if other & ~carrier == 0:
+                return  # a carrier inside this one is known
+        if len(known) >= FULL_LIMIT:
+            return
+        known[:] = [other for other in known if carrier & ~other]
+        known.append(carrier)
+        self.queue.append((True, x, y, carrier))
+        if {x, y} == {self.first, self.second}:
+            self.done = True
+
+    def add_semi(self, x: int, y: int, carrier: int) -> None:
+        fulls = self.full[x].get(y)
+        if fulls is not None:
+            for other in fulls:
+                if other & ~carrier == 0:
+                    return  # the pair is already joined with fewer cells
+        known = self.semi[x].get(y)
+        if known is None:
+            known = []
+            self.semi[x][y] = known
+            self.semi[y][x] = known
+        for other in known:
+            if other & ~carrier == 0:
+                return
+        if len(known) >= SEMI_LIMIT:
+            return
+        known[:] = [other for other in known if carrier & ~other]
+        edges = {x, y} == {self.first, self.second}
+        if edges and self.stop_on_semi:
+            known.append(carrier)
+            self.done = True
+            return
+        # rest[i]: the cells common to known[i:] (-1: all); while `common & rest[i]`
+        # is not empty no choice among known[i:] can empty the intersection.
+        rest = [-1] * (len(known) + 1)
+        for index in range(len(known) - 1, -1, -1):
+            rest[index] = rest[index + 1] & known[index]
+        if not carrier & rest[0]:
+            self._or(x, y, known, rest, carrier, carrier, 0, 1)
+        known.append(carrier)
+        if x >= self.first or y >= self.first:
+            self.queue.append((False, x, y, carrier))  # a group end extends it
+
+    def _or(
+        self,
+        x: int,
+        y: int,
+        known: list[int],
+        rest: list[int],
+        common: int,
+        union: int,
+        start: int,
+        depth: int,
+    ) -> None:
+        """The OR rule: semi connections whose carriers share no cell make a full
+        one (whichever cell the opponent takes, a semi connection is left)."""
+        for index in range(start, len(known)):
+            if common & rest[index]:
+                return
+            carrier = known[index]
+            narrower = common & carrier
+            if narrower == common:
+                continue
+            if narrower == 0:
+                self.add_full(x, y, union | carrier)
+                if self.done:
+                    return
+            elif depth + 1 < OR_DEPTH and not narrower & rest[index + 1]:
+                self._or(x, y, known, rest, narrower, union | carrier, index + 1, depth + 1)
+
+    def _search(self) -> None:
+        """The AND rule on every new connection until nothing new is found. Two full
+        connections meeting at a node, with disjoint carriers, make a full one
+        through a group or a semi one through an empty cell (its key); a full and a
+        semi connection meeting at a group make a semi one."""
+        cells = self.geo.cells
+        queue = self.queue
+        steps = 0
+        while queue and not self.done:
+            steps += 1
+            if not steps & 63 and time.monotonic() >= self.deadline:
+                raise OutOfTime  # a big board's search can outlast a short budget
+            is_full, x, y, carrier = queue.popleft()  # oldest first: small carriers early
+            for middle, end in ((x, y), (y, x)):
+                through_cell = middle < cells
+                if through_cell and not is_full:
+                    continue
+                end_bit = 1 << end if end < cells else 0
+                middle_bit = 1 << middle if through_cell else 0
+                joins = [(True, self.full[middle])]
+                if is_full and not through_cell:
+                    joins.append((False, self.semi[middle]))
+                for other_full, table in joins:
+                    for far, carriers in list(table.items()):
+                        if far == end:
+                            continue
+                        far_bit = 1 << far if far < cells else 0
+                        if carrier & far_bit:
+                            continue
+                        for second in tuple(carriers):
+                            if second & carrier or second & end_bit:
+                                continue
+                            if is_full and other_full and not through_cell:
+                                self.add_full(end, far, carrier | second)
+                            else:
+                                self.add_semi(end, far, carrier | second | middle_bit)
+                            if self.done:
+                                return
+
+
+def _dilate_cells(geo: Geometry, mask: int) -> int:
+    grown = 0
+    for cell in bits(mask):
+        grown |= geo.neighbours[cell]
+    return grown & ~mask
+
+
+def _flood(geo: Geometry, seed: int, within: int) -> int:
+    """The cells of `within` connected to `seed` (itself inside `within`)."""
+    grown = seed
+    frontier = seed
+    while frontier:
+        wider = _dilate_cells(geo, frontier) & within & ~grown
+        grown |= wider
+        frontier = wider
+    return grown
+
+
+def connected(geo: Geometry, own: int, colour: int) -> bool:
+    """Whether `own` stones of `colour` join its two edges."""
+    first, second = geo.edges[colour]
+    return bool(_flood(geo, own & first, own) & second)
+
+
+# -- proof-number search ----------------------------------------------------------------------
+
+
+class _Node:
+    __slots__ = ("children", "colour", "dn", "key", "moves", "other", "own", "pn")
+
+    def __init__(self, own: int, other: int, colour: int, key: int) -> None:
+        self.own = own
+        self.other = other
+        self.colour = colour
+        self.key = key
+        self.pn = 1  # the cost of proving the mover wins
+        self.dn = 1  # the cost of proving the mover loses
+        self.moves = 0  # the must-play region, once evaluated
+        self.children: list[_Node] | None = None
+
+
+class HexProver:
+    """Settles Hex positions (no swap pending) by proof-number search. One prover
+    keeps its table of settled positions across calls."""
+
+    def __init__(self, size: int, budget: Budget) -> None:
+        self.geo = geometry(size)
+        self.fill = FillIn(self.geo)
+        self.budget = budget
+        self.settled: dict[int, bool] = {}  # key -> the mover wins
+
+    def key(self, own: int, other: int, colour: int) -> int:
+        """The same for a position and its 180-degree turn (the same game)."""
+        black, white = (own, other) if colour == 0 else (other, own)
+        cells = self.geo.cells
+        plain = (black << cells | white) << 1 | colour
+        turned = (_reverse(black, cells) << cells | _reverse(white, cells)) << 1 | colour
+        return min(plain, turned)
+
+    def mover_wins(self, own: int, other: int, colour: int) -> bool:
+        """Whether the mover (stones `own`, of `colour`) wins against `other`."""
+        root = self._node(own, other, colour)
+        while root.pn and root.dn:
+            path = [root]
+            node = root
+            while node.children is not None:
+                node = min(node.children, key=_disproof)
+                path.append(node)
+            self._expand(node)
+            for ancestor in reversed(path):
+                self._update(ancestor)
+        return root.pn == 0
+
+    def _node(self, own: int, other: int, colour: int) -> _Node:
+        """A new leaf, evaluated: settled at once, or its must-play region found."""
+        self.budget.tick()
+        black, white = (own, other) if colour == 0 else (other, own)
+        black, white = self.fill.fill(black, white)
+        own, other = (black, white) if colour == 0 else (white, black)
+        key = self.key(own, other, colour)
+        node = _Node(own, other, colour, key)
+        known = self.settled.get(key)
+        if known is None:
+            known = self._evaluate(node)
+        if known is not None:
+            self.settled[key] = known
+            node.pn, node.dn = (0, INFINITE) if known else (INFINITE, 0)
+            node.children = []
+        else:
+            node.dn = node.moves.bit_count()
+        return node
+
+    def _evaluate(self, node: _Node) -> bool | None:
+        """True or False when connections settle the position, else None with
+        `node.moves` set to the must-play region."""
+        geo, own, other, colour = self.geo, node.own, node.other, node.colour
+        if connected(geo, own, colour):
+            return True
+        if connected(geo, other, colour ^ 1):
+            return False
+        budget = self.budget
+        deadline = budget.deadline if budget.node_limit is None else math.inf
+        mine = Connections(geo, own, other, colour, stop_on_semi=True, deadline=deadline)
+        if mine.done:
+            return True
+        theirs = Connections(geo, other, own, colour ^ 1, stop_on_semi=False, deadline=deadline)
+        if theirs.done:
+            return False
+        region = mine.empty
+        for carrier in theirs.edge_semis():
+            region &= carrier
+        if not region:
+            return False
+        node.moves = region
+        return None
+
+    def _expand(self, node: _Node) -> None:
+        order = self.geo.order
+        children = []
+        for cell in order:
+            if node.moves >> cell & 1:
+                child = self._node(node.other, node.own | 1 << cell, node.colour ^ 1)
+                children.append(child)
+                if child.dn == 0:
+                    break  # a winning move: the node is proven
+        node.children = children
+
+    def _update(self, node: _Node) -> None:
+        children = node.children
+        if not children:
+            return
+        node.pn = min(child.dn for child in children)
+        node.dn = min(INFINITE, sum(child.pn for child in children))
+        if node.pn == 0 or node.dn == 0:
+            self.settled[node.key] = node.pn == 0
+            node.children = []  # settled: the subtree is no longer needed
+
+
+def _disproof(node: _Node) -> int:
+    return node.dn
+
+
+def _reverse(mask: int, cells: int) -> int:
+    """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i."""
+    return int(format(mask, f"0{cells}b")[::-1], 2)

@@ -1,0 +1,117 @@
+"""Hex's exact solver (engine/ai/hexsolve.py) against brute force and published results."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+
+import engine
+from engine import ai
+from engine.ai.hexsolve import Connections, FillIn, HexProver, connected, geometry
+from engine.ai.solver import Budget
+
+Position = tuple[int, int, int]  # the mover's stones, the opponent's, the mover's colour
+
+
+def brute_force(size: int) -> Callable[[int, int, int], bool]:
+    """Whether the mover wins, by trying every move to the end (memoised). A
+    position may already be won (fill-in can finish a chain)."""
+    geo = geometry(size)
+
+    @cache
+    def mover_wins(own: int, other: int, colour: int) -> bool:
+        if connected(geo, own, colour) or connected(geo, other, colour ^ 1):
+            return connected(geo, own, colour)
+        empty = geo.full & ~(own | other)
+        for cell in range(geo.cells):
+            if empty >> cell & 1:
+                after = own | 1 << cell
+                if connected(geo, after, colour) or not mover_wins(other, after, colour ^ 1):
+                    return True
+        return False
+
+    return mover_wins
+
+
+def random_positions(size: int, count: int, seed: int, fewest: int = 0) -> list[Position]:
+    """Unfinished positions with random stones (not always alternating: fill-in makes
+    such positions) and a random mover."""
+    geo = geometry(size)
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        stones = rng.sample(range(geo.cells), rng.randrange(fewest, geo.cells - 1))
+        cut = len(stones) // 2 + rng.choice((-1, 0, 0, 1))
+        black = sum(1 << cell for cell in stones[:cut])
+        white = sum(1 << cell for cell in stones[cut:])
+        if connected(geo, black, 0) or connected(geo, white, 1):
+            continue
+        colour = rng.randrange(2)
+        found.append((black, white, colour) if colour == 0 else (white, black, colour))
+    return found
+
+
+def unlimited() -> Budget:
+    return Budget(deadline=float("inf"))
+
+
+@pytest.mark.parametrize(("size", "count", "fewest"), [(3, 150, 0), (4, 60, 4), (5, 40, 13)])
+def test_the_prover_agrees_with_brute_force(size: int, count: int, fewest: int) -> None:
+    truth = brute_force(size)
+    for own, other, colour in random_positions(size, count, seed=size, fewest=fewest):
+        prover = HexProver(size, unlimited())
+        assert prover.mover_wins(own, other, colour) == truth(own, other, colour)
+
+
+def test_fill_in_keeps_the_value() -> None:
+    truth = brute_force(4)
+    fill = FillIn(geometry(4))
+    changed = 0
+    for own, other, colour in random_positions(4, 150, seed=11, fewest=6):
+        black, white = (own, other) if colour == 0 else (other, own)
+        filled_black, filled_white = fill.fill(black, white)
+        assert filled_black & black == black and filled_white & white == white
+        changed += (filled_black, filled_white) != (black, white)
+        after = (filled_black, filled_white) if colour == 0 else (filled_white, filled_black)
+        assert truth(*after, colour) == truth(own, other, colour)
+    assert changed > 20  # the patterns do fire
+
+
+def test_a_bridge_to_each_edge_is_a_connection() -> None:
+    # 3x3, Black at b2: bridges to row 1 (a1-b1... carriers b1, c1) and row 3.
+    geo = geometry(3)
+    centre = 1 << 4
+    found = Connections(geo, centre, 0, 0, stop_on_semi=False)
+    assert found.edge_fulls()
+    # With White on one carrier cell of the top bridge, Black still has a semi
+    # connection (one move restores it) but no full one.
+    found = Connections(geo, centre, 1 << 1, 0, stop_on_semi=False)
+    assert not found.edge_fulls() and found.edge_semis()
+
+
+# 5x5, no swap: 13 of the 25 openings win for the first player (published);
+# a few of the prover's answers, which the bench checks in full.
+FIVE_BY_FIVE = {"e1": True, "a2": False, "c3": True}
+
+
+@pytest.mark.parametrize(("opening", "wins"), sorted(FIVE_BY_FIVE.items()))
+def test_5x5_openings_are_proven_in_seconds(opening: str, wins: bool) -> None:
+    state = engine.new("hex", size=5, swap="off").play(opening)
+    solution = ai.solve(state, seconds=60)
+    assert solution is not None
+    assert (solution.winner == 0) == wins
+
+
+def test_the_engine_shows_search_the_position() -> None:
+    state = engine.new("hex", size=3, swap="on").play("b2").play("swap").play("a1")
+    # After the swap seat 0 plays White; the stones keep their colours.
+    assert state.cell_colours == (1, -1, -1, -1, 0, -1, -1, -1, -1)
+    assert state.colour_to_move == 0  # Black's turn: the person in seat 1
+    assert state.to_move == 1
+    assert state.last_stone == 0
+    assert state.empty_count == 7
+    disthex = engine.new("disthex", size=3).play("b2")
+    assert disthex.last_stone == 4 and disthex.colour_to_move == 1
