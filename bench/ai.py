@@ -6,13 +6,16 @@ Sections (all by default, or pick with --section):
 - strength: the AI against uniform random and against plain UCT (random
   playouts, C = 1.4, no knowledge, the same engine) at equal time per move,
   paired openings (each random opening twice, seats swapped). With the
-  default 10 games per pairing these figures are PRELIMINARY (+-30 points).
+  default 10 games per pairing these figures are PRELIMINARY (+-30 points);
+  every group of paired games prints the score so far with a 95% (Wilson)
+  interval.
 - solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
   --solve-limit s each), Disthex 2x2 to 4x4, and the Hex 5x5 first-move
   table (--hex-limit s per opening).
-- openspiel: Hex 7x7 (swap off) against pyspiel.MCTSBot (random rollouts,
-  uct_c 2) given the simulations it runs in the same time on this machine,
-  calibrated in the same run; paired openings.
+- openspiel: Hex 7x7 (--openspiel-size) with swap off against pyspiel.MCTSBot
+  (random rollouts, uct_c 2) given the simulations it runs in the same time on
+  this machine, calibrated again before every pair of games; paired openings;
+  a progress line per pair with the 95% interval so far.
 
 The last line is the headline: `ai: <figure>`.
 
@@ -22,6 +25,7 @@ Run: .venv/bin/python -m bench.ai [--section strength] [--games 10] [--seconds 0
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import time
@@ -72,24 +76,28 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=10, help="games per pairing (even)")
     parser.add_argument("--seconds", type=float, default=0.1, help="time per move")
-    parser.add_argument("--only", help="strength: only the case with this label")
+    parser.add_argument("--only", help="strength: only the cases with these labels (a,b)")
+    parser.add_argument(
+        "--against", choices=("random", "plain"), help="strength: only this opponent"
+    )
     parser.add_argument(
         "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
     )
     parser.add_argument("--hex-limit", type=float, default=10.0, help="seconds per Hex opening")
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
+    parser.add_argument("--openspiel-size", type=int, default=7, help="Hex board size")
     args = parser.parse_args()
     sections = args.section or ["speed", "strength", "solve", "openspiel"]
     headline = "no headline (run the strength or openspiel section)"
     if "speed" in sections:
         speed()
     if "strength" in sections:
-        headline = strength(args.games, args.seconds, args.only) or headline
+        headline = strength(args.games, args.seconds, args.only, args.against) or headline
     if "solve" in sections:
         solve_section(args.solve_limit, args.hex_limit)
     if "openspiel" in sections:
-        headline = openspiel(args.openspiel_games, args.openspiel_seconds)
+        headline = openspiel(args.openspiel_games, args.openspiel_seconds, args.openspiel_size)
     print(f"ai: {headline}")
 
 
@@ -154,48 +162,76 @@ def match(
     games: int,
     opponent: Callable[[int], Agent],
     seconds: float,
-) -> tuple[float, float, int]:
-    """The AI against `opponent` in every other seat: its mean score, the opponents'
-    mean score, and the games played. Openings are one random move, each played
-    with the AI in every seat in turn."""
+    progress: Callable[[list[float], list[float]], None] | None = None,
+) -> tuple[list[float], list[float]]:
+    """The AI against `opponent` in every other seat: the AI's score per game and the
+    opponents' mean score per game. Openings are one random move, each played with
+    the AI in every seat in turn; `progress` is told after each such group."""
     rng = random.Random(7)
     start = engine.new(name, players, **options)
     seats = start.players
-    ours, theirs, played = [], [], 0
-    while played < games:
+    ours: list[float] = []
+    theirs: list[float] = []
+    while len(ours) < games:
         opening = start.play(rng.choice(start.legal_moves()))
         for ai_seat in range(seats):
+            played = len(ours)
             agents = [opponent(100 * played + seat) for seat in range(seats)]
             agents[ai_seat] = searcher(seconds, None, 100 * played)
             final = play(opening, agents)
             ours.append(score_of(final, ai_seat))
-            theirs.extend(score_of(final, seat) for seat in range(seats) if seat != ai_seat)
-            played += 1
-    return statistics.mean(ours), statistics.mean(theirs), played
+            theirs.append(
+                statistics.mean(score_of(final, seat) for seat in range(seats) if seat != ai_seat)
+            )
+        if progress is not None:
+            progress(ours, theirs)
+    return ours, theirs
 
 
-def strength(games: int, seconds: float, only: str | None) -> str | None:
-    print(f"\nstrength at {seconds} s per move, {games} games per pairing (preliminary)")
-    print(f"{'case':<18} {'opponent':<10} {'games':>5} {'AI':>6} {'them':>6} {'s':>6}")
+def progress_line(
+    label: str,
+    opponent: str,
+    began: float,
+    ours: list[float],
+    theirs: list[float],
+    final: bool = False,
+) -> None:
+    low, high = wilson(ours)
+    print(
+        f"{label:<18} {opponent:<10} {len(ours):>5} {statistics.mean(ours):>6.0%} "
+        f"{f'{low:.0%}-{high:.0%}':>13} {statistics.mean(theirs):>6.0%} "
+        f"{time.monotonic() - began:>6.0f}{'' if final else '  (so far)'}",
+        flush=True,
+    )
+
+
+def strength(
+    games: int, seconds: float, only: str | None, against: str | None = None
+) -> str | None:
+    print(f"\nstrength at {seconds} s per move, {games} games per pairing")
+    print(
+        f"{'case':<18} {'opponent':<10} {'games':>5} {'AI':>6} {'95% interval':>13} "
+        f"{'them':>6} {'s':>6}"
+    )
+    chosen = None if only is None else set(only.split(","))
     headline = None
     opponents: list[tuple[str, Callable[[int], Agent]]] = [
         ("random", random_agent),
         ("plain UCT", lambda seed: searcher(seconds, Settings.plain(), seed)),
     ]
     for label, name, options, players in STRENGTH_CASES:
-        if only is not None and label != only:
+        if chosen is not None and label not in chosen:
             continue
         for opponent_name, opponent in opponents:
-            began = time.monotonic()
-            ours, theirs, played = match(name, options, players, games, opponent, seconds)
-            took = time.monotonic() - began
-            print(
-                f"{label:<18} {opponent_name:<10} {played:>5} {ours:>6.0%} {theirs:>6.0%} "
-                f"{took:>6.0f}",
-                flush=True,
+            if against is not None and not opponent_name.startswith(against):
+                continue
+            report = functools.partial(progress_line, label, opponent_name, time.monotonic())
+            ours, theirs = match(name, options, players, games, opponent, seconds, report)
+            report(ours, theirs, final=True)
+            headline = (
+                f"{label} vs {opponent_name} {statistics.mean(ours):.0%} "
+                f"(n={len(ours)}, {seconds} s per move)"
             )
-            if opponent_name == "plain UCT" and headline is None:
-                headline = f"{label} vs plain UCT {ours:.0%} (n={played}, preliminary)"
     return headline
 
 
@@ -256,22 +292,23 @@ def solve_section(limit: float, hex_limit: float) -> None:
 
 
 def openspiel(games: int, seconds: float, size: int = 7) -> str:
+    """Paired openings against pyspiel.MCTSBot; its simulation budget is calibrated
+    again before every pair, so a machine that gets busier mid-run stays fair."""
     import pyspiel  # a dev dependency, only for this section
 
     game = pyspiel.load_game(f"hex(board_size={size})")
-    rate = calibrate(pyspiel, game, seconds)
-    simulations = max(1, int(rate * seconds))
-    print(
-        f"\nopenspiel: hex {size}x{size} at {seconds} s per move; MCTSBot calibrated to "
-        f"{rate:.0f} simulations/s -> {simulations} per move"
-    )
+    print(f"\nopenspiel: hex {size}x{size} at {seconds} s per move, {games} games", flush=True)
     rng = random.Random(11)
     start = engine.new("hex", size=size, swap="off")
-    scores = []
-    played = 0
-    while played < games:
+    scores: list[float] = []
+    budgets: list[int] = []
+    began = time.monotonic()
+    while len(scores) < games:
         opening = rng.choice(start.legal_moves())
+        simulations = max(1, int(calibrate(pyspiel, game, seconds) * seconds))
+        budgets.append(simulations)
         for ai_seat in (0, 1):
+            played = len(scores)
             bot = pyspiel.MCTSBot(
                 game,
                 pyspiel.RandomRolloutEvaluator(1, played),
@@ -293,10 +330,29 @@ def openspiel(games: int, seconds: float, size: int = 7) -> str:
                 state = state.play(move)
                 spiel.apply_action(_action(move, size))
             scores.append(score_of(state, ai_seat))
-            played += 1
+        low, high = wilson(scores)
+        print(
+            f"  {len(scores):>4} games  opening {opening:<4} MCTSBot {simulations:>6} sims/move  "
+            f"AI {statistics.mean(scores):.0%} [{low:.0%}, {high:.0%}]  "
+            f"{time.monotonic() - began:.0f} s",
+            flush=True,
+        )
     share = statistics.mean(scores)
-    print(f"AI vs pyspiel.MCTSBot: {share:.0%} of {played} games")
-    return f"hex{size} vs OpenSpiel MCTSBot {share:.0%} (n={played}, {seconds} s per move)"
+    low, high = wilson(scores)
+    print(
+        f"AI vs pyspiel.MCTSBot: {share:.0%} of {len(scores)} games, 95% interval "
+        f"[{low:.0%}, {high:.0%}]; MCTSBot median {statistics.median(budgets)} simulations/move"
+    )
+    return f"hex{size} vs OpenSpiel MCTSBot {share:.0%} (n={len(scores)}, {seconds} s per move)"
+
+
+def wilson(scores: list[float], z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (draws, where a game has them, count half)."""
+    n = len(scores)
+    p = statistics.mean(scores)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    margin = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return max(0.0, centre - margin), min(1.0, centre + margin)
 
 
 def calibrate(pyspiel: object, game: object, seconds: float) -> float:
