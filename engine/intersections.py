@@ -188,6 +188,13 @@ class IntersectionsState(GameState):
         """What the offense scored in each finished round."""
         return tuple(self._round_points)
 
+    def position_key(self) -> tuple[object, ...]:
+        """What the rest of the game depends on: the round, the totals and the set of
+        segments drawn this round (their order changes neither degrees, crossings nor
+        the mover). Positions with equal keys have the same futures (a search's
+        transposition key)."""
+        return (len(self._finished), tuple(self._totals), frozenset(self._drawn))
+
     # -- the API --------------------------------------------------------------
 
     @property

@@ -28,45 +28,36 @@ class IntersectionsAdapter(Adapter):
 
     def key(self, pos: Any) -> Hashable:
         assert isinstance(pos, IntersectionsState)
-        # Within a round only the set drawn matters (degrees, crossings, the mover).
-        return (len(pos._finished), tuple(pos._totals), frozenset(pos._drawn))
+        return pos.position_key()
 
 
 @register("shortcircuit")
 class ShortCircuitAdapter(Adapter):
-    """Moves are the engine's action tuples (no text to parse in the tree or playouts)."""
+    """Moves are the engine's actions (no text to parse in the tree or playouts)."""
 
     def moves(self, pos: Any) -> list[Any]:
         assert isinstance(pos, ShortCircuitState)
-        return sorted(pos._actions(), key=lambda action: sort_key(pos._action_text(action)))
+        return sorted(pos.actions(), key=lambda action: sort_key(pos.action_text(action)))
 
     def play(self, pos: Any, move: Any) -> Any:
         after = pos.copy()
-        after._apply(move)
+        after.apply(move)
         return after
 
     def text(self, pos: Any, move: Any) -> str:
-        return str(pos._action_text(move))
+        return str(pos.action_text(move))
 
     def key(self, pos: Any) -> Hashable:
         assert isinstance(pos, ShortCircuitState)
-        return (
-            tuple(pos._colours),
-            pos._caps,
-            tuple(pos._caps_left),
-            pos._mover,
-            pos._turns,
-            pos._passes,
-            pos._popped,
-        )
+        return pos.position_key()
 
     def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
         state = pos.copy()
         played: list[tuple[int, Any]] = []
         while state.outcome is None:
-            action = rng.choice(state._actions())
-            played.append((state._mover, action))
-            state._apply(action)
+            action = rng.choice(state.actions())
+            played.append((state.to_move, action))
+            state.apply(action)
         result = self.result(state)
         assert result is not None
         return result, played
