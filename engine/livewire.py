@@ -431,6 +431,39 @@ class LivewireState(GameState):
                     break
         return found
 
+    def lines_to_goal(self, seat: int) -> dict[Point, int]:
+        """The fewest lines `seat` needs from each point to land on an open base of the
+        opponent, over the board as it is now: existing lines block as the rules say,
+        and a path goes on only through empty points (landing on a dot kills the new
+        one). Points that cannot reach an open base are absent. Dot kinds and later
+        lines are ignored: a measure of the race, not a promise."""
+        board = self._board
+        moves = board.moves[seat]
+        incoming: list[list[int]] = [[] for _ in range(board.points)]  # target -> entry numbers
+        for number, entry in enumerate(moves):
+            if entry is not None:
+                incoming[entry[0]].append(number)
+        goals = [board.index(x, y) for x, y in self.open_bases(1 - seat)]
+        distance = dict.fromkeys(goals, 0)
+        frontier = goals
+        steps = 0
+        while frontier:
+            steps += 1
+            reached = []
+            for target in frontier:
+                for number in incoming[target]:
+                    source = number // 8
+                    if source in distance:
+                        continue
+                    entry = moves[number]
+                    assert entry is not None
+                    if self._obstacle(seat, entry) is None:
+                        distance[source] = steps
+                        if self._dot_at[source] < 0:
+                            reached.append(source)
+            frontier = reached
+        return {board.point(p): d for p, d in distance.items() if d}
+
     def growing_points(self, seat: int) -> list[Point]:
         """Where `seat` may start a line: its bases and its live unused dots."""
         at, points = self._board.point, self._dot_point

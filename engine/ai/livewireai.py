@@ -44,8 +44,8 @@ class LivewireAdapter(Adapter):
     def __init__(self, state: GameState) -> None:
         super().__init__(state)
         assert isinstance(state, LivewireState)
-        straight, _ = (int(n) for n in str(state.options["lengths"]).split(","))
-        self.stride = max(straight, 1)  # squares a move can cover forward
+        # Per seat: lines needed from each point, over the board of the search's root.
+        self.distances = (state.lines_to_goal(0), state.lines_to_goal(1))
 
     def moves(self, pos: Any) -> list[Line]:
         assert isinstance(pos, LivewireState)
@@ -87,18 +87,7 @@ class LivewireAdapter(Adapter):
         return (first, 1.0 - first)
 
     def moves_needed(self, state: LivewireState, seat: int) -> int:
-        """About how many moves `seat`'s best growing point needs to land on a base."""
-        goals = state.open_bases(1 - seat)
-        if not goals:
-            return CLOSED
-        stride = self.stride
-        best = CLOSED
-        for x, y in state.growing_points(seat):
-            for gx, gy in goals:
-                across, along = abs(gx - x), abs(gy - y)
-                # a diagonal covers one of each; the rest goes a stride at a time
-                both = min(across, along)
-                need = both + (across - both + stride - 1) // stride
-                need += (along - both + stride - 1) // stride
-                best = min(best, need)
-        return best
+        """About how many moves `seat`'s best growing point needs to land on a base,
+        by the distances over the root's board (lines drawn since are not seen)."""
+        distances = self.distances[seat]
+        return min((distances.get(p, CLOSED) for p in state.growing_points(seat)), default=CLOSED)
