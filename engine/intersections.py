@@ -257,6 +257,15 @@ class IntersectionsState(GameState):
             state._draw(state._random_free(rng))
         return state
 
+    def random_round(self, rng: random.Random) -> Self:
+        """A copy with the current round finished by uniformly random segments (rounds
+        are independent: the array is wiped after each)."""
+        state = self.copy()
+        finished = len(state._finished)
+        while state.outcome is None and len(state._finished) == finished:
+            state._draw(state._random_free(rng))
+        return state
+
     # -- a move ---------------------------------------------------------------
 
     def _parse(self, text: str) -> int:

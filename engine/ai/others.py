@@ -4,14 +4,23 @@ transposition key for the solver."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
+from engine.core import GameState
 from engine.intersections import IntersectionsState
 from engine.notation import sort_key
 from engine.shortcircuit import ShortCircuitState
+
+#: Random rounds sampled for the points a round scores on average (6x6 with
+#: 12 segments: about 4.5).
+ROUND_SAMPLES = 64
+
+#: Points of lead that make a seat e (2.7) times as likely to win as another.
+STANDINGS_SCALE = 2.0
 
 
 @register("intersections")
@@ -26,9 +35,43 @@ class IntersectionsAdapter(Adapter):
             for ply, move in enumerate(record, start=start)
         ]
 
+    def __init__(self, state: GameState) -> None:
+        super().__init__(state)
+        assert isinstance(state, IntersectionsState)
+        empty = type(state)(state.options)
+        assert isinstance(empty, IntersectionsState)
+        rng = random.Random(0)
+        samples = [empty.random_round(rng).scores[0] for _ in range(ROUND_SAMPLES)]
+        self.round_points = sum(samples) / ROUND_SAMPLES
+
     def key(self, pos: Any) -> Hashable:
         assert isinstance(pos, IntersectionsState)
         return pos.position_key()
+
+    def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
+        """Random segments to the end of the round only, scored by the standings it
+        leaves (see `standings`): later rounds are independent of this one, so
+        playing them out at random would only add noise."""
+        start = pos.ply
+        final = pos.random_round(rng)
+        rewards = self.result(final) or self.standings(final)
+        return rewards, self.seats_of_record(pos, final.moves[start:])
+
+    def random_playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
+        return super().playout(pos, rng)
+
+    def standings(self, state: IntersectionsState) -> Rewards:
+        """Each seat's share of the win between rounds: a softmax of its points so far
+        plus the points a random round scores on average for each of its offense
+        rounds still to come (the offense goes round the table in seat order)."""
+        players, done = self.players, state.round - 1
+        projected = [float(total) for total in state.scores]
+        for later in range(done, state.rounds):
+            projected[later % players] += self.round_points
+        top = max(projected)
+        weights = [math.exp((value - top) / STANDINGS_SCALE) for value in projected]
+        whole = sum(weights)
+        return tuple(weight / whole for weight in weights[:players])
 
 
 @register("shortcircuit")
