@@ -1,14 +1,15 @@
 """Livewire: a race to the opponent's bases, searched with short playouts and an
 evaluation of the race.
 
-Random Livewire playouts wander: a game between random players rarely ends
-(lines get in each other's way and games reach hundreds of plies), so their
-results say almost nothing. Here a playout plays a few plies by a policy that
-lands on a base when it can and otherwise prefers lines that go forward, then
-scores the position by the race: for each player, the fewest moves its best
-growing point needs to reach a base row on the far edge (a straight line
-covers `straight` squares, a diagonal one forward and one up or down), the
-player to move a half move ahead. Landings on a base are decisive moves.
+Random Livewire playouts wander: a game between random players rarely ends (a
+random player closes its own bases by drawing from them, lines soon block each
+other, and games end in passes after hundreds of plies), so their results say
+almost nothing. Here a playout plays a few plies by a policy that lands on a
+base when it can and otherwise prefers lines that go forward, then scores the
+position by the race: for each player, the fewest lines its best growing point
+needs to land on an open base of the opponent (the engine's `lines_to_goal`,
+over the board of the search's root), the player to move half a line ahead.
+Landings on a base are decisive moves.
 """
 
 from __future__ import annotations
