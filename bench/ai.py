@@ -87,6 +87,9 @@ def main() -> None:
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
     parser.add_argument("--openspiel-size", type=int, default=7, help="Hex board size")
+    parser.add_argument(
+        "--openspiel-simulations", type=int, help="MCTSBot's budget per move (default: calibrated)"
+    )
     args = parser.parse_args()
     sections = args.section or ["speed", "strength", "solve", "openspiel"]
     headline = "no headline (run the strength or openspiel section)"
@@ -97,7 +100,12 @@ def main() -> None:
     if "solve" in sections:
         solve_section(args.solve_limit, args.hex_limit)
     if "openspiel" in sections:
-        headline = openspiel(args.openspiel_games, args.openspiel_seconds, args.openspiel_size)
+        headline = openspiel(
+            args.openspiel_games,
+            args.openspiel_seconds,
+            args.openspiel_size,
+            args.openspiel_simulations,
+        )
     print(f"ai: {headline}")
 
 
@@ -291,9 +299,10 @@ def solve_section(limit: float, hex_limit: float) -> None:
 # -- OpenSpiel -----------------------------------------------------------------------------
 
 
-def openspiel(games: int, seconds: float, size: int = 7) -> str:
+def openspiel(games: int, seconds: float, size: int = 7, simulations: int | None = None) -> str:
     """Paired openings against pyspiel.MCTSBot; its simulation budget is calibrated
-    again before every pair, so a machine that gets busier mid-run stays fair."""
+    again before every pair, so a machine that gets busier mid-run stays fair, unless
+    `simulations` fixes it (a quiet machine's rate: the AI alone pays for any load)."""
     import pyspiel  # a dev dependency, only for this section
 
     game = pyspiel.load_game(f"hex(board_size={size})")
@@ -305,15 +314,15 @@ def openspiel(games: int, seconds: float, size: int = 7) -> str:
     began = time.monotonic()
     while len(scores) < games:
         opening = rng.choice(start.legal_moves())
-        simulations = max(1, int(calibrate(pyspiel, game, seconds) * seconds))
-        budgets.append(simulations)
+        budget = simulations or max(1, int(calibrate(pyspiel, game, seconds) * seconds))
+        budgets.append(budget)
         for ai_seat in (0, 1):
             played = len(scores)
             bot = pyspiel.MCTSBot(
                 game,
                 pyspiel.RandomRolloutEvaluator(1, played),
                 2.0,
-                simulations,
+                budget,
                 1000,
                 False,
                 played,
@@ -332,7 +341,7 @@ def openspiel(games: int, seconds: float, size: int = 7) -> str:
             scores.append(score_of(state, ai_seat))
         low, high = wilson(scores)
         print(
-            f"  {len(scores):>4} games  opening {opening:<4} MCTSBot {simulations:>6} sims/move  "
+            f"  {len(scores):>4} games  opening {opening:<4} MCTSBot {budget:>6} sims/move  "
             f"AI {statistics.mean(scores):.0%} [{low:.0%}, {high:.0%}]  "
             f"{time.monotonic() - began:.0f} s",
             flush=True,
