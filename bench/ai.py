@@ -6,7 +6,9 @@ Sections (all by default, or pick with --section):
 - strength: the AI against uniform random and against plain UCT (random
   playouts, C = 1.4, no knowledge, the same engine) at equal time per move,
   paired openings (each random opening twice, seats swapped). With the
-  default 10 games per pairing these figures are PRELIMINARY (+-30 points).
+  default 10 games per pairing these figures are PRELIMINARY (+-30 points);
+  every group of paired games prints the score so far with a 95% (Wilson)
+  interval.
 - solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
   --solve-limit s each), Disthex 2x2 to 4x4, and Hex first-move tables
   (--hex-size 5 by default, repeatable; --hex-limit s per opening), each
@@ -27,6 +29,7 @@ Run: .venv/bin/python -m bench.ai [--section strength] [--games 10] [--seconds 0
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import time
@@ -79,7 +82,10 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=10, help="games per pairing (even)")
     parser.add_argument("--seconds", type=float, default=0.1, help="time per move")
-    parser.add_argument("--only", help="strength: only the case with this label")
+    parser.add_argument("--only", help="strength: only the cases with these labels (a,b)")
+    parser.add_argument(
+        "--against", choices=("random", "plain"), help="strength: only this opponent"
+    )
     parser.add_argument(
         "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
     )
@@ -103,7 +109,7 @@ def main() -> None:
     if "speed" in sections:
         speed()
     if "strength" in sections:
-        headline = strength(args.games, args.seconds, args.only) or headline
+        headline = strength(args.games, args.seconds, args.only, args.against) or headline
     if "solve" in sections:
         solved = solve_section(args.solve_limit, args.hex_limit, args.hex_size or [5])
         if "strength" not in sections:
@@ -181,48 +187,76 @@ def match(
     games: int,
     opponent: Callable[[int], Agent],
     seconds: float,
-) -> tuple[float, float, int]:
-    """The AI against `opponent` in every other seat: its mean score, the opponents'
-    mean score, and the games played. Openings are one random move, each played
-    with the AI in every seat in turn."""
+    progress: Callable[[list[float], list[float]], None] | None = None,
+) -> tuple[list[float], list[float]]:
+    """The AI against `opponent` in every other seat: the AI's score per game and the
+    opponents' mean score per game. Openings are one random move, each played with
+    the AI in every seat in turn; `progress` is told after each such group."""
     rng = random.Random(7)
     start = engine.new(name, players, **options)
     seats = start.players
-    ours, theirs, played = [], [], 0
-    while played < games:
+    ours: list[float] = []
+    theirs: list[float] = []
+    while len(ours) < games:
         opening = start.play(rng.choice(start.legal_moves()))
         for ai_seat in range(seats):
+            played = len(ours)
             agents = [opponent(100 * played + seat) for seat in range(seats)]
             agents[ai_seat] = searcher(seconds, None, 100 * played)
             final = play(opening, agents)
             ours.append(score_of(final, ai_seat))
-            theirs.extend(score_of(final, seat) for seat in range(seats) if seat != ai_seat)
-            played += 1
-    return statistics.mean(ours), statistics.mean(theirs), played
+            theirs.append(
+                statistics.mean(score_of(final, seat) for seat in range(seats) if seat != ai_seat)
+            )
+        if progress is not None:
+            progress(ours, theirs)
+    return ours, theirs
 
 
-def strength(games: int, seconds: float, only: str | None) -> str | None:
-    print(f"\nstrength at {seconds} s per move, {games} games per pairing (preliminary)")
-    print(f"{'case':<18} {'opponent':<10} {'games':>5} {'AI':>6} {'them':>6} {'s':>6}")
+def progress_line(
+    label: str,
+    opponent: str,
+    began: float,
+    ours: list[float],
+    theirs: list[float],
+    final: bool = False,
+) -> None:
+    low, high = wilson(ours)
+    print(
+        f"{label:<18} {opponent:<10} {len(ours):>5} {statistics.mean(ours):>6.0%} "
+        f"{f'{low:.0%}-{high:.0%}':>13} {statistics.mean(theirs):>6.0%} "
+        f"{time.monotonic() - began:>6.0f}{'' if final else '  (so far)'}",
+        flush=True,
+    )
+
+
+def strength(
+    games: int, seconds: float, only: str | None, against: str | None = None
+) -> str | None:
+    print(f"\nstrength at {seconds} s per move, {games} games per pairing")
+    print(
+        f"{'case':<18} {'opponent':<10} {'games':>5} {'AI':>6} {'95% interval':>13} "
+        f"{'them':>6} {'s':>6}"
+    )
+    chosen = None if only is None else set(only.split(","))
     headline = None
     opponents: list[tuple[str, Callable[[int], Agent]]] = [
         ("random", random_agent),
         ("plain UCT", lambda seed: searcher(seconds, Settings.plain(), seed)),
     ]
     for label, name, options, players in STRENGTH_CASES:
-        if only is not None and label != only:
+        if chosen is not None and label not in chosen:
             continue
         for opponent_name, opponent in opponents:
-            began = time.monotonic()
-            ours, theirs, played = match(name, options, players, games, opponent, seconds)
-            took = time.monotonic() - began
-            print(
-                f"{label:<18} {opponent_name:<10} {played:>5} {ours:>6.0%} {theirs:>6.0%} "
-                f"{took:>6.0f}",
-                flush=True,
+            if against is not None and not opponent_name.startswith(against):
+                continue
+            report = functools.partial(progress_line, label, opponent_name, time.monotonic())
+            ours, theirs = match(name, options, players, games, opponent, seconds, report)
+            report(ours, theirs, final=True)
+            headline = (
+                f"{label} vs {opponent_name} {statistics.mean(ours):.0%} "
+                f"(n={len(ours)}, {seconds} s per move)"
             )
-            if opponent_name == "plain UCT" and headline is None:
-                headline = f"{label} vs plain UCT {ours:.0%} (n={played}, preliminary)"
     return headline
 
 

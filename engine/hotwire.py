@@ -215,7 +215,7 @@ class HotWireState(GameState):
         if self.outcome is not None:
             return []
         names = self._table.names
-        return [names[wire] for wire in _bits(self._available)]
+        return [names[wire] for wire in wires_of(self._available)]
 
     def _play_action(self, text: str) -> None:
         p, q = self._read_wire(text)
@@ -264,7 +264,7 @@ class HotWireState(GameState):
         if state.outcome is not None:
             return state
         table = state._table
-        order = _bits(state._available)
+        order = wires_of(state._available)
         rng.shuffle(order)
         available = state._available
         for wire in order:
@@ -284,7 +284,7 @@ class HotWireState(GameState):
         """
         table = self._table
         available = self._available
-        wires = _bits(available)
+        wires = wires_of(available)
         if not wires:
             return ()
         pins = UnionFind(table.width * table.height)
@@ -300,9 +300,23 @@ class HotWireState(GameState):
             reach = 0
             for wire in component:
                 reach |= table.conflict(wire)
-            for other in _bits(reach & available):
+            for other in wires_of(reach & available):
                 pins.union(table.first[component[0]], table.first[other])
         return tuple(_group(table, component) for component in _components(table, wires, pins))
+
+    # -- for search (engine/ai): a position is the mask of available candidates ----
+
+    @property
+    def wire_table(self) -> WireTable:
+        """Every candidate wire of this board, numbered in record order, with the mask
+        of the candidates each conflicts with (shared by all states of the board)."""
+        return self._table
+
+    @property
+    def available(self) -> int:
+        """The candidates that may still be connected, as a mask (bit i: wire i of
+        `wire_table`). Connecting wire i leaves `available & ~conflict(i)`."""
+        return self._available
 
     # -- moves ---------------------------------------------------------------------
 
@@ -393,7 +407,7 @@ class HotWireState(GameState):
 _MEMO_LIMIT = 16_384
 
 
-class _WireTable:
+class WireTable:
     """Every candidate wire of one board and length set, numbered in record order.
 
     Pins are numbered column * height + row, so numbering pins and candidates
@@ -508,8 +522,8 @@ TABLES_KEPT = 4
 
 
 @functools.lru_cache(maxsize=TABLES_KEPT)
-def _wire_table(width: int, height: int, lengths: str) -> _WireTable:
-    return _WireTable(width, height, length_set(lengths))
+def _wire_table(width: int, height: int, lengths: str) -> WireTable:
+    return WireTable(width, height, length_set(lengths))
 
 
 def _directions(width: int, height: int, lengths: frozenset[int] | None) -> list[tuple[int, int]]:
@@ -551,11 +565,9 @@ def _unit_partner(dx: int, dy: int) -> tuple[int, int]:
     return -old_t * old_r, old_s * old_r
 
 
-# -- private helpers -----------------------------------------------------------------
-
-
-def _bits(mask: int) -> list[int]:
-    """The positions of the set bits of mask, lowest first."""
+def wires_of(mask: int) -> list[int]:
+    """The candidates of a mask of candidates (the positions of its set bits), lowest
+    first: `wires_of(state.available)` are the wires that may still be connected."""
     digits = bin(mask)[:1:-1]
     found: list[int] = []
     position = digits.find("1")
@@ -565,7 +577,10 @@ def _bits(mask: int) -> list[int]:
     return found
 
 
-def _components(table: _WireTable, wires: list[int], pins: UnionFind) -> list[list[int]]:
+# -- private helpers -----------------------------------------------------------------
+
+
+def _components(table: WireTable, wires: list[int], pins: UnionFind) -> list[list[int]]:
     """The wires grouped by the pin component of their first pin, in order of first wire."""
     by_root: dict[int, list[int]] = {}
     for wire in wires:
@@ -573,7 +588,7 @@ def _components(table: _WireTable, wires: list[int], pins: UnionFind) -> list[li
     return list(by_root.values())
 
 
-def _group(table: _WireTable, wires: list[int]) -> WireGroup:
+def _group(table: WireTable, wires: list[int]) -> WireGroup:
     pin_ids = {pin for wire in wires for pin in (table.first[wire], table.second[wire])}
     kind = "one-wire" if len(pin_ids) <= 3 else "switch" if len(pin_ids) == 4 else "larger"
     return WireGroup(

@@ -188,6 +188,13 @@ class IntersectionsState(GameState):
         """What the offense scored in each finished round."""
         return tuple(self._round_points)
 
+    def position_key(self) -> tuple[object, ...]:
+        """What the rest of the game depends on: the round, the totals and the set of
+        segments drawn this round (their order changes neither degrees, crossings nor
+        the mover). Positions with equal keys have the same futures (a search's
+        transposition key)."""
+        return (len(self._finished), tuple(self._totals), frozenset(self._drawn))
+
     # -- the API --------------------------------------------------------------
 
     @property
@@ -247,6 +254,15 @@ class IntersectionsState(GameState):
     def random_playout(self, rng: random.Random) -> Self:
         state = self.copy()
         while state.outcome is None:
+            state._draw(state._random_free(rng))
+        return state
+
+    def random_round(self, rng: random.Random) -> Self:
+        """A copy with the current round finished by uniformly random segments (rounds
+        are independent: the array is wiped after each)."""
+        state = self.copy()
+        finished = len(state._finished)
+        while state.outcome is None and len(state._finished) == finished:
             state._draw(state._random_free(rng))
         return state
 

@@ -377,6 +377,98 @@ class LivewireState(GameState):
         start, end, _, _ = self._lines[line]
         return f"{self._board.labels[start]}-{self._board.labels[end]}"
 
+    # -- for search (engine/ai) ------------------------------------------------------
+    # A line as search sees it: (the point it starts from, its move index in
+    # MOVE_KINDS order). The mover has at most one live dot at a point (landing
+    # on a live dot kills both), so the pair names the same line in every
+    # position where it is legal, without parsing any text.
+
+    def legal_lines(self) -> list[tuple[int, int]]:
+        """Every legal line of the player to move, as (start point, move index)."""
+        seat = self.ply % 2
+        points = self._dot_point
+        return [(points[dot], move) for dot, move in self._legal(seat)]
+
+    def draw_line(self, line: tuple[int, int]) -> None:
+        """Draw a line of `legal_lines()` with all it does (deaths, passes, the end)."""
+        self._draw(self.ply % 2, self._dot_at[line[0]], line[1])
+
+    def move_text(self, line: tuple[int, int]) -> str:
+        """The line's move text, as `legal_moves` gives it ("a8-c8")."""
+        board = self._board
+        entry = board.moves[self.ply % 2][line[0] * 8 + line[1]]
+        assert entry is not None
+        return f"{board.labels[line[0]]}-{board.labels[entry[0]]}"
+
+    def base_landings(self, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The lines of `lines` (legal ones) that land on an opponent's base: each wins."""
+        moves, base_owner = self._board.moves[self.ply % 2], self._board.base_owner
+        found = []
+        for start, move in lines:
+            entry = moves[start * 8 + move]
+            if entry is not None and base_owner[entry[0]] >= 0:
+                found.append((start, move))  # legal lines never land on the mover's own base
+        return found
+
+    def open_bases(self, seat: int) -> list[Point]:
+        """`seat`'s bases the opponent could still land on: those where the last
+        unit edge or square diagonal of some line into the base is not drawn (nor
+        crossed). A base closed on every side can never be reached."""
+        board, drawn = self._board, self._segment_line
+        attacker = 1 - seat
+        moves, vectors = board.moves[attacker], board.vectors[attacker]
+        found = []
+        for base in board.bases[seat]:
+            x, y = board.point(base)
+            for (dx, dy), move in vectors.items():
+                if not (0 <= x - dx <= board.width and 0 <= y - dy <= board.height):
+                    continue
+                entry = moves[board.index(x - dx, y - dy) * 8 + move]
+                assert entry is not None
+                last, crossing = entry[2][-1], entry[3]
+                if last not in drawn and (crossing < 0 or crossing not in drawn):
+                    found.append((x, y))
+                    break
+        return found
+
+    def lines_to_goal(self, seat: int) -> dict[Point, int]:
+        """The fewest lines `seat` needs from each point to land on an open base of the
+        opponent, over the board as it is now: existing lines block as the rules say,
+        and a path goes on only through empty points (landing on a dot kills the new
+        one). Points that cannot reach an open base are absent. Dot kinds and later
+        lines are ignored: a measure of the race, not a promise."""
+        board = self._board
+        moves = board.moves[seat]
+        incoming: list[list[int]] = [[] for _ in range(board.points)]  # target -> entry numbers
+        for number, entry in enumerate(moves):
+            if entry is not None:
+                incoming[entry[0]].append(number)
+        goals = [board.index(x, y) for x, y in self.open_bases(1 - seat)]
+        distance = dict.fromkeys(goals, 0)
+        frontier = goals
+        steps = 0
+        while frontier:
+            steps += 1
+            reached = []
+            for target in frontier:
+                for number in incoming[target]:
+                    source = number // 8
+                    if source in distance:
+                        continue
+                    entry = moves[number]
+                    assert entry is not None
+                    if self._obstacle(seat, entry) is None:
+                        distance[source] = steps
+                        if self._dot_at[source] < 0:
+                            reached.append(source)
+            frontier = reached
+        return {board.point(p): d for p, d in distance.items() if d}
+
+    def growing_points(self, seat: int) -> list[Point]:
+        """Where `seat` may start a line: its bases and its live unused dots."""
+        at, points = self._board.point, self._dot_point
+        return [at(points[dot]) for dot in self._usable[seat]]
+
     # -- the rules -----------------------------------------------------------------
 
     def _legal(self, seat: int) -> Iterator[tuple[int, int]]:

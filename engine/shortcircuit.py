@@ -118,7 +118,8 @@ _TURN_SEPARATOR = re.compile(r"\s*[,;]\s*")
 _SETUP_TURNS = 2  # Player 2's centre piece, then Player 1's piece next to it
 PASS = "pass"
 
-# Internal actions: (kind, a, b) with bit indices of cells.
+# An action as the engine (and search) applies it, cells as bit indices:
+# (_POP, capacitor, connector), (_CONNECTOR, colour, cell) or (_CAPACITOR, cell, 0).
 _POP, _CONNECTOR, _CAPACITOR = 0, 1, 2
 Action = tuple[int, int, int]
 
@@ -176,7 +177,7 @@ class ShortCircuitState(GameState):
     def legal_moves(self) -> list[str]:
         if self.outcome is not None:
             return []
-        return sorted((self._action_text(action) for action in self._actions()), key=sort_key)
+        return sorted((self.action_text(action) for action in self.actions()), key=sort_key)
 
     def copy(self) -> Self:
         clone = _copy.copy(self)
@@ -191,7 +192,7 @@ class ShortCircuitState(GameState):
         """Uniform over the legal single actions, without building move text to parse."""
         state = self.copy()
         while state.outcome is None:
-            state._apply(rng.choice(state._actions()))
+            state.apply(rng.choice(state.actions()))
         return state
 
     # -- playing ------------------------------------------------------------------
@@ -222,7 +223,7 @@ class ShortCircuitState(GameState):
         vars(self).update(vars(trial))
 
     def _play_action(self, text: str) -> None:
-        self._apply(self._parse_and_check(text))
+        self.apply(self._parse_and_check(text))
 
     def _parse_and_check(self, text: str) -> Action:
         words = text.split(" ", 1)
@@ -358,10 +359,11 @@ class ShortCircuitState(GameState):
             )
         return (_POP, capacitor, target)
 
-    def _apply(self, action: Action) -> None:
-        """Apply a checked action, then end the turn if it placed a piece."""
+    def apply(self, action: Action) -> None:
+        """Apply a legal action (checked, or one of `actions()`), then end the turn if it
+        placed a piece."""
         kind, first, second = action
-        self._record(self._action_text(action))
+        self._record(self.action_text(action))
         if kind == _POP:
             self._caps &= ~(1 << first)
             self._colours = self._colours_without(second)
@@ -377,8 +379,9 @@ class ShortCircuitState(GameState):
                 self._caps_left[self._mover] = left - 1
         self._end_turn(second if kind == _CONNECTOR else None)
 
-    def _actions(self) -> list[Action]:
-        """Every legal single action now, unsorted."""
+    def actions(self) -> list[Action]:
+        """Every legal single action of the mover now, unsorted (`legal_moves` gives
+        their texts, sorted): what a search plays without parsing text."""
         board, mover = self._board, self._mover
         colours = self._colours
         empty = board.mask & ~(colours[0] | colours[1] | colours[2] | colours[3])
@@ -398,7 +401,8 @@ class ShortCircuitState(GameState):
         actions.extend((_POP, c, y) for c, y in _legal_pops(board, mover, colours, self._caps))
         return actions
 
-    def _action_text(self, action: Action) -> str:
+    def action_text(self, action: Action) -> str:
+        """The action's move text, as `legal_moves` gives it ("y c3", "cap d4")."""
         kind, first, second = action
         label_of = self._board.label
         if kind == _POP:
@@ -406,6 +410,20 @@ class ShortCircuitState(GameState):
         if kind == _CONNECTOR:
             return f"{COLOURS[first][0]} {label_of(second)}"
         return f"cap {label_of(first)}"
+
+    def position_key(self) -> tuple[object, ...]:
+        """Everything the rest of the game depends on (pieces, supplies, the mover,
+        turns and passes counted, whether the mover has popped this turn): positions
+        with equal keys have the same futures (a search's transposition key)."""
+        return (
+            tuple(self._colours),
+            self._caps,
+            tuple(self._caps_left),
+            self._mover,
+            self._turns,
+            self._passes,
+            self._popped,
+        )
 
     # -- end detection ----------------------------------------------------------------
 

@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 import engine
 from engine import BadOptions, Code
 from engine.core import End, IllegalMove
-from engine.hotwire import INFO, HotWireState, HotWireView, WireGroup, length_set, wire_text
+from engine.hotwire import (
+    INFO,
+    HotWireState,
+    HotWireView,
+    WireGroup,
+    length_set,
+    wire_text,
+    wires_of,
+)
 from engine.notation import Point, label, point, sort_key
 
 # -- independent brute force: docs/RULES.md read literally ---------------------------
@@ -677,3 +685,14 @@ def test_groups_on_the_largest_board_stay_cheap() -> None:
     groups = state.groups()
     assert time.perf_counter() - started < 2
     assert sum(len(group.wires) for group in groups) == len(state.legal_moves())
+
+
+def test_the_available_mask_names_the_legal_wires() -> None:
+    state = engine.new("hotwire", size="4x4").play("a1-b1")
+    assert isinstance(state, HotWireState)
+    table = state.wire_table
+    assert [table.names[wire] for wire in wires_of(state.available)] == state.legal_moves()
+    wire = wires_of(state.available)[0]
+    after = state.play(table.names[wire])
+    assert isinstance(after, HotWireState)
+    assert after.available == state.available & ~table.conflict(wire)

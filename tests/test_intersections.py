@@ -622,3 +622,21 @@ def test_random_playout_replays_to_an_equal_state() -> None:
         assert sum(final.scores) == sum(final.round_points)
         again = engine.replay("intersections", json.loads(json.dumps(final.options)), final.moves)
         assert again == final and again.view() == final.view()
+
+
+def test_random_round_finishes_the_round_and_nothing_more() -> None:
+    state = engine.new("intersections", 3).play("a1-a3")
+    assert isinstance(state, IntersectionsState)
+    finished = state.random_round(random.Random(4))
+    assert finished.moves[:1] == state.moves and len(finished.moves) == state.segments_per_round
+    assert len(finished.round_points) == 1 and finished.round == 2 and finished.outcome is None
+    assert finished.scores[0] == finished.round_points[0]  # seat 0 was the offense
+    assert state.ply == 1  # the state itself is untouched
+
+
+def test_position_key_ignores_the_order_segments_were_drawn_in() -> None:
+    one = engine.new("intersections", 3).play("a1-a3").play("c1-c3")
+    other = engine.new("intersections", 3).play("c1-c3").play("a1-a3")
+    assert isinstance(one, IntersectionsState) and isinstance(other, IntersectionsState)
+    assert one.position_key() == other.position_key()
+    assert one.position_key() != one.play("e1-e3").position_key()

@@ -571,3 +571,36 @@ def test_random_playouts_replay() -> None:
         assert final.outcome is not None
         assert engine.replay("livewire", final.options, final.moves) == final
     assert start.ply == 0
+
+
+# -- the surface a search uses -------------------------------------------------------
+
+
+def test_legal_lines_are_the_legal_moves_and_draw_like_them() -> None:
+    state = _toward_r4()
+    lines = state.legal_lines()
+    assert sorted(map(state.move_text, lines)) == sorted(state.legal_moves())
+    for line in lines[:12]:
+        drawn = state.copy()
+        drawn.draw_line(line)
+        assert drawn == state.play(state.move_text(line))
+
+
+def test_base_landings_are_the_winning_lines() -> None:
+    state = _toward_r4()
+    landings = state.base_landings(state.legal_lines())
+    assert [state.move_text(line) for line in landings] == ["p4-r4"]
+    assert game().base_landings(game().legal_lines()) == []
+
+
+def test_a_base_closed_on_every_side_is_no_goal() -> None:
+    start = game()
+    assert start.open_bases(1) == [(17, 3), (17, 6), (17, 8), (17, 11)]
+    assert start.lines_to_goal(0)[(0, 3)] == 9  # 17 squares: eight straight lines and a branch
+    assert start.lines_to_goal(0)[(15, 3)] == 1  # p4-r4
+    # Player 2 draws every line into its base r4 from its side: up, down, forward, diagonals.
+    closed = game("a9-b9", "r4-r6", "b9-c9", "r4-r2", "c9-d9", "r4-q4", "d9-e9", "r4-q5")
+    assert (17, 3) in closed.open_bases(1)  # the diagonal from below is still open
+    closed = closed.play("e9-f9").play("r4-q3")
+    assert closed.open_bases(1) == [(17, 6), (17, 8), (17, 11)]
+    assert closed.lines_to_goal(0)[(15, 3)] == 3  # p4 must now go round to r7

@@ -134,12 +134,12 @@ async def test_a_refused_challenge_builds_no_wire_table(
 ) -> None:
     built: list[tuple[int, int]] = []
 
-    class CountedTable(hotwire._WireTable):
+    class CountedTable(hotwire.WireTable):
         def __init__(self, width: int, height: int, lengths: frozenset[int] | None) -> None:
             built.append((width, height))
             super().__init__(width, height, lengths)
 
-    monkeypatch.setattr(hotwire, "_WireTable", CountedTable)
+    monkeypatch.setattr(hotwire, "WireTable", CountedTable)
     hotwire._wire_table.cache_clear()
     await service.guild_settings(GUILD, channels=[42])
     with pytest.raises(Refused) as refusal:

@@ -613,3 +613,23 @@ def test_a_whole_turn_on_one_line_is_the_movers_in_the_record() -> None:
     assert done.moves[-2:] == ("pop c3 d3", "y d3")
     assert done.actors[-2:] == (0, 0)  # both Player 1's, though a turn of two actions
     assert done.to_move == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30))
+def test_actions_are_the_legal_moves_and_apply_like_them(seed: int, plies: int) -> None:
+    rng = random.Random(seed)
+    state = new(size=3, capacitors=2, max_turns=40)
+    for _ in range(plies):
+        if state.outcome is None:
+            state = state.play(rng.choice(state.legal_moves()))
+    if state.outcome is not None:
+        return
+    actions = state.actions()
+    assert sorted(map(state.action_text, actions)) == sorted(state.legal_moves())
+    for action in actions[:8]:
+        applied = state.copy()
+        applied.apply(action)
+        played_out = state.play(state.action_text(action))
+        assert applied == played_out
+        assert applied.position_key() == played_out.position_key()

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from engine.ai.adapter import Adapter, Rewards, register
 from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution
 from engine.core import GameState
-from engine.hotwire import HotWireState, _bits
+from engine.hotwire import HotWireState, wires_of
 
 #: A position for MCTS: (available mask, seat to move).
 Position = tuple[int, int]
@@ -43,20 +43,20 @@ class HotWireAdapter(Adapter):
     def __init__(self, state: GameState) -> None:
         super().__init__(state)
         assert isinstance(state, HotWireState)
-        self.table = state._table
+        self.table = state.wire_table
         self.conflicts = _conflicts(state)
         # Huge tables compute each conflict mask on use: playouts watch the clock.
         self.slow = isinstance(self.conflicts, _ConflictsOnDemand)
 
     def root(self, state: GameState) -> Position:
         assert isinstance(state, HotWireState)
-        return (state._available, state.ply % 2)
+        return (state.available, state.ply % 2)
 
     def mover(self, pos: Position) -> int:
         return pos[1]
 
     def moves(self, pos: Position) -> list[int]:
-        return _bits(pos[0])
+        return wires_of(pos[0])
 
     def play(self, pos: Position, move: int) -> Position:
         return (pos[0] & ~self.conflicts[move], pos[1] ^ 1)
@@ -98,7 +98,7 @@ class HotWireAdapter(Adapter):
         """
         available, seat = pos
         conflicts = self.conflicts
-        order = _bits(available)
+        order = wires_of(available)
         rng.shuffle(order)
         played: list[tuple[int, Any]] = []
         check = self.slow and time.monotonic
@@ -114,7 +114,7 @@ class HotWireAdapter(Adapter):
                 seat ^= 1
         # The walk may skip the hot wire and run out of order: finish it.
         while available:
-            wire = _bits(available)[0]
+            wire = wires_of(available)[0]
             available &= ~conflicts[wire]
             played.append((seat, wire))
             seat ^= 1
@@ -132,7 +132,7 @@ def _random_walk(
     available: int, seat: int, conflicts: Conflicts, rng: random.Random
 ) -> tuple[Rewards, list[tuple[int, Any]]]:
     """Uniformly random wires to the end (plain UCT's playout)."""
-    order = _bits(available)
+    order = wires_of(available)
     rng.shuffle(order)
     played: list[tuple[int, Any]] = []
     for wire in order:
@@ -145,7 +145,7 @@ def _random_walk(
 
 def _other_safe(available: int, conflicts: Conflicts) -> bool:
     """Whether some available wire leaves another one available."""
-    return any(available & ~conflicts[w] for w in _bits(available))
+    return any(available & ~conflicts[w] for w in wires_of(available))
 
 
 # -- the exact solver ----------------------------------------------------------------
@@ -187,7 +187,7 @@ class MisereSolver:
             region = frontier = available & -available
             while frontier:
                 reach = 0
-                for wire in _bits(frontier):
+                for wire in wires_of(frontier):
                     reach |= conflicts[wire]
                 frontier = reach & available & ~region
                 region |= frontier
@@ -212,7 +212,7 @@ class MisereSolver:
         known = self.region_id.get(region)
         if known is not None:
             return known
-        wires = _bits(region)
+        wires = wires_of(region)
         conflicts = self.conflicts
         if all(conflicts[w] & region == region for w in wires):
             self.region_id[region] = ONE
@@ -273,7 +273,7 @@ class MisereSolver:
                 continue  # a congruent region gives the same children
             done_shapes.add(ident)
             rest = others[:index] + others[index + 1 :]
-            for wire in sorted(_bits(mask), key=lambda w: -(conflicts[w] & mask).bit_count()):
+            for wire in sorted(wires_of(mask), key=lambda w: -(conflicts[w] & mask).bit_count()):
                 child = rest + self.split(mask & ~conflicts[wire])
                 if odd_one:
                     child.append((ONE, 0))
@@ -292,11 +292,11 @@ def solve_hotwire(state: GameState, budget: Budget) -> Solution | None:
     """Every winning wire of the mover, by the misère solver; raises OutOfTime."""
     assert isinstance(state, HotWireState)
     solver = MisereSolver(state, budget)
-    available, mover = state._available, state.ply % 2
-    names = state._table.names
+    available, mover = state.available, state.ply % 2
+    names = state.wire_table.names
     winning = tuple(
         names[wire]
-        for wire in _bits(available)
+        for wire in wires_of(available)
         if not solver.mover_wins(solver.split(available & ~solver.conflicts[wire]))
     )
     return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
@@ -318,7 +318,7 @@ class _ConflictsOnDemand:
     """A huge table's conflict masks, asked of the table each time (it keeps none)."""
 
     def __init__(self, state: HotWireState) -> None:
-        self._conflict = state._table.conflict
+        self._conflict = state.wire_table.conflict
 
     def __getitem__(self, wire: int, /) -> int:
         return self._conflict(wire)
@@ -330,7 +330,7 @@ _LISTED = 16_384
 
 
 def _conflicts(state: HotWireState) -> Conflicts:
-    table = state._table
+    table = state.wire_table
     if table.count > _LISTED:
         return _ConflictsOnDemand(state)
     return [table.conflict(w) for w in range(table.count)]
@@ -345,13 +345,13 @@ def _symmetric_codes(
 ) -> list[tuple[dict[int, int], dict[int, int], dict[int, int]]]:
     """Per symmetry of the square lattice (8), per wire available now: its code after
     the symmetry (the two pins, sorted, as one integer) and its lowest x and y."""
-    table = state._table
+    table = state.wire_table
     side = max(table.width, table.height)
     found = []
     for symmetry in range(8):
         swap, flip_x, flip_y = symmetry & 1, symmetry >> 1 & 1, symmetry >> 2 & 1
         codes, low_xs, low_ys = {}, {}, {}
-        for wire in _bits(state._available):
+        for wire in wires_of(state.available):
             pins = []
             for pin in (table.first[wire], table.second[wire]):
                 x, y = table.point(pin)

@@ -4,14 +4,23 @@ transposition key for the solver."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
+from engine.core import GameState
 from engine.intersections import IntersectionsState
 from engine.notation import sort_key
 from engine.shortcircuit import ShortCircuitState
+
+#: Random rounds sampled for the points a round scores on average (6x6 with
+#: 12 segments: about 4.5).
+ROUND_SAMPLES = 64
+
+#: Points of lead that make a seat e (2.7) times as likely to win as another.
+STANDINGS_SCALE = 2.0
 
 
 @register("intersections")
@@ -26,47 +35,72 @@ class IntersectionsAdapter(Adapter):
             for ply, move in enumerate(record, start=start)
         ]
 
+    def __init__(self, state: GameState) -> None:
+        super().__init__(state)
+        assert isinstance(state, IntersectionsState)
+        empty = type(state)(state.options)
+        assert isinstance(empty, IntersectionsState)
+        rng = random.Random(0)
+        samples = [empty.random_round(rng).scores[0] for _ in range(ROUND_SAMPLES)]
+        self.round_points = sum(samples) / ROUND_SAMPLES
+
     def key(self, pos: Any) -> Hashable:
         assert isinstance(pos, IntersectionsState)
-        # Within a round only the set drawn matters (degrees, crossings, the mover).
-        return (len(pos._finished), tuple(pos._totals), frozenset(pos._drawn))
+        return pos.position_key()
+
+    def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
+        """Random segments to the end of the round only, scored by the standings it
+        leaves (see `standings`): later rounds are independent of this one, so
+        playing them out at random would only add noise."""
+        start = pos.ply
+        final = pos.random_round(rng)
+        rewards = self.result(final) or self.standings(final)
+        return rewards, self.seats_of_record(pos, final.moves[start:])
+
+    def random_playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
+        return super().playout(pos, rng)
+
+    def standings(self, state: IntersectionsState) -> Rewards:
+        """Each seat's share of the win between rounds: a softmax of its points so far
+        plus the points a random round scores on average for each of its offense
+        rounds still to come (the offense goes round the table in seat order)."""
+        players, done = self.players, state.round - 1
+        projected = [float(total) for total in state.scores]
+        for later in range(done, state.rounds):
+            projected[later % players] += self.round_points
+        top = max(projected)
+        weights = [math.exp((value - top) / STANDINGS_SCALE) for value in projected]
+        whole = sum(weights)
+        return tuple(weight / whole for weight in weights[:players])
 
 
 @register("shortcircuit")
 class ShortCircuitAdapter(Adapter):
-    """Moves are the engine's action tuples (no text to parse in the tree or playouts)."""
+    """Moves are the engine's actions (no text to parse in the tree or playouts)."""
 
     def moves(self, pos: Any) -> list[Any]:
         assert isinstance(pos, ShortCircuitState)
-        return sorted(pos._actions(), key=lambda action: sort_key(pos._action_text(action)))
+        return sorted(pos.actions(), key=lambda action: sort_key(pos.action_text(action)))
 
     def play(self, pos: Any, move: Any) -> Any:
         after = pos.copy()
-        after._apply(move)
+        after.apply(move)
         return after
 
     def text(self, pos: Any, move: Any) -> str:
-        return str(pos._action_text(move))
+        return str(pos.action_text(move))
 
     def key(self, pos: Any) -> Hashable:
         assert isinstance(pos, ShortCircuitState)
-        return (
-            tuple(pos._colours),
-            pos._caps,
-            tuple(pos._caps_left),
-            pos._mover,
-            pos._turns,
-            pos._passes,
-            pos._popped,
-        )
+        return pos.position_key()
 
     def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
         state = pos.copy()
         played: list[tuple[int, Any]] = []
         while state.outcome is None:
-            action = rng.choice(state._actions())
-            played.append((state._mover, action))
-            state._apply(action)
+            action = rng.choice(state.actions())
+            played.append((state.to_move, action))
+            state.apply(action)
         result = self.result(state)
         assert result is not None
         return result, played
