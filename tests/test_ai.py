@@ -235,7 +235,7 @@ def test_solve_gives_up_in_time_on_a_big_board() -> None:
 
 
 def test_search_record_replays_plain_data() -> None:
-    analysis = ai.search_record("hotwire", {"size": "4x4"}, ["a1-b1"], 1.0)
+    analysis = ai.search_record("hotwire", {"size": "4x4"}, ["a1-b1"], 3.0)
     assert pickle.loads(pickle.dumps(analysis)) == analysis  # it crosses process borders
     assert analysis.proven is not None
     assert analysis.best[0].move in analysis.proven.winning_moves or not (
@@ -245,7 +245,7 @@ def test_search_record_replays_plain_data() -> None:
 
 def test_cli_prints_the_analysis_as_json(capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.main(
-        ["ai", "hotwire", "--option", "size=4x4", "--moves", "a1-b1", "--seconds", "1", "--json"]
+        ["ai", "hotwire", "--option", "size=4x4", "--moves", "a1-b1", "--seconds", "3", "--json"]
     )
     assert code == 0
     shown = json.loads(capsys.readouterr().out)
