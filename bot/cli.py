@@ -122,17 +122,22 @@ def start(args: argparse.Namespace) -> int:
 async def run_console(settings: Settings) -> int:
     from bot.console import Console
     from bot.schedule import Scheduler
+    from bot.schedule.airunner import AiRunner
     from bot.service import GameService
 
     # one person at one terminal: drawing in a thread is plenty
     service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
     console = Console(service, sys.stdout, Path(settings.board_dir))
     scheduler = Scheduler(service, console.print_result)  # reminders and timeouts, printed
+    console.runner = AiRunner(
+        service, console.bot_moved, processes=settings.ai_processes, nodes=settings.ai_nodes
+    )
     try:
         await scheduler.start()
         await console.run(interactive=sys.stdin.isatty())
     finally:
         await scheduler.stop()  # before the database closes
+        await console.runner.stop()
         await service.close()
     return 0
 

@@ -1,5 +1,6 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
+from bot.service.levels import DEFAULT_LEVEL, LEVELS, levels_text
 from bot.service.messages import (
     away_note,
     describe,
@@ -38,6 +39,8 @@ from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
 __all__ = [
+    "DEFAULT_LEVEL",
+    "LEVELS",
     "NOT_A_MOVE",
     "Board",
     "ChallengeClosed",
@@ -66,6 +69,7 @@ __all__ = [
     "UndoRequested",
     "away_note",
     "describe",
+    "levels_text",
     "parse_days",
     "rating_line",
     "rules_card",

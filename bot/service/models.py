@@ -49,6 +49,7 @@ class Seat:
     player_id: int | None  # None: an open seat
     name: str | None
     accepted: bool
+    bot: str | None = None  # the bot's level when the bot plays this seat
 
 
 @dataclass(frozen=True, slots=True)

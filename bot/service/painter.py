@@ -39,7 +39,7 @@ WORKER_NICENESS = 10
 T = TypeVar("T")
 
 
-class _Lane:
+class Lane:
     """Worker processes (0: one thread of this process) that are started again when one dies."""
 
     def __init__(self, name: str, processes: int) -> None:
@@ -83,8 +83,8 @@ class Painter:
     one more for slow pictures (0: a thread of this process for each)."""
 
     def __init__(self, processes: int) -> None:
-        self.boards = _Lane("boards", processes)
-        self.slow = _Lane("slow", min(processes, 1))
+        self.boards = Lane("boards", processes)
+        self.slow = Lane("slow", min(processes, 1))
 
     async def png(
         self,

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
+from bot.service import aiqueue
 from bot.service.models import (
     ChallengeClosed,
     Event,
@@ -192,6 +193,7 @@ class Play(Records):
             return events, await self.summary(conn, row.id)
         if new_turn:
             await self.write_deadlines(conn, row.id, after.ply, due)
+            await aiqueue.queue_turn(conn, row.id, summary.seats, after, now)  # a bot's turn
             player_id = summary.seats[after.to_move or 0].player_id or 0
             events.append(TurnStarted(row.id, player_id, due))
         current = dataclasses.replace(summary, ply=after.ply, to_move=after.to_move, deadline=due)
