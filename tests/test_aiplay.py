@@ -15,13 +15,27 @@ import pytest
 import sqlalchemy as sa
 
 from bot.schedule.airunner import AiRunner
-from bot.service import Code, GameService, GameSummary, Place, Player, Refused, Result, aiqueue
+from bot.service import (
+    BotThinking,
+    Code,
+    GameService,
+    GameSummary,
+    Place,
+    Player,
+    Refused,
+    Result,
+    aiqueue,
+    describe,
+)
 from bot.service.aiplayer import think
 from bot.service.levels import BOT_IDS
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import ai_jobs, moves
 from tests.conftest import ROOT, Clock, postgres_schema, run_together
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
+from tests.test_discord import play_typed, settled_game, world_on
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
@@ -307,3 +321,96 @@ async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
                 assert (await service.game(game_id, GUILD)).ply == 2
         finally:
             await service.close()
+
+
+# -- through the fake Discord --------------------------------------------------------------------
+
+
+async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
+    fake_discord: FakeDiscord, tmp_path: Any, clock: Clock
+) -> None:
+    async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
+        world.settings = world.settings.model_copy(update={"ai_processes": 0, "ai_nodes": NODES})
+        async with world.running():
+            ann = world.users["ann"]
+            options = {"game": "hex", "size": "5", "options": "swap=off", "first": "challenger"}
+            handle = await world.fake.slash(
+                ann, "challenge", {**options, "opponent": world.fake.bot}, channel=world.channel
+            )
+            message = await handle.reply()
+            assert "Paperboard (medium)" in message.content and not message.custom_ids
+            [game] = await world.service.games(world.guild.id, status="active")
+            assert game.seats[1].bot == "medium"
+            game = await settled_game(world, game.id, lambda g: g.thread_id is not None, "a thread")
+            await play_typed(world, game, "c3")
+            thread = world.thread(game)
+            await world.fake.wait_for(
+                lambda: any("Paperboard (medium)** played" in m.content for m in thread.messages),
+                what="the bot's move",
+            )
+            answer = next(m for m in thread.messages if "** played" in m.content)
+            assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
+            assert (await world.game(game.id)).ply == 2
+            # a level without a mention is a game against the bot too
+            handle = await world.fake.slash(
+                ann, "challenge", {**options, "level": "beginner"}, channel=world.channel
+            )
+            assert "Paperboard (beginner)" in (await handle.reply()).content
+            # other bots still cannot play
+            other = world.fake.create_user("otherbot", bot=True)
+            handle = await world.fake.slash(
+                ann, "challenge", {**options, "opponent": other}, channel=world.channel
+            )
+            assert "Other bots can't play" in (await handle.reply()).content
+
+
+async def test_paperboard_worker_makes_the_bots_moves_and_hands_them_over() -> None:
+    async with postgres_schema() as url:
+        settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+        service = GameService(await Database.open(url), settings)
+        worker = None
+        try:
+            game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
+            await service.move(game.id, GUILD, ANN, "c3")
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "DATABASE_URL": url}
+            env.update(AI_PROCESSES="1", AI_NODES="20", LOG_LEVEL="WARNING")
+            worker = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot.cli", "worker", cwd=ROOT, env=env
+            )
+            for _ in range(600):
+                if (await service.game(game.id, GUILD)).ply == 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert (await service.game(game.id, GUILD)).ply == 2
+            # the bot's process announces it: its outbox pass finds it at once
+            published: list[Result] = []
+
+            async def publish(result: Result) -> None:
+                published.append(result)
+
+            for _ in range(100):
+                if await service.redeliver(publish):
+                    break
+                await asyncio.sleep(0.05)
+            assert [type(e).__name__ for r in published for e in r.events][:1] == ["MovePlayed"]
+        finally:
+            if worker is not None and worker.returncode is None:
+                worker.send_signal(signal.SIGTERM)
+                assert await asyncio.wait_for(worker.wait(), timeout=30) == 0
+            await service.close()
+
+
+async def test_a_player_hears_when_to_expect_the_move_when_the_queue_is_long(
+    service: GameService, clock: Clock
+) -> None:
+    told = []
+    for _ in range(3):
+        game = await bot_game(service, "hex", {"size": 5, "swap": "off"}, level="hard")
+        clock.advance(seconds=1)
+        result = await service.move(game.id, GUILD, ANN, "c3")
+        told.append([e for e in result.events if isinstance(e, BotThinking)])
+    assert told[0] == []  # a worker is free (AI_PROCESSES=1): nothing to say
+    [notice] = told[2]
+    assert notice.ahead == 2 and notice.seconds == 30  # two 10 s searches first, then its own
+    line = describe(notice, result.game, str, str)
+    assert "2 searches" in line and "30 seconds" in line

@@ -17,7 +17,8 @@ from bot.discordbot.endpoints import point_discord_at
 from bot.discordbot.text import MENTIONS
 from bot.discordbot.views import ChallengeButton, ResignButton, UndoButton
 from bot.schedule import Scheduler
-from bot.service import GameService
+from bot.schedule.airunner import AiRunner
+from bot.service import GameService, MoveResult, Result
 from bot.settings import Settings
 
 log = logging.getLogger("paperboard.discord")
@@ -76,12 +77,25 @@ class PaperboardBot(commands.AutoShardedBot):
         self.scheduler = Scheduler(service, self.announcer.post) if schedule else None
         if self.scheduler is not None:
             self.announcer.on_deadline = self.scheduler.poke
+        # the bot's own moves, searched in worker processes; off with the scheduler
+        self.ai = (
+            AiRunner(
+                service,
+                self.announce_bot_move,
+                processes=settings.ai_processes,
+                nodes=settings.ai_nodes,
+            )
+            if schedule
+            else None
+        )
 
     async def setup_hook(self) -> None:
         await self.add_cog(GamesCog(self.service, self.announcer))
         self.add_dynamic_items(ChallengeButton, ResignButton, UndoButton)
         if self.scheduler is not None:
             await self.scheduler.start()  # catches up at once on what fell due while down
+        if self.ai is not None:
+            await self.ai.start()  # the bot's moves owed from before a restart come first
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -91,9 +105,16 @@ class PaperboardBot(commands.AutoShardedBot):
     async def close(self) -> None:
         if self.scheduler is not None:
             await self.scheduler.stop()
+        if self.ai is not None:
+            await self.ai.stop()
         # status edits and thread posts under way need the HTTP session a little longer
         await self.announcer.drain(CLOSE_GRACE_SECONDS)
         await super().close()
+
+    async def announce_bot_move(self, result: Result) -> None:
+        """The AI runner's delivery: the bot's move posted like anyone's, with its board."""
+        png = result.png if isinstance(result, MoveResult) else None
+        await self.announcer.publish(result, png=png or None)
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guilds, shards %s", self.user, len(self.guilds), self.shard_ids)

@@ -1,6 +1,6 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
-from bot.service.levels import DEFAULT_LEVEL, LEVELS, levels_text
+from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.messages import (
     away_note,
     describe,
@@ -11,6 +11,7 @@ from bot.service.messages import (
 )
 from bot.service.models import (
     Board,
+    BotThinking,
     ChallengeClosed,
     ChallengeIssued,
     Event,
@@ -43,6 +44,7 @@ __all__ = [
     "LEVELS",
     "NOT_A_MOVE",
     "Board",
+    "BotThinking",
     "ChallengeClosed",
     "ChallengeIssued",
     "Code",
@@ -68,6 +70,7 @@ __all__ = [
     "UndoAnswered",
     "UndoRequested",
     "away_note",
+    "bot_name",
     "describe",
     "levels_text",
     "parse_days",

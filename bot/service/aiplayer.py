@@ -28,7 +28,7 @@ import engine.ai
 from bot.service import aiqueue, outbox
 from bot.service.aiqueue import Job
 from bot.service.levels import HOPELESS_CHANCE, HOPELESS_SIMULATIONS, LEVELS, MAX_ACTIONS
-from bot.service.models import MoveResult, Player, Result
+from bot.service.models import BotThinking, MoveResult, Player, Result
 from bot.service.play import Play
 from bot.service.rules import forfeit
 from bot.store.schema import games, seats
@@ -124,16 +124,22 @@ class AiPlay(Play):
     ) -> MoveResult:
         """A person's move (Play.move); when the bot is to move next, the AI runner hears."""
         result = await super().move(game_id, guild_id, player, text, expected_ply=expected_ply)
-        self.bot_turn_queued(result)
-        return result
-
-    def bot_turn_queued(self, result: Result) -> None:
-        """Wake this process's AI runner when `result` leaves a bot to move."""
         game = result.game
         seat = game.to_move
-        bot_to_move = game.status == "active" and seat is not None and game.seats[seat].bot
-        if bot_to_move and self.on_bot_turn is not None:
+        level = game.seats[seat].bot if game.status == "active" and seat is not None else None
+        if level is None:
+            return result
+        if self.on_bot_turn is not None:
             self.on_bot_turn()
+        async with self.db.read() as conn:
+            job = await aiqueue.job_row(conn, game_id, "move", game.ply)
+            ahead = await aiqueue.ahead_of(conn, job.requested_at) if job is not None else 0
+        searches = max(1, self.settings.ai_processes)
+        if ahead < searches:
+            return result  # a worker is free: no wait worth telling
+        seconds = round((ahead // searches + 1) * LEVELS[level].seconds)
+        told = BotThinking(game_id, ahead, seconds)
+        return dataclasses.replace(result, events=(*result.events, told))
 
     async def bot_turn(self, job: Job) -> Turn | None:
         """The position a move job is about, or None when the game moved on (the job is

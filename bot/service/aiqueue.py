@@ -92,7 +92,7 @@ async def job_row(conn: AsyncConnection, game_id: int, kind: Kind, ply: int) -> 
     ).one_or_none()
 
 
-async def ahead_of(conn: AsyncConnection, requested_at: datetime, now: datetime) -> int:
+async def ahead_of(conn: AsyncConnection, requested_at: datetime) -> int:
     """How many waiting jobs were asked for before this one (the queue ahead of it)."""
     count = await conn.scalar(
         sa.select(sa.func.count())

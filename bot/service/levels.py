@@ -59,5 +59,7 @@ def bot_player(level: str) -> Player:
     return Player(BOT_IDS[level], f"Paperboard ({level})")
 
 
-def is_bot(player_id: int) -> bool:
-    return player_id in BOT_IDS.values()
+def bot_name(player_id: int) -> str | None:
+    """The bot's name at the level `player_id` stands for; None for anyone else."""
+    level = next((name for name, bot_id in BOT_IDS.items() if bot_id == player_id), None)
+    return None if level is None else bot_player(level).name

@@ -178,6 +178,14 @@ class Reminder(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class BotThinking(Event):
+    """The bot's queue is long: its move comes in about `seconds` (told after a move)."""
+
+    ahead: int  # searches queued before this one
+    seconds: int
+
+
+@dataclass(frozen=True, slots=True)
 class TimedOut(Event):
     """The player to move ran out of time; a GameOver follows in the same result."""
 

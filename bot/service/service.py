@@ -101,6 +101,12 @@ class GameService(Challenges, AiPlay, Lookups, Preferences):
         delivered. If `publish` raises, `redeliver` sends it again later."""
         await outbox.deliver(self, result, publish)
 
+    async def hand_over(self, result: Result) -> None:
+        """For a process that cannot announce (`paperboard worker`): leave the result to
+        the next outbox pass of a process that can (the bot's)."""
+        if result.outbox_id is not None:
+            await outbox.hand_over(self, result.outbox_id)
+
     async def redeliver(self, publish: outbox.Publish, worker: str | None = None) -> int:
         """Deliver the results a crashed process (or a failed delivery) left undelivered,
         once their lease has run out, with the game as it is now; returns how many."""
