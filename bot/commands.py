@@ -166,6 +166,20 @@ COMMANDS: tuple[Command, ...] = (
         console="record 12",
     ),
     Command(
+        "analysis",
+        "Analyse a finished game (or one against the bot): win chances, the big swings, a chart.",
+        (GAME_ID,),
+        discord="/analysis game:12",
+        console="analysis 12",
+    ),
+    Command(
+        "hint",
+        "The bot's suggested move, drawn on the board: only in a casual game against the bot.",
+        (GAME_ID,),
+        discord="/hint",
+        console="hint",
+    ),
+    Command(
         "rules",
         "A game's rules card: how to play, the notation, the options.",
         (Param("game", "game", "which game", choices=tuple(engine.GAMES)),),

@@ -4,6 +4,8 @@ the queue's exactly-once after a restart or a kill -9, and two processes sharing
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import os
 import random
 import signal
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from bot.console import Console
 from bot.schedule.airunner import AiRunner
 from bot.service import (
     BotThinking,
@@ -35,7 +38,7 @@ from bot.store.schema import ai_jobs, moves
 from tests.conftest import ROOT, Clock, postgres_schema, run_together
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import play_typed, settled_game, world_on
+from tests.test_discord import World, play_typed, settled_game, world_on
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
@@ -326,42 +329,48 @@ async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
 # -- through the fake Discord --------------------------------------------------------------------
 
 
+@contextlib.asynccontextmanager
+async def ai_world(fake_discord: FakeDiscord, tmp_path: Any, clock: Clock) -> AsyncIterator[World]:
+    """tests/test_discord.py's world, with the bot's searches in a thread at a tiny budget."""
+    async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
+        world.settings = world.settings.model_copy(update={"ai_processes": 0, "ai_nodes": NODES})
+        yield world
+
+
 async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
     fake_discord: FakeDiscord, tmp_path: Any, clock: Clock
 ) -> None:
-    async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
-        world.settings = world.settings.model_copy(update={"ai_processes": 0, "ai_nodes": NODES})
-        async with world.running():
-            ann = world.users["ann"]
-            options = {"game": "hex", "size": "5", "options": "swap=off", "first": "challenger"}
-            handle = await world.fake.slash(
-                ann, "challenge", {**options, "opponent": world.fake.bot}, channel=world.channel
-            )
-            message = await handle.reply()
-            assert "Paperboard (medium)" in message.content and not message.custom_ids
-            [game] = await world.service.games(world.guild.id, status="active")
-            assert game.seats[1].bot == "medium"
-            game = await settled_game(world, game.id, lambda g: g.thread_id is not None, "a thread")
-            await play_typed(world, game, "c3")
-            thread = world.thread(game)
-            await world.fake.wait_for(
-                lambda: any("Paperboard (medium)** played" in m.content for m in thread.messages),
-                what="the bot's move",
-            )
-            answer = next(m for m in thread.messages if "** played" in m.content)
-            assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
-            assert (await world.game(game.id)).ply == 2
-            # a level without a mention is a game against the bot too
-            handle = await world.fake.slash(
-                ann, "challenge", {**options, "level": "beginner"}, channel=world.channel
-            )
-            assert "Paperboard (beginner)" in (await handle.reply()).content
-            # other bots still cannot play
-            other = world.fake.create_user("otherbot", bot=True)
-            handle = await world.fake.slash(
-                ann, "challenge", {**options, "opponent": other}, channel=world.channel
-            )
-            assert "Other bots can't play" in (await handle.reply()).content
+    async with ai_world(fake_discord, tmp_path, clock) as world, world.running():
+        ann = world.users["ann"]
+        options = {"game": "hex", "size": "5", "options": "swap=off", "first": "challenger"}
+        handle = await world.fake.slash(
+            ann, "challenge", {**options, "opponent": world.fake.bot}, channel=world.channel
+        )
+        message = await handle.reply()
+        assert "Paperboard (medium)" in message.content and not message.custom_ids
+        [game] = await world.service.games(world.guild.id, status="active")
+        assert game.seats[1].bot == "medium"
+        game = await settled_game(world, game.id, lambda g: g.thread_id is not None, "a thread")
+        await play_typed(world, game, "c3")
+        thread = world.thread(game)
+        await world.fake.wait_for(
+            lambda: any("Paperboard (medium)** played" in m.content for m in thread.messages),
+            what="the bot's move",
+        )
+        answer = next(m for m in thread.messages if "** played" in m.content)
+        assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
+        assert (await world.game(game.id)).ply == 2
+        # a level without a mention is a game against the bot too
+        handle = await world.fake.slash(
+            ann, "challenge", {**options, "level": "beginner"}, channel=world.channel
+        )
+        assert "Paperboard (beginner)" in (await handle.reply()).content
+        # other bots still cannot play
+        other = world.fake.create_user("otherbot", bot=True)
+        handle = await world.fake.slash(
+            ann, "challenge", {**options, "opponent": other}, channel=world.channel
+        )
+        assert "Other bots can't play" in (await handle.reply()).content
 
 
 async def test_paperboard_worker_makes_the_bots_moves_and_hands_them_over() -> None:
@@ -414,3 +423,121 @@ async def test_a_player_hears_when_to_expect_the_move_when_the_queue_is_long(
     assert notice.ahead == 2 and notice.seconds == 30  # two 10 s searches first, then its own
     line = describe(notice, result.game, str, str)
     assert "2 searches" in line and "30 seconds" in line
+
+
+# -- analysis and hints ----------------------------------------------------------------------------
+
+
+async def human_game(service: GameService, moves: list[str], **extra: Any) -> GameSummary:
+    issued = await service.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], options={"size": 4, "swap": "off"},
+        first="challenger", **extra,
+    )  # fmt: skip
+    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    for i, move in enumerate(moves):
+        game = (await service.move(game.id, GUILD, (ANN, BOB)[i % 2], move)).game
+    return game
+
+
+async def test_analysis_is_refused_for_a_game_under_way_between_people(
+    service: GameService,
+) -> None:
+    game = await human_game(service, ["b2", "c3"])
+    with pytest.raises(Refused) as refused:
+        await service.analysis(game.id, GUILD)
+    assert refused.value.code == Code.ENGINE_HELP and "cheating" in str(refused.value)
+    async with service.db.read() as conn:
+        assert await conn.scalar(sa.select(sa.func.count()).select_from(ai_jobs)) == 0
+
+
+async def test_a_finished_games_analysis_is_stored_and_instant_the_second_time(
+    service: GameService, runner: AiRunner, database_url: str, clock: Clock
+) -> None:
+    game = await human_game(service, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
+    assert game.status == "finished"
+    first = await service.analysis(game.id, GUILD)
+    assert not first.done and first.total == 8
+    assert await runner.run_once() == 1
+    done = await service.analysis(game.id, GUILD)
+    assert done.done and done.progress == done.total == 8
+    assert done.png.startswith(b"\x89PNG") and len(done.png) <= 200_000
+    assert "move " in done.text and "forced win" in done.text
+    # a restart: another service on the same database answers at once, with no worker
+    settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    again = GameService(await Database.open(database_url), settings, clock=clock)
+    try:
+        stored = await again.analysis(game.id, GUILD)
+        assert stored.done and stored.text == done.text and stored.png == done.png
+    finally:
+        await again.close()
+
+
+async def test_hints_only_in_a_casual_game_against_the_bot(
+    service: GameService, runner: AiRunner
+) -> None:
+    rated = await human_game(service, ["b2"], rated=True)
+    with pytest.raises(Refused) as refused:
+        await service.hint(rated.id, GUILD, BOB.id)
+    assert refused.value.code == Code.NOT_AGAINST_BOT
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    asked = await service.hint(game.id, GUILD, ANN.id)
+    assert asked.move is None
+    assert await runner.run_once() == 1
+    hint = await service.hint(game.id, GUILD, ANN.id)
+    state = await service.state(game.id, GUILD)
+    assert hint.move in state.legal_moves() and hint.png.startswith(b"\x89PNG")
+    # the game against the bot may be analysed while it runs
+    assert not (await service.analysis(game.id, GUILD)).done
+
+
+async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'pb.db'}"
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    service = GameService(await Database.open(url), settings, rng=random.Random(3))
+    out = io.StringIO()
+    console = Console(service, out, tmp_path / "boards")
+    console.runner = AiRunner(service, console.bot_moved, processes=0, nodes=NODES)
+    try:
+        lines = ["challenge hex @ai level=easy size=3 swap=off first=challenger", "b2"]
+        await console.run(lines)
+        text = out.getvalue()
+        assert "@Paperboard (easy)" in text and "resign" in text  # proven lost: it resigns
+        await console.run(["hint", "analysis 1"])
+        text = out.getvalue()
+        assert "Hints are for your casual games" not in text
+        assert "Analysis of Hex #1" in text and "Chart:" in text
+        assert (tmp_path / "boards" / "game-1-analysis.png").exists()
+    finally:
+        await console.runner.stop()
+        await service.close()
+
+
+async def test_analysis_on_discord_edits_one_message_into_the_chart(
+    fake_discord: FakeDiscord, tmp_path: Any, clock: Clock
+) -> None:
+    async with ai_world(fake_discord, tmp_path, clock) as world:
+        ann, bob = (Player(world.users[n].id, n) for n in ("ann", "bob"))
+        place = Place(world.guild.id, world.channel.id)
+        issued = await world.service.challenge(
+            place, ann, "hex", opponents=[bob], options={"size": 4, "swap": "off"},
+            first="challenger",
+        )  # fmt: skip
+        game = (await world.service.accept(issued.game.id, world.guild.id, bob)).game
+        async with world.running():
+            user = world.users["ann"]
+            handle = await world.fake.slash(
+                user, "analysis", {"game": game.id}, channel=world.channel
+            )
+            refused = await handle.reply()
+            assert refused.ephemeral and "cheating" in refused.content
+            for i, move in enumerate(["a1", "b1", "a2", "b2", "a3", "b3", "a4"]):
+                await world.service.move(game.id, world.guild.id, (ann, bob)[i % 2], move)
+            handle = await world.fake.slash(
+                user, "analysis", {"game": game.id}, channel=world.channel
+            )
+            message = await handle.reply()
+            assert not message.ephemeral
+            await world.fake.wait_for(lambda: bool(message.files), what="the chart")
+            assert f"Analysis of Hex #{game.id}" in message.content
+            (png,) = message.files.values()
+            assert png.startswith(b"\x89PNG") and len(png) <= 200_000

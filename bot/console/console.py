@@ -51,6 +51,7 @@ OPTIONS_OF_CHALLENGE = {"days", "first", "rated", "open", "level"}
 BOT_NAME = "ai"
 #: How long the console waits for the bot's move before giving the prompt back.
 BOT_WAIT_SECONDS = 600.0
+PROGRESS_SECONDS = 3.0  # how often an analysis under way says how far it got
 #: The console's setting words (short forms too) and the service's names for them.
 SETTING_NAMES = {
     "reminders": "reminders",
@@ -97,6 +98,8 @@ class Console:
             "undo": self.undo,
             "rematch": self.rematch,
             "record": self.record,
+            "analysis": self.analysis,
+            "hint": self.hint,
             "rules": self.rules,
             "rating": self.rating,
             "leaderboard": self.leaderboard,
@@ -304,6 +307,43 @@ class Console:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(gif)
         self.say(f"Replay: {path}")
+
+    async def analysis(self, words: list[str], _: str) -> None:
+        game = await self.game_id(words, any_status=True)
+        report = await self.service.analysis(game, GUILD)
+        if not report.done:
+            working = asyncio.create_task(self.ai_work())
+            while not report.done and not working.done():
+                await asyncio.wait({working}, timeout=PROGRESS_SECONDS)
+                report = await self.service.analysis(game, GUILD)
+                if not report.done:
+                    self.say(f"analysing move {report.progress}/{report.total}")
+            await working
+        if not report.done:
+            raise Refused("The analysis is queued; ask again in a while.", code=Code.BUSY)
+        path = self.board_dir / f"game-{game}-analysis.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(report.png)
+        self.say(f"Analysis of {report.game.title} #{game}:\n{report.text}\nChart: {path}")
+
+    async def hint(self, words: list[str], _: str) -> None:
+        game = await self.game_id(words)
+        found = await self.service.hint(game, GUILD, self.me.id)
+        if found.move is None:
+            await self.ai_work()
+            found = await self.service.hint(game, GUILD, self.me.id)
+        if found.move is None:
+            raise Refused("The bot is busy; ask for the hint again in a while.", code=Code.BUSY)
+        path = self.board_dir / f"game-{game}-hint.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(found.png)
+        self.say(f"The bot would play {found.move}. Board: {path}")
+
+    async def ai_work(self) -> None:
+        """Let the AI runner take what is queued (the console has no loop of its own)."""
+        if self.runner is None:
+            raise Refused("Nobody plays the bot in this console.", code=Code.BUSY)
+        await self.runner.run_once()
 
     async def rules(self, words: list[str], _: str) -> None:
         if not words:

@@ -11,6 +11,7 @@ import signal
 import discord
 from discord.ext import commands
 
+from bot.discordbot.aicog import AiCog
 from bot.discordbot.announce import Announcer
 from bot.discordbot.cog import GamesCog
 from bot.discordbot.endpoints import point_discord_at
@@ -90,7 +91,9 @@ class PaperboardBot(commands.AutoShardedBot):
         )
 
     async def setup_hook(self) -> None:
-        await self.add_cog(GamesCog(self.service, self.announcer))
+        games = GamesCog(self.service, self.announcer)
+        await self.add_cog(games)
+        await self.add_cog(AiCog(games))
         self.add_dynamic_items(ChallengeButton, ResignButton, UndoButton)
         if self.scheduler is not None:
             await self.scheduler.start()  # catches up at once on what fell due while down

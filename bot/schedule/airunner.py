@@ -25,11 +25,13 @@ from functools import partial
 from bot.service import GameService, Result, aiqueue
 from bot.service.aiplayer import think
 from bot.service.aiqueue import Job
+from bot.service.analysis import SECONDS_PER_POSITION, judge, report
 from bot.service.painter import Lane
 
 log = logging.getLogger("paperboard.ai")
 
 POLL_SECONDS = 1.0
+HINT_SECONDS = 2.0  # a hint is the move a 2 s search would play
 
 #: The adapter's announcement of a result (and the mark that it was delivered).
 Deliver = Callable[[Result], Awaitable[object]]
@@ -129,6 +131,10 @@ class AiRunner:
         try:
             if job.kind == "move":
                 await self._move(job)
+            elif job.kind == "analysis":
+                await self._analyse(job)
+            elif job.kind == "hint":
+                await self._hint(job)
             else:
                 log.warning("AI job %d of unknown kind %r left alone", job.id, job.kind)
         except asyncio.CancelledError:
@@ -163,3 +169,38 @@ class AiRunner:
             await self.deliver(result)
         except Exception:  # its outbox row stays undelivered: the outbox sends it again
             log.exception("game=%d the bot's move could not be announced", job.game_id)
+
+    async def _analyse(self, job: Job) -> None:
+        work = await self.service.work_on(job)
+        if work is None:
+            await self.service.store_work(job, self.worker_id, None)
+            return
+        game, options, record, title = work
+        total = len(record) + 1
+        verdicts = []
+        for ply in range(total):
+            verdicts.append(
+                await self.lane.run(
+                    partial(judge, game, options, record[:ply], SECONDS_PER_POSITION, self.nodes)
+                )
+            )
+            await aiqueue.progress(
+                self.service.db, job, self.worker_id, self.service.clock(), ply + 1, total
+            )
+        players = await self.service.players_of(job.game_id)
+        result, png = await self.lane.run(
+            partial(report, game, options, record, verdicts, players, title)
+        )
+        await self.service.store_work(job, self.worker_id, result, png)
+        log.info("game=%d analysed: %d positions, chart %d bytes", job.game_id, total, len(png))
+
+    async def _hint(self, job: Job) -> None:
+        work = await self.service.work_on(job)
+        if work is None:
+            await self.service.store_work(job, self.worker_id, None)
+            return
+        game, options, record, _ = work
+        verdict = await self.lane.run(
+            partial(judge, game, options, record, HINT_SECONDS, self.nodes)
+        )
+        await self.service.store_work(job, self.worker_id, {"move": verdict.best})

@@ -7,6 +7,7 @@ nothing. GameService is the use cases put together, each family in its own modul
     challenges.py   challenge, accept, join, decline, cancel, rematch, the limits
     play.py         move, resign, abort, request_undo, answer_undo
     aiplayer.py     the bot's moves (Play's commit), undo granted by the bot
+    analysis.py     analysis, hint
     lookups.py      game, board, board_text, state, games, game_in_thread,
                     default_game, record, replay_gif, leaderboard, ratings
     preferences.py  player_settings, guild_settings
@@ -26,6 +27,7 @@ from typing import Any
 from bot.service import deadlines as clocks
 from bot.service import outbox
 from bot.service.aiplayer import AiPlay
+from bot.service.analysis import Analyses
 from bot.service.challenges import Challenges
 from bot.service.lookups import Lookups
 from bot.service.models import Result
@@ -38,7 +40,7 @@ from bot.store import Database
 from bot.store.schema import games
 
 
-class GameService(Challenges, AiPlay, Lookups, Preferences):
+class GameService(Challenges, AiPlay, Analyses, Lookups, Preferences):
     """The application core every adapter calls."""
 
     @classmethod
