@@ -37,6 +37,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.discord_e2e
 	$(BIN)/python -m bench.load
 	$(BIN)/python -m bench.ai
+	$(BIN)/python -m bench.ai_play
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

@@ -191,7 +191,7 @@ async def test_undo_against_the_bot_is_granted_at_once(
     assert (await service.game(game.id, GUILD)).ply == 2
     result = await service.request_undo(game.id, GUILD, ANN)
     names = [type(e).__name__ for e in result.events]
-    assert names[:2] == ["UndoRequested", "UndoAnswered"] and result.game.ply == 0
+    assert names[0] == "UndoAnswered" and result.game.ply == 0
     assert result.game.to_move == 0  # Ann's move and the bot's answer are taken back
     assert await runner.run_once() == 0  # the old job is stale: nothing for the bot to do
 

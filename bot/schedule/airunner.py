@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 
@@ -157,18 +158,31 @@ class AiRunner:
             await self.service.settle_job(job, self.worker_id)
             return
         seed = job.ply if self.nodes is not None else None
+        started = time.perf_counter()
         decision = await self.lane.run(
             partial(think, turn.game, turn.options, turn.record, turn.level, self.nodes, seed)
         )
+        searched = time.perf_counter()
         self.searched[job.game_id] = decision.search_seconds
         result = await self.service.play_for_bot(job, self.worker_id, decision)
         if result is None:
             log.info("game=%d the bot's move at ply %d was no longer wanted", job.game_id, job.ply)
             return
+        committed = time.perf_counter()
         try:
             await self.deliver(result)
         except Exception:  # its outbox row stays undelivered: the outbox sends it again
             log.exception("game=%d the bot's move could not be announced", job.game_id)
+        log.info(
+            "game=%d bot move ply=%d: search %.0f ms (in the worker %.0f ms), "
+            "commit and board %.0f ms, announced in %.0f ms",
+            job.game_id,
+            job.ply,
+            1000 * (searched - started),
+            1000 * decision.search_seconds,
+            1000 * (committed - searched),
+            1000 * (time.perf_counter() - committed),
+        )
 
     async def _analyse(self, job: Job) -> None:
         work = await self.service.work_on(job)

@@ -207,7 +207,7 @@ class AiPlay(Play):
 
     async def request_undo(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Ask for an undo; the bot's seats agree at once, so against the bot alone the
-        move is taken back at once (one result with both events)."""
+        move is taken back at once (the result is the answer's)."""
         asked = await super().request_undo(game_id, guild_id, player)
         bots = [s for s in asked.game.seats if s.bot is not None and s.player_id != player.id]
         if not bots:
@@ -223,9 +223,9 @@ class AiPlay(Play):
         answered = await self.answer_undo(
             game_id, guild_id, Player(bots[0].player_id or 0, bots[0].name or ""), accept=True
         )
-        if asked.outbox_id is not None:  # its events go out with the answer's
+        if asked.outbox_id is not None:  # granted at once: the answer says it all
             await outbox.mark_delivered(self, asked.outbox_id)
-        return dataclasses.replace(answered, events=asked.events + answered.events)
+        return answered
 
     async def bot_records(self, guild_id: int) -> list[tuple[str, str, int, int, int]]:
         """Each bot level's record per game in this server: (level, game, won, lost, drawn)."""
