@@ -170,6 +170,7 @@ async def lag_and_moves(folder: Path, seconds: float) -> dict[str, list[float]]:
                 PLACE, ANN, "hex", opponents=[BOB], options={"size": 11}, first="challenger"
             )
             people.append((await service.accept(issued.game.id, 1, BOB)).game.id)
+        await probe(service, people, 5.0)  # warm up: the drawing worker, each game's state
         for label in ("idle", "searching"):
             if label == "searching":
                 for _ in range(4):  # the bot moves first, a minute each: 4 searches all along

@@ -355,6 +355,7 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         thread = world.thread(game)
         await world.fake.wait_for(
             lambda: any("Paperboard (medium)** played" in m.content for m in thread.messages),
+            timeout=60,  # a busy machine
             what="the bot's move",
         )
         answer = next(m for m in thread.messages if "** played" in m.content)
@@ -386,10 +387,10 @@ async def test_paperboard_worker_makes_the_bots_moves_and_hands_them_over() -> N
             worker = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot.cli", "worker", cwd=ROOT, env=env
             )
-            for _ in range(600):
+            for _ in range(1200):  # its worker process searches at nice 19: slow on a busy box
                 if (await service.game(game.id, GUILD)).ply == 2:
                     break
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.1)
             assert (await service.game(game.id, GUILD)).ply == 2
             # the bot's process announces it: its outbox pass finds it at once
             published: list[Result] = []
@@ -537,7 +538,7 @@ async def test_analysis_on_discord_edits_one_message_into_the_chart(
             )
             message = await handle.reply()
             assert not message.ephemeral
-            await world.fake.wait_for(lambda: bool(message.files), what="the chart")
+            await world.fake.wait_for(lambda: bool(message.files), timeout=90, what="the chart")
             assert f"Analysis of Hex #{game.id}" in message.content
             (png,) = message.files.values()
             assert png.startswith(b"\x89PNG") and len(png) <= 200_000

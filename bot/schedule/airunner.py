@@ -32,6 +32,8 @@ from bot.service.painter import Lane
 log = logging.getLogger("paperboard.ai")
 
 POLL_SECONDS = 1.0
+#: Searches yield the CPU to everything else, the drawing of boards included (nice 10).
+AI_NICENESS = 19
 HINT_SECONDS = 2.0  # a hint is the move a 2 s search would play
 
 #: The adapter's announcement of a result (and the mark that it was delivered).
@@ -58,7 +60,7 @@ class AiRunner:
         self.nodes = nodes  # a simulation budget for every level (tests, benches)
         self.poll = poll
         self.slots = max(1, processes)
-        self.lane = Lane("ai", processes)
+        self.lane = Lane("ai", processes, AI_NICENESS)
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
         self._loop_task: asyncio.Task[None] | None = None

@@ -113,6 +113,15 @@ class AiPlay(Play):
     #: Told when a use case of this process queued a bot's move (the AI runner's poke).
     on_bot_turn: Callable[[], None] | None = None
 
+    def committed(self, result: Result) -> None:
+        """A person's move is committed: when a bot is to move, the AI runner hears now,
+        before the player's board is drawn."""
+        game = result.game
+        seat = game.to_move
+        bot_to_move = game.status == "active" and seat is not None and game.seats[seat].bot
+        if bot_to_move and self.on_bot_turn is not None:
+            self.on_bot_turn()
+
     async def move(
         self,
         game_id: int,
@@ -122,15 +131,14 @@ class AiPlay(Play):
         *,
         expected_ply: int | None = None,
     ) -> MoveResult:
-        """A person's move (Play.move); when the bot is to move next, the AI runner hears."""
+        """A person's move (Play.move); when the bot's queue is long, the player hears how
+        long its move will take."""
         result = await super().move(game_id, guild_id, player, text, expected_ply=expected_ply)
         game = result.game
         seat = game.to_move
         level = game.seats[seat].bot if game.status == "active" and seat is not None else None
         if level is None:
             return result
-        if self.on_bot_turn is not None:
-            self.on_bot_turn()
         async with self.db.read() as conn:
             job = await aiqueue.job_row(conn, game_id, "move", game.ply)
             ahead = await aiqueue.ahead_of(conn, job.requested_at) if job is not None else 0

@@ -87,12 +87,17 @@ class Play(Records):
         result, after = await self._retry(
             lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
         )
+        self.committed(result)
         try:
             png = await self.render(game_id, after, result.game, groups=False, after_move=True)
         except Exception:  # the move is made and kept; only its picture is missing
             log.exception("game=%d the board after ply %d could not be drawn", game_id, after.ply)
             png = b""
         return MoveResult(result.game, result.events, outbox_id=result.outbox_id, png=png)
+
+    def committed(self, result: Result) -> None:
+        """A move is committed; its board is drawn next. (AiPlay wakes the AI runner here,
+        so the bot's search starts while the player's board is drawn.)"""
 
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
