@@ -196,6 +196,18 @@ async def test_undo_against_the_bot_is_granted_at_once(
     assert await runner.run_once() == 0  # the old job is stale: nothing for the bot to do
 
 
+async def test_a_rematch_against_the_bot_starts_at_once(
+    service: GameService, runner: AiRunner
+) -> None:
+    game = await bot_game(service, "hex", {"size": 3, "swap": "off"}, level="easy")
+    await service.move(game.id, GUILD, ANN, "b2")
+    await runner.run_once()  # the bot resigns a proven loss
+    again = await service.rematch(game.id, GUILD, ANN)
+    assert again.game.status == "active" and [s.bot for s in again.game.seats] == ["easy", None]
+    assert await runner.run_once() == 1  # the seats rotated: the bot moves first now
+    assert (await service.game(again.game.id, GUILD)).ply == 1
+
+
 async def test_the_bot_resigns_only_a_proven_loss() -> None:
     # Hex 3x3 with Black in the centre is a proven win for Black
     lost = think("hex", {"size": 3, "swap": "off"}, ["b2"], "medium", nodes=50, seed=1)

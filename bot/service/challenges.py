@@ -290,15 +290,24 @@ class Challenges(Records):
                         "game_id": new_id,
                         "seat": i,
                         "player_id": s.player_id,
-                        "accepted": s.player_id == player.id,
+                        "accepted": s.player_id == player.id or s.bot is not None,
+                        "bot_level": s.bot,  # the bot sits down again at once
                     }
                     for i, s in enumerate(rotated)
                 ],
             )
             new = await self.summary(conn, new_id)
-            invited = tuple(pid for pid in new.player_ids() if pid != player.id)
+            invited = tuple(
+                s.player_id
+                for s in new.seats
+                if s.player_id is not None and s.player_id != player.id and s.bot is None
+            )
             event = ChallengeIssued(new_id, challenger=player, invited=invited, open_seats=0)
-            return await self._announce(conn, Result(new, (event,)))
+            started = await self._start_if_full(
+                conn, await self.game_row(conn, new_id, row.guild_id)
+            )
+            new = await self.summary(conn, new_id)
+            return await self._announce(conn, Result(new, (event, *started)))
 
     async def _open_challenge(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
         row = await self.game_row(conn, game_id, guild_id, lock=True)
