@@ -40,6 +40,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.conditionals
 	$(BIN)/python -m bench.digest
 	$(BIN)/python -m bench.export
+	$(BIN)/python -m bench.ai_play
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

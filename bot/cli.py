@@ -49,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     invite = commands.add_parser("invite", help="print the link that adds the bot to a server")
     invite.set_defaults(handler=print_invite)
 
+    worker = commands.add_parser(
+        "worker",
+        help="only take the AI's work (the bot's moves, analyses) from a shared PostgreSQL queue",
+    )
+    worker.set_defaults(handler=start_worker)
+
     health = commands.add_parser("health", help="exit 0 when the database answers (health checks)")
     health.set_defaults(handler=check_health)
 
@@ -103,13 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def start(args: argparse.Namespace) -> int:
-    settings = Settings()
+def log_to_stdout(settings: Settings) -> None:
     logging.basicConfig(
         stream=sys.stdout,
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
+
+
+def start(args: argparse.Namespace) -> int:
+    settings = Settings()
+    log_to_stdout(settings)
     if settings.discord_token is None or args.console:
         if not args.console:
             print(
@@ -135,17 +145,22 @@ def start(args: argparse.Namespace) -> int:
 async def run_console(settings: Settings) -> int:
     from bot.console import Console
     from bot.schedule import Scheduler
+    from bot.schedule.airunner import AiRunner
     from bot.service import GameService
 
     # one person at one terminal: drawing in a thread is plenty
     service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
     console = Console(service, sys.stdout, Path(settings.board_dir))
     scheduler = Scheduler(service, console.print_result)  # reminders and timeouts, printed
+    console.runner = AiRunner(
+        service, console.bot_moved, processes=settings.ai_processes, nodes=settings.ai_nodes
+    )
     try:
         await scheduler.start()
         await console.run(interactive=sys.stdin.isatty())
     finally:
         await scheduler.stop()  # before the database closes
+        await console.runner.stop()
         await service.close()
     return 0
 
@@ -164,6 +179,37 @@ def print_invite(args: argparse.Namespace) -> int:
 
     print(invite_url(Settings()))
     return 0
+
+
+def start_worker(args: argparse.Namespace) -> int:
+    """A process that only searches: it claims AI jobs from the database and commits the
+    bot's moves; the bot's process announces them from the outbox (its next pass)."""
+    settings = Settings()
+    log_to_stdout(settings)
+    asyncio.run(run_worker(settings))  # SIGINT and SIGTERM end it cleanly
+    return 0
+
+
+async def run_worker(settings: Settings) -> None:
+    import signal
+
+    from bot.schedule.airunner import AiRunner
+    from bot.service import GameService
+
+    service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
+    runner = AiRunner(
+        service, service.hand_over, processes=settings.ai_processes, nodes=settings.ai_nodes
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signal_number, stop.set)
+    try:
+        await runner.start()
+        await stop.wait()
+    finally:
+        await runner.stop()
+        await service.close()
 
 
 def check_health(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import engine
+from bot.service.levels import LEVELS
 from bot.service.models import STATUSES
 
 ParamKind = Literal["game", "game_id", "user", "text", "int", "bool", "choice"]
@@ -65,9 +66,17 @@ COMMANDS: tuple[Command, ...] = (
                 "first", "choice", "who moves first", choices=("random", "challenger", "opponent")
             ),
             Param("rated", "bool", "rated (changes ratings) or casual"),
+            Param(
+                "level",
+                "choice",
+                "play the bot (or mention it as an opponent): how strong, see /rules",
+                choices=tuple(LEVELS),
+            ),
         ),
-        discord="/challenge game:hotwire opponent:@bob options:size=7x7 days_per_move:3",
-        console="challenge hotwire @bob size=7x7 days=3 first=random rated=yes",
+        discord="/challenge game:hotwire opponent:@bob options:size=7x7 days_per_move:3   "
+        "(the bot: /challenge game:hex level:medium, or opponent:@Paperboard)",
+        console="challenge hotwire @bob size=7x7 days=3 first=random rated=yes   "
+        "(the bot: challenge hex @ai level=medium)",
         buttons="Accept, Decline (named opponents), Join (open seats), Cancel (the challenger)",
     ),
     Command(
@@ -188,6 +197,20 @@ COMMANDS: tuple[Command, ...] = (
         ),
         discord="/export game:12 format:sgf",
         console="export 12 sgf",
+    ),
+    Command(
+        "analysis",
+        "Analyse a finished game (or one against the bot): win chances, the big swings, a chart.",
+        (GAME_ID,),
+        discord="/analysis game:12",
+        console="analysis 12",
+    ),
+    Command(
+        "hint",
+        "The bot's suggested move, drawn on the board: only in a casual game against the bot.",
+        (GAME_ID,),
+        discord="/hint",
+        console="hint",
     ),
     Command(
         "rules",

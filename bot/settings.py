@@ -37,3 +37,9 @@ class Settings(BaseSettings):
     render_processes: int = Field(
         default=1, ge=0, le=32, description="worker processes drawing boards (0: a thread)"
     )
+    ai_processes: int = Field(
+        default=1, ge=0, le=32, description="worker processes searching for the bot (0: a thread)"
+    )
+    ai_nodes: int | None = Field(
+        default=None, ge=1, description="every bot level searches this many simulations (tests)"
+    )

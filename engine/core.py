@@ -28,6 +28,7 @@ class Code(enum.StrEnum):
     refusals. Adapters and tests compare against these, never against prose."""
 
     AFTER_PIECE = "after_piece"
+    AGAINST_BOT = "against_bot"
     ALREADY_SEATED = "already_seated"
     AMBIGUOUS_GAME = "ambiguous_game"
     BACKWARD = "backward"
@@ -50,6 +51,7 @@ class Code(enum.StrEnum):
     DM = "dm"
     DUPLICATE_OPPONENT = "duplicate_opponent"
     EMPTY = "empty"
+    ENGINE_HELP = "engine_help"
     EXPIRED = "expired"
     FORBIDDEN = "forbidden"
     GAME_OVER = "game_over"
@@ -60,6 +62,7 @@ class Code(enum.StrEnum):
     LIMIT = "limit"
     NOTHING_TO_UNDO = "nothing_to_undo"
     NOT_ADMIN = "not_admin"
+    NOT_AGAINST_BOT = "not_against_bot"
     NOT_CHALLENGER = "not_challenger"
     NOT_FINISHED = "not_finished"
     NOT_INVITED = "not_invited"

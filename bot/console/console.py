@@ -20,12 +20,15 @@ from typing import TextIO
 
 import engine
 from bot.commands import BY_NAME, COMMANDS
+from bot.schedule.airunner import AiRunner
 from bot.service import (
+    DEFAULT_LEVEL,
     Code,
     Event,
     GameService,
     GameSummary,
     MovePreview,
+    MoveResult,
     Place,
     Player,
     Refused,
@@ -45,7 +48,12 @@ log = logging.getLogger("paperboard.console")
 
 #: The console plays as one pretend server and channel.
 GUILD, CHANNEL = 0, 0
-OPTIONS_OF_CHALLENGE = {"days", "first", "rated", "open"}
+OPTIONS_OF_CHALLENGE = {"days", "first", "rated", "open", "level"}
+#: `@ai` in a challenge is a seat for the bot (at `level=`, medium by default).
+BOT_NAME = "ai"
+#: How long the console waits for the bot's move before giving the prompt back.
+BOT_WAIT_SECONDS = 600.0
+PROGRESS_SECONDS = 3.0  # how often an analysis under way says how far it got
 #: The console's setting words (short forms too) and the service's names for them.
 SETTING_NAMES = {
     "reminders": "reminders",
@@ -73,8 +81,11 @@ def player_id(name: str) -> int:
 
 
 class Console:
-    def __init__(self, service: GameService, out: TextIO, board_dir: Path) -> None:
+    def __init__(
+        self, service: GameService, out: TextIO, board_dir: Path, runner: AiRunner | None = None
+    ) -> None:
         self.service = service
+        self.runner = runner  # the bot's moves, driven from here (none: nobody plays the bot)
         self.out = out
         self.board_dir = board_dir
         self.me = Player(player_id("player"), "player")
@@ -97,6 +108,8 @@ class Console:
             "record": self.record,
             "export": self.export,
             "conditional": self.conditional,
+            "analysis": self.analysis,
+            "hint": self.hint,
             "rules": self.rules,
             "rating": self.rating,
             "leaderboard": self.leaderboard,
@@ -160,7 +173,8 @@ class Console:
         if not words:
             raise Refused("Name a game: challenge hotwire @bob.", code=Code.USAGE)
         game, *rest = words
-        opponents = [self.player(word[1:]) for word in rest if word.startswith("@")]
+        mentioned = [word[1:] for word in rest if word.startswith("@")]
+        opponents = [self.player(name) for name in mentioned if name.lower() != BOT_NAME]
         settings = dict(_pair(word) for word in rest if "=" in word)
         loose = [w for w in rest if not w.startswith("@") and "=" not in w]
         if loose:
@@ -180,8 +194,10 @@ class Console:
             days_per_move=parse_days(settings.get("days"), unset="default"),
             first=settings.get("first", "random"),
             rated=_bool(settings["rated"]) if "rated" in settings else None,
+            bots=[settings.get("level", DEFAULT_LEVEL)] * (len(mentioned) - len(opponents)),
         )
         await self.announce(result)
+        await self.bot_moves(result.game.id)
 
     async def accept(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, challenge=True)
@@ -223,6 +239,24 @@ class Console:
         result = proposed
         await self.announce(result)
         await self.show_board(result.game, result.png)
+        await self.bot_moves(game)
+
+    async def bot_moves(self, game_id: int) -> None:
+        """While the bot is to move in the game, let the AI runner play (its searches run in
+        worker processes), printing each of its moves like anyone's."""
+        if self.runner is None:
+            return
+        deadline = asyncio.get_running_loop().time() + BOT_WAIT_SECONDS
+        while asyncio.get_running_loop().time() < deadline:
+            game = await self.service.game(game_id, GUILD)
+            if (
+                game.status != "active"
+                or game.to_move is None
+                or game.seats[game.to_move].bot is None
+            ):
+                return
+            if not await self.runner.run_once():
+                await asyncio.sleep(0.2)  # another process holds the job
 
     async def game_to_move(self) -> int:
         """The game a move without a number means: your only game on move, else your
@@ -329,6 +363,43 @@ class Console:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(exported.data)
         self.say(f"Export: {path}")
+
+    async def analysis(self, words: list[str], _: str) -> None:
+        game = await self.game_id(words, any_status=True)
+        report = await self.service.analysis(game, GUILD)
+        if not report.done:
+            working = asyncio.create_task(self.ai_work())
+            while not report.done and not working.done():
+                await asyncio.wait({working}, timeout=PROGRESS_SECONDS)
+                report = await self.service.analysis(game, GUILD)
+                if not report.done:
+                    self.say(f"analysing move {report.progress}/{report.total}")
+            await working
+        if not report.done:
+            raise Refused("The analysis is queued; ask again in a while.", code=Code.BUSY)
+        path = self.board_dir / f"game-{game}-analysis.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(report.png)
+        self.say(f"Analysis of {report.game.title} #{game}:\n{report.text}\nChart: {path}")
+
+    async def hint(self, words: list[str], _: str) -> None:
+        game = await self.game_id(words)
+        found = await self.service.hint(game, GUILD, self.me.id)
+        if found.move is None:
+            await self.ai_work()
+            found = await self.service.hint(game, GUILD, self.me.id)
+        if found.move is None:
+            raise Refused("The bot is busy; ask for the hint again in a while.", code=Code.BUSY)
+        path = self.board_dir / f"game-{game}-hint.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(found.png)
+        self.say(f"The bot would play {found.move}. Board: {path}")
+
+    async def ai_work(self) -> None:
+        """Let the AI runner take what is queued (the console has no loop of its own)."""
+        if self.runner is None:
+            raise Refused("Nobody plays the bot in this console.", code=Code.BUSY)
+        await self.runner.run_once()
 
     async def rules(self, words: list[str], _: str) -> None:
         if not words:
@@ -438,6 +509,12 @@ class Console:
     async def announce(self, result: Result) -> None:
         """Print a use case's result and mark it delivered in the service's outbox."""
         await self.service.deliver(result, self.print_result)
+
+    async def bot_moved(self, result: Result) -> None:
+        """The AI runner's delivery: the bot's move printed like anyone's, with the board."""
+        await self.announce(result)
+        if isinstance(result, MoveResult) and result.png:
+            await self.show_board(result.game, result.png)
 
     async def print_result(self, result: Result) -> None:
         """The console's delivery: each event's sentence (the scheduler calls it too)."""

@@ -33,6 +33,7 @@ from bot.discordbot.text import (
 )
 from bot.discordbot.views import challenge_view, undo_view
 from bot.service import (
+    BotThinking,
     ChallengeClosed,
     ChallengeIssued,
     ConditionalPlayed,
@@ -63,7 +64,7 @@ log = logging.getLogger("paperboard.discord")
 UNREACHABLE = (discord.DiscordServerError, aiohttp.ClientError, OSError, TimeoutError)
 THREAD_EVENTS = (
     GameStarted, MovePlayed, TurnStarted, GameOver, UndoRequested, UndoAnswered, ChallengeClosed,
-    TimedOut,
+    TimedOut, BotThinking,
 )  # fmt: skip
 CANNOT_READ = "Play with `/move` here: this bot cannot read messages in threads."
 STATUS_EVENTS = (SeatTaken, GameStarted, ChallengeClosed, MovePlayed, GameOver, UndoAnswered)

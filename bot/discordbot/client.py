@@ -11,6 +11,7 @@ import signal
 import discord
 from discord.ext import commands
 
+from bot.discordbot.aicog import AiCog
 from bot.discordbot.announce import Announcer
 from bot.discordbot.cog import GamesCog
 from bot.discordbot.endpoints import point_discord_at
@@ -23,7 +24,8 @@ from bot.discordbot.views import (
     UndoButton,
 )
 from bot.schedule import Scheduler
-from bot.service import GameService
+from bot.schedule.airunner import AiRunner
+from bot.service import GameService, MoveResult, Result
 from bot.settings import Settings
 
 log = logging.getLogger("paperboard.discord")
@@ -82,14 +84,29 @@ class PaperboardBot(commands.AutoShardedBot):
         self.scheduler = Scheduler(service, self.announcer.post) if schedule else None
         if self.scheduler is not None:
             self.announcer.on_deadline = self.scheduler.poke
+        # the bot's own moves, searched in worker processes; off with the scheduler
+        self.ai = (
+            AiRunner(
+                service,
+                self.announce_bot_move,
+                processes=settings.ai_processes,
+                nodes=settings.ai_nodes,
+            )
+            if schedule
+            else None
+        )
 
     async def setup_hook(self) -> None:
-        await self.add_cog(GamesCog(self.service, self.announcer))
+        games = GamesCog(self.service, self.announcer)
+        await self.add_cog(games)
+        await self.add_cog(AiCog(games))
         self.add_dynamic_items(
             ChallengeButton, ResignButton, UndoButton, NextButton, ConfirmMoveButton
         )
         if self.scheduler is not None:
             await self.scheduler.start()  # catches up at once on what fell due while down
+        if self.ai is not None:
+            await self.ai.start()  # the bot's moves owed from before a restart come first
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(id=self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -99,9 +116,16 @@ class PaperboardBot(commands.AutoShardedBot):
     async def close(self) -> None:
         if self.scheduler is not None:
             await self.scheduler.stop()
+        if self.ai is not None:
+            await self.ai.stop()
         # status edits and thread posts under way need the HTTP session a little longer
         await self.announcer.drain(CLOSE_GRACE_SECONDS)
         await super().close()
+
+    async def announce_bot_move(self, result: Result) -> None:
+        """The AI runner's delivery: the bot's move posted like anyone's, with its board."""
+        png = result.png if isinstance(result, MoveResult) else None
+        await self.announcer.publish(result, png=png or None)
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guilds, shards %s", self.user, len(self.guilds), self.shard_ids)

@@ -21,6 +21,8 @@ from bot.discordbot.errors import reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
 from bot.discordbot.views import challenge_view, preview_message, resign_view, show_next
 from bot.service import (
+    DEFAULT_LEVEL,
+    LEVELS,
     NOT_A_MOVE,
     Code,
     GameService,
@@ -89,6 +91,7 @@ class GamesCog(commands.Cog):
         game=GAME_CHOICES,
         days_per_move=DAYS_CHOICES,
         first=[Choice(name=f, value=f) for f in ("random", "challenger", "opponent")],
+        level=[Choice(name=level, value=level) for level in LEVELS],
     )
     async def challenge(
         self,
@@ -107,6 +110,7 @@ class GamesCog(commands.Cog):
         days_per_move: str | None = None,
         first: str = "random",
         rated: bool | None = None,
+        level: str | None = None,
     ) -> None:
         if interaction.guild_id is None:
             raise Refused(
@@ -123,8 +127,14 @@ class GamesCog(commands.Cog):
             for u in (opponent, opponent2, opponent3, opponent4, opponent5, opponent6, opponent7)
             if u
         ]
-        if any(user.bot for user in named):
-            raise Refused("Bots can't play; challenge a person.", code=Code.BOT_OPPONENT)
+        me = interaction.client.user
+        robots = [u for u in named if me is not None and u.id == me.id]  # a seat each
+        people = [u for u in named if u not in robots]
+        if any(user.bot for user in people):
+            raise Refused(
+                "Other bots can't play; challenge a person, or me.", code=Code.BOT_OPPONENT
+            )
+        bots = [level or DEFAULT_LEVEL] * len(robots) or ([level] if level else [])
         settings = _options(options)
         if size:
             settings["size"] = size
@@ -132,12 +142,13 @@ class GamesCog(commands.Cog):
             Place(guild_of(interaction), interaction.channel_id or 0),
             asker(interaction),
             game,
-            opponents=[as_player(user) for user in named],
+            opponents=[as_player(user) for user in people],
             open_seats=open_seats,
             options=settings,
             days_per_move=parse_days(days_per_move, unset="default"),
             first=first,
             rated=rated,
+            bots=bots,
         )
         await self.post_challenge(interaction, result)
 

@@ -10,14 +10,23 @@ from datetime import datetime
 import discord
 
 import engine
-from bot.service import ConditionalPlayed, Event, GameSummary, away_note, describe
+from bot.service import (
+    ConditionalPlayed,
+    Event,
+    GameSummary,
+    away_note,
+    bot_name,
+    describe,
+)
 
 #: Mentions ping players, never roles or everyone.
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
 
 
 def mention(player_id: int) -> str:
-    return f"<@{player_id}>"
+    """A ping for a person; the bot's own seats are named (no Discord account has their ids)."""
+    name = bot_name(player_id)
+    return f"**{name}**" if name is not None else f"<@{player_id}>"
 
 
 def when(moment: datetime) -> str:

@@ -1,6 +1,7 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
 from bot.service.exports import ExportFile
+from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.messages import (
     away_note,
     conditional_text,
@@ -12,6 +13,7 @@ from bot.service.messages import (
 )
 from bot.service.models import (
     Board,
+    BotThinking,
     ChallengeClosed,
     ChallengeIssued,
     ConditionalLines,
@@ -45,8 +47,11 @@ from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
 __all__ = [
+    "DEFAULT_LEVEL",
+    "LEVELS",
     "NOT_A_MOVE",
     "Board",
+    "BotThinking",
     "ChallengeClosed",
     "ChallengeIssued",
     "Code",
@@ -78,8 +83,10 @@ __all__ = [
     "UndoAnswered",
     "UndoRequested",
     "away_note",
+    "bot_name",
     "conditional_text",
     "describe",
+    "levels_text",
     "parse_days",
     "rating_line",
     "rules_card",

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
+from bot.service.levels import bot_player
 from bot.service.models import (
     DAYS_PER_MOVE,
     FIRST_CHOICES,
@@ -53,8 +54,10 @@ class Challenges(Records):
         days_per_move: int | str | None = "default",
         first: str = "random",
         rated: bool | None = None,
+        bots: Sequence[str] = (),
     ) -> Result:
-        """A direct challenge (named opponents), an open one (seats anyone may take), or both."""
+        """A direct challenge (named opponents), an open one (seats anyone may take), or both;
+        `bots`: a seat for the bot at each of these levels (it sits down at once)."""
         check_ids(place.guild_id, place.channel_id, challenger.id, *(p.id for p in opponents))
         info = engine.GAMES.get(game)
         if info is None:
@@ -84,9 +87,12 @@ class Challenges(Records):
             raise Refused("You cannot challenge yourself.", code=Code.SELF_CHALLENGE)
         if len({p.id for p in opponents}) != len(opponents):
             raise Refused("Each opponent can take only one seat.", code=Code.DUPLICATE_OPPONENT)
-        if not opponents and open_seats == 0:
+        robots = [bot_player(level) for level in bots]
+        if robots and rated:
+            raise Refused("Games against the bot are casual, never rated.", code=Code.UNRATED)
+        if not opponents and open_seats == 0 and not robots:
             open_seats = info.min_players - 1
-        seat_count = 1 + len(opponents) + open_seats
+        seat_count = 1 + len(opponents) + len(robots) + open_seats
         if not info.min_players <= seat_count <= info.max_players:
             allowed = (
                 f"exactly {info.min_players}"
@@ -111,7 +117,7 @@ class Challenges(Records):
             if rated and not guild.rated:
                 raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
             # players first (their rows locked in id order), then the limits under that lock
-            await self.remember(conn, challenger, *opponents)
+            await self.remember(conn, challenger, *opponents, *set(robots))
             await self._check_limits(conn, challenger.id)
             # the options last: checking them builds the game's tables, after every cheap check
             try:
@@ -132,26 +138,36 @@ class Challenges(Records):
                 challenger=challenger.id,
                 days=days if isinstance(days, int) else None,
                 first=first,
-                rated=guild.rated if rated is None else rated,
+                rated=guild.rated and not robots if rated is None else rated,
                 now=now,
             )
             roster: list[int | None] = [challenger.id, *(p.id for p in opponents)]
-            roster += [None] * open_seats
+            roster += [p.id for p in robots] + [None] * open_seats
+            levels = [None] * (1 + len(opponents)) + list(bots) + [None] * open_seats
             await conn.execute(
                 seats.insert(),
                 [
-                    {"game_id": game_id, "seat": i, "player_id": pid, "accepted": i == 0}
-                    for i, pid in enumerate(roster)
+                    {
+                        "game_id": game_id,
+                        "seat": i,
+                        "player_id": pid,
+                        "accepted": i == 0 or level is not None,  # the bot sits down at once
+                        "bot_level": level,
+                    }
+                    for i, (pid, level) in enumerate(zip(roster, levels, strict=True))
                 ],
             )
-            summary = await self.summary(conn, game_id)
             event = ChallengeIssued(
                 game_id,
                 challenger=challenger,
                 invited=tuple(p.id for p in opponents),
                 open_seats=open_seats,
             )
-            result = await self._announce(conn, Result(summary, (event,)))
+            started = await self._start_if_full(
+                conn, await self.game_row(conn, game_id, place.guild_id)
+            )
+            summary = await self.summary(conn, game_id)
+            result = await self._announce(conn, Result(summary, (event, *started)))
         log.info(
             "game=%d challenge %s by player=%d seats=%d", game_id, game, challenger.id, seat_count
         )
@@ -274,15 +290,24 @@ class Challenges(Records):
                         "game_id": new_id,
                         "seat": i,
                         "player_id": s.player_id,
-                        "accepted": s.player_id == player.id,
+                        "accepted": s.player_id == player.id or s.bot is not None,
+                        "bot_level": s.bot,  # the bot sits down again at once
                     }
                     for i, s in enumerate(rotated)
                 ],
             )
             new = await self.summary(conn, new_id)
-            invited = tuple(pid for pid in new.player_ids() if pid != player.id)
+            invited = tuple(
+                s.player_id
+                for s in new.seats
+                if s.player_id is not None and s.player_id != player.id and s.bot is None
+            )
             event = ChallengeIssued(new_id, challenger=player, invited=invited, open_seats=0)
-            return await self._announce(conn, Result(new, (event,)))
+            started = await self._start_if_full(
+                conn, await self.game_row(conn, new_id, row.guild_id)
+            )
+            new = await self.summary(conn, new_id)
+            return await self._announce(conn, Result(new, (event, *started)))
 
     async def _open_challenge(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
         row = await self.game_row(conn, game_id, guild_id, lock=True)
@@ -346,7 +371,7 @@ class Challenges(Records):
         ).all()
         if any(s.player_id is None or not s.accepted for s in roster):
             return []
-        order = [s.player_id for s in roster]
+        order = [(s.player_id, s.bot_level) for s in roster]
         if row.first == "random":
             self.rng.shuffle(order)
         elif row.first == "opponent":
@@ -355,8 +380,8 @@ class Challenges(Records):
         await conn.execute(
             seats.insert(),
             [
-                {"game_id": row.id, "seat": i, "player_id": pid, "accepted": True}
-                for i, pid in enumerate(order)
+                {"game_id": row.id, "seat": i, "player_id": pid, "accepted": True, "bot_level": bot}
+                for i, (pid, bot) in enumerate(order)
             ],
         )
         state = await new_state(row.game, row.options)
@@ -379,7 +404,7 @@ class Challenges(Records):
         )
         self.cache_state(row.id, now, state)
         summary = await self.summary(conn, row.id)
-        events: list[Event] = [GameStarted(row.id, tuple(order))]
+        events: list[Event] = [GameStarted(row.id, tuple(pid for pid, _ in order))]
         log.info("game=%d started players=%s", row.id, order)
         if state.outcome is not None:  # a variant with no first move ends at once
             fresh = await self.game_row(conn, row.id, row.guild_id)

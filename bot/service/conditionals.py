@@ -162,8 +162,12 @@ class Conditionals(Records):
         """The game's row (locked in a write: an opponent's move waits, so a line is
         checked against the position it will follow), its summary and the seat."""
         row, summary, seat = await self.seated(conn, game_id, guild_id, player, lock=lock)
-        # A game with a bot's seat refuses here too, once bot opponents exist (issue 14):
-        # the bot answers at once, so a line would never wait for it.
+        if any(other.bot is not None for other in summary.seats):
+            raise Refused(
+                "Conditional moves are for games between people: the bot answers at once, "
+                "so a line would never wait for it.",
+                code=Code.AGAINST_BOT,
+            )
         if len(summary.seats) != 2:
             raise Refused(
                 "Conditional moves are for two-player games; with more players the "

@@ -10,7 +10,9 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 import engine
+from bot.service.levels import bot_name, levels_text
 from bot.service.models import (
+    BotThinking,
     ChallengeClosed,
     ChallengeIssued,
     ConditionalLines,
@@ -90,6 +92,14 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             if passes > 1:
                 extra = f" ({passes} forced passes followed)"
             return f"{mention(player_id)} played {played}{extra}."
+        case TurnStarted(player_id=player_id) if bot_name(player_id) is not None:
+            return f"{mention(player_id)} is thinking about its move in {title}."
+        case BotThinking(ahead=ahead, seconds=seconds):
+            wait = f"{seconds} seconds" if seconds < 90 else f"{round(seconds / 60)} minutes"
+            return (
+                f"The bot is busy: {ahead} search{'es' if ahead > 1 else ''} "
+                f"came first. Expect its move in {title} in about {wait}."
+            )
         case TurnStarted(player_id=player_id, deadline=deadline):
             due = f" Due {when(deadline)}." if deadline else ""
             if deadline and player_id in game.away:
@@ -227,7 +237,7 @@ def rules_card(name: str) -> str:
         if isinstance(default, bool):
             default = "on" if default else "off"
         lines.append(f"  {option.name}: {option.allowed} (default {default})")
-    lines += ["", info.credit]
+    lines += ["", f"Against the bot (casual): {levels_text()}.", "", info.credit]
     return "\n".join(lines)
 
 

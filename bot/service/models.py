@@ -49,6 +49,7 @@ class Seat:
     player_id: int | None  # None: an open seat
     name: str | None
     accepted: bool
+    bot: str | None = None  # the bot's level when the bot plays this seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +175,14 @@ class Reminder(Event):
     player_id: int
     deadline: datetime
     via: Literal["dm", "thread"]
+
+
+@dataclass(frozen=True, slots=True)
+class BotThinking(Event):
+    """The bot's queue is long: its move comes in about `seconds` (told after a move)."""
+
+    ahead: int  # searches queued before this one
+    seconds: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -186,6 +186,15 @@ async def mark_delivered(service: Host, outbox_id: int) -> None:
         )
 
 
+async def hand_over(service: Host, outbox_id: int) -> None:
+    """Leave an undelivered row to any process's next outbox pass at once (a process
+    that cannot announce, such as `paperboard worker`, hands its results over)."""
+    async with service.db.write() as conn:
+        await conn.execute(
+            outbox.update().where(outbox.c.id == outbox_id).values(claimed_until=service.clock())
+        )
+
+
 # == delivering ===================================================================================
 
 

@@ -39,12 +39,13 @@ WORKER_NICENESS = 10
 T = TypeVar("T")
 
 
-class _Lane:
+class Lane:
     """Worker processes (0: one thread of this process) that are started again when one dies."""
 
-    def __init__(self, name: str, processes: int) -> None:
+    def __init__(self, name: str, processes: int, niceness: int = WORKER_NICENESS) -> None:
         self.name = name
         self.processes = processes
+        self.niceness = niceness
         self.executor = self._start()
 
     def _start(self) -> Executor:
@@ -55,7 +56,7 @@ class _Lane:
             self.processes,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), self.niceness),
         )
         # start the workers now, not on the first move (a worker takes a second to start)
         for _ in range(self.processes):
@@ -83,8 +84,8 @@ class Painter:
     one more for slow pictures (0: a thread of this process for each)."""
 
     def __init__(self, processes: int) -> None:
-        self.boards = _Lane("boards", processes)
-        self.slow = _Lane("slow", min(processes, 1))
+        self.boards = Lane("boards", processes)
+        self.slow = Lane("slow", min(processes, 1))
 
     async def png(
         self,
@@ -115,13 +116,13 @@ def _ready() -> None:
     """Nothing: submitted once per worker so that it starts (and imports) at once."""
 
 
-def _start_worker(parent: int) -> None:
+def _start_worker(parent: int, niceness: int) -> None:
     """Worker initializer. The worker yields the CPU to the bot (on a busy machine an
     event loop waiting for a core stalls as surely as a busy one), and it ends when the
     bot that started it is gone, even killed outright (no clean shutdown tells the
     worker); the multiprocessing resource tracker then ends too, when the last process
     holding its pipe is gone."""
-    os.nice(WORKER_NICENESS)
+    os.nice(niceness)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.render import render_text
-from bot.service import conditionals
+from bot.service import aiqueue, conditionals
 from bot.service.models import (
     ChallengeClosed,
     ConditionalPlayed,
@@ -91,6 +91,7 @@ class Play(Records):
         result, after = await self._retry(
             lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
         )
+        self.committed(result)
         try:
             png = await self.render(game_id, after, result.game, groups=False, after_move=True)
         except Exception:  # the move is made and kept; only its picture is missing
@@ -118,6 +119,10 @@ class Play(Records):
         played = ", ".join(entry for entry, actor in entries if actor == seat)
         typed = " ".join(text.lower().split())
         return MovePreview(summary, row.ply, typed, played, png, render_text(after))
+
+    def committed(self, result: Result) -> None:
+        """A move is committed; its board is drawn next. (AiPlay wakes the AI runner here,
+        so the bot's search starts while the player's board is drawn.)"""
 
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
@@ -234,6 +239,7 @@ class Play(Records):
             return events, await self.summary(conn, row.id)
         if new_turn:
             await self.write_deadlines(conn, row.id, after.ply, due)
+            await aiqueue.queue_turn(conn, row.id, summary.seats, after, now)  # a bot's turn
             player_id = summary.seats[after.to_move or 0].player_id or 0
             events.append(TurnStarted(row.id, player_id, due))
         current = dataclasses.replace(summary, ply=after.ply, to_move=after.to_move, deadline=due)

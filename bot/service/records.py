@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service import outbox, ratings
+from bot.service import aiqueue, outbox, ratings
 from bot.service.models import (
     ChallengeClosed,
     GameOver,
@@ -75,7 +75,12 @@ _GAME_ROW = sa.select(games).where(games.c.id == sa.bindparam("game_id"))
 _LOCKED_GAME_ROW = _GAME_ROW.with_for_update()  # SQLite's BEGIN IMMEDIATE needs no row lock
 _ROSTER = (
     sa.select(
-        seats.c.seat, seats.c.player_id, seats.c.accepted, players.c.name, players.c.vacation_since
+        seats.c.seat,
+        seats.c.player_id,
+        seats.c.accepted,
+        seats.c.bot_level,
+        players.c.name,
+        players.c.vacation_since,
     )
     .select_from(seats.outerjoin(players, players.c.id == seats.c.player_id))
     .where(seats.c.game_id == sa.bindparam("game_id"))
@@ -198,7 +203,7 @@ class Records:
         if cached is not None and time.monotonic() - cached[0] < ROSTER_SECONDS:
             return cached[1], cached[2]
         rows = (await conn.execute(_ROSTER, {"game_id": game_id})).all()
-        roster = tuple(Seat(r.seat, r.player_id, r.name, r.accepted) for r in rows)
+        roster = tuple(Seat(r.seat, r.player_id, r.name, r.accepted, r.bot_level) for r in rows)
         away = tuple(r.player_id for r in rows if r.vacation_since is not None)
         if status != "open":
             self._rosters[game_id] = (time.monotonic(), roster, away)
@@ -266,6 +271,7 @@ class Records:
         due = self.due(summary, self.clock())
         await conn.execute(games.update().where(games.c.id == game_id).values(deadline_at=due))
         await self.write_deadlines(conn, game_id, state.ply, due)
+        await aiqueue.queue_turn(conn, game_id, summary.seats, state, self.clock())  # a bot's turn
         return TurnStarted(game_id, summary.seats[state.to_move].player_id or 0, due)
 
     @staticmethod

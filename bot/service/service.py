@@ -6,6 +6,8 @@ nothing. GameService is the use cases put together, each family in its own modul
 
     challenges.py   challenge, accept, join, decline, cancel, rematch, the limits
     play.py         move, resign, abort, request_undo, answer_undo
+    aiplayer.py     the bot's moves (Play's commit), undo granted by the bot
+    analysis.py     analysis, hint
     lookups.py      game, board, board_text, state, games, game_in_thread,
                     default_game, record, replay_gif, leaderboard, ratings
     preferences.py  player_settings, guild_settings
@@ -29,12 +31,13 @@ from typing import Any
 
 from bot.service import deadlines as clocks
 from bot.service import digest, outbox
+from bot.service.aiplayer import AiPlay
+from bot.service.analysis import Analyses
 from bot.service.challenges import Challenges
 from bot.service.conditionals import Conditionals
 from bot.service.exports import Exports
 from bot.service.lookups import Lookups
 from bot.service.models import Result
-from bot.service.play import Play
 from bot.service.preferences import Preferences
 from bot.service.queue import Queue
 
@@ -45,7 +48,7 @@ from bot.store import Database
 from bot.store.schema import games
 
 
-class GameService(Challenges, Play, Lookups, Preferences, Exports, Conditionals, Queue):
+class GameService(Challenges, AiPlay, Analyses, Lookups, Preferences, Exports, Conditionals, Queue):
     """The application core every adapter calls."""
 
     @classmethod
@@ -118,6 +121,12 @@ class GameService(Challenges, Play, Lookups, Preferences, Exports, Conditionals,
         """Announce a use case's result through the adapter's `publish`, then mark it
         delivered. If `publish` raises, `redeliver` sends it again later."""
         await outbox.deliver(self, result, publish)
+
+    async def hand_over(self, result: Result) -> None:
+        """For a process that cannot announce (`paperboard worker`): leave the result to
+        the next outbox pass of a process that can (the bot's)."""
+        if result.outbox_id is not None:
+            await outbox.hand_over(self, result.outbox_id)
 
     async def redeliver(self, publish: outbox.Publish, worker: str | None = None) -> int:
         """Deliver the results a crashed process (or a failed delivery) left undelivered,

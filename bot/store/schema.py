@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     SmallInteger,
     String,
@@ -137,6 +138,7 @@ seats = Table(
     Column("seat", SmallInteger, primary_key=True),
     Column("player_id", BigInteger, ForeignKey("players.id")),  # None: an open seat
     Column("accepted", Boolean, nullable=False, server_default="0"),
+    Column("bot_level", String(12)),  # the seat is the bot at this level (migration 0007)
     Index("seats_by_player", "player_id"),
     CheckConstraint(f"seat BETWEEN 0 AND {MAX_SEAT}", name="seats_seat_in_range"),
 )
@@ -228,7 +230,29 @@ outbox = Table(
     Index("outbox_pending", "delivered_at", "claimed_until"),
 )
 
+ai_jobs = Table(
+    "ai_jobs",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("game_id", ID, ForeignKey("games.id"), nullable=False),
+    Column("kind", String(12), nullable=False),  # move analysis hint
+    Column("ply", Integer, nullable=False),  # the position it is about (analysis: the last)
+    Column("requested_at", UTCDateTime(), nullable=False),  # first come, first served
+    Column("claimed_by", String(64)),
+    Column("claimed_until", UTCDateTime()),
+    Column("attempts", SmallInteger, nullable=False, server_default="0"),
+    Column("done", Boolean, nullable=False, server_default="0"),
+    Column("progress", Integer, nullable=False, server_default="0"),  # positions analysed
+    Column("total", Integer, nullable=False, server_default="0"),
+    Column("result", JSON),  # analysis: chances and text; hint: the move
+    Column("png", LargeBinary),  # analysis: the chart
+    Column("finished_at", UTCDateTime()),
+    UniqueConstraint("game_id", "kind", "ply", name="one_ai_job_per_position"),
+    Index("ai_jobs_waiting", "done", "requested_at"),
+)
+
 __all__ = [
+    "ai_jobs",
     "conditionals",
     "deadlines",
     "digests",

@@ -1,0 +1,222 @@
+"""The AI worker: takes jobs from the database queue and searches in worker processes.
+
+`AiRunner` claims jobs (bot/service/aiqueue.py) for as many searches as it has
+worker processes (`AI_PROCESSES`), first come first served, one search per game
+at a time (a game has one move job per position). Each search runs in a worker
+process at a lower priority (bot/service/painter.py's `Lane`), never on the event
+loop; while it runs the runner renews the job's lease. The bot's move is committed
+through the service (`AiPlay.play_for_bot`), which checks that the claim still
+holds, and is then announced by the adapter's `deliver`, like any move. Nothing
+lives in memory: after a restart (or a kill -9, once the lease has run out) the
+jobs are claimed again, and a job whose game moved on is settled without a move.
+
+The runner wakes when the service says a bot's turn began in this process
+(`poke`), and polls every `poll` seconds for work queued by other processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+from bot.service import GameService, Result, aiqueue
+from bot.service.aiplayer import think
+from bot.service.aiqueue import Job
+from bot.service.analysis import SECONDS_PER_POSITION, judge, report
+from bot.service.painter import Lane
+
+log = logging.getLogger("paperboard.ai")
+
+POLL_SECONDS = 1.0
+#: Searches yield the CPU to everything else, the drawing of boards included (nice 10).
+AI_NICENESS = 19
+HINT_SECONDS = 2.0  # a hint is the move a 2 s search would play
+
+#: The adapter's announcement of a result (and the mark that it was delivered).
+Deliver = Callable[[Result], Awaitable[object]]
+
+
+class AiRunner:
+    """Claims AI jobs and runs their searches in `processes` worker processes
+    (0: one thread of this process, for tests)."""
+
+    def __init__(
+        self,
+        service: GameService,
+        deliver: Deliver,
+        *,
+        processes: int,
+        worker_id: str | None = None,
+        nodes: int | None = None,
+        poll: float = POLL_SECONDS,
+    ) -> None:
+        self.service = service
+        self.deliver = deliver
+        self.worker_id = (worker_id or service.worker_id)[:64]
+        self.nodes = nodes  # a simulation budget for every level (tests, benches)
+        self.poll = poll
+        self.slots = max(1, processes)
+        self.lane = Lane("ai", processes, AI_NICENESS)
+        self._wake = asyncio.Event()
+        self._running: set[asyncio.Task[None]] = set()
+        self._loop_task: asyncio.Task[None] | None = None
+        #: game id -> seconds the last search for it took (logs, benches)
+        self.searched: dict[int, float] = {}
+
+    async def start(self) -> None:
+        if self._loop_task is None:
+            self.service.on_bot_turn = self.poke
+            self._loop_task = asyncio.create_task(self._loop(), name="paperboard-ai")
+            log.info("AI runner %s started with %d searches at a time", self.worker_id, self.slots)
+
+    def poke(self) -> None:
+        """Work was queued: look for it now rather than at the next poll."""
+        self._wake.set()
+
+    async def stop(self) -> None:
+        """Stop claiming; searches under way are abandoned (their leases run out)."""
+        if self.service.on_bot_turn == self.poke:
+            self.service.on_bot_turn = None
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(
+            *(t for t in (self._loop_task, *self._running) if t is not None), return_exceptions=True
+        )
+        self._loop_task = None
+        self.lane.executor.shutdown(wait=False, cancel_futures=True)
+        log.info("AI runner %s stopped", self.worker_id)
+
+    async def run_once(self) -> int:
+        """Claim what is waiting (up to the free slots) and finish it; returns how many
+        jobs were taken. Tests call this instead of starting the loop."""
+        tasks = await self._claim()
+        await asyncio.gather(*tasks)
+        return len(tasks)
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    async def _loop(self) -> None:
+        while True:
+            self._wake.clear()
+            await self._claim()
+            with contextlib.suppress(TimeoutError):  # the poll: work from other processes
+                await asyncio.wait_for(self._wake.wait(), self.poll)
+
+    async def _claim(self) -> list[asyncio.Task[None]]:
+        free = self.slots - len(self._running)
+        if free <= 0:
+            return []
+        try:
+            jobs = await aiqueue.claim(self.service.db, self.service.clock(), self.worker_id, free)
+        except Exception:  # the database is away: the next poll tries again
+            log.exception("claiming AI jobs failed")
+            return []
+        tasks = []
+        for job in jobs:
+            task = asyncio.create_task(self._run(job), name=f"paperboard-ai-{job.id}")
+            self._running.add(task)
+            task.add_done_callback(self._finished)
+            tasks.append(task)
+        return tasks
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        self._wake.set()  # a slot is free
+
+    async def _run(self, job: Job) -> None:
+        renewing = asyncio.create_task(self._renew(job))
+        try:
+            if job.kind == "move":
+                await self._move(job)
+            elif job.kind == "analysis":
+                await self._analyse(job)
+            elif job.kind == "hint":
+                await self._hint(job)
+            else:
+                log.warning("AI job %d of unknown kind %r left alone", job.id, job.kind)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the lease runs out and the job is tried again
+            log.exception("game=%d AI job %d (%s) failed", job.game_id, job.id, job.kind)
+        finally:
+            renewing.cancel()
+
+    async def _renew(self, job: Job) -> None:
+        while True:
+            await asyncio.sleep(aiqueue.RENEW.total_seconds())
+            held = await aiqueue.renew(self.service.db, job, self.worker_id, self.service.clock())
+            if not held:
+                return
+
+    async def _move(self, job: Job) -> None:
+        turn = await self.service.bot_turn(job)
+        if turn is None:
+            await self.service.settle_job(job, self.worker_id)
+            return
+        seed = job.ply if self.nodes is not None else None
+        started = time.perf_counter()
+        decision = await self.lane.run(
+            partial(think, turn.game, turn.options, turn.record, turn.level, self.nodes, seed)
+        )
+        searched = time.perf_counter()
+        self.searched[job.game_id] = decision.search_seconds
+        result = await self.service.play_for_bot(job, self.worker_id, decision)
+        if result is None:
+            log.info("game=%d the bot's move at ply %d was no longer wanted", job.game_id, job.ply)
+            return
+        committed = time.perf_counter()
+        try:
+            await self.deliver(result)
+        except Exception:  # its outbox row stays undelivered: the outbox sends it again
+            log.exception("game=%d the bot's move could not be announced", job.game_id)
+        log.info(
+            "game=%d bot move ply=%d: search %.0f ms (in the worker %.0f ms), "
+            "commit and board %.0f ms, announced in %.0f ms",
+            job.game_id,
+            job.ply,
+            1000 * (searched - started),
+            1000 * decision.search_seconds,
+            1000 * (committed - searched),
+            1000 * (time.perf_counter() - committed),
+        )
+
+    async def _analyse(self, job: Job) -> None:
+        work = await self.service.work_on(job)
+        if work is None:
+            await self.service.store_work(job, self.worker_id, None)
+            return
+        game, options, record, title = work
+        total = len(record) + 1
+        verdicts = []
+        for ply in range(total):
+            verdicts.append(
+                await self.lane.run(
+                    partial(judge, game, options, record[:ply], SECONDS_PER_POSITION, self.nodes)
+                )
+            )
+            await aiqueue.progress(
+                self.service.db, job, self.worker_id, self.service.clock(), ply + 1, total
+            )
+        players = await self.service.players_of(job.game_id)
+        result, png = await self.lane.run(
+            partial(report, game, options, record, verdicts, players, title)
+        )
+        await self.service.store_work(job, self.worker_id, result, png)
+        log.info("game=%d analysed: %d positions, chart %d bytes", job.game_id, total, len(png))
+
+    async def _hint(self, job: Job) -> None:
+        work = await self.service.work_on(job)
+        if work is None:
+            await self.service.store_work(job, self.worker_id, None)
+            return
+        game, options, record, _ = work
+        verdict = await self.lane.run(
+            partial(judge, game, options, record, HINT_SECONDS, self.nodes)
+        )
+        await self.service.store_work(job, self.worker_id, {"move": verdict.best})

@@ -1,0 +1,174 @@
+"""The AI's work queue, in the database: the moves the bot owes, analyses, hints.
+
+One `ai_jobs` row per game, kind and position (`move`, `analysis`, `hint`). A move
+job is written in the transaction that hands the turn to a bot seat (a move, the
+start, an undo), so a committed turn always has its job; a new turn at the same
+position (after an undo) rewrites it, clearing any claim. Workers claim jobs as
+deadlines are claimed (bot/service/leases.py: `UPDATE ... RETURNING`, the inner
+SELECT `FOR UPDATE SKIP LOCKED` on PostgreSQL), first come first served, and renew
+the lease while a search runs; a crashed worker's lease runs out and the job is
+claimed again. Every claim adds one to `attempts`, which never goes back: the
+claim's token. The bot's move commits only if the job is still done by nobody,
+held by the same claim, and the game still at the job's position (aiplayer.py), in
+the transaction that marks the job done: each turn gets its move exactly once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.service.leases import claim_rows, lease_statement
+from bot.service.models import Seat
+from bot.store import Database
+from bot.store.schema import ai_jobs
+from bot.store.upserts import insert_or_nothing, upsert
+from engine import GameState
+
+Kind = Literal["move", "analysis", "hint"]
+
+#: A claim lasts this long unless renewed; a worker renews it every RENEW while it works.
+LEASE = timedelta(seconds=30)
+RENEW = timedelta(seconds=10)
+#: What a new turn at a position resets of its move job (a claim from before is void).
+_REWRITTEN = ("requested_at", "done", "claimed_by", "claimed_until", "finished_at")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Job:
+    """A queued job that one worker holds a lease on; `attempts` is the claim's token."""
+
+    id: int
+    game_id: int
+    kind: Kind
+    ply: int
+    attempts: int
+    requested_at: datetime
+
+
+async def queue_turn(
+    conn: AsyncConnection, game_id: int, roster: Sequence[Seat], state: GameState, now: datetime
+) -> None:
+    """In the transaction that starts a turn: a move job when the seat to move is a bot."""
+    seat = state.to_move
+    if state.outcome is not None or seat is None or roster[seat].bot is None:
+        return
+    row = {
+        "game_id": game_id,
+        "kind": "move",
+        "ply": state.ply,
+        "requested_at": now,
+        "done": False,
+        "claimed_by": None,
+        "claimed_until": None,
+        "finished_at": None,
+    }
+    await upsert(conn, ai_jobs, row, keys=("game_id", "kind", "ply"), update=_REWRITTEN)
+
+
+async def request(conn: AsyncConnection, game_id: int, kind: Kind, ply: int, now: datetime) -> Any:
+    """The job for this game, kind and position: queued now unless it exists (an
+    analysis or a hint is stored once and read again). Returns its row."""
+    await conn.execute(
+        insert_or_nothing(ai_jobs, conn.dialect.name),
+        {"game_id": game_id, "kind": kind, "ply": ply, "requested_at": now},
+    )
+    return await job_row(conn, game_id, kind, ply)
+
+
+async def job_row(conn: AsyncConnection, game_id: int, kind: Kind, ply: int) -> Any:
+    return (
+        await conn.execute(
+            sa.select(ai_jobs).where(
+                ai_jobs.c.game_id == game_id, ai_jobs.c.kind == kind, ai_jobs.c.ply == ply
+            )
+        )
+    ).one_or_none()
+
+
+async def ahead_of(conn: AsyncConnection, requested_at: datetime) -> int:
+    """How many waiting jobs were asked for before this one (the queue ahead of it)."""
+    count = await conn.scalar(
+        sa.select(sa.func.count())
+        .select_from(ai_jobs)
+        .where(ai_jobs.c.done == sa.false(), ai_jobs.c.requested_at < requested_at)
+    )
+    return int(count or 0)
+
+
+@cache
+def _claim_statement(dialect_name: str) -> sa.Update:
+    """Built once per dialect: lease the oldest waiting jobs nobody holds."""
+    c = ai_jobs.c
+    return lease_statement(
+        ai_jobs,
+        dialect_name,
+        where=(c.done == sa.false(),),
+        order_by=c.requested_at,
+        returning=(c.id, c.game_id, c.kind, c.ply, c.attempts, c.requested_at),
+        attempts=c.attempts + 1,
+    )
+
+
+async def claim(db: Database, now: datetime, worker: str, limit: int) -> list[Job]:
+    """Lease up to `limit` waiting jobs to `worker`, the oldest request first."""
+    rows = await claim_rows(db, now, _claim_statement, worker, LEASE, limit)
+    jobs = [Job(r.id, r.game_id, r.kind, r.ply, r.attempts, r.requested_at) for r in rows]
+    return sorted(jobs, key=lambda job: (job.requested_at, job.id))
+
+
+def _held(job: Job, worker: str) -> sa.ColumnElement[bool]:
+    return sa.and_(
+        ai_jobs.c.id == job.id,
+        ai_jobs.c.claimed_by == worker[:64],
+        ai_jobs.c.attempts == job.attempts,
+        ai_jobs.c.done == sa.false(),
+    )
+
+
+async def renew(db: Database, job: Job, worker: str, now: datetime) -> bool:
+    """Extend the lease while the work goes on; False when the claim is gone."""
+    async with db.write() as conn:
+        changed = await conn.execute(
+            ai_jobs.update().where(_held(job, worker)).values(claimed_until=now + LEASE)
+        )
+    return changed.rowcount == 1
+
+
+async def progress(
+    db: Database, job: Job, worker: str, now: datetime, done: int, total: int
+) -> None:
+    """Positions analysed so far (read by whoever waits for the analysis); renews the lease."""
+    async with db.write() as conn:
+        await conn.execute(
+            ai_jobs.update()
+            .where(_held(job, worker))
+            .values(progress=done, total=total, claimed_until=now + LEASE)
+        )
+
+
+async def lock_held(conn: AsyncConnection, job: Job, worker: str) -> Any:
+    """In a write transaction: the job's row locked, if this claim still holds it."""
+    return (
+        await conn.execute(sa.select(ai_jobs).where(_held(job, worker)).with_for_update())
+    ).one_or_none()
+
+
+async def finish(
+    conn: AsyncConnection,
+    job_id: int,
+    now: datetime,
+    result: dict[str, Any] | None = None,
+    png: bytes | None = None,
+) -> None:
+    await conn.execute(
+        ai_jobs.update()
+        .where(ai_jobs.c.id == job_id)
+        .values(done=True, claimed_until=None, finished_at=now, result=result, png=png)
+    )

@@ -1,0 +1,556 @@
+"""The bot as an opponent: challenges, whole games of every game at a tiny search budget,
+the queue's exactly-once after a restart or a kill -9, and two processes sharing it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import os
+import random
+import signal
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from bot.console import Console
+from bot.schedule.airunner import AiRunner
+from bot.service import (
+    BotThinking,
+    Code,
+    GameService,
+    GameSummary,
+    Place,
+    Player,
+    Refused,
+    Result,
+    aiqueue,
+    describe,
+)
+from bot.service.aiplayer import think
+from bot.service.levels import BOT_IDS
+from bot.settings import Settings
+from bot.store import Database
+from bot.store.schema import ai_jobs, moves
+from tests.conftest import ROOT, Clock, postgres_schema, run_together
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
+from tests.test_discord import World, play_typed, settled_game, world_on
+
+GUILD = 1
+PLACE = Place(GUILD, 10)
+ANN = Player(101, "ann")
+BOB = Player(102, "bob")
+NODES = 20  # simulations per search: fast and deterministic
+LATER = aiqueue.LEASE * 2  # past the lease of a claim whose worker died
+
+
+class Delivered:
+    """The adapter's delivery for the runner: records what it was given."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.results: list[Result] = []
+
+    async def __call__(self, result: Result) -> None:
+        await self.service.deliver(result, self._keep)
+
+    async def _keep(self, result: Result) -> None:
+        self.results.append(result)
+
+
+@pytest.fixture
+async def runner(service: GameService) -> AsyncIterator[AiRunner]:
+    ai = AiRunner(service, Delivered(service), processes=0, nodes=NODES)
+    try:
+        yield ai
+    finally:
+        await ai.stop()
+
+
+async def bot_game(
+    service: GameService, game: str, options: dict[str, Any], *, bots: int = 1, level: str = "easy"
+) -> GameSummary:
+    result = await service.challenge(
+        PLACE, ANN, game, options=options, bots=[level] * bots, first="challenger"
+    )
+    return result.game
+
+
+async def bot_moves(service: GameService) -> list[Any]:
+    async with service.db.read() as conn:
+        return (
+            await conn.execute(
+                sa.select(moves.c.game_id, moves.c.ply, moves.c.seat, moves.c.text).order_by(
+                    moves.c.game_id, moves.c.ply
+                )
+            )
+        ).all()
+
+
+async def play_out(service: GameService, runner: AiRunner, game_id: int, seed: int) -> GameSummary:
+    """Ann plays random legal moves, the bot answers, until the game ends."""
+    rng = random.Random(seed)
+    for _ in range(2_000):
+        game = await service.game(game_id, GUILD)
+        if game.status != "active":
+            return game
+        assert game.to_move is not None
+        if game.seats[game.to_move].bot is None:
+            state = await service.state(game_id, GUILD)
+            await service.move(game_id, GUILD, ANN, rng.choice(state.legal_moves()))
+        else:
+            assert await runner.run_once() == 1
+    raise AssertionError("the game did not end")
+
+
+# -- challenging the bot ----------------------------------------------------------------------
+
+
+async def test_the_bot_takes_its_seat_at_once_and_the_game_is_casual(service: GameService) -> None:
+    game = await bot_game(service, "hex", {"size": 5, "swap": "off"}, level="hard")
+    assert game.status == "active" and not game.rated
+    assert [s.bot for s in game.seats] == [None, "hard"]
+    assert game.seats[1].player_id == BOT_IDS["hard"] and game.seats[1].name == "Paperboard (hard)"
+
+
+async def test_the_bot_refuses_rated_games_and_unknown_levels(service: GameService) -> None:
+    with pytest.raises(Refused) as rated:
+        await service.challenge(PLACE, ANN, "hex", bots=["easy"], rated=True)
+    assert rated.value.code == Code.UNRATED
+    with pytest.raises(Refused) as level:
+        await service.challenge(PLACE, ANN, "hex", bots=["grandmaster"])
+    assert level.value.code == Code.BAD_OPTION and "beginner" in str(level.value)
+    assert await service.games(GUILD) == []
+
+
+GAMES = [
+    ("hex", {"size": 4, "swap": "off"}, 1),
+    ("hex", {"size": 3}, 1),  # the swap: the bot may take it
+    ("disthex", {"size": 4}, 1),
+    ("hotwire", {"size": "4x4"}, 1),
+    ("shortcircuit", {"size": 3, "max_turns": 16}, 1),
+    ("livewire", {"size": "17x14"}, 1),
+    ("intersections", {"size": 3}, 2),  # bot seats next to a person
+]
+
+
+@pytest.mark.parametrize(("game", "options", "bots"), GAMES)
+async def test_a_whole_game_against_the_bot(
+    tmp_path: Any, game: str, options: dict[str, Any], bots: int
+) -> None:
+    url = f"sqlite:///{tmp_path / 'pb.db'}"
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    service = GameService(await Database.open(url), settings, clock=Clock(), rng=random.Random(3))
+    delivered = Delivered(service)
+    ai = AiRunner(service, delivered, processes=0, nodes=NODES)
+    try:
+        started = await bot_game(service, game, options, bots=bots)
+        over = await play_out(service, ai, started.id, seed=5)
+        assert over.status == "finished"
+        record = await bot_moves(service)
+        bot_seats = {s.seat for s in over.seats if s.bot is not None}
+        played = [r for r in record if r.seat in bot_seats and r.text != "pass"]
+        assert played, "the bot made moves"
+        # each bot turn was announced once, as a move with the board after it
+        announced = [
+            e for r in delivered.results for e in r.events if type(e).__name__ == "MovePlayed"
+        ]
+        assert 0 < len(announced) <= len(played)
+        async with service.db.read() as conn:
+            waiting = await conn.scalar(
+                sa.select(sa.func.count()).select_from(ai_jobs).where(ai_jobs.c.done == sa.false())
+            )
+        assert waiting == 0
+    finally:
+        await ai.stop()
+        await service.close()
+
+
+async def test_the_bot_moves_first_when_it_has_the_first_seat(
+    service: GameService, runner: AiRunner
+) -> None:
+    result = await service.challenge(
+        PLACE, ANN, "hex", options={"size": 4, "swap": "off"}, bots=["easy"], first="opponent"
+    )
+    assert result.game.seats[0].bot == "easy" and result.game.to_move == 0
+    assert await runner.run_once() == 1
+    game = await service.game(result.game.id, GUILD)
+    assert game.ply == 1 and game.to_move == 1
+
+
+async def test_undo_against_the_bot_is_granted_at_once(
+    service: GameService, runner: AiRunner
+) -> None:
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+    await runner.run_once()
+    assert (await service.game(game.id, GUILD)).ply == 2
+    result = await service.request_undo(game.id, GUILD, ANN)
+    names = [type(e).__name__ for e in result.events]
+    assert names[0] == "UndoAnswered" and result.game.ply == 0
+    assert result.game.to_move == 0  # Ann's move and the bot's answer are taken back
+    assert await runner.run_once() == 0  # the old job is stale: nothing for the bot to do
+
+
+async def test_a_rematch_against_the_bot_starts_at_once(
+    service: GameService, runner: AiRunner
+) -> None:
+    game = await bot_game(service, "hex", {"size": 3, "swap": "off"}, level="easy")
+    await service.move(game.id, GUILD, ANN, "b2")
+    await runner.run_once()  # the bot resigns a proven loss
+    again = await service.rematch(game.id, GUILD, ANN)
+    assert again.game.status == "active" and [s.bot for s in again.game.seats] == ["easy", None]
+    assert await runner.run_once() == 1  # the seats rotated: the bot moves first now
+    assert (await service.game(again.game.id, GUILD)).ply == 1
+
+
+async def test_the_bot_resigns_only_a_proven_loss() -> None:
+    # Hex 3x3 with Black in the centre is a proven win for Black
+    lost = think("hex", {"size": 3, "swap": "off"}, ["b2"], "medium", nodes=50, seed=1)
+    assert lost.resign and lost.texts == ()
+    fine = think("hex", {"size": 5, "swap": "off"}, ["c3"], "medium", nodes=50, seed=1)
+    assert not fine.resign and len(fine.texts) == 1
+
+
+async def test_each_level_keeps_its_own_record(service: GameService, runner: AiRunner) -> None:
+    game = await bot_game(service, "hex", {"size": 3, "swap": "off"}, level="easy")
+    await service.move(game.id, GUILD, ANN, "b2")
+    await runner.run_once()  # proven lost: the bot resigns
+    over = await service.game(game.id, GUILD)
+    assert over.status == "finished" and over.reason == "resignation"
+    assert await service.bot_records(GUILD) == [("easy", "hex", 0, 1, 0)]
+    assert await service.leaderboard(GUILD, "hex") == []  # casual: no ratings
+
+
+# -- exactly once ----------------------------------------------------------------------------------
+
+
+async def test_a_claim_overtaken_by_another_worker_commits_nothing(
+    service: GameService, clock: Clock
+) -> None:
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+    [first] = await aiqueue.claim(service.db, clock(), "worker-a", 1)
+    clock.advance(seconds=LATER.total_seconds())  # worker a stalls past its lease
+    [second] = await aiqueue.claim(service.db, clock(), "worker-b", 1)
+    assert second.id == first.id and second.attempts == first.attempts + 1
+    decision = think("hex", {"size": 4, "swap": "off"}, ["b2"], "easy", nodes=NODES, seed=0)
+    assert await service.play_for_bot(first, "worker-a", decision) is None
+    assert await service.play_for_bot(second, "worker-b", decision) is not None
+    assert await service.play_for_bot(second, "worker-b", decision) is None  # done already
+    assert (await service.game(game.id, GUILD)).ply == 2
+
+
+KILLED_CHILD = """
+import asyncio, os, signal, sys
+from datetime import datetime
+import bot.schedule.airunner as airunner
+from bot.service import GameService
+from bot.settings import Settings
+from bot.store import Database
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+async def main(url, when, crash):
+    at = datetime.fromisoformat(when)
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)
+    service = GameService(await Database.open(url), settings, clock=lambda: at)
+    if crash == "searching":  # killed while the search runs: nothing is committed
+        airunner.think = die
+    async def deliver(result):  # killed after the commit, before the announcement
+        die()
+    await airunner.AiRunner(service, deliver, processes=0, nodes=20).run_once()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("crash", ["searching", "after-commit"])
+async def test_a_bot_move_killed_midway_is_made_once_after_the_restart(
+    service: GameService, runner: AiRunner, clock: Clock, database_url: str, crash: str
+) -> None:
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", KILLED_CHILD, database_url, clock.now.isoformat(), crash,
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert await asyncio.wait_for(child.wait(), timeout=60) == -signal.SIGKILL
+    committed = (await service.game(game.id, GUILD)).ply
+    assert committed == (1 if crash == "searching" else 2)
+    assert await runner.run_once() == 0  # the dead worker's lease still holds
+    clock.advance(seconds=LATER.total_seconds())
+    taken = await runner.run_once()
+    assert taken == (1 if crash == "searching" else 0)
+    assert (await service.game(game.id, GUILD)).ply == 2  # one bot move, whatever happened
+    assert await runner.run_once() == 0
+    bot_rows = [r for r in await bot_moves(service) if r.seat == 1]
+    assert len(bot_rows) == 1
+
+
+TWO_WORKERS = """
+import asyncio, sys
+from bot.schedule.airunner import AiRunner
+from bot.service import GameService
+from bot.settings import Settings
+from bot.store import Database
+
+async def main(url, name):
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)
+    service = GameService(await Database.open(url), settings, worker_id=name)
+    moved = []
+    async def deliver(result):
+        moved.append(result.game.id)
+    runner = AiRunner(service, deliver, processes=0, nodes=20, worker_id=name)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    while await runner.run_once():
+        pass
+    print(" ".join(map(str, moved)), flush=True)
+    await service.close()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
+    async with postgres_schema() as url:
+        settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+        service = GameService(await Database.open(url), settings, rng=random.Random(1))
+        try:
+            ids = []
+            for _ in range(12):
+                game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
+                await service.move(game.id, GUILD, ANN, "c3")
+                ids.append(game.id)
+            outputs = await run_together(TWO_WORKERS, [[url, "w1"], [url, "w2"]])
+            moved = [int(word) for out in outputs for word in out.split()]
+            assert sorted(moved) == sorted(ids)  # every game once, by one of them
+            assert all(out.split() for out in outputs), "both took work"
+            for game_id in ids:
+                assert (await service.game(game_id, GUILD)).ply == 2
+        finally:
+            await service.close()
+
+
+# -- through the fake Discord --------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def ai_world(fake_discord: FakeDiscord, tmp_path: Any, clock: Clock) -> AsyncIterator[World]:
+    """tests/test_discord.py's world, with the bot's searches in a thread at a tiny budget."""
+    async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
+        world.settings = world.settings.model_copy(update={"ai_processes": 0, "ai_nodes": NODES})
+        yield world
+
+
+async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
+    fake_discord: FakeDiscord, tmp_path: Any, clock: Clock
+) -> None:
+    async with ai_world(fake_discord, tmp_path, clock) as world, world.running():
+        ann = world.users["ann"]
+        options = {"game": "hex", "size": "5", "options": "swap=off", "first": "challenger"}
+        handle = await world.fake.slash(
+            ann, "challenge", {**options, "opponent": world.fake.bot}, channel=world.channel
+        )
+        message = await handle.reply()
+        assert "Paperboard (medium)" in message.content and not message.custom_ids
+        [game] = await world.service.games(world.guild.id, status="active")
+        assert game.seats[1].bot == "medium"
+        game = await settled_game(world, game.id, lambda g: g.thread_id is not None, "a thread")
+        await play_typed(world, game, "c3")
+        thread = world.thread(game)
+        await world.fake.wait_for(
+            lambda: any("Paperboard (medium)** played" in m.content for m in thread.messages),
+            timeout=60,  # a busy machine
+            what="the bot's move",
+        )
+        answer = next(m for m in thread.messages if "** played" in m.content)
+        assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
+        assert (await world.game(game.id)).ply == 2
+        # a level without a mention is a game against the bot too
+        handle = await world.fake.slash(
+            ann, "challenge", {**options, "level": "beginner"}, channel=world.channel
+        )
+        assert "Paperboard (beginner)" in (await handle.reply()).content
+        # other bots still cannot play
+        other = world.fake.create_user("otherbot", bot=True)
+        handle = await world.fake.slash(
+            ann, "challenge", {**options, "opponent": other}, channel=world.channel
+        )
+        assert "Other bots can't play" in (await handle.reply()).content
+
+
+async def test_paperboard_worker_makes_the_bots_moves_and_hands_them_over() -> None:
+    async with postgres_schema() as url:
+        settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+        service = GameService(await Database.open(url), settings)
+        worker = None
+        try:
+            game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
+            await service.move(game.id, GUILD, ANN, "c3")
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "DATABASE_URL": url}
+            env.update(AI_PROCESSES="1", AI_NODES="20", LOG_LEVEL="WARNING")
+            worker = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot.cli", "worker", cwd=ROOT, env=env
+            )
+            for _ in range(1200):  # its worker process searches at nice 19: slow on a busy box
+                if (await service.game(game.id, GUILD)).ply == 2:
+                    break
+                await asyncio.sleep(0.1)
+            assert (await service.game(game.id, GUILD)).ply == 2
+            # the bot's process announces it: its outbox pass finds it at once
+            published: list[Result] = []
+
+            async def publish(result: Result) -> None:
+                published.append(result)
+
+            for _ in range(100):
+                if await service.redeliver(publish):
+                    break
+                await asyncio.sleep(0.05)
+            assert [type(e).__name__ for r in published for e in r.events][:1] == ["MovePlayed"]
+        finally:
+            if worker is not None and worker.returncode is None:
+                worker.send_signal(signal.SIGTERM)
+                assert await asyncio.wait_for(worker.wait(), timeout=30) == 0
+            await service.close()
+
+
+async def test_a_player_hears_when_to_expect_the_move_when_the_queue_is_long(
+    service: GameService, clock: Clock
+) -> None:
+    told = []
+    for _ in range(3):
+        game = await bot_game(service, "hex", {"size": 5, "swap": "off"}, level="hard")
+        clock.advance(seconds=1)
+        result = await service.move(game.id, GUILD, ANN, "c3")
+        told.append([e for e in result.events if isinstance(e, BotThinking)])
+    assert told[0] == []  # a worker is free (AI_PROCESSES=1): nothing to say
+    [notice] = told[2]
+    assert notice.ahead == 2 and notice.seconds == 30  # two 10 s searches first, then its own
+    line = describe(notice, result.game, str, str)
+    assert "2 searches" in line and "30 seconds" in line
+
+
+# -- analysis and hints ----------------------------------------------------------------------------
+
+
+async def human_game(service: GameService, moves: list[str], **extra: Any) -> GameSummary:
+    issued = await service.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], options={"size": 4, "swap": "off"},
+        first="challenger", **extra,
+    )  # fmt: skip
+    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    for i, move in enumerate(moves):
+        game = (await service.move(game.id, GUILD, (ANN, BOB)[i % 2], move)).game
+    return game
+
+
+async def test_analysis_is_refused_for_a_game_under_way_between_people(
+    service: GameService,
+) -> None:
+    game = await human_game(service, ["b2", "c3"])
+    with pytest.raises(Refused) as refused:
+        await service.analysis(game.id, GUILD)
+    assert refused.value.code == Code.ENGINE_HELP and "cheating" in str(refused.value)
+    async with service.db.read() as conn:
+        assert await conn.scalar(sa.select(sa.func.count()).select_from(ai_jobs)) == 0
+
+
+async def test_a_finished_games_analysis_is_stored_and_instant_the_second_time(
+    service: GameService, runner: AiRunner, database_url: str, clock: Clock
+) -> None:
+    game = await human_game(service, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
+    assert game.status == "finished"
+    first = await service.analysis(game.id, GUILD)
+    assert not first.done and first.total == 8
+    assert await runner.run_once() == 1
+    done = await service.analysis(game.id, GUILD)
+    assert done.done and done.progress == done.total == 8
+    assert done.png.startswith(b"\x89PNG") and len(done.png) <= 200_000
+    assert "move " in done.text and "forced win" in done.text
+    # a restart: another service on the same database answers at once, with no worker
+    settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    again = GameService(await Database.open(database_url), settings, clock=clock)
+    try:
+        stored = await again.analysis(game.id, GUILD)
+        assert stored.done and stored.text == done.text and stored.png == done.png
+    finally:
+        await again.close()
+
+
+async def test_hints_only_in_a_casual_game_against_the_bot(
+    service: GameService, runner: AiRunner
+) -> None:
+    rated = await human_game(service, ["b2"], rated=True)
+    with pytest.raises(Refused) as refused:
+        await service.hint(rated.id, GUILD, BOB.id)
+    assert refused.value.code == Code.NOT_AGAINST_BOT
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    asked = await service.hint(game.id, GUILD, ANN.id)
+    assert asked.move is None
+    assert await runner.run_once() == 1
+    hint = await service.hint(game.id, GUILD, ANN.id)
+    state = await service.state(game.id, GUILD)
+    assert hint.move in state.legal_moves() and hint.png.startswith(b"\x89PNG")
+    # the game against the bot may be analysed while it runs
+    assert not (await service.analysis(game.id, GUILD)).done
+
+
+async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'pb.db'}"
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    service = GameService(await Database.open(url), settings, rng=random.Random(3))
+    out = io.StringIO()
+    console = Console(service, out, tmp_path / "boards")
+    console.runner = AiRunner(service, console.bot_moved, processes=0, nodes=NODES)
+    try:
+        lines = ["challenge hex @ai level=easy size=3 swap=off first=challenger", "b2"]
+        await console.run(lines)
+        text = out.getvalue()
+        assert "@Paperboard (easy)" in text and "resign" in text  # proven lost: it resigns
+        await console.run(["hint", "analysis 1"])
+        text = out.getvalue()
+        assert "Hints are for your casual games" not in text
+        assert "Analysis of Hex #1" in text and "Chart:" in text
+        assert (tmp_path / "boards" / "game-1-analysis.png").exists()
+    finally:
+        await console.runner.stop()
+        await service.close()
+
+
+async def test_analysis_on_discord_edits_one_message_into_the_chart(
+    fake_discord: FakeDiscord, tmp_path: Any, clock: Clock
+) -> None:
+    async with ai_world(fake_discord, tmp_path, clock) as world:
+        ann, bob = (Player(world.users[n].id, n) for n in ("ann", "bob"))
+        place = Place(world.guild.id, world.channel.id)
+        issued = await world.service.challenge(
+            place, ann, "hex", opponents=[bob], options={"size": 4, "swap": "off"},
+            first="challenger",
+        )  # fmt: skip
+        game = (await world.service.accept(issued.game.id, world.guild.id, bob)).game
+        async with world.running():
+            user = world.users["ann"]
+            handle = await world.fake.slash(
+                user, "analysis", {"game": game.id}, channel=world.channel
+            )
+            refused = await handle.reply()
+            assert refused.ephemeral and "cheating" in refused.content
+            for i, move in enumerate(["a1", "b1", "a2", "b2", "a3", "b3", "a4"]):
+                await world.service.move(game.id, world.guild.id, (ann, bob)[i % 2], move)
+            handle = await world.fake.slash(
+                user, "analysis", {"game": game.id}, channel=world.channel
+            )
+            message = await handle.reply()
+            assert not message.ephemeral
+            await world.fake.wait_for(lambda: bool(message.files), timeout=90, what="the chart")
+            assert f"Analysis of Hex #{game.id}" in message.content
+            (png,) = message.files.values()
+            assert png.startswith(b"\x89PNG") and len(png) <= 200_000
