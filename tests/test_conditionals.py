@@ -27,7 +27,7 @@ from engine import Code
 from tests.conftest import Clock
 from tests.test_console import HEX_WITH_SWAP, transcript_of
 from tests.test_hostile_input import STRANGE, assert_sentence
-from tests.test_service import ANN, BOB, CAT, GUILD, OUTSIDER, start
+from tests.test_service import ANN, BOB, CAT, GUILD, OUTSIDER, PLACE, start
 
 HEX = {"size": "5", "swap": "off"}
 OPTIONS = {"hex": {"size": 5}, "hotwire": {"size": "5x5"}, "shortcircuit": {"size": 3}}
@@ -168,6 +168,14 @@ async def test_games_of_more_than_two_players_refuse_conditional_lines(
     game = await start(service, "intersections", {"size": "4"}, opponents=(BOB, CAT))
     said = await refused(service.conditional(game.id, GUILD, BOB, line="a1 b2"), Code.PLAYER_COUNT)
     assert said.startswith("Conditional moves are for two-player games")
+
+
+async def test_games_against_the_bot_refuse_conditional_lines(service: GameService) -> None:
+    result = await service.challenge(PLACE, ANN, "hex", options=HEX, bots=["easy"])
+    said = await refused(
+        service.conditional(result.game.id, GUILD, ANN, line="a1 b2"), Code.AGAINST_BOT
+    )
+    assert said.startswith("Conditional moves are for games between people")
 
 
 async def test_a_reply_that_wins_ends_the_game_in_the_same_result(service: GameService) -> None:
