@@ -85,8 +85,11 @@ def report(
 ) -> tuple[dict[str, Any], bytes]:
     """The stored result (chances and text) and the chart, from every position's verdict
     (`verdicts[i]`: after i moves)."""
-    # the position after each prefix (one cut before a forced pass includes the pass)
-    states = [engine.replay(game, options, record[:ply]) for ply in range(len(record) + 1)]
+    # the position after each prefix (one cut before a forced pass includes the pass),
+    # each built on the last: one replay of the record, not one per prefix
+    states = [engine.replay(game, options, ())]
+    for ply in range(1, len(record) + 1):
+        states.append(engine.replay_onto(states[-1], record[:ply]))
     swings = []
     for ply in range(1, len(record) + 1):
         mover = states[-1].actors[ply - 1]
