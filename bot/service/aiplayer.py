@@ -28,7 +28,7 @@ import engine.ai
 from bot.service import aiqueue, outbox
 from bot.service.aiqueue import Job
 from bot.service.levels import HOPELESS_CHANCE, HOPELESS_SIMULATIONS, LEVELS, MAX_ACTIONS
-from bot.service.models import BotThinking, MoveResult, Player, Result
+from bot.service.models import BotThinking, GameSummary, MoveResult, Player, Result
 from bot.service.play import Play
 from bot.service.rules import forfeit
 from bot.store.schema import games, seats
@@ -116,10 +116,7 @@ class AiPlay(Play):
     def committed(self, result: Result) -> None:
         """A person's move is committed: when a bot is to move, the AI runner hears now,
         before the player's board is drawn."""
-        game = result.game
-        seat = game.to_move
-        bot_to_move = game.status == "active" and seat is not None and game.seats[seat].bot
-        if bot_to_move and self.on_bot_turn is not None:
+        if bot_to_move(result.game) is not None and self.on_bot_turn is not None:
             self.on_bot_turn()
 
     async def move(
@@ -135,8 +132,7 @@ class AiPlay(Play):
         long its move will take."""
         result = await super().move(game_id, guild_id, player, text, expected_ply=expected_ply)
         game = result.game
-        seat = game.to_move
-        level = game.seats[seat].bot if game.status == "active" and seat is not None else None
+        level = bot_to_move(game)
         if level is None:
             return result
         async with self.db.read() as conn:
@@ -259,3 +255,11 @@ class AiPlay(Play):
             ((level, game, *counts) for (level, game), counts in tally.items()),  # type: ignore[misc]
             key=lambda line: (order.index(line[0]), line[1]),
         )
+
+
+def bot_to_move(game: GameSummary) -> str | None:
+    """The level of the bot whose turn it is in an active game, or None."""
+    seat = game.to_move
+    if game.status != "active" or seat is None:
+        return None
+    return game.seats[seat].bot
