@@ -503,6 +503,39 @@ async def test_hints_only_in_a_casual_game_against_the_bot(
     assert not (await service.analysis(game.id, GUILD)).done
 
 
+async def test_a_hint_the_worker_gave_up_on_is_asked_again(
+    service: GameService, runner: AiRunner
+) -> None:
+    """A hint job finished with nothing (the game had moved on, then came back to this
+    position by an undo) is queued again, not waited on forever."""
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    assert (await service.hint(game.id, GUILD, ANN.id)).move is None
+    async with service.db.write() as conn:
+        job = await aiqueue.job_row(conn, game.id, "hint", 0)
+        await aiqueue.finish(conn, job.id, service.clock())  # no result
+    assert (await service.hint(game.id, GUILD, ANN.id)).move is None  # queued again
+    assert await runner.run_once() == 1
+    assert (await service.hint(game.id, GUILD, ANN.id)).move is not None
+
+
+async def test_finished_move_and_hint_jobs_are_cleaned_up_after_a_day(
+    service: GameService, runner: AiRunner, clock: Clock
+) -> None:
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+    assert await runner.run_once() == 1  # the bot's move
+    await service.hint(game.id, GUILD, ANN.id)
+    assert await runner.run_once() == 1
+    waiting = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    await service.move(waiting.id, GUILD, ANN, "b2")  # its move job stays queued
+    assert await service.cleanup_ai_jobs() == 0  # finished, but not a day ago
+    clock.advance(days=1, seconds=1)
+    assert await service.cleanup_ai_jobs() == 2  # the bot's move and the hint
+    async with service.db.read() as conn:
+        left = (await conn.execute(sa.select(ai_jobs.c.game_id, ai_jobs.c.done))).all()
+    assert left == [(waiting.id, False)]
+
+
 async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'pb.db'}"
     settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]

@@ -178,6 +178,7 @@ class Scheduler:
             try:
                 await self.service.cleanup_deadlines()
                 await self.service.cleanup_outbox()
+                await self.service.cleanup_ai_jobs()
             except Exception:
                 log.exception("cleanup failed")
 

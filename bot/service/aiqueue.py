@@ -36,6 +36,9 @@ Kind = Literal["move", "analysis", "hint"]
 #: A claim lasts this long unless renewed; a worker renews it every RENEW while it works.
 LEASE = timedelta(seconds=30)
 RENEW = timedelta(seconds=10)
+#: Finished move and hint jobs are kept this long, then deleted (analyses are kept: they
+#: are the stored report).
+KEEP = timedelta(days=1)
 #: What a new turn at a position resets of its move job (a claim from before is void).
 _REWRITTEN = ("requested_at", "done", "claimed_by", "claimed_until", "finished_at")
 
@@ -80,6 +83,15 @@ async def request(conn: AsyncConnection, game_id: int, kind: Kind, ply: int, now
         {"game_id": game_id, "kind": kind, "ply": ply, "requested_at": now},
     )
     return await job_row(conn, game_id, kind, ply)
+
+
+async def requeue(conn: AsyncConnection, job_id: int, now: datetime) -> None:
+    """Queue a finished job again, as if asked for now (its result is stale)."""
+    await conn.execute(
+        ai_jobs.update()
+        .where(ai_jobs.c.id == job_id)
+        .values(done=False, requested_at=now, claimed_by=None, claimed_until=None, result=None)
+    )
 
 
 async def job_row(conn: AsyncConnection, game_id: int, kind: Kind, ply: int) -> Any:
@@ -172,3 +184,10 @@ async def finish(
         .where(ai_jobs.c.id == job_id)
         .values(done=True, claimed_until=None, finished_at=now, result=result, png=png)
     )
+
+
+async def cleanup(db: Database, now: datetime) -> int:
+    """Delete the move and hint jobs finished more than KEEP ago; returns how many."""
+    c = ai_jobs.c
+    old = sa.and_(c.done == sa.true(), c.kind != "analysis", c.finished_at < now - KEEP)
+    return await db.delete_in_batches(ai_jobs, old)

@@ -185,6 +185,9 @@ class Analyses(Records):
             if row.to_move != seat:
                 raise Refused("A hint is for your own turn.", code=Code.NOT_YOUR_TURN)
             job = await aiqueue.request(conn, game_id, "hint", row.ply, self.clock())
+            if job.done and not job.result:
+                # the worker found the game moved on (it came back here by an undo): ask again
+                await aiqueue.requeue(conn, job.id, self.clock())
             if not job.done or not job.result:
                 return Hint(summary, None)
             state = await self.load_state(conn, row)

@@ -29,8 +29,8 @@ import gc
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot.service import aiqueue, digest, outbox
 from bot.service import deadlines as clocks
-from bot.service import digest, outbox
 from bot.service.aiplayer import AiPlay
 from bot.service.analysis import Analyses
 from bot.service.challenges import Challenges
@@ -132,6 +132,10 @@ class GameService(Challenges, AiPlay, Analyses, Lookups, Preferences, Exports, C
         """Deliver the results a crashed process (or a failed delivery) left undelivered,
         once their lease has run out, with the game as it is now; returns how many."""
         return await outbox.redeliver(self, publish, worker or self.worker_id)
+
+    async def cleanup_ai_jobs(self) -> int:
+        """Delete the bot's move and hint jobs finished more than a day ago; returns how many."""
+        return await aiqueue.cleanup(self.db, self.clock())
 
     async def cleanup_outbox(self) -> int:
         """Delete the outbox rows delivered more than a day ago; returns how many."""
