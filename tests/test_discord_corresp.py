@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from bot.service import Player
+from bot.service.models import Digest, DigestLine
 from tests.conftest import Clock
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.test_discord import World, play_slash, start
@@ -55,6 +56,11 @@ async def test_a_conditional_reply_lands_with_the_move_and_only_its_owner_hears_
         assert list((await world.service.state(game.id, world.guild.id)).moves) == [
             "a1", "b2", "c3",
         ]  # fmt: skip
+        answer = await play_slash(world, game, "a5")  # not d4: ann's last line is dropped
+        assert "conditional" not in answer.content
+        await world.fake.wait_for(lambda: len(world.fake.dms(ann)) == 2, what="the drop note")
+        assert "none of your conditional lines expected" in world.fake.dms(ann)[-1].content
+        assert not world.fake.dms(bob)
 
 
 async def test_next_shows_the_game_with_least_time_and_its_button_the_following_one(
@@ -133,3 +139,21 @@ async def test_the_daily_digest_comes_by_dm_with_time_left_and_thread_links(
         assert f"/channels/{world.guild.id}/{game.thread_id}" in digest
         await bot.scheduler.tick()
         assert len(world.fake.dms(ann)) == 1
+
+
+async def test_a_long_digest_comes_in_several_dms_cut_between_games(world: World) -> None:
+    ann = world.users["ann"]
+    listed = tuple(
+        DigestLine(n, world.guild.id, f"Hot Wire #{n}", 10**17 + n, None) for n in range(1, 61)
+    )
+    async with world.running() as bot:
+        await bot.announcer.send_digest(Digest(listed[0].game_id, ann.id, listed), nonce="pb1d")
+        await world.fake.wait_for(lambda: len(world.fake.dms(ann)) >= 2, what="the digest")
+    parts = [dm.content for dm in world.fake.dms(ann)]
+    assert all(len(part) <= 2000 for part in parts) and len(parts) >= 2
+    assert parts[0].startswith("Your move in 60 games:\n")
+    shown = [line for part in parts for line in part.splitlines()[1 if part is parts[0] else 0 :]]
+    assert shown == [
+        f"· Hot Wire #{n}: https://discord.com/channels/{world.guild.id}/{10**17 + n}"
+        for n in range(1, 61)
+    ]

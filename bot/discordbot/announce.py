@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from bot.discordbot.errors import fit
+from bot.discordbot.errors import fit, messages_of
 from bot.discordbot.text import (
     MENTIONS,
+    PRIVATE_EVENTS,
     board_file,
     lines,
     mention,
@@ -36,7 +37,6 @@ from bot.service import (
     BotThinking,
     ChallengeClosed,
     ChallengeIssued,
-    ConditionalPlayed,
     Digest,
     Event,
     GameOver,
@@ -144,7 +144,7 @@ class Announcer:
                 await self.remind(game, event, nonce=_nonce(result, "r"))
             if isinstance(event, Digest):
                 await self.send_digest(event, nonce=_nonce(result, "d"))
-            if isinstance(event, ConditionalPlayed):  # for the owner's eyes only
+            if isinstance(event, PRIVATE_EVENTS):  # for the owner's eyes only
                 text = describe(event, game, mention, when) + f" {thread_link(game)}"
                 if not await self.direct(event.player_id, text, nonce=_nonce(result, "c")):
                     log.info(
@@ -233,9 +233,11 @@ class Announcer:
             for line in digest.games
         ]
         count = f"{len(rows)} game{'s' if len(rows) > 1 else ''}"
-        text = "\n".join([f"Your move in {count}:", *rows])
-        if not await self.direct(digest.player_id, text, nonce=nonce):
-            log.info("DM closed for %d: digest dropped", digest.player_id)
+        # a long digest comes in several DMs, cut between games
+        for part, text in enumerate(messages_of([f"Your move in {count}:", *rows])):
+            if not await self.direct(digest.player_id, text, nonce=_part(nonce, part)):
+                log.info("DM closed for %d: digest dropped", digest.player_id)
+                return
 
     async def direct(self, player_id: int, text: str, *, nonce: str | None = None) -> bool:
         """A direct message; False when the player's DMs are closed (or they are gone)."""
@@ -322,6 +324,11 @@ def _nonce(result: Result, where: str) -> str | None:
     """The nonce of one message of a result (`where`: t thread, r reminder, s status):
     the same each time the result's outbox row is delivered."""
     return None if result.outbox_id is None else f"pb{result.outbox_id}{where}"
+
+
+def _part(nonce: str | None, part: int) -> str | None:
+    """The nonce of the part-th message of one delivery (the first keeps the nonce)."""
+    return nonce if nonce is None or part == 0 else f"{nonce}{part}"
 
 
 def _once(nonce: str | None) -> dict[str, Any]:

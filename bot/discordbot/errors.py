@@ -39,6 +39,18 @@ def fit(text: str) -> str:
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
 
 
+def messages_of(lines: list[str]) -> list[str]:
+    """The lines packed into as few messages as Discord takes, each cut between lines
+    (a single line too long for a message is cut by `fit`)."""
+    packed: list[str] = []
+    for line in lines:
+        if packed and len(packed[-1]) + 1 + len(line) <= MESSAGE_LIMIT:
+            packed[-1] += "\n" + line
+        else:
+            packed.append(fit(line))
+    return packed
+
+
 async def reply(
     interaction: discord.Interaction,
     text: str,
