@@ -15,11 +15,13 @@ from hypothesis import strategies as st
 import engine
 from bot.service import (
     ConditionalPlayed,
+    ConditionalsDropped,
     GameService,
     MovePlayed,
     Refused,
     TurnStarted,
     conditional_text,
+    describe,
 )
 from bot.service.conditionals import checked_line, split_line
 from bot.store.schema import conditionals
@@ -74,7 +76,13 @@ async def test_a_matching_move_is_answered_at_once_and_a_other_move_drops_the_li
     assert (await service.conditional(game, GUILD, ANN)).lines == ("if d4 then e5",)
 
     result = await service.move(game, GUILD, BOB, "a5")  # not d4: the lines are dropped
-    assert [type(e) for e in result.events] == [MovePlayed, TurnStarted]
+    assert [type(e) for e in result.events] == [MovePlayed, TurnStarted, ConditionalsDropped]
+    dropped = result.events[2]
+    assert dropped == ConditionalsDropped(game, ANN.id, ("a5",))
+    assert describe(dropped, result.game, lambda p: f"<@{p}>", str) == (
+        f"<@{ANN.id}>, in Hex #{game} your opponent played a5, which none of your conditional "
+        "lines expected: they are cleared."
+    )
     assert (await service.conditional(game, GUILD, ANN)).lines == ()
     assert (await service.state(game, GUILD)).to_move == 0
 

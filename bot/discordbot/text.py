@@ -12,6 +12,7 @@ import discord
 import engine
 from bot.service import (
     ConditionalPlayed,
+    ConditionalsDropped,
     Event,
     GameSummary,
     away_note,
@@ -35,7 +36,7 @@ def when(moment: datetime) -> str:
 
 
 #: Events for one player's eyes (their DMs), never in a game's thread.
-PRIVATE_EVENTS = (ConditionalPlayed,)
+PRIVATE_EVENTS = (ConditionalPlayed, ConditionalsDropped)
 
 
 def thread_link(game: GameSummary) -> str:

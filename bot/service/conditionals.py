@@ -9,8 +9,9 @@ When the opponent moves (bot/service/play.py calls `answer` in the move's transa
 the lines whose start is the moves just played go on and the others are dropped; if the
 lines that go on agree on the owner's next move, it is played at once, committed in the
 same transaction, and the owner alone is told (`ConditionalPlayed`). A move that matches
-no line drops them all. Undo, resignation, a loss on time and any end of the game clear
-them (`Records.clear_conditionals`).
+no line drops them all, and the owner alone is told that (`ConditionalsDropped`). Undo,
+resignation, a loss on time and any end of the game clear them
+(`Records.clear_conditionals`).
 
 Two seats only: with more players the replies of several people would interleave.
 """
@@ -25,7 +26,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.service.models import ConditionalLines, GameSummary, Player, Refused
+from bot.service.models import (
+    ConditionalLines,
+    ConditionalsDropped,
+    GameSummary,
+    Player,
+    Refused,
+)
 from bot.service.records import Records
 from bot.service.rules import check_ids
 from bot.store.schema import conditionals
@@ -277,12 +284,14 @@ def follow(
 
 async def answer(
     conn: AsyncConnection, game_id: int, summary: GameSummary, after: GameState, now: datetime
-) -> Answer | None:
+) -> tuple[Answer | None, list[ConditionalsDropped]]:
     """The lines of the game's players after a move, in the move's transaction: each
-    tree is advanced, cut or dropped; the reply of the owner whose turn it is now, if
-    their lines give one (None otherwise)."""
+    tree is advanced, cut or dropped. Returns the reply of the owner whose turn it is
+    now, if their lines give one (else None), and a note for each owner whose lines the
+    move dropped."""
     trees = (await conn.execute(_TREES, {"game_id": game_id})).all()
     found = None
+    dropped = []
     for tree in trees:
         seat = summary.seat_of(tree.player_id)
         if seat is None or tree.ply > after.ply:
@@ -291,16 +300,16 @@ async def answer(
         played, state, remaining = follow(after, tree.ply, tree.lines, seat)
         if remaining != tree.lines or state.ply != tree.ply:
             await _save(conn, game_id, tree.player_id, state.ply, remaining, now)
+        answered = tuple(
+            text
+            for text, actor in zip(after.moves[tree.ply :], after.actors[tree.ply :], strict=True)
+            if actor != seat and text != "pass"
+        )
         if played:
-            answered = tuple(
-                text
-                for text, actor in zip(
-                    after.moves[tree.ply :], after.actors[tree.ply :], strict=True
-                )
-                if actor != seat and text != "pass"
-            )
             found = Answer(tree.player_id, seat, answered, tuple(played), state, len(remaining))
-    return found
+        elif not remaining and tree.lines:
+            dropped.append(ConditionalsDropped(game_id, tree.player_id, answered))
+    return found, dropped
 
 
 async def _lines(conn: AsyncConnection, game_id: int, player_id: int, ply: int) -> list[list[str]]:

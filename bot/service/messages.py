@@ -17,6 +17,7 @@ from bot.service.models import (
     ChallengeIssued,
     ConditionalLines,
     ConditionalPlayed,
+    ConditionalsDropped,
     Digest,
     Event,
     GameOver,
@@ -159,6 +160,11 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return (
                 f"{mention(player_id)}, in {title} your opponent played {', '.join(answered)}: "
                 f"your conditional line played {', '.join(texts)} for you ({left})."
+            )
+        case ConditionalsDropped(player_id=player_id, answered=answered):
+            return (
+                f"{mention(player_id)}, in {title} your opponent played {', '.join(answered)}, "
+                "which none of your conditional lines expected: they are cleared."
             )
     return f"{title}: {type(event).__name__}"
 

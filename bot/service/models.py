@@ -193,6 +193,15 @@ class TimedOut(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ConditionalsDropped(Event):
+    """The opponent's move matched none of a player's conditional lines, which are gone;
+    the owner alone is told."""
+
+    player_id: int  # the owner
+    answered: tuple[str, ...]  # the opponent's move no line expected
+
+
+@dataclass(frozen=True, slots=True)
 class ConditionalPlayed(Event):
     """A conditional line answered the opponent's move for its owner, who alone is told."""
 

@@ -133,7 +133,10 @@ class Play(Records):
         async with self.db.write() as conn:
             events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
             if after.outcome is None and len(summary.seats) == 2:
-                reply = await conditionals.answer(conn, row.id, summary, after, self.clock())
+                reply, dropped = await conditionals.answer(
+                    conn, row.id, summary, after, self.clock()
+                )
+                events.extend(dropped)
                 if reply is not None:  # the reply is committed with the move it answers
                     events, now_summary = await self._conditional_reply(
                         conn, guild_id, summary, events, after, reply
