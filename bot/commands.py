@@ -221,7 +221,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "rating",
-        "A player's ratings and record, per game.",
+        "A player's ratings and record, per game (the bot: its record at each level).",
         (
             Param("player", "user", "whose rating; you by default"),
             Param("game", "game", "one game only", choices=tuple(engine.GAMES)),

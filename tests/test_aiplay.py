@@ -28,6 +28,7 @@ from bot.service import (
     Refused,
     Result,
     aiqueue,
+    bot_record_lines,
     describe,
 )
 from bot.service.aiplayer import think
@@ -223,6 +224,7 @@ async def test_each_level_keeps_its_own_record(service: GameService, runner: AiR
     over = await service.game(game.id, GUILD)
     assert over.status == "finished" and over.reason == "resignation"
     assert await service.bot_records(GUILD) == [("easy", "hex", 0, 1, 0)]
+    assert bot_record_lines(await service.bot_records(GUILD)) == ["Hex: easy 0 won 1 lost"]
     assert await service.leaderboard(GUILD, "hex") == []  # casual: no ratings
 
 
@@ -373,6 +375,11 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         answer = next(m for m in thread.messages if "** played" in m.content)
         assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
         assert (await world.game(game.id)).ply == 2
+        handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot})
+        assert "Nobody here has finished a game against me yet." in (await handle.reply()).content
+        await world.service.resign(game.id, world.guild.id, Player(ann.id, ann.username))
+        handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot, "game": "hex"})
+        assert "Hex: medium 1 won 0 lost" in (await handle.reply()).content
         # a level without a mention is a game against the bot too
         handle = await world.fake.slash(
             ann, "challenge", {**options, "level": "beginner"}, channel=world.channel
@@ -548,8 +555,9 @@ async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) ->
         await console.run(lines)
         text = out.getvalue()
         assert "@Paperboard (easy)" in text and "resign" in text  # proven lost: it resigns
-        await console.run(["hint", "analysis 1"])
+        await console.run(["hint", "analysis 1", "rating @ai"])
         text = out.getvalue()
+        assert "Hex: easy 0 won 1 lost" in text
         assert "Hints are for your casual games" not in text
         assert "Analysis of Hex #1" in text and "Chart:" in text
         assert (tmp_path / "boards" / "game-1-analysis.png").exists()

@@ -35,6 +35,7 @@ from bot.service import (
     Result,
     UndoAnswered,
     away_note,
+    bot_record_lines,
     conditional_text,
     describe,
     parse_days,
@@ -415,8 +416,13 @@ class Console:
         self.say(rules_card(name))
 
     async def rating(self, words: list[str], _: str) -> None:
-        whose = next((self.player(w[1:]) for w in words if w.startswith("@")), self.me)
         game = next((w.lower() for w in words if not w.startswith("@")), None)
+        if any(w.lower() == f"@{BOT_NAME}" for w in words):  # the bot plays casual games only
+            records = await self.service.bot_records(GUILD)
+            shown = bot_record_lines([r for r in records if game is None or r[1] == game])
+            self.say("\n".join(shown) or "Nobody has finished a game against the bot yet.")
+            return
+        whose = next((self.player(w[1:]) for w in words if w.startswith("@")), self.me)
         lines = await self.service.ratings(GUILD, whose.id, game)
         if not lines:
             self.say(f"{whose.name} has no rated games yet.")

@@ -32,6 +32,7 @@ from bot.service import (
     Place,
     Refused,
     Result,
+    bot_record_lines,
     conditional_text,
     parse_days,
     rating_line,
@@ -411,6 +412,10 @@ class GamesCog(commands.Cog):
         game: str | None = None,
     ) -> None:
         whose = player or interaction.user
+        me = interaction.client.user
+        if me is not None and whose.id == me.id:  # the bot plays casual games only
+            await self._bot_record(interaction, game)
+            return
         found = await self.service.ratings(guild_of(interaction), whose.id, game)
         if not found:
             await reply(interaction, f"{mention(whose.id)} has no rated games here yet.")
@@ -420,6 +425,14 @@ class GamesCog(commands.Cog):
             f"{mention(whose.id)}\n" + "\n".join(rating_line(r) for r in found),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    async def _bot_record(self, interaction: discord.Interaction, game: str | None) -> None:
+        records = await self.service.bot_records(guild_of(interaction))
+        shown = bot_record_lines([r for r in records if game is None or r[1] == game])
+        if not shown:
+            await reply(interaction, "Nobody here has finished a game against me yet.")
+            return
+        await reply(interaction, "My casual games here, per level:\n" + "\n".join(shown))
 
     @described("leaderboard")
     @app_commands.choices(game=GAME_CHOICES)

@@ -4,6 +4,7 @@ from bot.service.exports import ExportFile
 from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.messages import (
     away_note,
+    bot_record_lines,
     conditional_text,
     describe,
     parse_days,
@@ -86,6 +87,7 @@ __all__ = [
     "UndoRequested",
     "away_note",
     "bot_name",
+    "bot_record_lines",
     "conditional_text",
     "describe",
     "levels_text",

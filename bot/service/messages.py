@@ -6,7 +6,7 @@ terminal) and how to show a time (a relative timestamp on Discord).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 import engine
@@ -254,6 +254,18 @@ def rating_line(line: RatingLine) -> str:
         f"(μ {line.mu:.1f} ± {line.sigma:.1f}) · {line.wins}/{line.games} won · "
         f"streak {line.streak:+d}"
     )
+
+
+def bot_record_lines(records: Sequence[tuple[str, str, int, int, int]]) -> list[str]:
+    """The bot's casual record per game and level (AiPlay.bot_records), one line a game:
+    "Hex: easy 3 won 1 lost · hard 0 won 2 lost"."""
+    by_game: dict[str, list[str]] = {}
+    for level, game, won, lost, drawn in records:
+        tally = f"{level} {won} won {lost} lost" + (f" {drawn} drawn" if drawn else "")
+        by_game.setdefault(game, []).append(tally)
+    return [
+        f"{engine.GAMES[game].title}: {' · '.join(tallies)}" for game, tallies in by_game.items()
+    ]
 
 
 def settings_line(found: PlayerSettings, when: When) -> str:
