@@ -26,8 +26,10 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# both cores for the suite, then the tests that time themselves, on a quiet machine
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 -m "not alone"
+	$(BIN)/pytest -m alone
 
 bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.engine

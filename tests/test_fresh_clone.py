@@ -18,6 +18,7 @@ INSIDE = os.environ.get("PAPERBOARD_INSIDE_CLONE") == "1"
 WANTED = os.environ.get("PAPERBOARD_FRESH_CLONE") == "1"
 
 
+@pytest.mark.alone
 @pytest.mark.skipif(INSIDE, reason="this run is the fresh clone's own")
 @pytest.mark.skipif(
     not WANTED, reason="minutes long: PAPERBOARD_FRESH_CLONE=1 runs it (.ci/run does)"

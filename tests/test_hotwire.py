@@ -547,6 +547,7 @@ def test_random_playout_picks_uniformly() -> None:
     assert all(abs(count - expected) < 0.3 * expected for count in counts.values())
 
 
+@pytest.mark.alone
 def test_random_game_on_the_default_board_is_fast() -> None:
     rng = random.Random(3)
     state = new()
@@ -677,6 +678,7 @@ def test_groups_are_the_components_of_the_interaction_graph(
             assert wire_counts(state, group) <= {1, 2}
 
 
+@pytest.mark.alone
 def test_groups_on_the_largest_board_stay_cheap() -> None:
     state = new(size="26x26")
     rng = random.Random(8)

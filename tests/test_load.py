@@ -90,6 +90,7 @@ async def long_game(service: GameService, options: dict[str, object], plies: int
     return game_id
 
 
+@pytest.mark.alone
 async def test_heavy_hot_wire_never_stalls_the_loop(drawing_service: GameService) -> None:
     service = drawing_service
     options: dict[str, object] = {"size": "19x19", "lengths": "any"}  # the most wires allowed
