@@ -45,10 +45,11 @@ def brute_force(state: GameState, key: Key) -> tuple[int | None, tuple[str, ...]
 
 
 def by_parity(state: GameState) -> Hashable:
-    """Stones or wires by who played them, the last move (Disthex needs it) and the
-    first two (after a swap the opening stone changes hands)."""
+    """Stones or wires by who played them, the first two moves (after a swap the
+    opening stone changes hands) and, in Disthex, the last (it forbids its neighbours)."""
     moves = state.moves
-    return (moves[:2], frozenset(moves[0::2]), frozenset(moves[1::2]), state.last_move)
+    last = state.last_move if state.name == "disthex" else None
+    return (moves[:2], frozenset(moves[0::2]), frozenset(moves[1::2]), last)
 
 
 def random_position(state: GameState, plies: int, rng: random.Random) -> GameState:
