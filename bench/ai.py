@@ -64,6 +64,7 @@ STRENGTH_CASES: list[tuple[str, str, dict[str, object], int | None]] = [
     ("livewire17x14", "livewire", {"size": "17x14"}, None),
     ("intersections2p", "intersections", {}, None),
     ("intersections3p", "intersections", {}, 3),
+    ("intersections4p", "intersections", {}, 4),
 ]
 
 #: A game still running after this many plies is stopped and counted as a draw.
