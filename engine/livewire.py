@@ -410,6 +410,18 @@ class LivewireState(GameState):
                 found.append((start, move))  # legal lines never land on the mover's own base
         return found
 
+    def can_land(self, seat: int) -> bool:
+        """Whether `seat` has a line that lands on an opponent's base now, whoever is
+        to move: a threat. The other player can always answer it with the same line
+        drawn the other way, from the base onto the threatening dot (rules 2-5 do
+        not depend on a line's direction, and a base may draw any line)."""
+        moves, base_owner, points = self._board.moves[seat], self._board.base_owner, self._dot_point
+        for dot, move in self._legal(seat):
+            entry = moves[points[dot] * 8 + move]
+            if entry is not None and base_owner[entry[0]] >= 0:
+                return True
+        return False
+
     def open_bases(self, seat: int) -> list[Point]:
         """`seat`'s bases the opponent could still land on: those where the last
         unit edge or square diagonal of some line into the base is not drawn (nor

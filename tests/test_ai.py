@@ -16,6 +16,7 @@ import engine
 from bot import cli
 from engine import GameState, ai
 from engine.ai import hotwireai
+from engine.livewire import LivewireState
 
 Key = Callable[[GameState], Hashable]
 
@@ -227,6 +228,35 @@ def test_a_decisive_move_is_played_and_proven() -> None:
     assert analysis.win_chance == (1.0, 0.0)
     assert analysis.proven is not None and "a2" in analysis.proven.winning_moves
     assert analysis.best[0].chance == 1.0
+
+
+def _livewire_run(plies: int) -> LivewireState:
+    """Player 1 runs along row 4 toward r4 while Player 2 draws along the top edge."""
+    player1 = ("a4-c4", "c4-e4", "e4-g4", "g4-i4", "i4-k4", "k4-m4", "m4-o4", "o4-p4")
+    player2 = ("r12-r13", "r13-q14", "q14-q15", "q15-o15", "o15-m15", "m15-k15", "k15-i15")
+    state = engine.new("livewire", size="17x14")
+    interleaved = [move for pair in zip(player1, (*player2, ""), strict=True) for move in pair]
+    for move in interleaved[:plies]:
+        state = state.play(move)
+    assert isinstance(state, LivewireState)
+    return state
+
+
+@pytest.mark.parametrize("seed", [0, 1])  # seeds at which a search of 1,000 simulations parked
+def test_the_livewire_ai_makes_a_threat_when_nothing_is_pending(seed: int) -> None:
+    parked = _livewire_run(14)  # Player 1's tip at o4, two lines from r4; Player 1 to move
+    assert not parked.can_land(0) and not parked.can_land(1)
+    move = ai.best_move(parked, seconds=10, nodes=1000, seed=seed)
+    assert isinstance(after := parked.play(move), LivewireState)
+    assert after.can_land(0), move
+
+
+def test_the_livewire_ai_answers_a_threat() -> None:
+    threatened = _livewire_run(15)  # Player 1's p4 can land on r4; Player 2 to move
+    assert threatened.can_land(0)
+    move = ai.best_move(threatened, seconds=5, nodes=200, seed=1)
+    assert isinstance(after := threatened.play(move), LivewireState)
+    assert after.outcome is None and not after.can_land(0), move
 
 
 @pytest.mark.alone

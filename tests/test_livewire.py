@@ -593,6 +593,46 @@ def test_base_landings_are_the_winning_lines() -> None:
     assert game().base_landings(game().legal_lines()) == []
 
 
+def test_can_land_sees_a_threat_whoever_is_to_move() -> None:
+    assert not game().can_land(0) and not game().can_land(1)
+    threat = _toward_r4()  # Player 1's p4 can land on r4
+    assert threat.can_land(0) and not threat.can_land(1)
+    moved_on = threat.play("p4 p6")  # a straight dot two rows up: no base in reach
+    assert not moved_on.can_land(0) and not moved_on.can_land(1)
+
+
+def test_every_threat_can_be_answered_with_one_line() -> None:
+    """The defender kills a new threatening dot with its line drawn the other way
+    (docs/AI.md, Livewire: why a defender who answers every threat never loses)."""
+    threats = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = game()
+        while state.outcome is None and state.ply < 120:
+            seat = state.ply % 2
+            if state.can_land(1 - seat):
+                threats += 1
+                answers = [line for line in state.legal_lines() if _answers(state, line)]
+                assert answers, " ".join(state.moves)
+            lines = state.legal_lines()
+            landings = state.base_landings(lines)
+            forward = [line for line in lines if line[1] == 2]  # straight forward
+            if landings:
+                line = landings[0]
+            elif forward and rng.random() < 0.8:
+                line = rng.choice(forward)
+            else:
+                line = rng.choice(lines)
+            state.draw_line(line)
+    assert threats >= 30
+
+
+def _answers(state: LivewireState, line: tuple[int, int]) -> bool:
+    after = state.copy()
+    after.draw_line(line)
+    return after.outcome is None and not after.can_land(1 - state.ply % 2)
+
+
 def test_a_base_closed_on_every_side_is_no_goal() -> None:
     start = game()
     assert start.open_bases(1) == [(17, 3), (17, 6), (17, 8), (17, 11)]

@@ -104,6 +104,11 @@ class Adapter:
         """
         return moves
 
+    def root_candidates(self, pos: Any, moves: list[Any]) -> list[Any]:
+        """The moves worth searching at the root: `candidates` unless a game knows a
+        move choice no worse in value and better against a fallible opponent."""
+        return self.candidates(pos, moves)
+
     def decisive(self, pos: Any, moves: list[Any]) -> list[Any]:
         """The moves of `moves` that win at once for the mover (checked by playing them,
         when the list is short enough to afford it)."""

@@ -9,7 +9,9 @@ base when it can and otherwise prefers lines that go forward, then scores the
 position by the race: for each player, the fewest lines its best growing point
 needs to land on an open base of the opponent (the engine's `lines_to_goal`,
 over the board of the search's root), the player to move half a line ahead.
-Landings on a base are decisive moves.
+Landings on a base are decisive moves. At the root, a line that threatens a
+landing is played whenever one exists and nothing is pending (`root_candidates`):
+every threat can be answered, so only threats can win.
 """
 
 from __future__ import annotations
@@ -59,6 +61,21 @@ class LivewireAdapter(Adapter):
 
     def text(self, pos: Any, move: Line) -> str:
         return str(pos.move_text(move))
+
+    def root_candidates(self, pos: Any, moves: list[Line]) -> list[Line]:
+        """When neither side can land now, the lines that make a threat, if any.
+
+        Every threat can be answered (`can_land`), so a defender who answers them
+        all never loses and a tip parked near a base is worth nothing against it;
+        a threat costs its tip, which is then worth no less. Against a defender
+        who may miss the answer only threats win, and a search that sees every
+        answer would otherwise park its tip for good. Threats are made only
+        when no threat of the opponent's is pending (the search answers those)."""
+        seat = pos.ply % 2
+        if pos.can_land(seat) or pos.can_land(1 - seat):
+            return moves
+        threats = [line for line in moves if self.play(pos, line).can_land(seat)]
+        return threats or moves
 
     def decisive(self, pos: Any, moves: list[Any]) -> list[Any]:
         return list(pos.base_landings(moves))

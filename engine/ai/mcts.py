@@ -59,7 +59,9 @@ class Node:
         "wins",
     )
 
-    def __init__(self, adapter: Adapter, pos: Any, settings: Settings) -> None:
+    def __init__(
+        self, adapter: Adapter, pos: Any, settings: Settings, *, root: bool = False
+    ) -> None:
         self.pos = pos
         self.result = adapter.result(pos)
         self.proven: int | None = None  # the seat proven to win, when proven
@@ -73,7 +75,12 @@ class Node:
         else:
             self.mover = adapter.mover(pos)
             moves = adapter.moves(pos)
-            self.moves = adapter.candidates(pos, moves) if settings.knowledge else moves
+            if not settings.knowledge:
+                self.moves = moves
+            elif root:
+                self.moves = adapter.root_candidates(pos, moves)
+            else:
+                self.moves = adapter.candidates(pos, moves)
         count = len(self.moves)
         self.index = {move: i for i, move in enumerate(self.moves)}
         self.children: list[Node | None] = [None] * count
@@ -97,7 +104,7 @@ class Search:
         self.adapter = adapter
         self.settings = settings or Settings()
         self.rng = rng
-        self.root = Node(adapter, root, self.settings)
+        self.root = Node(adapter, root, self.settings, root=True)
         self.simulations = 0
         self.two_player = adapter.players == 2
 
