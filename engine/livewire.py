@@ -443,11 +443,12 @@ class LivewireState(GameState):
                     break
         return found
 
-    def lines_to_goal(self, seat: int) -> dict[Point, int]:
-        """The fewest lines `seat` needs from each point to land on an open base of the
-        opponent, over the board as it is now: existing lines block as the rules say,
-        and a path goes on only through empty points (landing on a dot kills the new
-        one). Points that cannot reach an open base are absent. Dot kinds and later
+    def lines_to_goal(self, seat: int) -> dict[tuple[Point, bool], int]:
+        """The fewest lines `seat` needs to land on an open base of the opponent from
+        a dot at each point, keyed by (point, whether the dot is a straight one: those
+        start no diagonal), over the board as it is now: existing lines block as the
+        rules say, and a path goes on only through empty points (landing on a dot
+        kills the new one). Dots that cannot reach an open base are absent. Later
         lines are ignored: a measure of the race, not a promise."""
         board = self._board
         moves = board.moves[seat]
@@ -455,31 +456,44 @@ class LivewireState(GameState):
         for number, entry in enumerate(moves):
             if entry is not None:
                 incoming[entry[0]].append(number)
-        goals = [board.index(x, y) for x, y in self.open_bases(1 - seat)]
-        distance = dict.fromkeys(goals, 0)
-        frontier = goals
+        distance: dict[tuple[int, bool], int] = {}
+        # (point, straight dot there); None for a goal, which any kind of line may land on
+        frontier: list[tuple[int, bool | None]] = [
+            (board.index(x, y), None) for x, y in self.open_bases(1 - seat)
+        ]
         steps = 0
         while frontier:
             steps += 1
-            reached = []
-            for target in frontier:
+            reached: list[tuple[int, bool | None]] = []
+            for target, straight_there in frontier:
                 for number in incoming[target]:
-                    source = number // 8
-                    if source in distance:
+                    source, move = divmod(number, 8)
+                    kind = MOVE_KINDS[move]
+                    if straight_there is not None and (kind == STRAIGHT) != straight_there:
+                        continue  # this line would leave the other kind of dot there
+                    general, straight = (source, False), (source, True)
+                    new_general = general not in distance
+                    new_straight = kind != DIAGONAL and straight not in distance
+                    if not (new_general or new_straight):
                         continue
                     entry = moves[number]
                     assert entry is not None
-                    if self._obstacle(seat, entry) is None:
-                        distance[source] = steps
-                        if self._dot_at[source] < 0:
-                            reached.append(source)
+                    if self._obstacle(seat, entry) is not None:
+                        continue
+                    empty = self._dot_at[source] < 0
+                    for dot, new in ((general, new_general), (straight, new_straight)):
+                        if new:
+                            distance[dot] = steps
+                            if empty:
+                                reached.append(dot)
             frontier = reached
-        return {board.point(p): d for p, d in distance.items() if d}
+        return {(board.point(p), straight): d for (p, straight), d in distance.items()}
 
-    def growing_points(self, seat: int) -> list[Point]:
-        """Where `seat` may start a line: its bases and its live unused dots."""
-        at, points = self._board.point, self._dot_point
-        return [at(points[dot]) for dot in self._usable[seat]]
+    def growing_points(self, seat: int) -> list[tuple[Point, bool]]:
+        """Where `seat` may start a line (its bases and its live unused dots), each with
+        whether the dot there is a straight one (it starts no diagonal)."""
+        at, points, kinds = self._board.point, self._dot_point, self._dot_kind
+        return [(at(points[dot]), kinds[dot] == STRAIGHT) for dot in self._usable[seat]]
 
     # -- the rules -----------------------------------------------------------------
 

@@ -636,11 +636,13 @@ def _answers(state: LivewireState, line: tuple[int, int]) -> bool:
 def test_a_base_closed_on_every_side_is_no_goal() -> None:
     start = game()
     assert start.open_bases(1) == [(17, 3), (17, 6), (17, 8), (17, 11)]
-    assert start.lines_to_goal(0)[(0, 3)] == 9  # 17 squares: eight straight lines and a branch
-    assert start.lines_to_goal(0)[(15, 3)] == 1  # p4-r4
+    assert start.lines_to_goal(0)[((0, 3), False)] == 9  # 17 squares: 8 straight lines, a branch
+    assert start.lines_to_goal(0)[((15, 3), True)] == 1  # p4-r4
+    assert start.lines_to_goal(0)[((16, 4), False)] == 1  # a branch or diagonal dot: q5-r4
+    assert start.lines_to_goal(0)[((16, 4), True)] == 2  # a straight one: q5-q4-r4
     # Player 2 draws every line into its base r4 from its side: up, down, forward, diagonals.
     closed = game("a9-b9", "r4-r6", "b9-c9", "r4-r2", "c9-d9", "r4-q4", "d9-e9", "r4-q5")
     assert (17, 3) in closed.open_bases(1)  # the diagonal from below is still open
     closed = closed.play("e9-f9").play("r4-q3")
     assert closed.open_bases(1) == [(17, 6), (17, 8), (17, 11)]
-    assert closed.lines_to_goal(0)[(15, 3)] == 3  # p4 must now go round to r7
+    assert closed.lines_to_goal(0)[((15, 3), False)] == 3  # p4 must now go round to r7

@@ -7,8 +7,9 @@ other, and games end in passes after hundreds of plies), so their results say
 almost nothing. Here a playout plays a few plies by a policy that lands on a
 base when it can and otherwise prefers lines that go forward, then scores the
 position by the race: for each player, the fewest lines its best growing point
-needs to land on an open base of the opponent (the engine's `lines_to_goal`,
-over the board of the search's root), the player to move half a line ahead.
+(by where it is and what kind of dot it is) needs to land on an open base of
+the opponent (the engine's `lines_to_goal`, over the board of the search's
+root), the player to move half a line ahead.
 Landings on a base are decisive moves. At the root, a line that threatens a
 landing is played whenever one exists and nothing is pending (`root_candidates`):
 every threat can be answered, so only threats can win.
@@ -108,4 +109,6 @@ class LivewireAdapter(Adapter):
         """About how many moves `seat`'s best growing point needs to land on a base,
         by the distances over the root's board (lines drawn since are not seen)."""
         distances = self.distances[seat]
-        return min((distances.get(p, CLOSED) for p in state.growing_points(seat)), default=CLOSED)
+        return min(
+            (distances.get(dot, CLOSED) for dot in state.growing_points(seat)), default=CLOSED
+        )
