@@ -9,10 +9,10 @@ base when it can and otherwise prefers lines that go forward, then scores the
 position by the race: for each player, the fewest lines its best growing point
 (by where it is and what kind of dot it is) needs to land on an open base of
 the opponent (the engine's `lines_to_goal`, over the board of the search's
-root), the player to move half a line ahead.
-Landings on a base are decisive moves. At the root, a line that threatens a
-landing is played whenever one exists and nothing is pending (`root_candidates`):
-every threat can be answered, so only threats can win.
+root), the player to move half a line ahead. Landings on a base are decisive
+moves. At the root, a line that threatens a landing is played whenever one
+exists and nothing is pending (`root_candidates`): every threat can be
+answered, so only threats can win.
 """
 
 from __future__ import annotations
