@@ -400,9 +400,13 @@ class LivewireState(GameState):
         assert entry is not None
         return f"{board.labels[line[0]]}-{board.labels[entry[0]]}"
 
-    def base_landings(self, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """The lines of `lines` (legal ones) that land on an opponent's base: each wins."""
-        moves, base_owner = self._board.moves[self.ply % 2], self._board.base_owner
+    def base_landings(
+        self, lines: list[tuple[int, int]], seat: int | None = None
+    ) -> list[tuple[int, int]]:
+        """The lines of `lines` (legal ones for `seat`, the mover by default) that land
+        on an opponent's base: each wins."""
+        mover = self.ply % 2 if seat is None else seat
+        moves, base_owner = self._board.moves[mover], self._board.base_owner
         found = []
         for start, move in lines:
             entry = moves[start * 8 + move]
@@ -415,12 +419,8 @@ class LivewireState(GameState):
         to move: a threat. The other player can always answer it with the same line
         drawn the other way, from the base onto the threatening dot (rules 2-5 do
         not depend on a line's direction, and a base may draw any line)."""
-        moves, base_owner, points = self._board.moves[seat], self._board.base_owner, self._dot_point
-        for dot, move in self._legal(seat):
-            entry = moves[points[dot] * 8 + move]
-            if entry is not None and base_owner[entry[0]] >= 0:
-                return True
-        return False
+        points = self._dot_point
+        return bool(self.base_landings([(points[d], m) for d, m in self._legal(seat)], seat))
 
     def open_bases(self, seat: int) -> list[Point]:
         """`seat`'s bases the opponent could still land on: those where the last
