@@ -160,6 +160,7 @@ class IntersectionsState(GameState):
         self._array = _array(self.size)
         self._drawn: list[int] = []  # candidates drawn this round, in order
         self._blocked = 0  # bit i: candidate i crosses or overlaps a segment drawn this round
+        self._degree = [0] * (self.size * self.size)  # per dot (column * size + row)
         self._totals = [0] * self.players
         self._finished: list[tuple[int, ...]] = []  # the segments of each finished round
         self._round_points: list[int] = []
@@ -212,7 +213,7 @@ class IntersectionsState(GameState):
     def _play_action(self, text: str) -> None:
         index = self._parse(text)
         self._check(index)
-        self._draw(index)
+        self.draw_segment(index)
 
     def view(self) -> IntersectionsView:
         array = self._array
@@ -246,6 +247,7 @@ class IntersectionsState(GameState):
         twin.options = dict(self.options)
         self._copy_record(twin)
         twin._drawn = list(self._drawn)
+        twin._degree = list(self._degree)
         twin._totals = list(self._totals)
         twin._finished = list(self._finished)
         twin._round_points = list(self._round_points)
@@ -254,17 +256,42 @@ class IntersectionsState(GameState):
     def random_playout(self, rng: random.Random) -> Self:
         state = self.copy()
         while state.outcome is None:
-            state._draw(state._random_free(rng))
+            state.draw_segment(state.random_segment(rng))
         return state
 
-    def random_round(self, rng: random.Random) -> Self:
-        """A copy with the current round finished by uniformly random segments (rounds
-        are independent: the array is wiped after each)."""
-        state = self.copy()
-        finished = len(state._finished)
-        while state.outcome is None and len(state._finished) == finished:
-            state._draw(state._random_free(rng))
-        return state
+    # -- fast internals for search (candidate indices, in sorted text order) -----
+
+    def random_segment(self, rng: random.Random) -> int:
+        """A uniformly random legal candidate: a few blind tries, then the full list."""
+        count = len(self._array.texts)
+        for _ in range(16):
+            index = rng.randrange(count)
+            if not self._blocked >> index & 1:
+                return index
+        return rng.choice(self._free())
+
+    def draw_segment(self, index: int) -> None:
+        """Draw a legal candidate (unchecked), in place: record it, and score the round
+        when it is the m-th."""
+        self._record(self._array.texts[index])
+        self._drawn.append(index)
+        array = self._array
+        self._blocked |= array.conflicts[index]
+        degree = self._degree
+        for dot in array.end_dots[index]:
+            degree[dot] += 1
+        for dot in array.inner_dot_indices[index]:
+            degree[dot] += 2
+        if len(self._drawn) == self.segments_per_round:
+            self._finish_round()
+
+    def segment_gain(self, index: int) -> int:
+        """How many dots drawing the candidate now takes to degree 3 or 4: an end adds
+        1 to its dot's degree, a dot passed through gets 2 (degrees never fall within a
+        round, so these points are the offense's whatever comes after)."""
+        degree = self._degree
+        ends, inner = self._array.end_dots[index], self._array.inner_dot_indices[index]
+        return sum(degree[dot] == 2 for dot in ends) + sum(0 < degree[dot] < 3 for dot in inner)
 
     # -- a move ---------------------------------------------------------------
 
@@ -319,14 +346,6 @@ class IntersectionsState(GameState):
             raise IllegalMove(f"{text} overlaps {other}.", code=Code.OVERLAP)
         raise IllegalMove(f"{text} crosses {other}.", code=Code.CROSSING)
 
-    def _draw(self, index: int) -> None:
-        """Apply a legal segment: record it, and score the round when it is the m-th."""
-        self._record(self._array.texts[index])
-        self._drawn.append(index)
-        self._blocked |= self._array.conflicts[index]
-        if len(self._drawn) == self.segments_per_round:
-            self._finish_round()
-
     # -- end of a round, end of the game --------------------------------------
 
     def _finish_round(self) -> None:
@@ -337,6 +356,7 @@ class IntersectionsState(GameState):
         self._finished.append(tuple(self._drawn))
         self._drawn = []
         self._blocked = 0
+        self._degree = [0] * len(self._degree)
         if len(self._finished) == self.rounds:
             best = max(self._totals)
             self.outcome = Outcome(
@@ -358,15 +378,6 @@ class IntersectionsState(GameState):
             free ^= low
         return indices
 
-    def _random_free(self, rng: random.Random) -> int:
-        """A uniformly random legal candidate: a few blind tries, then the full list."""
-        count = len(self._array.texts)
-        for _ in range(16):
-            index = rng.randrange(count)
-            if not self._blocked >> index & 1:
-                return index
-        return rng.choice(self._free())
-
 
 # -- the precomputed array --------------------------------------------------------
 
@@ -381,6 +392,9 @@ class _Array:
     texts: tuple[str, ...]
     ends: tuple[tuple[Point, Point], ...]  # lower dot first
     inner_dots: tuple[tuple[Point, ...], ...]  # the dots a segment passes through
+    # The same two as dot numbers (column * size + row), for the running degrees.
+    end_dots: tuple[tuple[int, int], ...]
+    inner_dot_indices: tuple[tuple[int, ...], ...]
     horizontal: tuple[bool, ...]
     conflicts: tuple[int, ...]  # candidates crossing or overlapping it (itself included)
     by_ends: Mapping[tuple[Point, Point], int]
@@ -425,6 +439,8 @@ def _array(size: int) -> _Array:
         texts=tuple(segment_text(a, b) for a, b in ends),
         ends=tuple(ends),
         inner_dots=tuple(inner),
+        end_dots=tuple((a[0] * size + a[1], b[0] * size + b[1]) for a, b in ends),
+        inner_dot_indices=tuple(tuple(c * size + r for c, r in dots) for dots in inner),
         horizontal=horizontal,
         conflicts=tuple(conflicts),
         by_ends={pair: index for index, pair in enumerate(ends)},

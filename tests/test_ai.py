@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+import statistics
 import time
 from collections.abc import Callable, Hashable
 
@@ -16,6 +17,8 @@ import engine
 from bot import cli
 from engine import GameState, ai
 from engine.ai import hotwireai
+from engine.ai.others import IntersectionsAdapter
+from engine.intersections import IntersectionsState
 from engine.livewire import LivewireState
 
 Key = Callable[[GameState], Hashable]
@@ -257,6 +260,29 @@ def test_the_livewire_ai_answers_a_threat() -> None:
     move = ai.best_move(threatened, seconds=5, nodes=200, seed=1)
     assert isinstance(after := threatened.play(move), LivewireState)
     assert after.outcome is None and not after.can_land(0), move
+
+
+def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None:
+    state = engine.new("intersections", 3).play("a1-a3")
+    assert isinstance(state, IntersectionsState)
+    adapter = IntersectionsAdapter(state)
+    rng = random.Random(4)
+    finished = adapter.policy_round(state, rng)
+    assert finished.moves[:1] == state.moves and len(finished.moves) == state.segments_per_round
+    assert finished.round == 2 and finished.outcome is None and state.ply == 1
+    assert finished.scores == (finished.round_points[0], 0, 0)  # seat 0 was the offense
+
+    def uniform_round(start: IntersectionsState) -> IntersectionsState:
+        drawn = start.copy()
+        while drawn.round == start.round:
+            drawn.draw_segment(drawn.random_segment(rng))
+        return drawn
+
+    empty = engine.new("intersections", 3)
+    assert isinstance(empty, IntersectionsState)
+    greedy = [adapter.policy_round(empty, rng).scores[0] for _ in range(300)]
+    uniform = [uniform_round(empty).scores[0] for _ in range(300)]
+    assert statistics.mean(greedy) > statistics.mean(uniform) + 1
 
 
 @pytest.mark.alone

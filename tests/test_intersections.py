@@ -624,14 +624,33 @@ def test_random_playout_replays_to_an_equal_state() -> None:
         assert again == final and again.view() == final.view()
 
 
-def test_random_round_finishes_the_round_and_nothing_more() -> None:
-    state = engine.new("intersections", 3).play("a1-a3")
+def test_segment_gain_counts_the_dots_a_segment_takes_to_degree_three_or_four() -> None:
+    candidates = engine.new("intersections", 2).legal_moves()  # every candidate, by index
+    state = play(game(2), "a1-a3")  # a2 passed through: degree 2
     assert isinstance(state, IntersectionsState)
-    finished = state.random_round(random.Random(4))
-    assert finished.moves[:1] == state.moves and len(finished.moves) == state.segments_per_round
-    assert len(finished.round_points) == 1 and finished.round == 2 and finished.outcome is None
-    assert finished.scores[0] == finished.round_points[0]  # seat 0 was the offense
-    assert state.ply == 1  # the state itself is untouched
+    assert state.segment_gain(candidates.index("a2-c2")) == 1  # a T at a2
+    assert state.segment_gain(candidates.index("b1-b3")) == 0  # parallel: nothing reaches 3
+    rng = random.Random(5)
+    for _ in range(40):
+        state = game(3)
+        for _ in range(rng.randrange(state.segments_per_round - 1)):
+            state.draw_segment(state.random_segment(rng))
+        before = len(state.view().scoring_dots)
+        for text in state.legal_moves():
+            after = len(state.play(text).view().scoring_dots)
+            assert state.segment_gain(candidates.index(text)) == after - before, text
+
+
+def test_draw_segment_is_play_of_its_text() -> None:
+    candidates = engine.new("intersections", 3).legal_moves()
+    rng = random.Random(6)
+    state = game(3)
+    while state.outcome is None:
+        index = state.random_segment(rng)
+        assert candidates[index] in state.legal_moves()
+        played = state.play(candidates[index])
+        state.draw_segment(index)
+        assert state.moves == played.moves and state.view() == played.view()
 
 
 def test_position_key_ignores_the_order_segments_were_drawn_in() -> None:
