@@ -285,6 +285,18 @@ def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None
     assert statistics.mean(greedy) > statistics.mean(uniform) + 1
 
 
+def test_intersections_rewards_of_a_finished_game_keep_count_of_the_points() -> None:
+    rng = random.Random(8)
+    finals = [engine.new("intersections", 3).random_playout(rng) for _ in range(40)]
+    final = next(f for f in finals if len(set(f.scores)) == 3)  # three different totals
+    rewards = IntersectionsAdapter(final).result(final)
+    assert rewards is not None and sum(rewards) == pytest.approx(1.0)
+    ranked = sorted(range(3), key=final.scores.__getitem__)
+    assert rewards[ranked[0]] < rewards[ranked[1]] < 0.5 < rewards[ranked[2]]  # losing by less
+    two = engine.new("intersections", 2).random_playout(rng)
+    assert IntersectionsAdapter(two).result(two) in {(1.0, 0.0), (0.0, 1.0), (0.5, 0.5)}
+
+
 @pytest.mark.alone
 def test_solve_gives_up_in_time_on_a_big_board() -> None:
     start = time.monotonic()
