@@ -85,6 +85,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=0.1, help="time per move")
     parser.add_argument("--only", help="strength: only the cases with these labels (a,b)")
     parser.add_argument(
+        "--opening-seed",
+        type=int,
+        default=7,
+        help="strength: the seed of the openings (another seed, other games to add to a run)",
+    )
+    parser.add_argument(
         "--against", choices=("random", "plain"), help="strength: only this opponent"
     )
     parser.add_argument(
@@ -110,7 +116,10 @@ def main() -> None:
     if "speed" in sections:
         speed()
     if "strength" in sections:
-        headline = strength(args.games, args.seconds, args.only, args.against) or headline
+        headline = (
+            strength(args.games, args.seconds, args.only, args.against, args.opening_seed)
+            or headline
+        )
     if "solve" in sections:
         solved = solve_section(args.solve_limit, args.hex_limit, args.hex_size or [5])
         if "strength" not in sections:
@@ -189,11 +198,12 @@ def match(
     opponent: Callable[[int], Agent],
     seconds: float,
     progress: Callable[[list[float], list[float]], None] | None = None,
+    opening_seed: int = 7,
 ) -> tuple[list[float], list[float]]:
     """The AI against `opponent` in every other seat: the AI's score per game and the
     opponents' mean score per game. Openings are one random move, each played with
     the AI in every seat in turn; `progress` is told after each such group."""
-    rng = random.Random(7)
+    rng = random.Random(opening_seed)
     start = engine.new(name, players, **options)
     seats = start.players
     ours: list[float] = []
@@ -232,7 +242,11 @@ def progress_line(
 
 
 def strength(
-    games: int, seconds: float, only: str | None, against: str | None = None
+    games: int,
+    seconds: float,
+    only: str | None,
+    against: str | None = None,
+    opening_seed: int = 7,
 ) -> str | None:
     print(f"\nstrength at {seconds} s per move, {games} games per pairing")
     print(
@@ -252,7 +266,9 @@ def strength(
             if against is not None and not opponent_name.startswith(against):
                 continue
             report = functools.partial(progress_line, label, opponent_name, time.monotonic())
-            ours, theirs = match(name, options, players, games, opponent, seconds, report)
+            ours, theirs = match(
+                name, options, players, games, opponent, seconds, report, opening_seed
+            )
             report(ours, theirs, final=True)
             headline = (
                 f"{label} vs {opponent_name} {statistics.mean(ours):.0%} "
