@@ -16,7 +16,7 @@ from engine.notation import sort_key
 from engine.shortcircuit import ShortCircuitState
 
 #: Playout rounds sampled for the points a round scores on average (6x6 with
-#: 12 segments, 3 players: about 3.5).
+#: 12 segments: about 6 with 3 players).
 ROUND_SAMPLES = 64
 
 #: Points of lead that make a seat e (2.7) times as likely to win as another.
@@ -30,8 +30,9 @@ STANDINGS_SCALE = 2.0
 #: the win alone and 5.0 with this; 16 games each).
 MARGIN_WEIGHT = 0.3
 
-#: Candidates a playout's drawer looks at before drawing (the offense takes the one
-#: that scores most now, a defender one that scores least).
+#: Random legal segments the offense looks at in a playout before drawing the one
+#: that scores most now (the AI's points a round as offense against plain UCT, 20
+#: rounds each: 6.8 with 4 or 8, 6.35 with 16).
 PLAYOUT_TRIES = 4
 
 
