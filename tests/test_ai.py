@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import engine
 from bot import cli
 from engine import GameState, ai
-from engine.ai import hotwireai
+from engine.ai import hotwireai, others
 from engine.ai.others import IntersectionsAdapter
 from engine.intersections import IntersectionsState
 from engine.livewire import LivewireState
@@ -265,9 +265,8 @@ def test_the_livewire_ai_answers_a_threat() -> None:
 def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None:
     state = engine.new("intersections", 3).play("a1-a3")
     assert isinstance(state, IntersectionsState)
-    adapter = IntersectionsAdapter(state)
     rng = random.Random(4)
-    finished = adapter.policy_round(state, rng)
+    finished = others.policy_round(state, rng)
     assert finished.moves[:1] == state.moves and len(finished.moves) == state.segments_per_round
     assert finished.round == 2 and finished.outcome is None and state.ply == 1
     assert finished.scores == (finished.round_points[0], 0, 0)  # seat 0 was the offense
@@ -280,7 +279,7 @@ def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None
 
     empty = engine.new("intersections", 3)
     assert isinstance(empty, IntersectionsState)
-    greedy = [adapter.policy_round(empty, rng).scores[0] for _ in range(300)]
+    greedy = [others.policy_round(empty, rng).scores[0] for _ in range(300)]
     uniform = [uniform_round(empty).scores[0] for _ in range(300)]
     assert statistics.mean(greedy) > statistics.mean(uniform) + 1
 
@@ -342,6 +341,18 @@ def test_best_move_keeps_time_on_the_largest_hot_wire_board() -> None:
     state = engine.new("hotwire", size="19x19", lengths="any")
     move, took = timed_best_move(state, 0.3, 1)
     assert took <= 0.3 * 1.1 + 0.05
+    assert move in state.legal_moves()
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("players", [2, 8])
+def test_best_move_keeps_time_with_the_longest_intersections_rounds(players: int) -> None:
+    # 12x12 with the most segments a round allows (122 or 120): the adapter samples the
+    # average round before the search, and a 2-player search builds it twice (solver, tree).
+    segments = 122 // players * players
+    state = engine.new("intersections", players, size=12, segments=segments)
+    move, took = timed_best_move(state, 0.1, 1)
+    assert took <= 0.1 * 1.1 + 0.05
     assert move in state.legal_moves()
 
 

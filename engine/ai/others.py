@@ -4,20 +4,24 @@ transposition key for the solver."""
 
 from __future__ import annotations
 
+import functools
 import math
 import random
+import statistics
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
-from engine.core import GameState
+from engine.core import GameState, OptionValue
 from engine.intersections import IntersectionsState
 from engine.notation import sort_key
 from engine.shortcircuit import ShortCircuitState
 
-#: Playout rounds sampled for the points a round scores on average (6x6 with
-#: 12 segments: about 6 with 3 players).
-ROUND_SAMPLES = 64
+#: Segments drawn in all when sampling the points a playout round scores on average:
+#: 64 rounds of 12 on 6x6 (about 6 points with 3 players), fewer but longer rounds on
+#: big arrays, so the sample costs ~15 ms however large the options (it is kept per
+#: options for the process).
+SAMPLE_SEGMENTS = 768
 
 #: Points of lead that make a seat e (2.7) times as likely to win as another.
 STANDINGS_SCALE = 2.0
@@ -51,11 +55,7 @@ class IntersectionsAdapter(Adapter):
     def __init__(self, state: GameState) -> None:
         super().__init__(state)
         assert isinstance(state, IntersectionsState)
-        empty = type(state)(state.options)
-        assert isinstance(empty, IntersectionsState)
-        rng = random.Random(0)
-        samples = [self.policy_round(empty, rng).scores[0] for _ in range(ROUND_SAMPLES)]
-        self.round_points = sum(samples) / ROUND_SAMPLES
+        self.round_points = round_average(tuple(sorted(state.options.items())))
 
     def key(self, pos: Any) -> Hashable:
         assert isinstance(pos, IntersectionsState)
@@ -79,23 +79,9 @@ class IntersectionsAdapter(Adapter):
         leaves (see `standings`): later rounds are independent of this one, so
         playing them out at random would only add noise."""
         start = pos.ply
-        final = self.policy_round(pos, rng)
+        final = policy_round(pos, rng)
         rewards = self.result(final) or self.standings(final)
         return rewards, self.seats_of_record(pos, final.moves[start:])
-
-    def policy_round(self, pos: IntersectionsState, rng: random.Random) -> IntersectionsState:
-        """A copy with the round finished by the playout policy: the offense looks at
-        PLAYOUT_TRIES random legal candidates and draws the one that takes most dots
-        to degree 3 or 4 now; the defenders draw at random."""
-        state = pos.copy()
-        offense, current = state.offense, state.round
-        while state.outcome is None and state.round == current:
-            if state.to_move == offense:
-                tries = [state.random_segment(rng) for _ in range(PLAYOUT_TRIES)]
-                state.draw_segment(max(tries, key=state.segment_gain))
-            else:
-                state.draw_segment(state.random_segment(rng))
-        return state
 
     def random_playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
         return super().playout(pos, rng)
@@ -112,6 +98,31 @@ class IntersectionsAdapter(Adapter):
         weights = [math.exp((value - top) / STANDINGS_SCALE) for value in projected]
         whole = sum(weights)
         return tuple(weight / whole for weight in weights[:players])
+
+
+def policy_round(pos: IntersectionsState, rng: random.Random) -> IntersectionsState:
+    """A copy with the round finished by the playout policy: the offense looks at
+    PLAYOUT_TRIES random legal candidates and draws the one that takes most dots to
+    degree 3 or 4 now; the defenders draw at random."""
+    state = pos.copy()
+    offense, current = state.offense, state.round
+    while state.outcome is None and state.round == current:
+        if state.to_move == offense:
+            tries = [state.random_segment(rng) for _ in range(PLAYOUT_TRIES)]
+            state.draw_segment(max(tries, key=state.segment_gain))
+        else:
+            state.draw_segment(state.random_segment(rng))
+    return state
+
+
+@functools.cache
+def round_average(options: tuple[tuple[str, OptionValue], ...]) -> float:
+    """The points the offense scores in a playout round on an empty array, on average
+    over SAMPLE_SEGMENTS segments' worth of rounds (a fixed seed: the same each time)."""
+    empty = IntersectionsState(dict(options))
+    rng = random.Random(0)
+    rounds = max(4, SAMPLE_SEGMENTS // empty.segments_per_round)
+    return statistics.fmean(policy_round(empty, rng).scores[0] for _ in range(rounds))
 
 
 @register("shortcircuit")
