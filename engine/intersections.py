@@ -350,7 +350,12 @@ class IntersectionsState(GameState):
 
     def _finish_round(self) -> None:
         offense = len(self._finished) % self.players
-        scoring = _scoring(_degrees(self._array, self._drawn))
+        # The running degrees, dot numbers in (column, row) order as _scoring sorts them.
+        scoring = [
+            divmod(dot, self.size)
+            for dot, degree in enumerate(self._degree)
+            if degree in SCORING_DEGREES
+        ]
         self._totals[offense] += len(scoring)
         self._round_points.append(len(scoring))
         self._finished.append(tuple(self._drawn))
