@@ -16,6 +16,9 @@ Sections (all by default, or pick with --section):
   with the published tables.
 - analysis: analyse() after each Hex 7x7 opening (swap off, --analysis-seconds
   each) against the published table of which openings win.
+- memory: the peak RSS of one best_move at the "max" level's minute
+  (--memory-seconds) at the largest options of every game and on Hex 7x7 (the
+  most simulations a second), each in a fresh process.
 - openspiel: Hex 7x7 (--openspiel-size) with swap off against pyspiel.MCTSBot
   (random rollouts, uct_c 2) given the simulations it runs in the same time on
   this machine, calibrated again before every pair of games; paired openings;
@@ -30,8 +33,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import random
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -78,7 +84,7 @@ def main() -> None:
     parser.add_argument(
         "--section",
         action="append",
-        choices=("speed", "strength", "solve", "analysis", "openspiel"),
+        choices=("speed", "strength", "solve", "analysis", "memory", "openspiel"),
         help="run only these sections (repeatable)",
     )
     parser.add_argument("--games", type=int, default=10, help="games per pairing (even)")
@@ -104,6 +110,9 @@ def main() -> None:
     parser.add_argument(
         "--analysis-seconds", type=float, default=2.0, help="analysis: seconds per opening"
     )
+    parser.add_argument(
+        "--memory-seconds", type=float, default=60.0, help="memory: seconds of each search"
+    )
     parser.add_argument("--openspiel-games", type=int, default=4)
     parser.add_argument("--openspiel-seconds", type=float, default=0.2)
     parser.add_argument("--openspiel-size", type=int, default=7, help="Hex board size")
@@ -126,6 +135,8 @@ def main() -> None:
             headline = solved
     if "analysis" in sections:
         headline = opening_analysis(args.analysis_size, args.analysis_seconds)
+    if "memory" in sections:
+        headline = memory(args.memory_seconds)
     if "openspiel" in sections:
         headline = openspiel(
             args.openspiel_games,
@@ -418,6 +429,53 @@ def opening_analysis(size: int, seconds: float) -> str:
         f"hex {size}x{size} openings: analyse() agrees with the published table on "
         f"{agree} of {size * size}"
     )
+
+
+# -- memory ---------------------------------------------------------------------------------
+
+#: (label, game, options): the largest options of every game, and Hex 7x7.
+MEMORY_CASES: list[tuple[str, str, dict[str, object]]] = [
+    ("hex 7x7", "hex", {"size": 7, "swap": "off"}),
+    ("hex 19x19", "hex", {"size": 19, "swap": "off"}),
+    ("disthex 19x19", "disthex", {"size": 19}),
+    ("hotwire 19x19", "hotwire", {"size": "19x19"}),
+    ("shortcircuit 10", "shortcircuit", {"size": 10}),
+    ("livewire 60x60", "livewire", {"size": "60x60"}),
+    ("intersections 12x12 2p", "intersections", {"size": 12, "segments": 122}),
+    ("intersections 12x12 8p", "intersections", {"players": 8, "size": 12, "segments": 120}),
+]
+
+#: Run in a fresh process: one best_move from the start, then the process's peak RSS.
+_PEAK_SCRIPT = """
+import json, resource, sys, time
+import engine
+from engine import ai
+game, options, seconds = json.loads(sys.argv[1])
+state = engine.new(game, **options)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.monotonic()
+ai.best_move(state, seconds=seconds, seed=1)
+took = time.monotonic() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps([before / 1024, peak / 1024, took]))
+"""
+
+
+def memory(seconds: float) -> str:
+    """Each case's peak RSS (MB) over one best_move of `seconds`, in a fresh process."""
+    print(f"{'game':<26} {'before':>8} {'peak':>8} {'took':>7}")
+    peaks = []
+    for label, name, options in MEMORY_CASES:
+        data = json.dumps([name, options, seconds])
+        output = subprocess.run(
+            [sys.executable, "-c", _PEAK_SCRIPT, data], capture_output=True, text=True, check=True
+        ).stdout
+        before, peak, took = json.loads(output)
+        peaks.append((peak, label))
+        print(f"{label:<26} {before:>6.0f} MB {peak:>5.0f} MB {took:>6.1f} s", flush=True)
+    peak, label = max(peaks)
+    cases = len(peaks)
+    return f"peak RSS of a {seconds:g} s best_move, largest of {cases}: {peak:.0f} MB ({label})"
 
 
 # -- OpenSpiel -----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pickle
 import random
 import statistics
 import time
+import tracemalloc
 from collections.abc import Callable, Hashable
 
 import pytest
@@ -17,6 +18,8 @@ import engine
 from bot import cli
 from engine import GameState, ai
 from engine.ai import hotwireai, others
+from engine.ai.adapter import adapter_for
+from engine.ai.mcts import Node, Search
 from engine.ai.others import IntersectionsAdapter
 from engine.intersections import IntersectionsState
 from engine.livewire import LivewireState
@@ -208,6 +211,59 @@ def test_a_node_budget_and_a_seed_make_the_search_deterministic(
     assert ai.best_move(state, seconds=10, nodes=40, seed=7) == ai.best_move(
         state, seconds=10, nodes=40, seed=7
     )
+
+
+def tree_nodes(search: Search) -> list[Node]:
+    nodes, stack = [], [search.root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(child for child in node.children if child is not None)
+    return nodes
+
+
+@pytest.mark.parametrize(("game", "options", "players"), GAMES)
+def test_a_full_tree_stops_growing_and_the_search_goes_on(
+    game: str, options: dict[str, object], players: int | None
+) -> None:
+    state = random_position(engine.new(game, players, **options), 2, random.Random(4))
+    adapter = adapter_for(state)
+    root = adapter.root(state)
+    room = Search(adapter, root, rng=random.Random(1)).held_bytes * 4  # a few nodes
+    search = Search(adapter, root, rng=random.Random(1), tree_bytes=room)
+
+    def open_nodes() -> int:
+        # Past the limit only a finished child that proves a decisive move may join.
+        return sum(node.result is None for node in tree_nodes(search))
+
+    search.run(deadline=time.monotonic() + 60, nodes=100)
+    full = open_nodes()
+    search.run(deadline=time.monotonic() + 60, nodes=300)
+    assert open_nodes() == full
+    nodes = tree_nodes(search)
+    assert search.held_bytes == sum(search._cost(node) for node in nodes)
+    assert search.held_bytes < room + max(search._cost(node) for node in nodes)
+    assert sum(search.root.visits) == search.root.total == search.simulations == 300
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [("hex", {"size": 11, "swap": "off"}), ("livewire", {}), ("hotwire", {"size": "9x9"})],
+)
+def test_the_tree_estimate_is_near_the_memory_the_tree_holds(
+    game: str, options: dict[str, object]
+) -> None:
+    state = engine.new(game, **options)
+    adapter = adapter_for(state)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        search = Search(adapter, adapter.root(state), rng=random.Random(1))
+        search.run(deadline=time.monotonic() + 60, nodes=150)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert 0.8 * held < search.held_bytes < 2 * held, (held, search.held_bytes)
 
 
 def test_a_finished_game_has_no_best_move_but_is_analysed_and_solved() -> None:

@@ -10,18 +10,35 @@ Two-player games also carry proofs (MCTS-Solver): a node whose mover has a
 move that wins at once, or a child proven won for the mover, is proven won; a
 node all of whose moves are proven lost is proven lost. Proven nodes are not
 simulated again and the move choice follows the proof.
+
+The tree's memory is estimated as it grows (per node: its position's own
+objects, measured once per search, and the statistics of each candidate move);
+past `TREE_BYTES` it stops growing and simulations play out from its leaves,
+so a search of any length holds a bounded tree.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import random
+import sys
 import time
+import types
 from dataclasses import dataclass
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards
 from engine.ai.solver import OutOfTime
+
+#: The most memory a tree may hold, estimated (the issue's limit for a whole search is
+#: 300 MB; the interpreter, the engine and a solver's table need the rest).
+TREE_BYTES = 180 * 2**20
+#: A node's cost beyond its position: per candidate move its five statistics, its index
+#: entry and its child slot (100-120 bytes measured with tracemalloc in most games, ~150
+#: in Hot Wire 19x19's nodes of 6,884 moves), and the node with its lists' headers.
+MOVE_BYTES = 150
+NODE_BYTES = 600
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +117,7 @@ class Search:
         *,
         rng: random.Random,
         settings: Settings | None = None,
+        tree_bytes: int = TREE_BYTES,
     ) -> None:
         self.adapter = adapter
         self.settings = settings or Settings()
@@ -107,6 +125,12 @@ class Search:
         self.root = Node(adapter, root, self.settings, root=True)
         self.simulations = 0
         self.two_player = adapter.players == 2
+        self.tree_bytes = tree_bytes
+        self.position_bytes = 0  # what a position adds to its parent's objects
+        if self.root.moves:
+            child = adapter.play(root, self.root.moves[0])
+            self.position_bytes = _bytes_added(root, child)
+        self.held_bytes = self._cost(self.root)
 
     def run(self, *, deadline: float, nodes: int | None = None) -> None:
         """Simulate until `deadline` (time.monotonic) or `nodes` simulations, or a proof."""
@@ -127,7 +151,7 @@ class Search:
     # -- one simulation -----------------------------------------------------------
 
     def _simulate(self) -> None:
-        adapter, settings = self.adapter, self.settings
+        adapter = self.adapter
         node = self.root
         path: list[tuple[Node, int]] = []
         while True:
@@ -143,22 +167,37 @@ class Search:
             path.append((node, i))
             child = node.children[i]
             if child is None:
-                child = Node(adapter, adapter.play(node.pos, node.moves[i]), settings)
-                node.children[i] = child
-                if child.result is not None:
-                    rewards = child.result
-                    tail = []
-                elif settings.knowledge:
-                    rewards, tail = adapter.playout(child.pos, self.rng)
-                else:
-                    rewards, tail = adapter.random_playout(child.pos, self.rng)
-                node = child
-                if child.result is None:
-                    child.total += 1
-                    _add(child.reward_sum, rewards)
+                rewards, tail = self._leaf(node, i)
                 break
             node = child
         self._back_up(path, rewards, tail)
+
+    def _leaf(self, node: Node, i: int) -> tuple[Rewards, list[tuple[int, Any]]]:
+        """Play out after move i of `node`, from a new node while the tree has room,
+        else from a position that is not kept."""
+        adapter = self.adapter
+        pos = adapter.play(node.pos, node.moves[i])
+        child = None
+        if self.held_bytes < self.tree_bytes:
+            child = Node(adapter, pos, self.settings)
+            node.children[i] = child
+            self.held_bytes += self._cost(child)
+            result = child.result
+        else:
+            result = adapter.result(pos)
+        if result is not None:
+            return result, []
+        if self.settings.knowledge:
+            rewards, tail = adapter.playout(pos, self.rng)
+        else:
+            rewards, tail = adapter.random_playout(pos, self.rng)
+        if child is not None:
+            child.total += 1
+            _add(child.reward_sum, rewards)
+        return rewards, tail
+
+    def _cost(self, node: Node) -> int:
+        return NODE_BYTES + self.position_bytes + MOVE_BYTES * len(node.moves)
 
     def _check_decisive(self, node: Node) -> None:
         node.checked = True
@@ -168,9 +207,10 @@ class Search:
         if winning:
             i = node.index[winning[0]]
             if node.children[i] is None:
-                node.children[i] = Node(
-                    self.adapter, self.adapter.play(node.pos, node.moves[i]), self.settings
-                )
+                pos = self.adapter.play(node.pos, node.moves[i])
+                child = Node(self.adapter, pos, self.settings)
+                node.children[i] = child
+                self.held_bytes += self._cost(child)
             node.proven = node.mover
 
     def _select(self, node: Node) -> int:
@@ -299,6 +339,30 @@ class Search:
             line.append((node.pos, node.moves[i]))
             node = node.children[i]
         return line
+
+
+#: Objects a position refers to but does not own: code and types are shared by all.
+_SHARED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+def _bytes_added(parent: Any, child: Any) -> int:
+    """The bytes of the objects of `child` that are not shared with `parent`: what a
+    position costs beside its parent. The two are walked side by side and a
+    reference that is the parent's own object is not followed, so only the copied
+    part is visited (a big board is not walked whole)."""
+    total = 0
+    seen: set[int] = set()
+    stack: list[tuple[Any, Any]] = [(parent, child)]
+    while stack:
+        old, new = stack.pop()
+        if new is old or id(new) in seen or isinstance(new, _SHARED):
+            continue
+        seen.add(id(new))
+        total += sys.getsizeof(new)
+        olds = gc.get_referents(old) if type(old) is type(new) else []
+        for index, reference in enumerate(gc.get_referents(new)):
+            stack.append((olds[index] if index < len(olds) else None, reference))
+    return total
 
 
 def _proven_rewards(winner: int | None, players: int) -> Rewards:
