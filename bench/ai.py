@@ -10,7 +10,7 @@ Sections (all by default, or pick with --section):
   every group of paired games prints the score so far with a 95% (Wilson)
   interval.
 - solve: Hot Wire 5x5 from the empty board (default lengths, 1,3,5 and 1;
-  --solve-limit s each), Disthex 2x2 to 4x4, and Hex first-move tables
+  --solve-limit s each), Disthex 2x2 to 5x5, and Hex first-move tables
   (--hex-size 5 by default, repeatable; --hex-limit s per opening), each
   opening proven on its own and then the whole table by solve(), compared
   with the published tables.
@@ -306,7 +306,7 @@ def solve_section(limit: float, hex_limit: float, hex_sizes: list[int]) -> str:
                 f"hotwire 5x5 lengths {lengths}: {winner} wins, {took:.1f} s, winning first "
                 f"moves: {' '.join(solution.winning_moves) or 'none'}"
             )
-    for size in (2, 3, 4):
+    for size in (2, 3, 4, 5):
         began = time.monotonic()
         solution = ai.solve(engine.new("disthex", size=size), seconds=limit)
         took = time.monotonic() - began

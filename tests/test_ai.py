@@ -107,6 +107,26 @@ def test_solver_matches_brute_force_in_random_positions(
             check_solver(state, by_parity)
 
 
+@pytest.mark.parametrize("swap", ["off", "on"])
+def test_disthex_solver_matches_brute_force_around_passes(swap: str) -> None:
+    # Positions a few plies before the end, where forced passes come up, and
+    # after one has been made (the next mover is then unrestricted).
+    rng = random.Random(5)
+    checked = passed = 0
+    while checked < 12 or passed < 3:
+        game = random_position(engine.new("disthex", size=4, swap=swap), 16, rng)
+        record = game.moves
+        plies = rng.randrange(6, len(record))
+        if "pass" in record[:plies]:
+            passed += 1
+        elif checked >= 12:
+            continue
+        state = engine.replay("disthex", {"size": 4, "swap": swap}, record[:plies])
+        if state.outcome is None:
+            check_solver(state, by_parity)
+            checked += 1
+
+
 def test_solver_matches_brute_force_in_short_circuit() -> None:
     rng = random.Random(5)
     start = engine.new("shortcircuit", size=3, capacitors=0, max_turns=10)

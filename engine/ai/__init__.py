@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import engine
-from engine.ai import hexai, hotwireai, livewireai, others  # noqa: F401  (register adapters)
+from engine.ai import disthexsolve, hexai, hotwireai, livewireai, others  # noqa: F401  (register)
 from engine.ai.adapter import Adapter, adapter_for
 from engine.ai.mcts import Search, Settings
 from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution, minimax_solve

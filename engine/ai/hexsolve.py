@@ -64,6 +64,22 @@ class Geometry:
     # (>= 0), or -1 - k for colour k's edge, or -3 for a corner beyond two edges.
     rings: tuple[tuple[int, ...], ...]
     order: tuple[int, ...]  # cells, centre first (the order moves are tried in)
+    inner_left: int  # every cell but column a's (the mask a shift to the left may move)
+    inner_right: int  # every cell but the last column's
+
+    def dilate(self, mask: int) -> int:
+        """`mask` and every neighbour of its cells, by shifting the whole mask one
+        step in each of the six directions (a row is `size` bits)."""
+        size, left, right = self.size, self.inner_left, self.inner_right
+        return (
+            mask
+            | mask >> size
+            | (mask & right) >> (size - 1)
+            | (mask & left) >> 1
+            | (mask & right) << 1
+            | (mask & left) << (size - 1)
+            | mask << size
+        ) & self.full
 
 
 @cache
@@ -107,6 +123,8 @@ def geometry(size: int) -> Geometry:
         edges=((row_first, row_last), (column_first, column_last)),
         rings=tuple(rings),
         order=tuple(sorted(range(cells), key=distance)),
+        inner_left=((1 << cells) - 1) & ~column_first,
+        inner_right=((1 << cells) - 1) & ~column_last,
     )
 
 
@@ -421,10 +439,7 @@ class Connections:
 
 
 def _dilate_cells(geo: Geometry, mask: int) -> int:
-    grown = 0
-    for cell in bits(mask):
-        grown |= geo.neighbours[cell]
-    return grown & ~mask
+    return geo.dilate(mask) & ~mask
 
 
 def _flood(geo: Geometry, seed: int, within: int) -> int:
@@ -476,7 +491,7 @@ class HexProver:
         black, white = (own, other) if colour == 0 else (other, own)
         cells = self.geo.cells
         plain = (black << cells | white) << 1 | colour
-        turned = (_reverse(black, cells) << cells | _reverse(white, cells)) << 1 | colour
+        turned = (turn(black, cells) << cells | turn(white, cells)) << 1 | colour
         return min(plain, turned)
 
     def mover_wins(self, own: int, other: int, colour: int) -> bool:
@@ -562,6 +577,6 @@ def _disproof(node: _Node) -> int:
     return node.dn
 
 
-def _reverse(mask: int, cells: int) -> int:
+def turn(mask: int, cells: int) -> int:
     """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i."""
     return int(format(mask, f"0{cells}b")[::-1], 2)
