@@ -272,6 +272,9 @@ class Connections:
         self.semi: list[dict[int, list[int]]] = []
         self.queue: deque[tuple[bool, int, int, int]] = deque()  # (full?, x, y, carrier)
         self.done = False  # an edge-to-edge connection settles the question asked
+        # The cells common to every edge-to-edge semi connection found: where the
+        # opponent must play; none left settles the question too.
+        self.must_play = self.empty
         self._build(own, colour)
         if not self.done:
             self._search()
@@ -352,14 +355,18 @@ class Connections:
         for other in known:
             if other & ~carrier == 0:
                 return
+        edges = {x, y} == {self.first, self.second}
+        if edges:
+            # Every edge-to-edge semi connection counts here, kept or not: a
+            # stone outside its carrier leaves it to be completed.
+            self.must_play &= carrier
+            if self.stop_on_semi or not self.must_play:
+                known.append(carrier)
+                self.done = True
+                return
         if len(known) >= SEMI_LIMIT:
             return
         known[:] = [other for other in known if carrier & ~other]
-        edges = {x, y} == {self.first, self.second}
-        if edges and self.stop_on_semi:
-            known.append(carrier)
-            self.done = True
-            return
         # rest[i]: the cells common to known[i:] (-1: all); while `common & rest[i]`
         # is not empty no choice among known[i:] can empty the intersection.
         rest = [-1] * (len(known) + 1)
@@ -542,13 +549,8 @@ class HexProver:
             return True
         theirs = Connections(geo, other, own, colour ^ 1, stop_on_semi=False, deadline=deadline)
         if theirs.done:
-            return False
-        region = mine.empty
-        for carrier in theirs.edge_semis():
-            region &= carrier
-        if not region:
-            return False
-        node.moves = region
+            return False  # a full connection, or no cell in every semi connection
+        node.moves = theirs.must_play
         return None
 
     def _expand(self, node: _Node) -> None:
