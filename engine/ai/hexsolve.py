@@ -20,7 +20,7 @@ same game and share an entry).
 
 Every rule here is exact: a proof never rests on a guess. Disthex breaks the
 connection rules (the saving reply to an intrusion is adjacent to it, hence
-forbidden), so Disthex positions go to the generic solver instead.
+forbidden), so Disthex has a solver of its own (disthexsolve).
 """
 
 from __future__ import annotations
