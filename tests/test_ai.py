@@ -309,6 +309,39 @@ def test_a_decisive_move_is_played_and_proven() -> None:
     assert analysis.best[0].chance == 1.0
 
 
+def wins_at_once(state: GameState) -> bool:
+    """Whether the mover has a legal move that ends the game in their favour."""
+    mover = state.to_move
+    for move in state.legal_moves():
+        outcome = state.play(move).outcome
+        if outcome is not None and outcome.winners == (mover,):
+            return True
+    return False
+
+
+def test_disthex_candidates_drop_exactly_the_moves_that_lose_at_once() -> None:
+    # Kept: a move that wins, or one after which the opponent cannot win at once (every
+    # joining cell of theirs taken or next to the new stone); dropped: all the others.
+    rng = random.Random(8)
+    pruned = 0
+    for _ in range(60):
+        state = random_position(engine.new("disthex", size=5), rng.randrange(6, 16), rng)
+        if state.outcome is not None or state.to_move is None:
+            continue
+        adapter = adapter_for(state)
+        pos = adapter.root(state)
+        moves = adapter.moves(pos)
+        kept = {adapter.text(pos, m) for m in adapter.candidates(pos, moves)}
+        losing = {m for m in state.legal_moves() if wins_at_once(state.play(m))}
+        if losing == set(state.legal_moves()):
+            continue  # all lose: the adapter keeps them all
+        if any(state.play(m).outcome is not None for m in state.legal_moves()):
+            continue  # a win at once: only the winning moves are kept
+        assert kept == set(state.legal_moves()) - losing, state.moves
+        pruned += len(losing)
+    assert pruned > 20  # the positions had something to prune
+
+
 def _livewire_run(plies: int) -> LivewireState:
     """Player 1 runs along row 4 toward r4 while Player 2 draws along the top edge."""
     player1 = ("a4-c4", "c4-e4", "e4-g4", "g4-i4", "i4-k4", "k4-m4", "m4-o4", "o4-p4")

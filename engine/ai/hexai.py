@@ -7,9 +7,11 @@ bridge-saving playouts: when a playout stone intrudes into one carrier cell of
 an opponent's bridge (two stones, or a stone and its edge, with two common
 empty neighbours), the opponent answers in the other.
 
-Disthex gets only the decisive moves: its carriers are adjacent cells, so
-after an intrusion the saving reply is forbidden (the mover may not play next
-to the opponent's last stone), and bridges are no connections there.
+Disthex gets the decisive moves, and its own anti-decisive rule: every cell
+where the opponent would join their edges must be taken or closed by a stone
+next to it (the opponent may not play there next). No bridges: the carriers
+are adjacent cells, so after an intrusion the saving reply is forbidden (the
+mover may not play next to the opponent's last stone).
 
 Playouts fill the board to the end and read the winner from the full board:
 a full Hex board has exactly one chain, the first one made, so the result is
@@ -133,9 +135,16 @@ class HexAdapter(Adapter):
 
     def candidates(self, pos: HexPosition, moves: list[int]) -> list[int]:
         winning = self.decisive(pos, moves)
-        if winning or self.disthex:
-            return winning or moves
+        if winning:
+            return winning
         threats = _completing(self.board, pos.stones, pos.colour ^ 1)
+        if not threats:
+            return moves
+        if self.disthex:
+            # A stone next to a joining cell closes it too: the opponent may not play there next.
+            neighbours = self.board.neighbours
+            closing = [m for m in moves if all(t == m or t in neighbours[m] for t in threats)]
+            return closing or moves
         return [m for m in moves if m in threats] or moves
 
     def playout(
