@@ -113,13 +113,13 @@ def test_disthex_solver_matches_brute_force_around_passes(swap: str) -> None:
     # after one has been made (the next mover is then unrestricted).
     rng = random.Random(5)
     checked = passed = 0
-    while checked < 12 or passed < 3:
+    while checked < 8 or passed < 3:
         game = random_position(engine.new("disthex", size=4, swap=swap), 16, rng)
         record = game.moves
         plies = rng.randrange(6, len(record))
         if "pass" in record[:plies]:
             passed += 1
-        elif checked >= 12:
+        elif checked >= 8:
             continue
         state = engine.replay("disthex", {"size": 4, "swap": swap}, record[:plies])
         if state.outcome is None:
@@ -256,19 +256,19 @@ def test_a_full_tree_stops_growing_and_the_search_goes_on(
         # Past the limit only a finished child that proves a decisive move may join.
         return sum(node.result is None for node in tree_nodes(search))
 
-    search.run(deadline=time.monotonic() + 60, nodes=100)
+    search.run(deadline=time.monotonic() + 60, nodes=60)
     full = open_nodes()
-    search.run(deadline=time.monotonic() + 60, nodes=300)
+    search.run(deadline=time.monotonic() + 60, nodes=150)
     assert open_nodes() == full
     nodes = tree_nodes(search)
     assert search.held_bytes == sum(search._cost(node) for node in nodes)
     assert search.held_bytes < room + max(search._cost(node) for node in nodes)
-    assert sum(search.root.visits) == search.root.total == search.simulations == 300
+    assert sum(search.root.visits) == search.root.total == search.simulations == 150
 
 
 @pytest.mark.parametrize(
     ("game", "options"),
-    [("hex", {"size": 11, "swap": "off"}), ("livewire", {}), ("hotwire", {"size": "9x9"})],
+    [("hex", {"size": 11, "swap": "off"}), ("livewire", {}), ("hotwire", {"size": "7x7"})],
 )
 def test_the_tree_estimate_is_near_the_memory_the_tree_holds(
     game: str, options: dict[str, object]
