@@ -19,7 +19,7 @@ of stones (a killer move: on 4x4 it halves the nodes).
 
 from __future__ import annotations
 
-from engine.ai.hexsolve import geometry, turn
+from engine.ai.hexsolve import flood, geometry, turn
 from engine.ai.solver import SOLVERS, Budget, Solution
 from engine.core import GameState
 from engine.hex import DisthexState, board
@@ -46,13 +46,8 @@ class DisthexSolver:
 
     def _touching(self, own: int, edge: int, empty: int) -> int:
         """Empty cells on the edge or next to a chain of `own` that reaches it."""
-        dilate = self.geo.dilate
-        reached = own & edge
-        while True:
-            grown = dilate(reached) & own
-            if grown == reached:
-                return (dilate(reached) | edge) & empty
-            reached = grown
+        geo = self.geo
+        return (geo.dilate(flood(geo, own & edge, own)) | edge) & empty
 
     def mover_wins(self, own: int, other: int, colour: int, forbidden: int) -> bool:
         """Whether the mover (stones `own`, of `colour`, barred from `forbidden`)

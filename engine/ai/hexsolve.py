@@ -297,8 +297,8 @@ class Connections:
         # Own groups, each as (stones, empty cells next to it); the edges first,
         # holding the own stones that touch them.
         groups: list[int] = [
-            _flood(geo, own & first_row, own),
-            _flood(geo, own & second_row, own),
+            flood(geo, own & first_row, own),
+            flood(geo, own & second_row, own),
         ]
         adjacent = [
             (first_row & empty) | _dilate_cells(geo, groups[0]) & empty,
@@ -306,7 +306,7 @@ class Connections:
         ]
         rest = own & ~(groups[0] | groups[1])
         while rest:
-            group = _flood(geo, rest & -rest, own)
+            group = flood(geo, rest & -rest, own)
             rest &= ~group
             groups.append(group)
             adjacent.append(_dilate_cells(geo, group) & empty)
@@ -449,7 +449,7 @@ def _dilate_cells(geo: Geometry, mask: int) -> int:
     return geo.dilate(mask) & ~mask
 
 
-def _flood(geo: Geometry, seed: int, within: int) -> int:
+def flood(geo: Geometry, seed: int, within: int) -> int:
     """The cells of `within` connected to `seed` (itself inside `within`)."""
     grown = seed
     frontier = seed
@@ -463,7 +463,7 @@ def _flood(geo: Geometry, seed: int, within: int) -> int:
 def connected(geo: Geometry, own: int, colour: int) -> bool:
     """Whether `own` stones of `colour` join its two edges."""
     first, second = geo.edges[colour]
-    return bool(_flood(geo, own & first, own) & second)
+    return bool(flood(geo, own & first, own) & second)
 
 
 # -- proof-number search ----------------------------------------------------------------------

@@ -179,9 +179,7 @@ class Search:
         pos = adapter.play(node.pos, node.moves[i])
         child = None
         if self.held_bytes < self.tree_bytes:
-            child = Node(adapter, pos, self.settings)
-            node.children[i] = child
-            self.held_bytes += self._cost(child)
+            child = self._add_child(node, i, pos)
             result = child.result
         else:
             result = adapter.result(pos)
@@ -196,6 +194,13 @@ class Search:
             _add(child.reward_sum, rewards)
         return rewards, tail
 
+    def _add_child(self, node: Node, i: int, pos: Any) -> Node:
+        """The node of `pos`, after move i of `node`, added to the tree and its memory."""
+        child = Node(self.adapter, pos, self.settings)
+        node.children[i] = child
+        self.held_bytes += self._cost(child)
+        return child
+
     def _cost(self, node: Node) -> int:
         return NODE_BYTES + self.position_bytes + MOVE_BYTES * len(node.moves)
 
@@ -207,10 +212,7 @@ class Search:
         if winning:
             i = node.index[winning[0]]
             if node.children[i] is None:
-                pos = self.adapter.play(node.pos, node.moves[i])
-                child = Node(self.adapter, pos, self.settings)
-                node.children[i] = child
-                self.held_bytes += self._cost(child)
+                self._add_child(node, i, self.adapter.play(node.pos, node.moves[i]))
             node.proven = node.mover
 
     def _select(self, node: Node) -> int:
