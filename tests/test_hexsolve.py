@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from engine import ai
-from engine.ai.hexsolve import Connections, FillIn, HexProver, connected, geometry
+from engine.ai.hexsolve import Connections, FillIn, HexProver, _Node, connected, geometry
 from engine.ai.solver import Budget
 
 Position = tuple[int, int, int]  # the mover's stones, the opponent's, the mover's colour
@@ -78,6 +78,43 @@ def test_fill_in_keeps_the_value() -> None:
         after = (filled_black, filled_white) if colour == 0 else (filled_white, filled_black)
         assert truth(*after, colour) == truth(own, other, colour)
     assert changed > 20  # the patterns do fire
+
+
+def test_fill_in_for_one_colour_adds_only_its_stones_and_keeps_the_value() -> None:
+    truth = brute_force(4)
+    fill = FillIn(geometry(4))
+    changed = 0
+    for own, other, colour in random_positions(4, 150, seed=12, fewest=6):
+        black, white = (own, other) if colour == 0 else (other, own)
+        filled = fill.fill(black, white, only=colour)
+        assert filled[colour ^ 1] == (black, white)[colour ^ 1]
+        changed += filled[colour] != own
+        after = filled if colour == 0 else (filled[1], filled[0])
+        assert truth(*after, colour) == truth(own, other, colour)
+    assert changed > 20
+
+
+def test_pruning_dominated_moves_keeps_a_winning_move() -> None:
+    # Every empty cell a candidate: whenever some move wins, a kept one does.
+    size = 4
+    truth = brute_force(size)
+    geo = geometry(size)
+    pruned = 0
+    for own, other, colour in random_positions(size, 200, seed=13, fewest=3):
+        node = _Node(own, other, colour, key=0)
+        node.moves = geo.full & ~(own | other)
+        kept = HexProver(size, unlimited())._undominated(node)
+        assert kept and set(kept) <= {cell for cell in range(geo.cells) if node.moves >> cell & 1}
+        pruned += node.moves.bit_count() - len(kept)
+        winning = set()
+        for cell in range(geo.cells):
+            after = own | 1 << cell
+            if node.moves >> cell & 1 and (
+                connected(geo, after, colour) or not truth(other, after, colour ^ 1)
+            ):
+                winning.add(cell)
+        assert bool(winning & set(kept)) == bool(winning)
+    assert pruned > 100  # domination does fire
 
 
 def test_a_bridge_to_each_edge_is_a_connection() -> None:

@@ -12,7 +12,9 @@ solver
    between the mover's edges wins; a full one of the opponent's loses;
 3. otherwise the mover must play in the intersection of the carriers of the
    opponent's semi connections (the must-play region): any other stone leaves
-   one of them intact, and the opponent completes it.
+   one of them intact, and the opponent completes it. Of those cells, one whose
+   stone would capture another's cell (fill it for the mover) makes that move
+   needless: the capturing move is at least as good.
 Proof-number search then grows a tree of such positions, always expanding the
 one that is cheapest to settle the root, with a table of settled positions
 (keyed on the stones and the mover; a board and its 180-degree turn are the
@@ -190,11 +192,15 @@ class FillIn:
         ring = self.ring(cell, black, white)
         return ring is not None and ring in self.dead
 
-    def fill(self, black: int, white: int) -> tuple[int, int]:
+    def fill(self, black: int, white: int, *, only: int | None = None) -> tuple[int, int]:
         """The stones with dead cells and captured pairs filled in, until none is
         left: dead cells with White (either colour would do), a pair captured by a
-        colour with that colour."""
+        colour with that colour. With `only` a colour, only that colour's captured
+        pairs, and dead cells with that colour: every stone added is that colour's,
+        so the position is no worse for it than with any of those stones alone."""
         geo = self.geo
+        dead_colour = _WHITE if only is None else only
+        owners = (_BLACK, _WHITE) if only is None else (only,)
         changed = True
         while changed:
             changed = False
@@ -206,11 +212,14 @@ class FillIn:
                 if (around & (black | white)).bit_count() + 6 - around.bit_count() < 2:
                     continue
                 if self.is_dead(cell, black, white):
-                    white |= 1 << cell
+                    if dead_colour == _BLACK:
+                        black |= 1 << cell
+                    else:
+                        white |= 1 << cell
                     changed = True
                     continue
                 for partner in bits(around & empty & ~(black | white)):
-                    owner = self.captured_pair(cell, partner, black, white)
+                    owner = self.captured_pair(cell, partner, black, white, owners)
                     if owner is not None:
                         pair = 1 << cell | 1 << partner
                         if owner == _BLACK:
@@ -223,11 +232,13 @@ class FillIn:
                     break  # the board changed under the loop: start over
         return black, white
 
-    def captured_pair(self, a: int, b: int, black: int, white: int) -> int | None:
-        """The colour that captures the adjacent empty cells a and b, if one does:
-        whichever of them the opponent takes, its stone on the other makes the
-        opponent's stone dead."""
-        for colour in (_BLACK, _WHITE):
+    def captured_pair(
+        self, a: int, b: int, black: int, white: int, colours: tuple[int, ...] = (_BLACK, _WHITE)
+    ) -> int | None:
+        """The colour (of `colours`) that captures the adjacent empty cells a and b,
+        if one does: whichever of them the opponent takes, its stone on the other
+        makes the opponent's stone dead."""
+        for colour in colours:
             stones = (black, white)
             own, other = stones[colour], stones[colour ^ 1]
             held = True
@@ -554,15 +565,40 @@ class HexProver:
         return None
 
     def _expand(self, node: _Node) -> None:
-        order = self.geo.order
         children = []
-        for cell in order:
-            if node.moves >> cell & 1:
-                child = self._node(node.other, node.own | 1 << cell, node.colour ^ 1)
-                children.append(child)
-                if child.dn == 0:
-                    break  # a winning move: the node is proven
+        for cell in self._undominated(node):
+            child = self._node(node.other, node.own | 1 << cell, node.colour ^ 1)
+            children.append(child)
+            if child.dn == 0:
+                break  # a winning move: the node is proven
         node.children = children
+
+    def _undominated(self, node: _Node) -> list[int]:
+        """The must-play cells, in the order of trial, less those another kept cell
+        dominates (capture-domination): y dominates x when, after the mover's stone
+        on y, the fill-in for the mover alone (its captured pairs, and dead cells as
+        its own) takes x. The position after y is then the position after x with
+        more of the mover's stones, and a stone never hurts in Hex. The first pass
+        lets a kept cell prune only later ones, so no cycle of dominations loses
+        all its cells; the second drops kept cells a later kept cell dominates."""
+        own, colour, moves = node.own, node.colour, node.moves
+        other = node.other
+        dominated: dict[int, int] = {}
+        for cell in bits(moves):
+            after = own | 1 << cell
+            black, white = (after, other) if colour == _BLACK else (other, after)
+            black, white = self.fill.fill(black, white, only=colour)
+            dominated[cell] = ((black, white)[colour] & ~after) & moves
+        kept: list[int] = []
+        pruned = 0
+        for cell in self.geo.order:
+            if moves >> cell & 1 and not pruned >> cell & 1:
+                kept.append(cell)
+                pruned |= dominated[cell]
+        later = 0
+        for cell in kept:
+            later |= dominated[cell]
+        return [cell for cell in kept if not later >> cell & 1]
 
     def _update(self, node: _Node) -> None:
         children = node.children
