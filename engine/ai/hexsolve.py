@@ -341,11 +341,11 @@ class Connections:
             known = []
             self.full[x][y] = known
             self.full[y][x] = known
+        elif len(known) >= FULL_LIMIT:
+            return  # (checked first: most calls end here, and cheaply)
         for other in known:
             if other & ~carrier == 0:
                 return  # a carrier inside this one is known
-        if len(known) >= FULL_LIMIT:
-            return
         known[:] = [other for other in known if carrier & ~other]
         known.append(carrier)
         self.queue.append((True, x, y, carrier))
@@ -353,20 +353,24 @@ class Connections:
             self.done = True
 
     def add_semi(self, x: int, y: int, carrier: int) -> None:
-        fulls = self.full[x].get(y)
-        if fulls is not None:
-            for other in fulls:
-                if other & ~carrier == 0:
-                    return  # the pair is already joined with fewer cells
+        first = self.first
+        # The two edges are ids first and first + 1, other groups come after them.
+        edges = x >= first and y >= first and x + y == first + first + 1
         known = self.semi[x].get(y)
         if known is None:
             known = []
             self.semi[x][y] = known
             self.semi[y][x] = known
+        elif len(known) >= SEMI_LIMIT and not edges:
+            return  # (checked first: most calls end here, and cheaply)
+        fulls = self.full[x].get(y)
+        if fulls is not None:
+            for other in fulls:
+                if other & ~carrier == 0:
+                    return  # the pair is already joined with fewer cells
         for other in known:
             if other & ~carrier == 0:
                 return
-        edges = {x, y} == {self.first, self.second}
         if edges:
             # Every edge-to-edge semi connection counts here, kept or not: a
             # stone outside its carrier leaves it to be completed.
@@ -423,6 +427,8 @@ class Connections:
         semi connection meeting at a group make a semi one."""
         cells = self.geo.cells
         queue = self.queue
+        full, semi = self.full, self.semi
+        add_full, add_semi = self.add_full, self.add_semi
         steps = 0
         while queue and not self.done:
             steps += 1
@@ -433,27 +439,28 @@ class Connections:
                 through_cell = middle < cells
                 if through_cell and not is_full:
                     continue
-                end_bit = 1 << end if end < cells else 0
+                # A carrier to combine with must avoid this one and the far end.
+                clash = carrier | (1 << end if end < cells else 0)
                 middle_bit = 1 << middle if through_cell else 0
-                joins = [(True, self.full[middle])]
+                # The tables at `middle` do not change below: additions are at `end`.
                 if is_full and not through_cell:
-                    joins.append((False, self.semi[middle]))
-                for other_full, table in joins:
-                    for far, carriers in list(table.items()):
-                        if far == end:
-                            continue
-                        far_bit = 1 << far if far < cells else 0
-                        if carrier & far_bit:
-                            continue
-                        for second in tuple(carriers):
-                            if second & carrier or second & end_bit:
-                                continue
-                            if is_full and other_full and not through_cell:
-                                self.add_full(end, far, carrier | second)
-                            else:
-                                self.add_semi(end, far, carrier | second | middle_bit)
-                            if self.done:
-                                return
+                    for far, carriers in full[middle].items():
+                        if far != end and not (far < cells and carrier >> far & 1):
+                            for second in carriers:
+                                if not second & clash:
+                                    add_full(end, far, carrier | second)
+                                    if self.done:
+                                        return
+                    joins = semi[middle]
+                else:
+                    joins = full[middle]
+                for far, carriers in joins.items():
+                    if far != end and not (far < cells and carrier >> far & 1):
+                        for second in carriers:
+                            if not second & clash:
+                                add_semi(end, far, carrier | second | middle_bit)
+                                if self.done:
+                                    return
 
 
 def _dilate_cells(geo: Geometry, mask: int) -> int:
