@@ -100,7 +100,7 @@ def test_pruning_dominated_moves_keeps_a_winning_move() -> None:
     truth = brute_force(size)
     geo = geometry(size)
     pruned = 0
-    for own, other, colour in random_positions(size, 200, seed=13, fewest=3):
+    for own, other, colour in random_positions(size, 150, seed=13, fewest=6):
         node = _Node(own, other, colour, key=0)
         node.moves = geo.full & ~(own | other)
         kept = HexProver(size, unlimited())._undominated(node)
@@ -114,7 +114,7 @@ def test_pruning_dominated_moves_keeps_a_winning_move() -> None:
             ):
                 winning.add(cell)
         assert bool(winning & set(kept)) == bool(winning)
-    assert pruned > 100  # domination does fire
+    assert pruned > 100, pruned  # domination does fire
 
 
 def test_a_bridge_to_each_edge_is_a_connection() -> None:
