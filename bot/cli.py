@@ -318,6 +318,7 @@ def print_analysis(args: argparse.Namespace) -> int:
                     "proven": None
                     if proven is None
                     else {"winner": proven.winner, "winning_moves": list(proven.winning_moves)},
+                    "proven_winner": analysis.proven_winner,
                     "simulations": analysis.simulations,
                 }
             )
@@ -331,7 +332,10 @@ def print_analysis(args: argparse.Namespace) -> int:
     print(f"chances: {chances} ({analysis.simulations} simulations)")
     print("best: " + ", ".join(f"{m.move} {m.chance:.0%}" for m in analysis.best[:8]))
     print(f"line: {' '.join(analysis.pv)}")
-    if proven is None:
+    if proven is None and analysis.proven_winner is not None:
+        name = info.seat_name(analysis.proven_winner)
+        print(f"proven: {name} wins (found by the search; not every move was settled)")
+    elif proven is None:
         print("proven: no")
     else:
         winner = "a draw" if proven.winner is None else info.seat_name(proven.winner) + " wins"

@@ -309,6 +309,57 @@ def test_a_decisive_move_is_played_and_proven() -> None:
     assert analysis.best[0].chance == 1.0
 
 
+def column_a_nearly_black(size: int, missing: tuple[str, ...]) -> GameState:
+    """Hex, swap off, Black to move: Black on column a (a chain from row 1 to the
+    last row) but for the cells `missing`, White on column c in the same rows."""
+    state = engine.new("hex", size=size, swap="off")
+    for row in range(1, size + 1):
+        if f"a{row}" not in missing:
+            state = state.play(f"a{row}").play(f"c{row}")
+    return state
+
+
+def test_a_win_the_search_proves_is_reported_without_every_winning_move() -> None:
+    # 9x9, Black to move with a9... a2 and only a1 missing: a1 wins at once. Far too
+    # many empty cells for the solver: the tree proves the win, not every winner.
+    state = column_a_nearly_black(9, ("a1",))
+    analysis = ai.analyse(state, nodes=200, seconds=30, seed=1)
+    assert analysis.proven is None
+    assert analysis.proven_winner == 0 and analysis.win_chance == (1.0, 0.0)
+
+
+def test_a_loss_the_search_proves_is_a_whole_solution() -> None:
+    # 9x9, Black missing only a5 and holding b4: a5 and b5 each complete the
+    # chain. White to move takes one, Black the other: every White move loses.
+    state = column_a_nearly_black(9, ("a5",)).play("b4")
+    assert state.to_move == 1
+    analysis = ai.analyse(state, nodes=200, seconds=30, seed=1)
+    assert analysis.proven == ai.Solution(winner=0, winning_moves=())
+    assert analysis.proven_winner == 0 and analysis.win_chance == (1.0, 0.0)
+
+
+def test_cli_says_when_the_search_proved_a_win(capsys: pytest.CaptureFixture[str]) -> None:
+    moves = ",".join(move for row in range(2, 10) for move in (f"a{row}", f"c{row}"))
+    code = cli.main(
+        [
+            "ai",
+            "hex",
+            "--option",
+            "size=9",
+            "--option",
+            "swap=off",
+            "--moves",
+            moves,
+            "--seconds",
+            "1",
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "move: a1" in out
+    assert "proven: Black wins (found by the search; not every move was settled)" in out
+
+
 def wins_at_once(state: GameState) -> bool:
     """Whether the mover has a legal move that ends the game in their favour."""
     mover = state.to_move

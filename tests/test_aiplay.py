@@ -215,6 +215,11 @@ async def test_the_bot_resigns_only_a_proven_loss() -> None:
     assert lost.resign and lost.texts == ()
     fine = think("hex", {"size": 5, "swap": "off"}, ["c3"], "medium", nodes=50, seed=1)
     assert not fine.resign and len(fine.texts) == 1
+    # 9x9, far too big for the solver: Black's chain down column a lacks a5 and
+    # holds b4, so a5 and b5 each complete it; the search's tree proves the loss.
+    record = [move for row in (1, 2, 3, 4, 6, 7, 8, 9) for move in (f"a{row}", f"c{row}")]
+    doubled = think("hex", {"size": 9, "swap": "off"}, [*record, "b4"], "medium", nodes=50, seed=1)
+    assert doubled.resign and doubled.texts == ()
 
 
 async def test_each_level_keeps_its_own_record(service: GameService, runner: AiRunner) -> None:

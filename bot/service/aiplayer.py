@@ -8,8 +8,8 @@ queues a job (bot/service/aiqueue.py); a worker (bot/schedule/airunner.py) claim
 it, runs `think` in a worker process, and commits the move here, through the same
 move commit and outbox as a person's move, only while its claim still holds and
 the game is still at the job's position. Undo against the bot is granted at once;
-the bot resigns only when the solver proves it lost or its chance is tiny after a
-long search, and offers nothing else.
+the bot resigns only when a proof (the solver's or its search tree's) shows it
+lost or its chance is tiny after a long search, and offers nothing else.
 """
 
 from __future__ import annotations
@@ -86,9 +86,8 @@ def think(
 
 def _hopeless(analysis: engine.ai.Analysis, seat: int) -> bool:
     """Proven lost (two players), or lost by a wide margin after a long search."""
-    proof = analysis.proven
-    if proof is not None and proof.winner is not None:
-        return proof.winner != seat
+    if analysis.proven_winner is not None:
+        return analysis.proven_winner != seat
     return (
         analysis.simulations >= HOPELESS_SIMULATIONS and analysis.win_chance[seat] < HOPELESS_CHANCE
     )

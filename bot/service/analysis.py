@@ -40,7 +40,7 @@ class Judgement:
 
     chances: tuple[float, ...]
     best: str | None
-    proven: int | None  # the seat with a forced win, when the solver proved one
+    proven: int | None  # the seat with a forced win, when a proof found one
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -71,8 +71,9 @@ def judge(
     """The verdict on the position after `record`."""
     state = engine.replay(game, options, record)
     found = engine.ai.analyse(state, seconds=seconds, nodes=nodes)
-    proven = found.proven.winner if found.proven is not None else None
-    return Judgement(found.win_chance, found.best[0].move if found.best else None, proven)
+    return Judgement(
+        found.win_chance, found.best[0].move if found.best else None, found.proven_winner
+    )
 
 
 def report(

@@ -59,13 +59,18 @@ class RankedMove:
 @dataclass(frozen=True, slots=True)
 class Analysis:
     """What a search found. `win_chance` has one float per seat (summing to 1);
-    `best` ranks the mover's moves; `pv` is the expected line from here."""
+    `best` ranks the mover's moves; `pv` is the expected line from here;
+    `proven` the exact result with every winning move, when it was settled;
+    `proven_winner` the seat a proof shows wins, also when the search's tree
+    proved a win by one move without settling the mover's other moves (None
+    when no win is proven)."""
 
     win_chance: tuple[float, ...]
     best: tuple[RankedMove, ...]
     pv: tuple[str, ...]
     proven: Solution | None
     simulations: int = 0
+    proven_winner: int | None = None
 
 
 def best_move(
@@ -127,7 +132,9 @@ def analyse(
     if state.outcome is not None:
         winners = state.outcome.winners or tuple(range(players))
         chance = tuple(1.0 / len(winners) if s in winners else 0.0 for s in range(players))
-        return Analysis(chance, (), (), solve(state, seconds=0.0))
+        result = solve(state, seconds=0.0)
+        winner = result.winner if result is not None else None
+        return Analysis(chance, (), (), result, proven_winner=winner)
     start = time.monotonic()
     proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes)
     search = _search(state, start + seconds, seed, nodes, None)
@@ -149,6 +156,10 @@ def analyse(
             pv = (proof.winning_moves[0],)
     elif root.proven is not None:
         chances = tuple(1.0 if seat == root.proven else 0.0 for seat in range(players))
+        if root.proven != root.mover:
+            # Every move searched loses, and the moves not searched are no
+            # better (the adapters' pruning contract): the whole answer.
+            proof = Solution(winner=root.proven, winning_moves=())
     elif root.total:
         chances = tuple(total / root.total for total in root.reward_sum)
     else:
@@ -159,6 +170,7 @@ def analyse(
         pv=pv,
         proven=proof,
         simulations=search.simulations,
+        proven_winner=proof.winner if proof is not None else root.proven,
     )
 
 
