@@ -326,6 +326,8 @@ def test_a_win_the_search_proves_is_reported_without_every_winning_move() -> Non
     analysis = ai.analyse(state, nodes=200, seconds=30, seed=1)
     assert analysis.proven is None
     assert analysis.proven_winner == 0 and analysis.win_chance == (1.0, 0.0)
+    # b1 joins the chain to row 1 as well: both winning moves are shown as won
+    assert {(m.move, m.chance) for m in analysis.best} >= {("a1", 1.0), ("b1", 1.0)}
 
 
 def test_a_loss_the_search_proves_is_a_whole_solution() -> None:

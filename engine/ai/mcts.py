@@ -131,6 +131,8 @@ class Search:
             child = adapter.play(root, self.root.moves[0])
             self.position_bytes = _bytes_added(root, child)
         self.held_bytes = self._cost(self.root)
+        if self.root.moves:
+            self._check_decisive(self.root)  # every winning move shown as won
 
     def run(self, *, deadline: float, nodes: int | None = None) -> None:
         """Simulate until `deadline` (time.monotonic) or `nodes` simulations, or a proof."""
@@ -209,10 +211,12 @@ class Search:
         if not self.settings.knowledge:
             return
         winning = self.adapter.decisive(node.pos, node.moves)
-        if winning:
-            i = node.index[winning[0]]
+        # Each winning move gets its (finished) child, so the ranking shows them all won.
+        for move in winning:
+            i = node.index[move]
             if node.children[i] is None:
-                self._add_child(node, i, self.adapter.play(node.pos, node.moves[i]))
+                self._add_child(node, i, self.adapter.play(node.pos, move))
+        if winning:
             node.proven = node.mover
 
     def _select(self, node: Node) -> int:
