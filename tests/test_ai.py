@@ -504,6 +504,11 @@ def test_best_move_keeps_time_on_the_largest_hot_wire_board() -> None:
     move, took = timed_best_move(state, 0.3, 1)
     assert took <= 0.3 * 1.1 + 0.05
     assert move in state.legal_moves()
+    # The solver splits the board into regions by those masks (it took 50 s here):
+    # its budget is checked at each one.
+    began = time.monotonic()
+    assert ai.solve(state, seconds=0.3) is None
+    assert time.monotonic() - began <= 0.3 * 1.1 + 0.05
 
 
 @pytest.mark.alone

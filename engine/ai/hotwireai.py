@@ -163,7 +163,7 @@ class MisereSolver:
 
     def __init__(self, state: HotWireState, budget: Budget) -> None:
         self.budget = budget
-        self.conflicts = _conflicts(state)
+        self.conflicts = _conflicts(state, budget)
         self.symmetries = _symmetric_codes(state)
         self.region_id: dict[int, int] = {}  # region mask -> canonical id (or ONE)
         self.splits: dict[int, list[tuple[int, int]]] = {}  # available mask -> its regions
@@ -315,12 +315,16 @@ class Conflicts(Protocol):
 
 
 class _ConflictsOnDemand:
-    """A huge table's conflict masks, asked of the table each time (it keeps none)."""
+    """A huge table's conflict masks, asked of the table each time (it keeps none).
+    Each costs milliseconds, so a solver's budget is checked at every one."""
 
-    def __init__(self, state: HotWireState) -> None:
+    def __init__(self, state: HotWireState, budget: Budget | None) -> None:
         self._conflict = state.wire_table.conflict
+        self._budget = budget
 
     def __getitem__(self, wire: int, /) -> int:
+        if self._budget is not None:
+            self._budget.check()
         return self._conflict(wire)
 
 
@@ -329,10 +333,10 @@ class _ConflictsOnDemand:
 _LISTED = 16_384
 
 
-def _conflicts(state: HotWireState) -> Conflicts:
+def _conflicts(state: HotWireState, budget: Budget | None = None) -> Conflicts:
     table = state.wire_table
     if table.count > _LISTED:
-        return _ConflictsOnDemand(state)
+        return _ConflictsOnDemand(state, budget)
     return [table.conflict(w) for w in range(table.count)]
 
 

@@ -50,6 +50,11 @@ class Budget:
         elif time.monotonic() >= self.deadline:  # a Hex node can take milliseconds
             raise OutOfTime
 
+    def check(self) -> None:
+        """Raise OutOfTime past the deadline, within a step that can take long."""
+        if self.node_limit is None and time.monotonic() >= self.deadline:
+            raise OutOfTime
+
 
 #: Game name -> its own solver (a state and a budget -> the solution, or None
 #: when it does not take the position); games absent use `minimax_solve`.
