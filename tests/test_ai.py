@@ -490,6 +490,28 @@ def test_cli_prints_the_analysis_as_json(capsys: pytest.CaptureFixture[str]) -> 
     assert set(shown["proven"]) == {"winner", "winning_moves"}
 
 
+@pytest.mark.parametrize("seconds", [float("nan"), float("inf"), -1.0])
+def test_a_time_no_clock_reaches_is_refused(seconds: float) -> None:
+    # NaN and infinity would search for ever (no deadline is ever passed)
+    state = engine.new("hex", size=3)
+    calls: list[Callable[[], object]] = [
+        lambda: ai.best_move(state, seconds=seconds),
+        lambda: ai.analyse(state, seconds=seconds),
+        lambda: ai.solve(state, seconds=seconds),
+        lambda: ai.search_record("hex", {"size": 3}, [], seconds),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="The time to think must be a number of seconds"):
+            call()
+
+
+def test_cli_refuses_a_time_no_clock_reaches(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["ai", "hex", "--seconds", "nan"]) == 2
+    assert capsys.readouterr().err == (
+        "paperboard: The time to think must be a number of seconds, 0 or more, not nan.\n"
+    )
+
+
 def test_cli_prints_the_move_for_people(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["ai", "hex", "--option", "size=3", "--seconds", "0.2", "--solve"]) == 0
     out = capsys.readouterr().out

@@ -16,6 +16,7 @@ as many nodes), which makes a search deterministic for a given seed.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -86,6 +87,7 @@ def best_move(
     Raises ValueError when the game is over. Short Circuit: one action; ask
     again while the same seat keeps the turn.
     """
+    _check_seconds(seconds)
     if state.outcome is not None:
         raise ValueError("The game is over: there is no move to choose.")
     start = time.monotonic()
@@ -105,6 +107,7 @@ def best_move(
 def solve(state: GameState, *, seconds: float, nodes: int | None = None) -> Solution | None:
     """The exact result with best play, or None when not proven within `seconds`
     (or the game has more than two players). A finished game is its own result."""
+    _check_seconds(seconds)
     if state.outcome is not None:
         winners = state.outcome.winners
         return Solution(winner=winners[0] if len(winners) == 1 else None, winning_moves=())
@@ -128,6 +131,7 @@ def analyse(
     state: GameState, *, seconds: float, seed: int | None = None, nodes: int | None = None
 ) -> Analysis:
     """Chances per seat, the mover's moves ranked, the expected line and any proof."""
+    _check_seconds(seconds)
     players = state.players
     if state.outcome is not None:
         winners = state.outcome.winners or tuple(range(players))
@@ -179,6 +183,7 @@ def search_record(
 ) -> Analysis:
     """Replay `moves` of `game` with `options` and analyse the position: all a
     worker process needs (plain data in, a picklable dataclass out)."""
+    _check_seconds(seconds)
     start = time.monotonic()
     state = engine.replay(game, options, moves)
     left = max(0.0, seconds - (time.monotonic() - start))
@@ -186,6 +191,14 @@ def search_record(
 
 
 # -- helpers -----------------------------------------------------------------------
+
+
+def _check_seconds(seconds: float) -> None:
+    """Refuse a time no clock reaches (NaN, infinity) or a negative one."""
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(
+            f"The time to think must be a number of seconds, 0 or more, not {seconds}."
+        )
 
 
 def _try_solve(state: GameState, deadline: float, nodes: int | None) -> Solution | None:
