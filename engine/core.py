@@ -611,6 +611,11 @@ def dims_option(
             width = height = numbers[0]
         elif len(parts) == 2 and numbers[0] is not None and numbers[1] is not None:
             width, height = numbers[0], numbers[1]
+        elif 1 <= len(parts) <= 2 and all(part.isdecimal() for part in parts):
+            # numbers, but too long to be read as one
+            raise BadOptions(
+                f"must be from {low[0]}x{low[1]} to {high[0]}x{high[1]}, not {shown(raw)}."
+            )
         else:
             raise BadOptions(f"must look like 7x7, not {shown(raw)}.")
         if square and width != height:

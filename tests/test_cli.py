@@ -56,6 +56,8 @@ def test_render_draws_any_position_and_a_gif(
     [
         (["render", "hex", "--moves", "c3, c3"], "c3 is already taken."),
         (["render", "hex", "--option", "size=40"], "must be from 2x2 to 19x19"),
+        (["render", "hex", "--option", "size=99999999"], "must be from 2x2 to 19x19"),
+        (["render", "hotwire", "--option", "size=5x9999999"], "must be from"),
         (["render", "hex", "--option", "nonsense"], "KEY=VALUE"),
     ],
 )
