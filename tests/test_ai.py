@@ -340,6 +340,21 @@ def test_a_loss_the_search_proves_is_a_whole_solution() -> None:
     assert analysis.proven_winner == 0 and analysis.win_chance == (1.0, 0.0)
 
 
+def test_a_root_narrowed_by_choice_is_never_proven_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    # White to move must take a5 (Black's only joining cell). A game's root_candidates
+    # that kept only i9 would see every searched move lose; a5 still holds.
+    state = column_a_nearly_black(9, ("a5",)).play("e5")
+    last_cell = 80  # i9
+    monkeypatch.setattr(
+        type(adapter_for(state)),
+        "root_candidates",
+        lambda self, pos, moves: [m for m in moves if m == last_cell],
+    )
+    analysis = ai.analyse(state, nodes=200, seconds=30, seed=1)
+    assert [m.move for m in analysis.best] == ["i9"] and analysis.best[0].chance == 0.0
+    assert analysis.proven is None and analysis.proven_winner is None
+
+
 def test_cli_says_when_the_search_proved_a_win(capsys: pytest.CaptureFixture[str]) -> None:
     moves = ",".join(move for row in range(2, 10) for move in (f"a{row}", f"c{row}"))
     code = cli.main(

@@ -131,6 +131,13 @@ class Search:
             child = adapter.play(root, self.root.moves[0])
             self.position_bytes = _bytes_added(root, child)
         self.held_bytes = self._cost(self.root)
+        # A game's root_candidates is a choice, not a proof: when it narrows the
+        # root, the moves left out may hold, so the root is never proven lost.
+        self.root_narrowed = (
+            self.root.result is None
+            and self.settings.knowledge
+            and set(self.root.moves) != set(adapter.candidates(root, adapter.moves(root)))
+        )
         if self.root.moves:
             self._check_decisive(self.root)  # every winning move shown as won
 
@@ -287,6 +294,8 @@ class Search:
             return
         if child.proven == node.mover:
             node.proven = node.mover
+            return
+        if node is self.root and self.root_narrowed:
             return
         loser_wins = child.proven
         for other in node.children:
