@@ -19,6 +19,7 @@ so a search of any length holds a bounded tree.
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 import random
@@ -131,15 +132,17 @@ class Search:
             child = adapter.play(root, self.root.moves[0])
             self.position_bytes = _bytes_added(root, child)
         self.held_bytes = self._cost(self.root)
-        # A game's root_candidates is a choice, not a proof: when it narrows the
-        # root, the moves left out may hold, so the root is never proven lost.
-        self.root_narrowed = (
-            self.root.result is None
-            and self.settings.knowledge
-            and set(self.root.moves) != set(adapter.candidates(root, adapter.moves(root)))
-        )
         if self.root.moves:
             self._check_decisive(self.root)  # every winning move shown as won
+
+    @functools.cached_property
+    def root_narrowed(self) -> bool:
+        """Whether a game's root_candidates (a choice, not a proof) left out moves
+        `candidates` keeps. Asked only when every root move is proven lost."""
+        root, adapter = self.root, self.adapter
+        return self.settings.knowledge and set(root.moves) != set(
+            adapter.candidates(root.pos, adapter.moves(root.pos))
+        )
 
     def run(self, *, deadline: float, nodes: int | None = None) -> None:
         """Simulate until `deadline` (time.monotonic) or `nodes` simulations, or a proof."""
@@ -296,7 +299,7 @@ class Search:
             node.proven = node.mover
             return
         if node is self.root and self.root_narrowed:
-            return
+            return  # its moves all lost, but the moves left out may hold
         loser_wins = child.proven
         for other in node.children:
             if other is None or other.proven != loser_wins:
