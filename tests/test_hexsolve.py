@@ -66,32 +66,23 @@ def test_the_prover_agrees_with_brute_force(size: int, count: int, fewest: int) 
         assert prover.mover_wins(own, other, colour) == truth(own, other, colour)
 
 
-def test_fill_in_keeps_the_value() -> None:
+@pytest.mark.parametrize("one_sided", [False, True])
+def test_fill_in_keeps_the_value(one_sided: bool) -> None:
+    # One-sided (the mover's captured pairs, dead cells as the mover's own): the
+    # opponent's stones stay as they were.
     truth = brute_force(4)
     fill = FillIn(geometry(4))
     changed = 0
-    for own, other, colour in random_positions(4, 150, seed=11, fewest=6):
-        black, white = (own, other) if colour == 0 else (other, own)
-        filled_black, filled_white = fill.fill(black, white)
-        assert filled_black & black == black and filled_white & white == white
-        changed += (filled_black, filled_white) != (black, white)
-        after = (filled_black, filled_white) if colour == 0 else (filled_white, filled_black)
-        assert truth(*after, colour) == truth(own, other, colour)
-    assert changed > 20  # the patterns do fire
-
-
-def test_fill_in_for_one_colour_adds_only_its_stones_and_keeps_the_value() -> None:
-    truth = brute_force(4)
-    fill = FillIn(geometry(4))
-    changed = 0
-    for own, other, colour in random_positions(4, 150, seed=12, fewest=6):
-        black, white = (own, other) if colour == 0 else (other, own)
-        filled = fill.fill(black, white, only=colour)
-        assert filled[colour ^ 1] == (black, white)[colour ^ 1]
-        changed += filled[colour] != own
+    for own, other, colour in random_positions(4, 150, seed=12 if one_sided else 11, fewest=6):
+        stones = (own, other) if colour == 0 else (other, own)
+        filled = fill.fill(*stones, only=colour if one_sided else None)
+        assert filled[0] & stones[0] == stones[0] and filled[1] & stones[1] == stones[1]
+        if one_sided:
+            assert filled[colour ^ 1] == stones[colour ^ 1]
+        changed += filled != stones
         after = filled if colour == 0 else (filled[1], filled[0])
         assert truth(*after, colour) == truth(own, other, colour)
-    assert changed > 20
+    assert changed > 20  # the patterns do fire
 
 
 def test_pruning_dominated_moves_keeps_a_winning_move() -> None:
