@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import pickle
 import random
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 import engine
 from bot import cli
 from engine import GameState, ai
-from engine.ai import hotwireai, others
+from engine.ai import disthexsolve, hotwireai, others
 from engine.ai.adapter import adapter_for
 from engine.ai.mcts import Node, Search
 from engine.ai.others import IntersectionsAdapter
@@ -125,6 +126,31 @@ def test_disthex_solver_matches_brute_force_around_passes(swap: str) -> None:
         if state.outcome is None:
             check_solver(state, by_parity)
             checked += 1
+
+
+def test_disthex_solver_stays_exact_when_its_table_overflows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Past its limit the table drops what is not settled, then everything: the
+    # proof and disproof numbers it loses are guides, never values. These positions
+    # need up to ~8,000 entries (too many empty cells for the brute force: the
+    # solver with its full table is the reference, checked against brute force above).
+    rng = random.Random(8)
+    states = [random_position(engine.new("disthex", size=4), 3, rng) for _ in range(3)]
+    expected = [ai.solve(state, seconds=20) for state in states]
+    sizes: list[int] = []
+    keep = disthexsolve.DisthexSolver._keep
+
+    def watched(solver: disthexsolve.DisthexSolver, key: int, numbers: tuple[int, int]) -> None:
+        keep(solver, key, numbers)
+        sizes.append(len(solver.table))
+
+    monkeypatch.setattr(disthexsolve, "TABLE_LIMIT", 1000)
+    monkeypatch.setattr(disthexsolve.DisthexSolver, "_keep", watched)
+    assert [ai.solve(state, seconds=20) for state in states] == expected
+    assert None not in expected
+    assert max(sizes) <= 1000
+    assert any(later < earlier for earlier, later in itertools.pairwise(sizes))
 
 
 def test_solver_matches_brute_force_in_short_circuit() -> None:

@@ -515,9 +515,10 @@ class HexProver:
         """The same for a position and its 180-degree turn (the same game)."""
         black, white = (own, other) if colour == 0 else (other, own)
         cells = self.geo.cells
-        plain = (black << cells | white) << 1 | colour
-        turned = (turn(black, cells) << cells | turn(white, cells)) << 1 | colour
-        return min(plain, turned)
+        # Turning the stones laid out the other way round turns each and restores the order.
+        plain = black << cells | white
+        turned = turn(white << cells | black, 2 * cells)
+        return min(plain, turned) << 1 | colour
 
     def mover_wins(self, own: int, other: int, colour: int) -> bool:
         """Whether the mover (stones `own`, of `colour`) wins against `other`."""
@@ -623,6 +624,13 @@ def _disproof(node: _Node) -> int:
     return node.dn
 
 
+#: Each byte with its bits in reverse order.
+_REVERSED_BYTES = bytes(int(format(b, "08b")[::-1], 2) for b in range(256))
+
+
 def turn(mask: int, cells: int) -> int:
-    """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i."""
-    return int(format(mask, f"0{cells}b")[::-1], 2)
+    """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i (the
+    bits of `cells` bits reversed, a byte at a time)."""
+    length = (cells + 7) // 8
+    reversed_bytes = mask.to_bytes(length, "little").translate(_REVERSED_BYTES)
+    return int.from_bytes(reversed_bytes, "big") >> (8 * length - cells)
