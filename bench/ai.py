@@ -13,7 +13,8 @@ Sections (all by default, or pick with --section):
   --solve-limit s each), Disthex 2x2 to 5x5, and Hex first-move tables
   (--hex-size 5 by default, repeatable; --hex-limit s per opening), each
   opening proven on its own and then the whole table by solve(), compared
-  with the published tables.
+  with the published tables; Disthex first-move tables likewise
+  (--disthex-size, repeatable; each opening on its own, a table of up to ~3 GB).
 - analysis: analyse() after each Hex 7x7 opening (swap off, --analysis-seconds
   each) against the published table of which openings win.
 - memory: the peak RSS of one best_move at the "max" level's minute
@@ -43,7 +44,7 @@ from collections.abc import Callable
 
 import engine
 from engine import GameState, ai, notation
-from engine.ai import hexsolve
+from engine.ai import disthexsolve, hexsolve
 from engine.ai.adapter import adapter_for
 from engine.ai.mcts import Search, Settings
 from engine.ai.solver import Budget, OutOfTime
@@ -102,9 +103,14 @@ def main() -> None:
     parser.add_argument(
         "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
     )
-    parser.add_argument("--hex-limit", type=float, default=60.0, help="seconds per Hex opening")
+    parser.add_argument(
+        "--hex-limit", type=float, default=60.0, help="seconds per opening of an opening table"
+    )
     parser.add_argument(
         "--hex-size", type=int, action="append", help="Hex opening tables to solve (default 5)"
+    )
+    parser.add_argument(
+        "--disthex-size", type=int, action="append", help="Disthex opening tables to solve"
     )
     parser.add_argument("--analysis-size", type=int, default=7, help="analysis: board size")
     parser.add_argument(
@@ -130,7 +136,9 @@ def main() -> None:
             or headline
         )
     if "solve" in sections:
-        solved = solve_section(args.solve_limit, args.hex_limit, args.hex_size or [5])
+        solved = solve_section(
+            args.solve_limit, args.hex_limit, args.hex_size or [5], args.disthex_size or []
+        )
         if "strength" not in sections:
             headline = solved
     if "analysis" in sections:
@@ -291,7 +299,9 @@ def strength(
 # -- solve ------------------------------------------------------------------------------
 
 
-def solve_section(limit: float, hex_limit: float, hex_sizes: list[int]) -> str:
+def solve_section(
+    limit: float, hex_limit: float, hex_sizes: list[int], disthex_sizes: list[int]
+) -> str:
     print(f"\nexact solves (limit {limit:.0f} s each, Hex openings {hex_limit:.0f} s)")
     for lengths in ("1-6", "1,3,5", "1"):
         state = engine.new("hotwire", size="5x5", lengths=lengths)
@@ -317,7 +327,8 @@ def solve_section(limit: float, hex_limit: float, hex_sizes: list[int]) -> str:
                 f"disthex {size}x{size}: {'Black' if solution.winner == 0 else 'White'} wins, "
                 f"{took:.1f} s, winning first moves: {' '.join(solution.winning_moves)}"
             )
-    return "; ".join(hex_openings(size, hex_limit) for size in hex_sizes)
+    tables = [("hex", size) for size in hex_sizes] + [("disthex", size) for size in disthex_sizes]
+    return "; ".join(opening_table(game, size, hex_limit) for game, size in tables)
 
 
 #: The published first-move tables of Hex without swap (the first player, Black,
@@ -345,12 +356,26 @@ def published_agrees(size: int, wins: set[str]) -> bool:
     return wins == published
 
 
-def hex_openings(size: int, limit: float) -> str:
+#: The Disthex solver's table in an opening table's searches: ~200 bytes an entry,
+#: so up to ~3 GB (the 5x5 openings fill a few million). These are offline proofs;
+#: the product's searches keep disthexsolve.TABLE_LIMIT (a search holds <= 300 MB).
+OPENING_TABLE_LIMIT = 15_000_000
+
+
+def opening_loses(game: str, size: int, cell: int, budget: Budget) -> bool:
+    """Whether the first player's stone on `cell` of an empty board loses (swap
+    off): White, to move, wins. Raises OutOfTime."""
+    if game == "hex":
+        return hexsolve.HexProver(size, budget).mover_wins(0, 1 << cell, 1)
+    solver = disthexsolve.DisthexSolver(size, budget, OPENING_TABLE_LIMIT)
+    return solver.mover_wins(0, 1 << cell, 1, solver.geo.neighbours[cell])
+
+
+def opening_table(game: str, size: int, limit: float) -> str:
     """Each opening of an empty size x size board (swap off) proven on its own (a
-    fresh prover, `limit` s; an opening and its 180-degree turn are the same
-    game), then, if all were proven, the whole table in one solve() of the
-    empty board; the map and the comparison with the published table."""
-    empty = engine.new("hex", size=size, swap="off")
+    fresh solver, `limit` s; an opening and its 180-degree turn are the same
+    game), then for Hex, if all were proven, the whole table in one solve() of
+    the empty board; the map and the comparison with the published table."""
     geo = hexsolve.geometry(size)
     marks: dict[str, str] = {}
     times = []
@@ -360,11 +385,10 @@ def hex_openings(size: int, limit: float) -> str:
         if twin < cell:
             marks[label] = marks[notation.label((twin % size, twin // size))]
             continue
-        prover = hexsolve.HexProver(size, Budget(time.monotonic() + limit))
         began = time.monotonic()
         try:
-            white_wins = prover.mover_wins(0, 1 << cell, 1)
-            marks[label] = "l" if white_wins else "W"
+            loses = opening_loses(game, size, cell, Budget(time.monotonic() + limit))
+            marks[label] = "l" if loses else "W"
         except OutOfTime:
             marks[label] = "?"
         times.append(time.monotonic() - began)
@@ -375,16 +399,18 @@ def hex_openings(size: int, limit: float) -> str:
     wins = {label for label, mark in marks.items() if mark == "W"}
     unproven = sum(mark == "?" for mark in marks.values())
     print(
-        f"hex {size}x{size} openings one by one (W first player wins, l loses, ? not proven "
-        f"in {limit:.0f} s): {len(wins)} W, {unproven} ?; {len(times)} searched, median "
-        f"{statistics.median(times):.1f} s, "
-        f"slowest {max(times):.1f} s"
+        f"{game} {size}x{size} openings one by one (W first player wins, l loses, ? not "
+        f"proven in {limit:.0f} s): {len(wins)} W, {unproven} ?; {len(times)} searched, "
+        f"median {statistics.median(times):.1f} s, slowest {max(times):.1f} s, "
+        f"{sum(times):.0f} s in all"
     )
     print("\n".join(rows))
     if unproven:
-        return f"hex {size}x{size}: {len(wins)} openings proven to win, {unproven} not proven"
+        return f"{game} {size}x{size}: {len(wins)} openings proven to win, {unproven} not proven"
+    if game != "hex":
+        return f"{game} {size}x{size}: {len(wins)} of {geo.cells} openings win"
     began = time.monotonic()
-    solution = ai.solve(empty, seconds=limit * geo.cells)
+    solution = ai.solve(engine.new("hex", size=size, swap="off"), seconds=limit * geo.cells)
     took = time.monotonic() - began
     if solution is None:
         return f"hex {size}x{size} table: not proven in {took:.0f} s"
