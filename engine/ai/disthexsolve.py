@@ -28,9 +28,9 @@ from engine.ai.solver import SOLVERS, Budget, Solution
 from engine.core import GameState
 from engine.hex import DisthexState, board
 
-#: The table keeps only settled positions past this many: ~150 bytes each (1.5
-#: million held 240 MB at the peak on 5x5, the process included; the limit for a
-#: search is 300 MB).
+#: The table keeps only settled positions past this many: ~200 bytes each (a 5x5
+#: opening searched with the table full peaked at 215 MB, the process included;
+#: the limit for a search is 300 MB).
 TABLE_LIMIT = 1_000_000
 
 #: The 1 + epsilon trick (Pawlewicz and Lew): a child is searched until its
@@ -112,6 +112,7 @@ class DisthexSolver:
         table = self.table
         for child, child_key in zip(children, keys, strict=True):
             if child_key not in table:
+                self.budget.check()  # 361 children of ~0.1 ms each on 19x19
                 self._keep(child_key, _first_numbers(self._moves(*child)))
         while True:
             # The mover wins if some child's mover loses: proof = the least child
