@@ -10,7 +10,15 @@ import pytest
 
 import engine
 from engine import ai
-from engine.ai.hexsolve import Connections, FillIn, HexProver, _Node, connected, geometry
+from engine.ai.hexsolve import (
+    Connections,
+    FillIn,
+    HexProver,
+    _Node,
+    connected,
+    geometry,
+    turn,
+)
 from engine.ai.solver import Budget
 
 Position = tuple[int, int, int]  # the mover's stones, the opponent's, the mover's colour
@@ -106,6 +114,17 @@ def test_pruning_dominated_moves_keeps_a_winning_move() -> None:
                 winning.add(cell)
         assert bool(winning & set(kept)) == bool(winning)
     assert pruned > 100, pruned  # domination does fire
+
+
+@pytest.mark.parametrize("cells", [1, 9, 25, 49, 75, 361, 1083])
+def test_turn_moves_cell_i_to_the_opposite_cell(cells: int) -> None:
+    # Keys of positions and their 180-degree turns rest on it (Hex: two masks of
+    # 361 cells at once, Disthex three).
+    rng = random.Random(cells)
+    for _ in range(50):
+        mask = rng.getrandbits(cells)
+        expected = sum(1 << (cells - 1 - i) for i in range(cells) if mask >> i & 1)
+        assert turn(mask, cells) == expected
 
 
 def test_a_bridge_to_each_edge_is_a_connection() -> None:
