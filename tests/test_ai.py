@@ -128,6 +128,13 @@ def test_disthex_solver_matches_brute_force_around_passes(swap: str) -> None:
             checked += 1
 
 
+@pytest.mark.parametrize("record", [(), ("b2",), ("a1", "b2", "c3")])
+def test_disthex_solver_on_boards_that_are_their_own_turn(record: tuple[str, ...]) -> None:
+    # A cell and its 180-degree twin share one search, also when the cells the last
+    # stone forbids are not symmetric (after c3: b3 and c2 are barred, a2 and b1 not).
+    check_solver(engine.replay("disthex", {"size": 3}, list(record)), by_parity)
+
+
 def test_disthex_solver_stays_exact_when_its_table_overflows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -23,7 +23,7 @@ depth-first search with a table did not in a minute (docs/PERFORMANCE.md).
 
 from __future__ import annotations
 
-from engine.ai.hexsolve import INFINITE, flood, geometry, turn
+from engine.ai.hexsolve import INFINITE, flood, geometry, turn, turns_into_itself
 from engine.ai.solver import SOLVERS, Budget, Solution
 from engine.core import GameState
 from engine.hex import DisthexState, board
@@ -173,7 +173,10 @@ def _first_numbers(moves: list[Position] | bool) -> tuple[int, int]:
 
 def solve_disthex(state: GameState, budget: Budget) -> Solution | None:
     """Every winning cell of the mover, for Disthex without a pending swap (the
-    generic solver takes the swap); raises OutOfTime."""
+    generic solver takes the swap); raises OutOfTime. On a board that is its own
+    180-degree turn a legal cell and its turned twin, when legal too, share the
+    answer: the positions after them are turns of each other, forbidden cells
+    included (whatever the mover may not take now does not matter after the move)."""
     if not isinstance(state, DisthexState):
         return None
     if state.options["swap"] and state.ply <= 1:
@@ -185,15 +188,19 @@ def solve_disthex(state: GameState, budget: Budget) -> Solution | None:
     own = sum(1 << c for c, s in enumerate(colours) if s == colour)
     other = sum(1 << c for c, s in enumerate(colours) if s == colour ^ 1)
     joining = solver.joining(own, colour, geo.full & ~(own | other))
+    last = len(colours) - 1
+    symmetric = turns_into_itself(colours)
     cell_of = board(state.size).cell_of
-    winning = tuple(
-        move
-        for move in state.legal_moves()
-        if joining >> cell_of[move] & 1
-        or not solver.mover_wins(
-            other, own | 1 << cell_of[move], colour ^ 1, geo.neighbours[cell_of[move]]
-        )
-    )
+    wins: dict[int, bool] = {}
+    for move in state.legal_moves():
+        cell = cell_of[move]
+        if symmetric and last - cell in wins:
+            wins[cell] = wins[last - cell]
+        else:
+            wins[cell] = bool(joining >> cell & 1) or not solver.mover_wins(
+                other, own | 1 << cell, colour ^ 1, geo.neighbours[cell]
+            )
+    winning = tuple(move for move in state.legal_moves() if wins[cell_of[move]])
     mover = state.colour_of(colour)
     return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
 

@@ -29,7 +29,7 @@ from functools import cache
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
-from engine.ai.hexsolve import HexProver, connected
+from engine.ai.hexsolve import HexProver, connected, turns_into_itself
 from engine.ai.solver import SOLVERS, Budget, Solution
 from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
@@ -380,7 +380,7 @@ def solve_hex(state: GameState, budget: Budget) -> Solution | None:
     own = sum(1 << c for c, s in enumerate(colours) if s == colour)
     other = sum(1 << c for c, s in enumerate(colours) if s == colour ^ 1)
     last = len(colours) - 1
-    symmetric = all(colours[c] == colours[last - c] for c in range(len(colours)))
+    symmetric = turns_into_itself(colours)
     wins: dict[int, bool] = {}
     for cell in prover.geo.order:
         if colours[cell] != EMPTY:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -622,6 +622,13 @@ class HexProver:
 
 def _disproof(node: _Node) -> int:
     return node.dn
+
+
+def turns_into_itself(colours: Sequence[int]) -> bool:
+    """Whether a board's cells (colours by cell index) look the same turned by 180
+    degrees: then an opening and its turned twin are the same game."""
+    last = len(colours) - 1
+    return all(colours[cell] == colours[last - cell] for cell in range(len(colours)))
 
 
 #: Each byte with its bits in reverse order.
