@@ -164,7 +164,7 @@ class MisereSolver:
     def __init__(self, state: HotWireState, budget: Budget) -> None:
         self.budget = budget
         self.conflicts = _conflicts(state, budget)
-        self.symmetries = _symmetric_codes(state)
+        self.symmetries = _symmetric_codes(state, budget)
         self.region_id: dict[int, int] = {}  # region mask -> canonical id (or ONE)
         self.splits: dict[int, list[tuple[int, int]]] = {}  # available mask -> its regions
         self.shape_id: dict[tuple[int, ...], int] = {}  # canonical shape -> id
@@ -345,17 +345,21 @@ _SCALE = 32
 
 
 def _symmetric_codes(
-    state: HotWireState,
+    state: HotWireState, budget: Budget
 ) -> list[tuple[dict[int, int], dict[int, int], dict[int, int]]]:
     """Per symmetry of the square lattice (8), per wire available now: its code after
-    the symmetry (the two pins, sorted, as one integer) and its lowest x and y."""
+    the symmetry (the two pins, sorted, as one integer) and its lowest x and y. On
+    the largest table that is 8 x 39,724 wires (~1 s), so the budget is checked at
+    each wire."""
     table = state.wire_table
     side = max(table.width, table.height)
+    available = wires_of(state.available)
     found = []
     for symmetry in range(8):
         swap, flip_x, flip_y = symmetry & 1, symmetry >> 1 & 1, symmetry >> 2 & 1
         codes, low_xs, low_ys = {}, {}, {}
-        for wire in wires_of(state.available):
+        for wire in available:
+            budget.check()
             pins = []
             for pin in (table.first[wire], table.second[wire]):
                 x, y = table.point(pin)
