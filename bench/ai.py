@@ -302,7 +302,7 @@ def strength(
 def solve_section(
     limit: float, hex_limit: float, hex_sizes: list[int], disthex_sizes: list[int]
 ) -> str:
-    print(f"\nexact solves (limit {limit:.0f} s each, Hex openings {hex_limit:.0f} s)")
+    print(f"\nexact solves (limit {limit:.0f} s each, {hex_limit:.0f} s per opening of a table)")
     for lengths in ("1-6", "1,3,5", "1"):
         state = engine.new("hotwire", size="5x5", lengths=lengths)
         began = time.monotonic()

@@ -636,8 +636,8 @@ _REVERSED_BYTES = bytes(int(format(b, "08b")[::-1], 2) for b in range(256))
 
 
 def turn(mask: int, cells: int) -> int:
-    """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i (the
-    bits of `cells` bits reversed, a byte at a time)."""
+    """The mask turned by 180 degrees: cell i becomes cell cells - 1 - i (its
+    `cells` bits in reverse order, reversed a byte at a time)."""
     length = (cells + 7) // 8
     reversed_bytes = mask.to_bytes(length, "little").translate(_REVERSED_BYTES)
     return int.from_bytes(reversed_bytes, "big") >> (8 * length - cells)
