@@ -453,6 +453,52 @@ async def test_a_post_discord_could_not_take_is_posted_again_by_the_outbox(
         assert await world.service.redeliver(bot.announcer.post) == 0
 
 
+CALLBACK = "POST /interactions/{interaction_id}/{token}/callback"
+
+
+def expire_the_next_answer(world: World) -> None:
+    """The bot's next answer to an interaction comes too late (Discord's 3 s ran out)."""
+    world.fake.inject_error(CALLBACK, status=404, code=10062, message="Unknown interaction")
+
+
+async def test_what_an_expired_interaction_would_have_shown_is_posted_instead(
+    world: World,
+) -> None:
+    """Under load the bot can answer after Discord's 3 s: the answer is refused (404) but
+    what it did stands, and what the answer would have shown is posted at once (not a
+    lease later by the outbox): a challenge message, a game's start, a move's board with
+    the next player's mention."""
+    async with world.running():
+        expire_the_next_answer(world)
+        await world.fake.slash(
+            world.users["ann"],
+            "challenge",
+            {"game": "hex", "opponent": world.users["bob"]},
+            channel=world.channel,
+        )
+        message = await world.fake.wait_for(
+            lambda: next((m for m in world.channel.messages if m.custom_ids), None),
+            what="the challenge message",
+        )
+        (summary,) = await world.service.games(world.guild.id, status="open")
+        assert f"pb:c:accept:{summary.id}" in message.custom_ids
+
+        expire_the_next_answer(world)
+        await world.fake.press(world.users["bob"], message, f"pb:c:accept:{summary.id}")
+        game = await settled_game(world, summary.id, lambda g: g.thread_id is not None, "a thread")
+        await world.fake.wait_for(lambda: not message.components, what="the status edited")
+        assert "pb:c:" not in " ".join(message.custom_ids)
+        thread = world.thread(game)
+        await world.fake.wait_for(lambda: bool(thread.messages), what="the first board")
+
+        last = thread.messages[-1]
+        expire_the_next_answer(world)
+        await world.fake.slash(world.user_of(game, 0), "move", {"move": "c3"}, channel=thread)
+        posted = await world.fake.wait_for_message(thread, after=last)
+        assert posted.attachments and f"<@{world.user_of(game, 1).id}>" in posted.content
+        assert (await world.game(game.id)).ply == 1
+
+
 async def test_without_message_content_the_thread_says_use_move(world: World) -> None:
     world.settings = world.settings.model_copy(update={"discord_message_content": False})
     async with world.running():

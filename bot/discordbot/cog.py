@@ -160,10 +160,12 @@ class GamesCog(commands.Cog):
         view = challenge_view(game)
         if view is not None:
             kwargs["view"] = view
-        await reply(interaction, status_text(game), ephemeral=False, **kwargs)
-        message = await interaction.original_response()
-        await self.service.attach(game.id, message_id=message.id)
-        await self.announcer.publish(result, status_done=True)
+        answered = await reply(interaction, status_text(game), ephemeral=False, **kwargs)
+        if answered:
+            message = await interaction.original_response()
+            await self.service.attach(game.id, message_id=message.id)
+        # Not answered (the interaction expired): the announcer posts the message instead.
+        await self.announcer.publish(result, status_done=answered)
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -179,10 +181,10 @@ class GamesCog(commands.Cog):
             question, extra = preview_message(result)
             await reply(interaction, question, **extra)
             return
-        in_thread = interaction.channel_id == result.game.thread_id
-        if in_thread:  # the answer is the public board
+        board_shown = False  # the answer in the game's thread is the public board
+        if interaction.channel_id == result.game.thread_id:
             files = [board_file(result.game, result.png)] if result.png else []
-            await reply(
+            board_shown = await reply(
                 interaction,
                 lines(result.events, result.game),
                 ephemeral=False,
@@ -196,7 +198,8 @@ class GamesCog(commands.Cog):
             await reply(
                 interaction, f"You played {texts} in {result.game.title} #{result.game.id}{where}."
             )
-        await self.announcer.publish(result, thread_done=in_thread, png=result.png)
+        # A board Discord did not take (the interaction expired) is posted by the announcer.
+        await self.announcer.publish(result, thread_done=board_shown, png=result.png)
 
     @move.autocomplete("game")
     async def game_choices(

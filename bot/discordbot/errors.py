@@ -5,6 +5,7 @@ answer to an interaction goes through `reply`, which keeps it within Discord's l
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from typing import Any
 
 import discord
@@ -58,18 +59,28 @@ async def reply(
     ephemeral: bool = True,
     allowed_mentions: discord.AllowedMentions = NO_PINGS,
     **extra: Any,
-) -> None:
+) -> bool:
     """Answer an interaction (ephemeral unless said otherwise; files and views in
-    `extra`), or follow up when it was answered or deferred already."""
+    `extra`), or follow up when it was answered or deferred already. False when
+    Discord did not take the answer (the interaction expired, or Discord is down):
+    a caller whose answer was also the announcement must post it another way."""
     text = fit(text)
+    send = (
+        interaction.followup.send
+        if interaction.response.is_done()
+        else interaction.response.send_message
+    )
+    return await taken(
+        interaction, send(text, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra)
+    )
+
+
+async def taken(interaction: discord.Interaction, answer: Awaitable[object]) -> bool:
+    """Send `answer` to `interaction`; False when Discord did not take it (the
+    interaction expired: the 3 s ran out under load; or Discord is down), logged."""
     try:
-        if interaction.response.is_done():
-            await interaction.followup.send(
-                text, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra
-            )
-        else:
-            await interaction.response.send_message(
-                text, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra
-            )
-    except discord.HTTPException:  # the interaction expired or Discord is down: log, go on
+        await answer
+    except discord.HTTPException:
         log.warning("could not answer interaction %s", interaction.id, exc_info=True)
+        return False
+    return True

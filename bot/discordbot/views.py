@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Self, TypeVar
 import discord
 
 from bot.discordbot.context import asker, context_of, guild_of
-from bot.discordbot.errors import fit, reply, report_error
+from bot.discordbot.errors import fit, reply, report_error, taken
 from bot.discordbot.text import MENTIONS, board_file, lines, status_text, when
 from bot.service import (
     Code,
@@ -77,12 +77,15 @@ class ChallengeButton(
         )
         if result is None:
             return
-        await interaction.response.edit_message(
-            content=fit(status_text(result.game)),
-            view=challenge_view(result.game),
-            allowed_mentions=MENTIONS,
+        edited = await taken(
+            interaction,
+            interaction.response.edit_message(
+                content=fit(status_text(result.game)),
+                view=challenge_view(result.game),
+                allowed_mentions=MENTIONS,
+            ),
         )
-        await bot.announcer.publish(result, status_done=True)
+        await bot.announcer.publish(result, status_done=edited)
 
 
 class AnswerButton(
@@ -140,10 +143,13 @@ class UndoButton(
             isinstance(e, UndoAnswered) and (e.done or not e.accepted) for e in result.events
         )
         asked = interaction.message.content if interaction.message else ""
-        await interaction.response.edit_message(
-            content=fit(f"{asked}\n{lines(result.events[:1], result.game)}"),
-            view=None if settled else undo_view(self.game_id, self.ply),
-            allowed_mentions=MENTIONS,
+        await taken(
+            interaction,
+            interaction.response.edit_message(
+                content=fit(f"{asked}\n{lines(result.events[:1], result.game)}"),
+                view=None if settled else undo_view(self.game_id, self.ply),
+                allowed_mentions=MENTIONS,
+            ),
         )
         await bot.announcer.publish(result)
 
@@ -178,8 +184,11 @@ class ResignButton(
         result = await self.answered(interaction, resign)
         if result is None:
             return
-        await interaction.response.edit_message(
-            content=f"You resigned {result.game.title} #{self.game_id}.", view=None
+        await taken(
+            interaction,
+            interaction.response.edit_message(
+                content=f"You resigned {result.game.title} #{self.game_id}.", view=None
+            ),
         )
         await bot.announcer.publish(result)
 
@@ -229,10 +238,14 @@ class ConfirmMoveButton(
         if result is None:
             return
         played = next(e for e in result.events if isinstance(e, MovePlayed))
-        await interaction.response.edit_message(
-            content=f"You played {', '.join(played.texts)} in {result.game.title} #{self.game_id}.",
-            attachments=[],
-            view=None,
+        texts = ", ".join(played.texts)
+        await taken(
+            interaction,
+            interaction.response.edit_message(
+                content=f"You played {texts} in {result.game.title} #{self.game_id}.",
+                attachments=[],
+                view=None,
+            ),
         )
         await bot.announcer.publish(result, png=result.png)
 
