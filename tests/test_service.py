@@ -292,7 +292,7 @@ async def test_multiplayer_resignation_ranks_the_resigner_last(service: GameServ
 async def test_undo_by_consent(service: GameService) -> None:
     game = await start(service, "hotwire")
     first, second = player_at(game, 0), player_at(game, 1)
-    await service.move(game.id, GUILD, first, "a1 b2")
+    taken_back = await service.move(game.id, GUILD, first, "a1 b2")
     await refused(Code.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, second))
     asked = await service.request_undo(game.id, GUILD, first)
     assert asked.events[0].waiting_for == (second.id,)  # type: ignore[attr-defined]
@@ -300,7 +300,9 @@ async def test_undo_by_consent(service: GameService) -> None:
     done = await service.answer_undo(game.id, GUILD, second, accept=True)
     assert isinstance(done.events[0], UndoAnswered) and done.events[0].done
     assert done.game.ply == 0 and done.game.player_to_move == first.id
-    await service.move(game.id, GUILD, first, "c3 d4")
+    played = await service.move(game.id, GUILD, first, "c3 d4")
+    assert played.png != taken_back.png  # the same ply, another position: its own picture
+    assert (await service.board(game.id, GUILD)).png == played.png
     await service.request_undo(game.id, GUILD, first)
     declined = await service.answer_undo(game.id, GUILD, second, accept=False)
     assert declined.game.ply == 1

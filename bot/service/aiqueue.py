@@ -1,6 +1,7 @@
 """The AI's work queue, in the database: the moves the bot owes, analyses, hints.
 
-One `ai_jobs` row per game, kind and position (`move`, `analysis`, `hint`). A move
+One `ai_jobs` row per game, kind and position (`move`, `analysis`, `hint`; a
+position is a ply, and an undo deletes the jobs of the plies it takes back). A move
 job is written in the transaction that hands the turn to a bot seat (a move, the
 start, an undo), so a committed turn always has its job; a new turn at the same
 position (after an undo) rewrites it, clearing any claim. Workers claim jobs as
@@ -83,6 +84,13 @@ async def request(conn: AsyncConnection, game_id: int, kind: Kind, ply: int, now
         {"game_id": game_id, "kind": kind, "ply": ply, "requested_at": now},
     )
     return await job_row(conn, game_id, kind, ply)
+
+
+async def forget_after(conn: AsyncConnection, game_id: int, ply: int) -> None:
+    """In the transaction that takes a game back to `ply`: the jobs of the positions
+    taken back go with them (a hint or an analysis there would be of moves no longer
+    played, and the game may come back to that ply another way)."""
+    await conn.execute(ai_jobs.delete().where(ai_jobs.c.game_id == game_id, ai_jobs.c.ply > ply))
 
 
 async def requeue(conn: AsyncConnection, job_id: int, now: datetime) -> None:

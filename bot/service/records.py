@@ -64,6 +64,8 @@ REPLAY_SLICE_SECONDS = 0.003
 REPLAY_PAUSE_SECONDS = 0.001
 
 ResultT = TypeVar("ResultT", bound=Result)
+#: A cached picture: game, record, groups shown, caption, the seats' names.
+BoardKey = tuple[int, tuple[str, ...], bool, str | None, tuple[str, ...]]
 
 
 def utcnow() -> datetime:
@@ -111,7 +113,7 @@ class Records:
         self.rng = rng or random.Random()
         # game id -> (the row's updated_at, the state): valid while the row is unchanged
         self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
-        self._boards: OrderedDict[tuple[int, int, bool, str | None], bytes] = OrderedDict()
+        self._boards: OrderedDict[BoardKey, bytes] = OrderedDict()
         # game id -> (when read, seats, players on vacation)
         self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
             OrderedDict()
@@ -379,10 +381,12 @@ class Records:
         after_move: bool = False,
     ) -> bytes:
         caption = deadline_caption(summary) if state.ply == summary.ply else None
-        key = (game_id, state.ply, groups, caption)  # a vacation changes the caption
+        names = [s.name or "open seat" for s in summary.seats]
+        # The record, not the ply: after an undo the same ply can be another position.
+        # (A vacation changes the caption; a seat taken, the names.)
+        key = (game_id, state.moves, groups, caption, tuple(names))
         png = self._boards.get(key)
         if png is None:
-            names = [s.name or "open seat" for s in summary.seats]
             png = await self.painter.png(
                 state,
                 players=names,
