@@ -499,6 +499,83 @@ async def test_what_an_expired_interaction_would_have_shown_is_posted_instead(
         assert (await world.game(game.id)).ply == 1
 
 
+async def move_from_the_channel(world: World, game: GameSummary, seat: int, text: str) -> None:
+    user = world.user_of(game, seat)
+    handle = await world.fake.slash(
+        user, "move", {"move": text, "game": game.id}, channel=world.channel
+    )
+    assert "played" in (await handle.reply()).content
+
+
+async def test_a_game_whose_thread_is_deleted_or_locked_goes_on_in_a_new_one(
+    world: World,
+) -> None:
+    """A moderator deletes a game's thread, or locks it: the next post opens a new thread
+    where the player to move is told, with the board, instead of being lost while their
+    clock runs. A thread merely archived (Discord's auto-archive) is used again."""
+    async with world.running():
+        game = await start(world, "hex", size="5", options="swap=off")
+        first = world.thread(game)
+        world.fake.close_thread(first)
+        await move_from_the_channel(world, game, 0, "c3")
+        posted = await world.fake.wait_for_message(first, after=first.messages[-1])
+        assert not first.archived and posted.attachments
+
+        world.fake.delete_channel(first)
+        await move_from_the_channel(world, game, 1, "b2")
+        game = await settled_game(
+            world, game.id, lambda g: g.thread_id not in (None, first.id), "a new thread"
+        )
+        second = world.thread(game)
+        posted = await world.fake.wait_for(lambda: next(iter(second.messages), None))
+        assert posted.attachments and f"<@{world.user_of(game, 0).id}>" in posted.content
+        assert "b2" in posted.content
+
+        world.fake.close_thread(second, locked=True)
+        await move_from_the_channel(world, game, 0, "d4")
+        game = await settled_game(
+            world, game.id, lambda g: g.thread_id not in (first.id, second.id), "a third thread"
+        )
+        posted = await world.fake.wait_for(lambda: next(iter(world.thread(game).messages), None))
+        assert posted.attachments and f"<@{world.user_of(game, 1).id}>" in posted.content
+        assert len(second.messages) == len([m for m in second.messages if m.id <= posted.id])
+        # typed moves work in the new thread
+        await play_typed(world, game, "e5")
+        assert (await world.game(game.id)).ply == 4
+        # no thread can be opened (the bot lost the permission): the channel itself
+        world.fake.delete_channel(world.thread(game))
+        world.fake.inject_error("POST /channels/{channel_id}/threads", status=403, code=50013)
+        last = world.channel.messages[-1]
+        await move_from_the_channel(world, game, 0, "a5")
+        posted = await world.fake.wait_for_message(
+            world.channel, after=last, predicate=lambda m: not m.ephemeral
+        )
+        assert f"/move game:{game.id}" in posted.content and posted.attachments
+
+
+async def test_a_thread_discord_cannot_look_up_for_now_is_posted_in_later(
+    world: World, clock: Clock
+) -> None:
+    """A 503 while the bot looks up an archived thread (no longer in its cache) is
+    Discord out of reach, not the thread gone: the board is left to the outbox."""
+    async with world.running() as bot:
+        game = await start(world, "hex", size="5", options="swap=off")
+        thread = world.thread(game)
+        world.fake.close_thread(thread)
+        await world.fake.wait_for(lambda: bot.get_channel(thread.id) is None, what="forgotten")
+        fault = world.fake.inject_error("GET /channels/{channel_id}", status=503)
+        before = len(thread.messages)
+        await move_from_the_channel(world, game, 0, "c3")
+        await world.fake.wait_for(lambda: fault.hits >= 1, what="the refused look-up")
+        await asyncio.sleep(0.2)
+        assert len(thread.messages) == before
+        world.fake.clear_faults()
+        clock.advance(minutes=2)  # the lease runs out
+        assert await world.service.redeliver(bot.announcer.post) == 1
+        posted = thread.messages[before:]
+        assert len(posted) == 1 and posted[0].attachments
+
+
 async def test_without_message_content_the_thread_says_use_move(world: World) -> None:
     world.settings = world.settings.model_copy(update={"discord_message_content": False})
     async with world.running():

@@ -155,7 +155,8 @@ class Announcer:
         if any(isinstance(e, GameStarted) for e in events) and game.thread_id is None:
             game = await self.open_thread(game)
         thread_events = [e for e in events if isinstance(e, THREAD_EVENTS)]
-        if thread_events and not thread_done and game.thread_id is not None:
+        under_way = game.thread_id is not None or game.status in ("active", "finished", "aborted")
+        if thread_events and not thread_done and under_way:
             await self.post_in_thread(game, thread_events, png=png, nonce=_nonce(result, "t"))
         if not status_done:
             if any(isinstance(e, ChallengeIssued) for e in events) and game.message_id is None:
@@ -185,27 +186,53 @@ class Announcer:
         png: bytes | None = None,
         nonce: str | None = None,
     ) -> None:
-        thread = await self.channel(game.thread_id)
-        if thread is None:
-            return
-        kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
-        if any(isinstance(e, NEW_BOARD) for e in events) and not any(
+        new_board = any(isinstance(e, NEW_BOARD) for e in events) and not any(
             isinstance(e, UndoAnswered) and not e.done for e in events
-        ):
-            if not png:
-                try:
-                    png = (await self.service.board(game.id, game.guild_id)).png
-                except Exception:  # post the words without the picture
-                    log.exception("game=%d no board to post", game.id)
-            if png:
-                kwargs["file"] = board_file(game, png)
+        )
+        board = png if new_board else None
+        if new_board and not board:
+            try:
+                board = (await self.service.board(game.id, game.guild_id)).png
+            except Exception:  # post the words without the picture
+                log.exception("game=%d no board to post", game.id)
         request = next((e for e in events if isinstance(e, UndoRequested)), None)
-        if request is not None:
-            kwargs["view"] = undo_view(game.id, request.ply)
+
+        def extras() -> dict[str, Any]:  # a File is read once: a new one for each try
+            kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
+            if board:
+                kwargs["file"] = board_file(game, board)
+            if request is not None:
+                kwargs["view"] = undo_view(game.id, request.ply)
+            return kwargs
+
         text = lines(events, game)
         if any(isinstance(e, GameStarted) for e in events):
             text += "\n" + self.how_to_play(game)
-        await self.send(thread, text, nonce=nonce, **kwargs)
+        await self.post_for_game(game, text, nonce=nonce, extras=extras)
+
+    async def post_for_game(
+        self,
+        game: GameSummary,
+        text: str,
+        *,
+        nonce: str | None,
+        extras: Callable[[], dict[str, Any]],
+    ) -> None:
+        """Post in the game's thread; when the thread is gone or refuses the bot (deleted
+        or locked by a moderator, never opened), in a new thread, else in the game's
+        channel: the player to move is told either way, not left to lose on time."""
+        thread = await self.channel(game.thread_id)
+        if thread is not None and await self.send(thread, text, nonce=nonce, **extras()):
+            return
+        log.warning("game=%d thread %s is gone or closed to the bot", game.id, game.thread_id)
+        moved = await self.open_thread(game, replacing=True)
+        place = await self.channel(moved.thread_id) if moved.thread_id != game.thread_id else None
+        note = "This game's thread is gone or closed, so the game goes on here."
+        if place is None:
+            place = await self.channel(game.channel_id)
+            note = f"This game's thread is gone or closed: play with `/move game:{game.id}`."
+        if place is not None:
+            await self.send(place, f"{note}\n{text}", nonce=nonce, **extras())
 
     async def remind(
         self, game: GameSummary, reminder: Reminder, *, nonce: str | None = None
@@ -219,9 +246,9 @@ class Announcer:
             log.info(
                 "game=%d DM closed for %d: reminding in the thread", game.id, reminder.player_id
             )
-        thread = await self.channel(game.thread_id)
-        if thread is not None:
-            await self.send(thread, text, nonce=nonce, allowed_mentions=MENTIONS)
+        await self.post_for_game(
+            game, text, nonce=nonce, extras=lambda: {"allowed_mentions": MENTIONS}
+        )
 
     async def send_digest(self, digest: Digest, *, nonce: str | None = None) -> None:
         """The daily digest by DM: each game where it is the player's move, its time left
@@ -253,15 +280,16 @@ class Announcer:
             return "Type your moves here (for example `d5 g3`) or use `/move`."
         return CANNOT_READ
 
-    async def open_thread(self, game: GameSummary) -> GameSummary:
-        """A public thread under the challenge message (or the channel) for the game."""
+    async def open_thread(self, game: GameSummary, *, replacing: bool = False) -> GameSummary:
+        """A public thread under the challenge message (or the channel) for the game;
+        one `replacing` a lost thread is the channel's (a message keeps its first)."""
         channel = await self.channel(game.channel_id)
         names = " vs ".join(s.name or "?" for s in game.seats)
         name = f"{game.title} #{game.id}: {names}"[:100]
         thread: discord.abc.Snowflake | None = None
         try:
             if isinstance(channel, discord.TextChannel):
-                if game.message_id is not None:
+                if game.message_id is not None and not replacing:
                     message = channel.get_partial_message(game.message_id)
                     thread = await message.create_thread(name=name, auto_archive_duration=10080)
                 else:
@@ -303,6 +331,8 @@ class Announcer:
             return found
         try:
             return await self.client.fetch_channel(channel_id)
+        except UNREACHABLE:
+            raise  # not gone: the caller leaves the result to the outbox
         except discord.HTTPException:
             log.warning("channel %s is gone", channel_id)
             return None

@@ -40,8 +40,9 @@ PRIVATE_EVENTS = (ConditionalPlayed, ConditionalsDropped)
 
 
 def thread_link(game: GameSummary) -> str:
-    """A link that opens the game's thread from anywhere (a DM)."""
-    return f"https://discord.com/channels/{game.guild_id}/{game.thread_id}"
+    """A link that opens the game's thread (or its channel, when it has none) from
+    anywhere (a DM)."""
+    return f"https://discord.com/channels/{game.guild_id}/{game.thread_id or game.channel_id}"
 
 
 def lines(events: Sequence[Event], game: GameSummary) -> str:

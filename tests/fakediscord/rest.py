@@ -743,17 +743,7 @@ class RestApi:
 
     async def delete_channel(self, request: web.Request) -> web.Response:
         channel = self._channel(request)
-        channel.deleted = True
-        if channel.is_thread:
-            data: JSON = {
-                "id": str(channel.id),
-                "guild_id": str(channel.guild_id),
-                "parent_id": str(channel.parent_id),
-                "type": channel.type,
-            }
-            self.fake._emit("THREAD_DELETE", data, channel.guild_id, INTENT_GUILDS)
-        elif not channel.is_dm:
-            self.fake._emit("CHANNEL_DELETE", channel.to_dict(), channel.guild_id, INTENT_GUILDS)
+        self.fake.delete_channel(channel)
         return json_response(channel.to_dict())
 
     async def list_messages(self, request: web.Request) -> web.Response:

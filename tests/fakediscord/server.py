@@ -963,6 +963,29 @@ class FakeDiscord:
             )
         self._notify()
 
+    def delete_channel(self, channel: Channel) -> None:
+        """A moderator deletes a channel or thread (the REST route does the same)."""
+        channel.deleted = True
+        if channel.is_thread:
+            data: JSON = {
+                "id": str(channel.id),
+                "guild_id": str(channel.guild_id),
+                "parent_id": str(channel.parent_id),
+                "type": channel.type,
+            }
+            self._emit("THREAD_DELETE", data, channel.guild_id, INTENT_GUILDS)
+        elif not channel.is_dm:
+            self._emit("CHANNEL_DELETE", channel.to_dict(), channel.guild_id, INTENT_GUILDS)
+        self._notify()
+
+    def close_thread(self, thread: Channel, *, locked: bool = False) -> None:
+        """Archive a thread (Discord does after its auto-archive time); `locked`: as a
+        moderator, so only moderators may unarchive it (the bot's posts are refused)."""
+        thread.archived = True
+        thread.locked = locked
+        self._emit("THREAD_UPDATE", thread.to_dict(), thread.guild_id, INTENT_GUILDS)
+        self._notify()
+
     def _mentions(self, content: str) -> list[User]:
         found: list[User] = []
         for match in MENTION_RE.finditer(content):
