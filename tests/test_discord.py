@@ -23,6 +23,7 @@ from pydantic import SecretStr
 
 import engine
 from bot.discordbot import PaperboardBot, invite_url
+from bot.discordbot.announce import CANNOT_READ
 from bot.discordbot.client import PERMISSIONS
 from bot.discordbot.text import status_text
 from bot.discordbot.views import CHALLENGE_ACTIONS, ChallengeButton
@@ -355,6 +356,10 @@ async def test_other_commands_answer(world: World) -> None:
         board = await asked.reply()
         assert not board.ephemeral and board.files
         assert asked.callback_type == 5  # deferred: a slow picture never misses the 3 s
+        # a refusal is not made public by the public board's defer
+        asked = await world.fake.slash(ann, "board", {"public": True, "ply": 50}, channel=thread)
+        refused = await asked.reply()
+        assert refused.ephemeral and refused.content.endswith("there is no move 50.")
         listing = await (await world.fake.slash(ann, "games", {}, channel=world.channel)).reply()
         assert f"#{game.id} Hex" in listing.content
         rules = await (
@@ -382,6 +387,11 @@ async def test_other_commands_answer(world: World) -> None:
         )
         choices = await handle.wait_for_choices()
         assert choices and all(c["value"].startswith("a") for c in choices) and len(choices) <= 25
+        # a picture in the thread is chat, not an empty move
+        before = len(thread.messages)
+        await world.fake.say(ann, thread, "", files={"shot.png": b"\x89PNG"})
+        await play_slash(world, game, "b2")
+        assert not [m for m in thread.messages[before:] if CANNOT_READ in m.content]
         record = await world.fake.slash(ann, "record", {"game": game.id}, channel=world.channel)
         message = await record.wait_for_attachment()
         assert any(name.endswith(".gif") for name in message.files)

@@ -103,6 +103,21 @@ async def test_a_guarded_move_is_shown_first_and_played_on_confirm_only(world: W
         cancelled = await world.fake.press(ann, other, f"pb:m:no:{game.id}:0:b2")
         await cancelled.ack()
         assert (await world.game(game.id)).ply == 0 and other.content == "Move b2 not played."
+        # a typed move's question is public: only its player may cancel it
+        await world.fake.say(ann, thread, "a1")
+        typed = await world.fake.wait_for(
+            lambda: next(
+                (m for m in thread.messages if f"{game.id}:0:a1" in str(m.custom_ids)), None
+            ),
+            what="the typed move's question",
+        )
+        assert not typed.ephemeral
+        meddler = await world.fake.press(world.users["cat"], typed, f"pb:m:no:{game.id}:0:a1")
+        refused = await meddler.reply()
+        assert refused.ephemeral and refused.content.startswith("Only the player who asked")
+        assert typed.custom_ids  # still asking
+        await (await world.fake.press(ann, typed, f"pb:m:no:{game.id}:0:a1")).ack()
+        assert typed.content == "Move a1 not played." and not typed.custom_ids
         late = await (await world.fake.slash(ann, "move", {"move": "d4"}, channel=thread)).reply()
         before = len(thread.messages)
         confirmed = await world.fake.press(ann, asked, f"pb:m:yes:{game.id}:0:c3")

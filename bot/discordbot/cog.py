@@ -33,6 +33,7 @@ from bot.service import (
     Refused,
     Result,
     bot_record_lines,
+    check_ply,
     conditional_text,
     parse_days,
     rating_line,
@@ -231,8 +232,9 @@ class GamesCog(commands.Cog):
         if game is None or game.status != "active" or game.player_to_move != message.author.id:
             return
         if not message.content:
-            await self.cannot_read(message.channel)
-            return
+            if not self.announcer.reads_messages:
+                await self.cannot_read(message.channel)
+            return  # a picture or a sticker: chat, not a move
         try:
             result = await self.service.propose_move(
                 game.id, game.guild_id, as_player(message.author), message.content
@@ -269,6 +271,7 @@ class GamesCog(commands.Cog):
         public: bool = False,
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
+        check_ply(summary.id, summary.ply, ply)  # before a public defer makes a refusal public
         # a board of the past or the groups of a big board may take longer than Discord's 3 s
         await interaction.response.defer(ephemeral=not public, thinking=True)
         board = await self.service.board(summary.id, summary.guild_id, ply=ply, groups=groups)

@@ -218,12 +218,23 @@ class ConfirmMoveButton(
         return cls(match["answer"], int(match["game"]), int(match["ply"]), match["move"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        bot = context_of(interaction)
         if self.answer == "no":
+            # A typed move's question is public: only its player may cancel it.
+            game = await decided(
+                interaction,
+                self.game_id,
+                lambda: bot.service.game(self.game_id, guild_of(interaction)),
+            )
+            if game is None:
+                return
+            if game.ply == self.ply and game.player_to_move != interaction.user.id:
+                await reply(interaction, "Only the player who asked can cancel this move.")
+                return
             await interaction.response.edit_message(
                 content=f"Move {self.move} not played.", attachments=[], view=None
             )
             return
-        bot = context_of(interaction)
         result = await decided(
             interaction,
             self.game_id,
@@ -320,12 +331,12 @@ async def show_next(interaction: discord.Interaction, *, after: int | None = Non
     await reply(interaction, text, **extra)
 
 
-ResultT = TypeVar("ResultT", bound=Result)
+AnswerT = TypeVar("AnswerT")
 
 
 async def decided(
-    interaction: discord.Interaction, game_id: int, decide: Callable[[], Awaitable[ResultT]]
-) -> ResultT | None:
+    interaction: discord.Interaction, game_id: int, decide: Callable[[], Awaitable[AnswerT]]
+) -> AnswerT | None:
     """A button's use case: its result, or None when it was refused or failed (the
     presser was told: a stale button shows the board as it is now)."""
     try:

@@ -13,7 +13,7 @@ from bot.render import render_text
 from bot.service import ratings
 from bot.service.models import STATUSES, Board, GameSummary, RatingLine, Record, Refused
 from bot.service.records import Records, replay
-from bot.service.rules import check_ids, options_text, result_text, seat_names_now
+from bot.service.rules import check_ids, check_ply, options_text, result_text, seat_names_now
 from bot.store.schema import games, moves, seats
 from engine import Code, GameState
 from engine.core import shown
@@ -66,13 +66,9 @@ class Lookups(Records):
             row = await self.game_row(conn, game_id, guild_id)
             summary = await self.summary(conn, game_id, row)
             state = await self.load_state(conn, row)
+        check_ply(game_id, state.ply, ply)
         if ply is None or ply == state.ply:
             return seat_names_now(summary, state), state
-        if not 0 <= ply <= state.ply:
-            raise Refused(
-                f"Game #{game_id} has moves 0 to {state.ply}; there is no move {ply}.",
-                code=Code.BAD_PLY,
-            )
         then = await replay(row.game, row.options, state.moves[:ply])
         return seat_names_now(summary, then), then
 

@@ -74,6 +74,14 @@ def check_ids(*ids: int) -> None:
             raise Refused("That id is not one I know.", code=Code.BAD_ID)
 
 
+def check_ply(game_id: int, last: int, ply: int | None) -> None:
+    """Refuse a move number the game does not have (None: the position now)."""
+    if ply is not None and not 0 <= ply <= last:
+        raise Refused(
+            f"Game #{game_id} has moves 0 to {last}; there is no move {ply}.", code=Code.BAD_PLY
+        )
+
+
 def options_text(options: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in options.items() if k != "players") or "default options"
 
