@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from functools import cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import available_timezones
 
 import sqlalchemy as sa
 
@@ -140,15 +140,14 @@ class Preferences(Records):
 
 
 def _time_zone(name: str) -> str:
-    """The zone's canonical name, whatever the case it was typed in."""
-    canonical = _zones_by_lower_name().get(name.strip().lower(), name.strip())
-    try:
-        ZoneInfo(canonical)
-    except (ZoneInfoNotFoundError, ValueError):
+    """The zone's canonical name, whatever the case it was typed in. Only the zones the
+    tz database lists: ZoneInfo itself opens any path ("Europe" is a directory)."""
+    canonical = _zones_by_lower_name().get(name.strip().lower())
+    if canonical is None:
         raise Refused(
             f"I don't know the time zone {shown(name)}; try one like Europe/Paris.",
             code=Code.BAD_SETTING,
-        ) from None
+        )
     return canonical
 
 
