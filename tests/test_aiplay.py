@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from bot.console import Console
+from bot.console import console as console_place
 from bot.schedule.airunner import AiRunner
 from bot.service import (
     BotThinking,
@@ -593,6 +594,33 @@ async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) ->
         assert "Hints are for your casual games" not in text
         assert "Analysis of Hex #1" in text and "Chart:" in text
         assert (tmp_path / "boards" / "game-1-analysis.png").exists()
+    finally:
+        await console.runner.stop()
+        await service.close()
+
+
+async def test_the_console_lets_the_bot_move_whenever_its_turn_comes(tmp_path: Any) -> None:
+    """Not only after a move: a rematch that seats the bot first, and a session started
+    while the bot owed a move (the last one ended during its search)."""
+    url = f"sqlite:///{tmp_path / 'pb.db'}"
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    service = GameService(await Database.open(url), settings, rng=random.Random(3))
+    out = io.StringIO()
+    console = Console(service, out, tmp_path / "boards")
+    console.runner = AiRunner(service, console.bot_moved, processes=0, nodes=NODES)
+    try:
+        lines = ["challenge hex @ai level=easy size=6 swap=off first=challenger", "c3"]
+        await console.run([*lines, "resign", "y", "rematch"])
+        rematch = await service.game(2, console_place.GUILD)
+        assert rematch.status == "active" and rematch.ply == 1  # the bot opened it
+        place = Place(console_place.GUILD, console_place.CHANNEL)
+        owed = await service.challenge(
+            place, console.me, "hex", options={"size": 6, "swap": "off"}, bots=["easy"],
+            first="opponent",
+        )  # fmt: skip
+        assert owed.game.status == "active" and owed.game.ply == 0
+        await console.run([])
+        assert (await service.game(owed.game.id, console_place.GUILD)).ply == 1
     finally:
         await console.runner.stop()
         await service.close()

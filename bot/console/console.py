@@ -125,6 +125,7 @@ class Console:
         """Read commands until `quit` or the end of input."""
         self.say("Paperboard console. Type help for the commands, quit to leave.")
         self.source = iter(lines) if lines is not None else None
+        await self.bot_turns()  # a move the bot owed when the last session ended
         while True:
             line = await self.read_line(f"{self.me.name}> " if interactive else None)
             if line is None or not await self.handle(line):
@@ -161,6 +162,8 @@ class Console:
                 await self.move([], text)  # a bare move: "d5 g3", "swap"
             else:
                 self.say(f"There is no command {shown(word)}; type help for the commands.")
+                return True
+            await self.bot_turns()
         except Refused as refusal:
             self.say(str(refusal))
         except Exception:  # a bug must not end the session or lose the games
@@ -198,7 +201,6 @@ class Console:
             bots=[settings.get("level", DEFAULT_LEVEL)] * (len(mentioned) - len(opponents)),
         )
         await self.announce(result)
-        await self.bot_moves(result.game.id)
 
     async def accept(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, challenge=True)
@@ -240,7 +242,15 @@ class Console:
         result = proposed
         await self.announce(result)
         await self.show_board(result.game, result.png)
-        await self.bot_moves(game)
+
+    async def bot_turns(self) -> None:
+        """Let the bot play in every game where it is to move: after any command (a move,
+        an accept or a rematch that seats it first, an undo) and at the start."""
+        if self.runner is None:
+            return
+        for game in await self.service.games(GUILD, status="active"):
+            if game.to_move is not None and game.seats[game.to_move].bot is not None:
+                await self.bot_moves(game.id)
 
     async def bot_moves(self, game_id: int) -> None:
         """While the bot is to move in the game, let the AI runner play (its searches run in
