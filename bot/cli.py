@@ -355,9 +355,16 @@ def _position(
     if players and "players" not in options:
         options["players"] = str(len(players))
     state = engine.new(game, **options)
-    for text in (m.strip() for m in re.split(r"[,;\n]", moves_text)):
-        if text:
-            state = state.play(text)
+    texts = [m.strip() for m in re.split(r"[,;\n]", moves_text) if m.strip()]
+    for index, text in enumerate(texts):
+        if index < len(state.moves):  # a forced pass the engine has made already
+            if text.lower() != state.moves[index]:
+                raise ValueError(
+                    f"the record has {engine.core.shown(text)} at move {index + 1}, where "
+                    f"the game made {state.moves[index]}"
+                )
+            continue
+        state = state.play(text)
     return state
 
 
