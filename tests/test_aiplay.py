@@ -198,6 +198,66 @@ async def test_undo_against_the_bot_is_granted_at_once(
     assert await runner.run_once() == 0  # the old job is stale: nothing for the bot to do
 
 
+async def test_an_undo_with_people_and_the_bot_waits_for_the_people_only(
+    service: GameService, runner: AiRunner
+) -> None:
+    """The bot agrees in the request itself: the request (with its buttons) is what is
+    announced, waiting for Bob alone; his answer takes the move back."""
+    issued = await service.challenge(
+        PLACE, ANN, "intersections", opponents=[BOB], options={"size": 4}, bots=["easy"],
+        first="challenger",
+    )  # fmt: skip
+    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    ann_seat = game.seat_of(ANN.id)
+    while (await service.game(game.id, GUILD)).to_move != ann_seat:  # to Ann's first move
+        await take_turn(service, runner, game.id)
+    state = await service.state(game.id, GUILD)
+    await service.move(game.id, GUILD, ANN, state.legal_moves()[0])
+    asked = await service.request_undo(game.id, GUILD, ANN)
+    [request] = asked.events
+    assert type(request).__name__ == "UndoRequested"
+    assert request.waiting_for == (BOB.id,)  # type: ignore[attr-defined]
+    ply = asked.game.ply
+    done = await service.answer_undo(game.id, GUILD, BOB, accept=True)
+    assert done.events[0].done and done.game.ply < ply  # type: ignore[attr-defined]
+
+
+async def take_turn(service: GameService, runner: AiRunner, game_id: int) -> None:
+    """Whoever is to move plays: the bot by its runner, a person their first legal move."""
+    game = await service.game(game_id, GUILD)
+    seat = game.seats[game.to_move or 0]
+    if seat.bot is not None:
+        assert await runner.run_once() == 1
+        return
+    person = Player(seat.player_id or 0, seat.name or "")
+    state = await service.state(game_id, GUILD)
+    await service.move(game_id, GUILD, person, state.legal_moves()[0])
+
+
+async def test_an_undo_the_bots_move_overtook_is_refused_and_never_posted(
+    service: GameService, runner: AiRunner, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = await bot_game(service, "hex", {"size": 6, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+
+    async def overtaken(*args: Any, **kwargs: Any) -> Result:
+        assert await runner.run_once() == 1  # the bot's move lands between the two
+        raise Refused("There is no undo request waiting for an answer.", code=Code.NO_UNDO)
+
+    monkeypatch.setattr(service, "answer_undo", overtaken)
+    with pytest.raises(Refused) as refused:
+        await service.request_undo(game.id, GUILD, ANN)
+    assert str(refused.value) == "The bot moved while you asked; ask for the undo again."
+    clock.advance(minutes=5)
+    posted: list[Result] = []
+
+    async def keep(result: Result) -> None:
+        posted.append(result)
+
+    await service.redeliver(keep)
+    assert not any(type(e).__name__ == "UndoRequested" for r in posted for e in r.events)
+
+
 async def test_a_rematch_against_the_bot_starts_at_once(
     service: GameService, runner: AiRunner
 ) -> None:
@@ -381,6 +441,10 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         answer = next(m for m in thread.messages if "** played" in m.content)
         assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
         assert (await world.game(game.id)).ply == 2
+        undo = await (await world.fake.slash(ann, "undo", {}, channel=thread)).reply()
+        assert undo.content == "Your last move was taken back."  # granted at once
+        assert (await world.game(game.id)).ply == 0
+        await play_typed(world, game, "c3")
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot})
         assert "Nobody here has finished a game against me yet." in (await handle.reply()).content
         await world.service.resign(game.id, world.guild.id, Player(ann.id, ann.username))

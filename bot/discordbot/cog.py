@@ -32,6 +32,7 @@ from bot.service import (
     Place,
     Refused,
     Result,
+    UndoAnswered,
     bot_record_lines,
     check_ply,
     conditional_text,
@@ -337,7 +338,11 @@ class GamesCog(commands.Cog):
     async def undo(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
         result = await self.service.request_undo(summary.id, summary.guild_id, asker(interaction))
-        await reply(interaction, "Your opponents have been asked.")
+        granted = any(isinstance(e, UndoAnswered) and e.done for e in result.events)
+        await reply(  # the bot grants an undo at once
+            interaction,
+            "Your last move was taken back." if granted else "Your opponents have been asked.",
+        )
         await self.announcer.publish(result)
 
     undo.autocomplete("game")(game_choices)

@@ -28,10 +28,19 @@ import engine.ai
 from bot.service import aiqueue, outbox
 from bot.service.aiqueue import Job
 from bot.service.levels import HOPELESS_CHANCE, HOPELESS_SIMULATIONS, LEVELS, MAX_ACTIONS
-from bot.service.models import BotThinking, GameSummary, MoveResult, Player, Result
+from bot.service.models import (
+    BotThinking,
+    GameSummary,
+    MoveResult,
+    Player,
+    Refused,
+    Result,
+    UndoRequested,
+)
 from bot.service.play import Play
 from bot.service.rules import forfeit
 from bot.store.schema import games, seats
+from engine import Code
 
 log = logging.getLogger("paperboard.ai")
 
@@ -208,26 +217,30 @@ class AiPlay(Play):
             png = b""
         return MoveResult(result.game, result.events, outbox_id=result.outbox_id, png=png)
 
+    def agreeing_at_once(self, summary: GameSummary, seat: int) -> set[int]:
+        return {s.seat for s in summary.seats if s.bot is not None and s.seat != seat}
+
     async def request_undo(self, game_id: int, guild_id: int, player: Player) -> Result:
-        """Ask for an undo; the bot's seats agree at once, so against the bot alone the
-        move is taken back at once (the result is the answer's)."""
+        """Ask for an undo; the bot's seats agree in the request itself, so against the
+        bot alone the move is taken back at once (the result is the answer's), and with
+        people too the request waits for them only."""
         asked = await super().request_undo(game_id, guild_id, player)
+        request = next(e for e in asked.events if isinstance(e, UndoRequested))
         bots = [s for s in asked.game.seats if s.bot is not None and s.player_id != player.id]
-        if not bots:
+        if request.waiting_for or not bots:
             return asked
-        async with self.db.write() as conn:
-            row = await self.game_row(conn, game_id, guild_id, lock=True)
-            if row.undo_seat is None or row.undo_ply != row.ply:
-                return asked  # answered or overtaken meanwhile
-            approvals = sorted({*(row.undo_approvals or ()), *(s.seat for s in bots[1:])})
-            await conn.execute(
-                games.update().where(games.c.id == game_id).values(undo_approvals=approvals)
+        try:
+            answered = await self.answer_undo(
+                game_id, guild_id, Player(bots[0].player_id or 0, bots[0].name or ""), accept=True
             )
-        answered = await self.answer_undo(
-            game_id, guild_id, Player(bots[0].player_id or 0, bots[0].name or ""), accept=True
-        )
-        if asked.outbox_id is not None:  # granted at once: the answer says it all
+        except Refused:  # the bot moved between the two: the request is stale, say so
+            answered = None
+        if asked.outbox_id is not None:  # the answer (or the refusal) says it all
             await outbox.mark_delivered(self, asked.outbox_id)
+        if answered is None:
+            raise Refused(
+                "The bot moved while you asked; ask for the undo again.", code=Code.NO_UNDO
+            )
         return answered
 
     async def bot_records(self, guild_id: int) -> list[tuple[str, str, int, int, int]]:

@@ -320,14 +320,23 @@ class Play(Records):
                 raise Refused(
                     "An undo request is already waiting for an answer.", code=Code.UNDO_PENDING
                 )
+            agreeing = self.agreeing_at_once(summary, seat)
             await conn.execute(
                 games.update()
                 .where(games.c.id == game_id)
-                .values(undo_seat=seat, undo_ply=row.ply, undo_approvals=[])
+                .values(undo_seat=seat, undo_ply=row.ply, undo_approvals=sorted(agreeing))
             )
-            waiting = tuple(pid for pid in summary.player_ids() if pid != player.id)
+            waiting = tuple(
+                s.player_id
+                for s in summary.seats
+                if s.seat != seat and s.seat not in agreeing and s.player_id is not None
+            )
             event = UndoRequested(game_id, requester=player.id, waiting_for=waiting, ply=row.ply)
             return await self._announce(conn, Result(summary, (event,)))
+
+    def agreeing_at_once(self, summary: GameSummary, seat: int) -> set[int]:
+        """The seats that accept an undo `seat` asks for without being asked (none here)."""
+        return set()
 
     async def answer_undo(
         self,
