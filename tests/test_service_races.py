@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import engine
 from bot.service import GameService, Place, Player, Refused
 from bot.settings import Settings
@@ -120,6 +122,8 @@ async def test_1000_concurrent_commands_over_100_games(service: GameService) -> 
 
 STREAM = """
 import asyncio, random, sys
+import pytest
+
 import engine
 from bot.service import GameService, Place, Player
 from bot.settings import Settings
@@ -184,3 +188,39 @@ async def test_a_killed_process_loses_no_acknowledged_move(tmp_path: Path) -> No
         await service.move(issued.game.id, 1, mover, state.legal_moves()[0])  # it plays on
     finally:
         await service.close()
+
+
+async def test_a_start_that_rolled_back_leaves_no_seat_order_behind(
+    service: GameService, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An accept whose transaction fails after drawing the seat order (the connection
+    drops before the commit); another process's accept then commits its own order.
+    This process must show that order, not the one it drew and never committed (the
+    wrong player would be let move)."""
+    ann, bob = Player(1, "ann"), Player(2, "bob")
+    settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    other = GameService(
+        await Database.open(database_url), settings, clock=service.clock, rng=random.Random(8)
+    )
+    try:
+        for attempt in range(6):  # a random order: the two processes' draws differ in some
+            issued = await service.challenge(
+                PLACE, ann, "hex", opponents=[bob], options={"size": 3}, first="random"
+            )
+            game_id = issued.game.id
+            announce = service._announce
+
+            async def dropped(*args: object) -> None:
+                raise ConnectionError("the connection dropped before the commit")
+
+            monkeypatch.setattr(service, "_announce", dropped)
+            with pytest.raises(ConnectionError):
+                await service.accept(game_id, GUILD, bob)
+            monkeypatch.setattr(service, "_announce", announce)
+            committed = (await other.accept(game_id, GUILD, bob)).game
+            shown = await service.game(game_id, GUILD)
+            assert [s.player_id for s in shown.seats] == [s.player_id for s in committed.seats], (
+                f"attempt {attempt}"
+            )
+    finally:
+        await other.close()

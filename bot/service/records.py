@@ -119,6 +119,9 @@ class Records:
             OrderedDict()
         )
         self.painter = Painter(settings.render_processes)
+        # a roster read in a transaction that rolled back may be one never committed (a
+        # start's drawn seat order)
+        database.rolled_back.append(self.forget_rosters)
 
     # == reading a game ================================================================
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,8 @@ class Database:
             )
         # SQLite allows one writer; queueing here keeps BEGIN IMMEDIATE waits in-process short.
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        # told when a write transaction rolls back (caches filled inside it are not true)
+        self.rolled_back: list[Callable[[], None]] = []
 
     @classmethod
     async def open(cls, url: str) -> Database:
@@ -89,13 +91,19 @@ class Database:
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
-        """One write transaction: committed when the block ends, rolled back on error."""
-        if self._write_lock is None:
-            async with self._writer.begin() as connection:
+        """One write transaction: committed when the block ends, rolled back on error
+        (then each of `rolled_back` is called)."""
+        try:
+            if self._write_lock is None:
+                async with self._writer.begin() as connection:
+                    yield connection
+                return
+            async with self._write_lock, self._writer.begin() as connection:
                 yield connection
-            return
-        async with self._write_lock, self._writer.begin() as connection:
-            yield connection
+        except BaseException:
+            for forget in self.rolled_back:
+                forget()
+            raise
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
