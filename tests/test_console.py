@@ -118,18 +118,20 @@ def test_the_real_command_plays_a_piped_game_and_exits_0(tmp_path: Path) -> None
         "DISCORD_TOKEN": "",
     }
     env.pop("DISCORD_TOKEN")
+    not_utf8 = b"as \xc3\x28\nrating @\xff\n"  # lone bytes of a broken terminal
     done = subprocess.run(
         [sys.executable, "-m", "bot.cli", "run"],
-        input="\n".join(lines) + "\n",
+        input=not_utf8 + ("\n".join(lines) + "\n").encode(),
         capture_output=True,
-        text=True,
         cwd=tmp_path,
         env={**env, "PYTHONPATH": str(ROOT)},
         timeout=120,
     )
+    out = done.stdout.decode()
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("No DISCORD_TOKEN set: starting the console.")
-    assert result_words(final, ["ann", "bob"]) in done.stdout
+    assert out.startswith("No DISCORD_TOKEN set: starting the console.")
+    assert "You are \ufffd(." in out and "Something went wrong" not in out
+    assert result_words(final, ["ann", "bob"]) in out
     assert (tmp_path / "boards" / f"game-1-move-{final.ply}.png").exists()
 
 

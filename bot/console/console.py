@@ -138,7 +138,10 @@ class Console:
             self.out.flush()
         if self.source is not None:
             return next(self.source, None)
-        return await asyncio.to_thread(sys.stdin.readline) or None
+        line = await asyncio.to_thread(sys.stdin.readline)
+        # Bytes that are not UTF-8 arrive as lone surrogates, which nothing can encode
+        # again (the database, the terminal): make them U+FFFD.
+        return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace") or None
 
     async def handle(self, line: str) -> bool:
         """One command line; False to stop."""
