@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TextIO
 
 import engine
 from bot.settings import Settings
@@ -86,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser(
         "export", help="every finished game of a server as JSON lines (operators)"
     )
-    export.add_argument("--guild", type=int, required=True, help="the server's id")
+    export.add_argument("--guild", type=_server_id, required=True, help="the server's id")
     export.add_argument(
         "--since",
         type=_moment,
@@ -236,20 +237,24 @@ def export_games(args: argparse.Namespace) -> int:
     from bot.service.exports import finished_games
     from bot.store import Database
 
-    async def write() -> int:
+    async def write(out: TextIO) -> int:
         database = await Database.open(Settings().database_url)
         count = 0
         try:
-            with args.output.open("w", encoding="utf-8") as out:
-                async for record in finished_games(database, args.guild, args.since):
-                    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
-                    out.write("\n")
-                    count += 1
+            async for record in finished_games(database, args.guild, args.since):
+                out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+                out.write("\n")
+                count += 1
         finally:
             await database.close()
         return count
 
-    count = asyncio.run(write())
+    try:
+        out = args.output.open("w", encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot write {args.output}: {error.strerror or error}") from None
+    with out:
+        count = asyncio.run(write(out))
     print(f"{count} finished games written to {args.output}")
     return 0
 
@@ -260,7 +265,17 @@ def _moment(text: str) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    try:  # in UTC, the database's zone: a moment at either end of the calendar has none
+        return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    except OverflowError:
+        raise argparse.ArgumentTypeError(f"{text!r} is outside the calendar in UTC") from None
+
+
+def _server_id(text: str) -> int:
+    """A Discord server's id (a snowflake: a whole number that fits in 63 bits)."""
+    if not text.strip().isdecimal() or int(text) >= 2**63:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a server id")
+    return int(text)
 
 
 def print_rules(args: argparse.Namespace) -> int:

@@ -172,6 +172,35 @@ async def test_the_operators_export_command_writes_one_json_line_per_game(
     assert out.read_text() == ""
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--guild", "1", "-o", "."], "cannot write .: Is a directory"),
+        (["--guild", "1", "-o", "no/such/dir/x.jsonl"], "No such file or directory"),
+        (["--guild", "9" * 23, "-o", "x.jsonl"], "is not a server id"),
+        (["--guild", "-1", "-o", "x.jsonl"], "is not a server id"),
+        (["--guild", "1", "--since", "0001-01-01T00:00+01:00", "-o", "x.jsonl"], "calendar"),
+        (["--guild", "1", "--since", "9999-12-31T23:59-23:59", "-o", "x.jsonl"], "calendar"),
+    ],
+)
+def test_the_export_command_refuses_in_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    said: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'pb.db'}")
+    try:
+        code = paperboard(["export", *args])
+    except SystemExit as exit:  # argparse's refusal of an argument
+        code = int(exit.code or 0)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+
+
 async def _in_thread(argv: list[str]) -> int:
     import asyncio
 
