@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -25,6 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, engine.IllegalMove) as refused:
         print(f"paperboard: {refused}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: stopped, not failed
+        return 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     think.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option"
     )
-    think.add_argument("--seconds", type=float, required=True, help="time to think")
+    think.add_argument(
+        "--seconds", type=_think_seconds, required=True, help="time to think (at most an hour)"
+    )
     think.add_argument("--seed", type=int, help="the search's random seed")
     think.add_argument("--solve", action="store_true", help="also try to prove the result")
     think.add_argument("--json", action="store_true", help="print the fields as JSON")
@@ -269,6 +274,18 @@ def _moment(text: str) -> datetime:
         return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     except OverflowError:
         raise argparse.ArgumentTypeError(f"{text!r} is outside the calendar in UTC") from None
+
+
+def _think_seconds(text: str) -> float:
+    """The AI's time: a number of seconds from 0 to an hour (a longer search is a
+    benchmark's job, and 1e308 would never end)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 3600")
+    return seconds
 
 
 def _server_id(text: str) -> int:

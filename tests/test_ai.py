@@ -553,11 +553,14 @@ def test_a_time_no_clock_reaches_is_refused(seconds: float) -> None:
             call()
 
 
-def test_cli_refuses_a_time_no_clock_reaches(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["ai", "hex", "--seconds", "nan"]) == 2
-    assert capsys.readouterr().err == (
-        "paperboard: The time to think must be a number of seconds, 0 or more, not nan.\n"
-    )
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "1e308", "3601", "soon"])
+def test_cli_refuses_a_time_no_clock_reaches_or_past_an_hour(
+    capsys: pytest.CaptureFixture[str], seconds: str
+) -> None:
+    with pytest.raises(SystemExit) as refused:  # argparse's refusal of the argument
+        cli.main(["ai", "hex", "--seconds", seconds])
+    assert refused.value.code == 2
+    assert f"'{seconds}' is not a number of seconds from 0 to 3600" in capsys.readouterr().err
 
 
 def test_cli_prints_the_move_for_people(capsys: pytest.CaptureFixture[str]) -> None:
