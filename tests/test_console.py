@@ -95,6 +95,10 @@ async def test_refusals_and_nonsense_never_stop_the_console(
         "settings tz=Mars/Olympus",
         "challenge hex @bob days=three",
         "leaderboard",
+        "settings tz=Europe",
+        "challenge hex @bob level=bogus",
+        "rating @bob chess",
+        "export 1 xml",
         "as",
         "quit",
         "games",  # after quit: never read
@@ -106,6 +110,11 @@ async def test_refusals_and_nonsense_never_stop_the_console(
     assert "There is no game called “chess”" in transcript
     assert "I can't read that line" in transcript
     assert "Days per move is a whole number or none, not “three”." in transcript
+    assert "I don't know the time zone “Europe”" in transcript
+    assert "level= is for a game against the bot" in transcript
+    assert transcript.count("There is no game called “chess”") == 2
+    assert "Export game NUMBER as json or sgf" in transcript
+    assert "challenges @bob" not in transcript  # every challenge above was refused
     assert "No games for" not in transcript.splitlines()[-1]
 
 
@@ -155,8 +164,9 @@ async def test_bare_swap_is_a_move_and_says_who_plays_which_colour(
     service: GameService, tmp_path: Path
 ) -> None:
     said = await transcript_of(
-        service, tmp_path, [*HEX_WITH_SWAP, "as ann", "c3", "as bob", "swap"]
+        service, tmp_path, [*HEX_WITH_SWAP, "as ann", "c3", "as bob", "pass", "swap"]
     )
+    assert any(line.startswith("You never type pass") for line in said), said
     assert "@bob swapped. @bob now plays Black, @ann plays White." in said
     game = await service.game(1, 0)
     assert game.ply == 2

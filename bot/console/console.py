@@ -69,7 +69,7 @@ SETTING_NAMES = {
     "confirm_moves": "confirm_moves",
 }
 #: Moves without a digit that may be typed bare, like "d5".
-BARE_WORD_MOVES = {"swap"}
+BARE_WORD_MOVES = {"swap", "pass"}  # "pass" gets the engine's sentence: it is never typed
 CONDITIONAL_ACTIONS = next(p for p in BY_NAME["conditional"].params if p.name == "action").choices
 BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
 
@@ -188,6 +188,8 @@ class Console:
             raise Refused(
                 f"I don't understand {shown(loose[0])}; options are key=value.", code=Code.USAGE
             )
+        if "level" in settings and len(opponents) == len(mentioned):
+            raise Refused("level= is for a game against the bot: mention @ai.", code=Code.USAGE)
         options = {
             k.replace("-", "_"): v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE
         }
@@ -369,9 +371,13 @@ class Console:
 
     async def export(self, words: list[str], _: str) -> None:
         fmt = next((w.lower() for w in words if w.lower() in ("json", "sgf")), "json")
-        game = await self.game_id(
-            [w for w in words if w.lower() not in ("json", "sgf")], any_status=True
-        )
+        rest = [w for w in words if w.lower() not in ("json", "sgf")]
+        if len(rest) > 1 or (rest and not rest[0].lstrip("#").isdecimal()):
+            raise Refused(
+                f"Export game NUMBER as json or sgf, not {shown(' '.join(words))}.",
+                code=Code.USAGE,
+            )
+        game = await self.game_id(rest, any_status=True)
         exported = await self.service.export(game, GUILD, self.me.id, fmt)
         path = self.board_dir / exported.filename
         path.parent.mkdir(parents=True, exist_ok=True)

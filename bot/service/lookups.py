@@ -171,13 +171,19 @@ class Lookups(Records):
         return await self.painter.gif(state, players=[s.name or "?" for s in summary.seats])
 
     async def leaderboard(self, guild_id: int, game: str, *, limit: int = 10) -> list[RatingLine]:
-        if game not in engine.GAMES:
-            raise Refused(f"There is no game called {shown(game)}.", code=Code.UNKNOWN_GAME)
+        _known_game(game)
         async with self.db.read() as conn:
             return await ratings.leaderboard(conn, guild_id, game, limit)
 
     async def ratings(
         self, guild_id: int, player_id: int, game: str | None = None
     ) -> list[RatingLine]:
+        if game is not None:
+            _known_game(game)
         async with self.db.read() as conn:
             return await ratings.of_player(conn, guild_id, player_id, game)
+
+
+def _known_game(game: str) -> None:
+    if game not in engine.GAMES:
+        raise Refused(f"There is no game called {shown(game)}.", code=Code.UNKNOWN_GAME)
