@@ -174,6 +174,19 @@ async def test_bare_swap_is_a_move_and_says_who_plays_which_colour(
     assert "  White: ann" in record and "  Black: bob" in record, record
 
 
+async def test_a_picture_that_cannot_be_saved_is_said_and_the_move_stands(
+    service: GameService, tmp_path: Path
+) -> None:
+    not_a_folder = tmp_path / "boards"
+    not_a_folder.write_text("a file where BOARD_DIR should be")
+    out = io.StringIO()
+    await Console(service, out, not_a_folder).run([*HEX_WITH_SWAP, "as ann", "c3"])
+    said = out.getvalue().splitlines()
+    assert said[-1].startswith(f"I could not save {not_a_folder}/game-1-move-1.png"), said
+    assert "@ann played c3." in " ".join(said)
+    assert (await service.game(1, 0)).ply == 1
+
+
 async def test_a_move_out_of_turn_hears_whose_turn_it_is(
     service: GameService, tmp_path: Path
 ) -> None:

@@ -171,7 +171,10 @@ class Console:
             self.say(str(refusal))
         except Exception:  # a bug must not end the session or lose the games
             log.exception("console command failed: %r", text[:200])
-            self.say("Something went wrong with that command; it is logged. Nothing was changed.")
+            self.say(
+                "Something went wrong with that command; it is logged. "
+                "Type games to see where your games stand."
+            )
         return True
 
     # -- commands -----------------------------------------------------------------------
@@ -351,9 +354,7 @@ class Console:
         record = await self.service.record(game, GUILD)
         self.say(record.text)
         gif = await self.service.replay_gif(game, GUILD)
-        path = self.board_dir / f"game-{game}-replay.gif"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(gif)
+        path = self.save(f"game-{game}-replay.gif", gif)
         self.say(f"Replay: {path}")
 
     async def conditional(self, words: list[str], rest: str) -> None:
@@ -379,9 +380,7 @@ class Console:
             )
         game = await self.game_id(rest, any_status=True)
         exported = await self.service.export(game, GUILD, self.me.id, fmt)
-        path = self.board_dir / exported.filename
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(exported.data)
+        path = self.save(exported.filename, exported.data)
         self.say(f"Export: {path}")
 
     async def analysis(self, words: list[str], _: str) -> None:
@@ -397,9 +396,7 @@ class Console:
             await working
         if not report.done:
             raise Refused("The analysis is queued; ask again in a while.", code=Code.BUSY)
-        path = self.board_dir / f"game-{game}-analysis.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(report.png)
+        path = self.save(f"game-{game}-analysis.png", report.png)
         self.say(f"Analysis of {report.game.title} #{game}:\n{report.text}\nChart: {path}")
 
     async def hint(self, words: list[str], _: str) -> None:
@@ -410,9 +407,7 @@ class Console:
             found = await self.service.hint(game, GUILD, self.me.id)
         if found.move is None:
             raise Refused("The bot is busy; ask for the hint again in a while.", code=Code.BUSY)
-        path = self.board_dir / f"game-{game}-hint.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(found.png)
+        path = self.save(f"game-{game}-hint.png", found.png)
         self.say(f"The bot would play {found.move}. Board: {path}")
 
     async def ai_work(self) -> None:
@@ -556,10 +551,22 @@ class Console:
         shown = game.ply if ply is None else ply
         self.say(await self.service.board_text(game.id, GUILD, ply=shown))
         if png:  # empty when the picture could not be drawn (logged)
-            path = self.board_dir / f"game-{game.id}-move-{shown}.png"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(png)
+            path = self.save(f"game-{game.id}-move-{shown}.png", png)
             self.say(f"Board: {path}")
+
+    def save(self, name: str, data: bytes) -> Path:
+        """Write a picture or a file into the board folder; a refusal when that fails
+        (what the command did stands: the file is all that is missing)."""
+        path = self.board_dir / name
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        except OSError as error:
+            raise Refused(
+                f"I could not save {path} ({error.strerror or error}); check BOARD_DIR.",
+                code=Code.USAGE,
+            ) from None
+        return path
 
     def game_line(self, game: GameSummary) -> str:
         players = " vs ".join(s.name or "(open seat)" for s in game.seats)
