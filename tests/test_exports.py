@@ -75,6 +75,12 @@ async def test_a_finished_game_reads_back_from_its_sgf_and_replays_equal(
     assert f"RE[{winner}+]" in sgf
     # after the swap seat 0 (B in the SGF) plays White: its cells are written mirrored
     assert ";B[c5]" in sgf  # e3 mirrored
+    # the JSON names the colour each seat plays at the end, as the record does
+    for record in (
+        json.loads((await service.export(game.id, GUILD, ANN.id, "json")).data),
+        *[r async for r in finished_games(service.db, GUILD, None)],
+    ):
+        assert [p["seat_name"] for p in record["players"]] == ["White", "Black"]
 
 
 async def test_the_json_record_has_everything_and_fair_play_holds_until_the_end(

@@ -60,6 +60,7 @@ class Exports(Records):
                     code=Code.BAD_SETTING,
                 )
             summary = await self.summary(conn, game_id, row)
+            state = await self.load_state(conn, row)
             if summary.status in ("active", "open") and viewer_id in summary.player_ids():
                 raise Refused(
                     "You play in this game: its export waits until it ends (fair play).",
@@ -67,7 +68,7 @@ class Exports(Records):
                 )
             roster = (await conn.execute(_ROSTER.where(seats.c.game_id == game_id))).all()
             entries = (await conn.execute(_MOVES.where(moves.c.game_id == game_id))).all()
-        record = game_record(row, roster, entries)
+        record = game_record(row, roster, entries, state)
         if fmt == "sgf":
             return ExportFile(f"{row.game}-{game_id}.sgf", hexgui_sgf(record).encode())
         text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
@@ -88,15 +89,18 @@ def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
 
 
-def game_record(row: Any, roster: Sequence[Any], entries: Sequence[Any]) -> dict[str, Any]:
-    """One game as plain JSON values: what it is, who played, every move with its time,
-    and how it ended (`result` is None until it has)."""
+def game_record(
+    row: Any, roster: Sequence[Any], entries: Sequence[Any], state: engine.GameState
+) -> dict[str, Any]:
+    """One game as plain JSON values: what it is, who played (`seat_name`: the colour
+    each seat plays at the end, after any swap; `state` is the game replayed), every
+    move with its time, and how it ended (`result` is None until it has)."""
     info = engine.GAMES[row.game]
     names = {r.seat: (r.player_id, r.name) for r in roster}
     players_out = [
         {
             "seat": seat,
-            "seat_name": info.seat_name(seat),
+            "seat_name": state.seat_name(seat),
             "id": names[seat][0],
             "name": names[seat][1],
         }
@@ -218,5 +222,8 @@ async def finished_games(
         for entry in entries:
             by_game[entry.game_id][1].append(entry)
         for row in rows:
-            yield game_record(row, *by_game[row.id])
+            roster, entries = by_game[row.id]
+            # The operator's export runs in its own process: a replay here holds no one up.
+            state = engine.replay(row.game, row.options, [e.text for e in entries])
+            yield game_record(row, roster, entries, state)
         after = ids[-1]
