@@ -762,6 +762,21 @@ async def test_every_answer_fits_in_a_discord_message(
         ).reply()
         assert reply.ephemeral and 1000 < len(reply.content) <= 2000
 
+        # a long answer of many lines (twenty conditional lines, a long /games) comes
+        # whole, in several messages cut between lines
+        lines = [f"line {n}: " + "x" * 40 for n in range(100)]
+
+        async def long_listing(*args: Any, **kwargs: Any) -> None:
+            raise Refused("\n".join(lines), code=Code.USAGE)
+
+        monkeypatch.setattr(world.service, "games", long_listing)
+        handle = await world.fake.slash(world.users["ann"], "games", {}, channel=world.channel)
+        first = await handle.reply()
+        await world.fake.wait_for(lambda: len(handle.followups) >= 2, what="the follow-ups")
+        parts = [first, *handle.followups]
+        assert all(p.ephemeral and len(p.content) <= 2000 for p in parts)
+        assert "\n".join(p.content for p in parts).splitlines() == lines
+
 
 async def test_closing_waits_for_announcements_under_way(service: GameService) -> None:
     settings = Settings(discord_token=SecretStr("x"), render_processes=0, _env_file=None)  # type: ignore[call-arg]

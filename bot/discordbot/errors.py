@@ -1,6 +1,7 @@
 """One place that turns an error into a reply: a refusal is the service's sentence,
 shown only to the person who asked; anything else is logged and apologised for. Every
-answer to an interaction goes through `reply`, which keeps it within Discord's limits."""
+answer to an interaction goes through `reply`, which keeps it within Discord's limits (a long
+text comes in several messages)."""
 
 from __future__ import annotations
 
@@ -61,18 +62,21 @@ async def reply(
     **extra: Any,
 ) -> bool:
     """Answer an interaction (ephemeral unless said otherwise; files and views in
-    `extra`), or follow up when it was answered or deferred already. False when
+    `extra`), or follow up when it was answered or deferred already. A long text
+    without files or views comes in several messages, cut between lines. False when
     Discord did not take the answer (the interaction expired, or Discord is down):
     a caller whose answer was also the announcement must post it another way."""
-    text = fit(text)
-    send = (
-        interaction.followup.send
-        if interaction.response.is_done()
-        else interaction.response.send_message
-    )
-    return await taken(
-        interaction, send(text, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra)
-    )
+    parts = [fit(text)] if extra else messages_of(text.splitlines() or [""])
+    for part in parts:
+        send = (
+            interaction.followup.send
+            if interaction.response.is_done()
+            else interaction.response.send_message
+        )
+        answer = send(part, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra)
+        if not await taken(interaction, answer):
+            return False
+    return True
 
 
 async def taken(interaction: discord.Interaction, answer: Awaitable[object]) -> bool:
