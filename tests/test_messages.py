@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.service import Code, PlayerSettings, RatingLine, Refused
-from bot.service.messages import parse_days, rating_line, settings_line
+from bot.service.messages import clock_text, parse_days, rating_line, settings_line
 
 
 def test_a_rating_line_names_the_game_and_the_standing() -> None:
@@ -51,3 +51,10 @@ def test_parse_days_refuses_anything_else(typed: str) -> None:
     with pytest.raises(Refused) as refused:
         parse_days(typed, unset="default")
     assert refused.value.code == Code.BAD_SETTING
+
+
+@pytest.mark.parametrize(
+    ("days", "said"), [(None, "no clock"), (1, "1 day per move"), (3, "3 days per move")]
+)
+def test_the_clock_is_said_in_days_one_or_more(days: int | None, said: str) -> None:
+    assert clock_text(type("Game", (), {"days_per_move": days})()) == said  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from bot.service import (
     GameSummary,
     away_note,
     bot_name,
+    clock_text,
     describe,
 )
 
@@ -65,9 +66,9 @@ def status_text(game: GameSummary) -> str:
     """The challenge message: the game, its players and where it stands now."""
     info = engine.GAMES[game.game]
     options = ", ".join(f"{k} {v}" for k, v in game.options.items() if k != "players")
-    clock = f"{game.days_per_move} days per move" if game.days_per_move else "no clock"
     head = (
-        f"**{info.title} #{game.id}** · {options} · {clock} · {'rated' if game.rated else 'casual'}"
+        f"**{info.title} #{game.id}** · {options} · {clock_text(game)} · "
+        f"{'rated' if game.rated else 'casual'}"
     )
     seats = " · ".join(
         f"{game.seat_names[s.seat]}: {mention(s.player_id) if s.player_id else 'open seat'}"

@@ -5,6 +5,7 @@ from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.messages import (
     away_note,
     bot_record_lines,
+    clock_text,
     conditional_text,
     describe,
     parse_days,
@@ -90,6 +91,7 @@ __all__ = [
     "bot_name",
     "bot_record_lines",
     "check_ply",
+    "clock_text",
     "conditional_text",
     "describe",
     "levels_text",

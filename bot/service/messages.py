@@ -58,7 +58,7 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
     match event:
         case ChallengeIssued(challenger=challenger, invited=invited, open_seats=open_seats):
             who = _join([mention(pid) for pid in invited])
-            clock = f"{game.days_per_move} days per move" if game.days_per_move else "no clock"
+            clock = clock_text(game)
             kind = "rated" if game.rated else "casual"
             whom = who or "anyone"
             chosen = options_text(game.game, game.options)
@@ -167,6 +167,14 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 "which none of your conditional lines expected: they are cleared."
             )
     return f"{title}: {type(event).__name__}"
+
+
+def clock_text(game: GameSummary) -> str:
+    """ "3 days per move", "1 day per move", or "no clock"."""
+    days = game.days_per_move
+    if not days:
+        return "no clock"
+    return f"{days} day{'s' if days != 1 else ''} per move"
 
 
 def conditional_text(found: ConditionalLines) -> str:
