@@ -67,7 +67,7 @@ def status_text(game: GameSummary) -> str:
     info = engine.GAMES[game.game]
     options = ", ".join(f"{k} {v}" for k, v in game.options.items() if k != "players")
     head = (
-        f"**{info.title} #{game.id}** · {options} · {clock_text(game)} · "
+        f"**{info.title} #{game.id}** · {options} · {clock_text(game.days_per_move)} · "
         f"{'rated' if game.rated else 'casual'}"
     )
     seats = " · ".join(

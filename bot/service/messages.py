@@ -58,7 +58,7 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
     match event:
         case ChallengeIssued(challenger=challenger, invited=invited, open_seats=open_seats):
             who = _join([mention(pid) for pid in invited])
-            clock = clock_text(game)
+            clock = clock_text(game.days_per_move)
             kind = "rated" if game.rated else "casual"
             whom = who or "anyone"
             chosen = options_text(game.game, game.options)
@@ -169,9 +169,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
     return f"{title}: {type(event).__name__}"
 
 
-def clock_text(game: GameSummary) -> str:
-    """ "3 days per move", "1 day per move", or "no clock"."""
-    days = game.days_per_move
+def clock_text(days: int | None) -> str:
+    """The clock in words: "3 days per move", "1 day per move", or "no clock"."""
     if not days:
         return "no clock"
     return f"{days} day{'s' if days != 1 else ''} per move"
