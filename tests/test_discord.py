@@ -586,6 +586,27 @@ async def test_a_thread_discord_cannot_look_up_for_now_is_posted_in_later(
         assert len(posted) == 1 and posted[0].attachments
 
 
+async def test_a_rematch_asked_in_the_thread_is_answered_before_the_slow_post(
+    world: World,
+) -> None:
+    """/rematch in a game's thread posts the new challenge in the channel; when that post
+    is slow the player still gets an answer within Discord's time."""
+    async with world.running():
+        game = await start(world, "hex", size="4", options="swap=off")
+        await world.service.resign(game.id, world.guild.id, Player(world.users["bob"].id, "bob"))
+        world.fake.interaction_ack_timeout = 0.5  # Discord's 3 s, shortened
+        world.fake.inject_latency(1.0, "POST /channels/{channel_id}/messages", times=1)
+        handle = await world.fake.slash(
+            world.users["ann"], "rematch", {}, channel=world.thread(game)
+        )
+        answer = await handle.reply()
+        assert answer.content == f"Rematch offered in <#{world.channel.id}>."
+        await world.fake.wait_for(
+            lambda: any(f"#{game.id + 1}" in m.content for m in world.channel.messages),
+            what="the new challenge in the channel",
+        )
+
+
 async def test_without_message_content_the_thread_says_use_move(world: World) -> None:
     world.settings = world.settings.model_copy(update={"discord_message_content": False})
     async with world.running():

@@ -355,8 +355,9 @@ class GamesCog(commands.Cog):
         if channel is None or interaction.channel_id == result.game.channel_id:
             await self.post_challenge(interaction, result)
             return
-        await self.announcer.publish(result)  # the challenge message, in the game's channel
+        # Answered first: posting the challenge message may take longer than Discord's 3 s.
         await reply(interaction, f"Rematch offered in <#{result.game.channel_id}>.")
+        await self.announcer.publish(result)  # the challenge message, in the game's channel
 
     @described("record")
     async def record(self, interaction: discord.Interaction, game: int | None = None) -> None:
