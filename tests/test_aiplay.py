@@ -562,6 +562,24 @@ async def test_a_finished_games_analysis_is_stored_and_instant_the_second_time(
         await again.close()
 
 
+async def test_the_bots_moves_go_before_analyses_asked_for_earlier(
+    service: GameService, runner: AiRunner, clock: Clock
+) -> None:
+    """An analysis takes a whole game's positions (minutes for a long one); a bot's move
+    is seconds and a player waits for it: the worker takes the move first."""
+    finished = await human_game(service, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
+    assert not (await service.analysis(finished.id, GUILD)).done
+    clock.advance(seconds=1)
+    game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
+    result = await service.move(game.id, GUILD, ANN, "c3")
+    assert not [e for e in result.events if isinstance(e, BotThinking)]  # none ahead of it
+    assert await runner.run_once() == 1
+    assert (await service.game(game.id, GUILD)).ply == 2  # the bot answered
+    assert not (await service.analysis(finished.id, GUILD)).done
+    assert await runner.run_once() == 1
+    assert (await service.analysis(finished.id, GUILD)).done
+
+
 async def test_hints_only_in_a_casual_game_against_the_bot(
     service: GameService, runner: AiRunner
 ) -> None:

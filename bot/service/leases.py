@@ -26,7 +26,7 @@ def lease_statement(
     table: sa.Table,
     dialect_name: str,
     where: Sequence[sa.ColumnElement[bool]],
-    order_by: sa.ColumnElement[Any],
+    order_by: sa.ColumnElement[Any] | Sequence[sa.ColumnElement[Any]],
     returning: Sequence[sa.ColumnElement[Any]],
     **values: Any,
 ) -> sa.Update:
@@ -35,7 +35,7 @@ def lease_statement(
     claimable = (
         sa.select(table.c.id)
         .where(*where, sa.or_(table.c.claimed_until.is_(None), table.c.claimed_until <= NOW))
-        .order_by(order_by)
+        .order_by(*(order_by if isinstance(order_by, Sequence) else (order_by,)))
         .limit(sa.bindparam("limit"))
     )
     if dialect_name == "postgresql":
