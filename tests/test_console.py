@@ -96,6 +96,7 @@ async def test_refusals_and_nonsense_never_stop_the_console(
         "challenge hex @bob days=three",
         "leaderboard",
         "settings tz=Europe",
+        "as a\x1b[2Jb",
         "challenge hex @bob level=bogus",
         "rating @bob chess",
         "export 1 xml",
@@ -111,6 +112,8 @@ async def test_refusals_and_nonsense_never_stop_the_console(
     assert "I can't read that line" in transcript
     assert "Days per move is a whole number or none, not “three”." in transcript
     assert "I don't know the time zone “Europe”" in transcript
+    assert "A player's name cannot hold control characters." in transcript
+    assert "\x1b" not in transcript
     assert "level= is for a game against the bot" in transcript
     assert transcript.count("There is no game called “chess”") == 2
     assert "Export game NUMBER as json or sgf" in transcript

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import shlex
 import sys
+import unicodedata
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -493,6 +494,8 @@ class Console:
         cleaned = name.strip()[:32]
         if not cleaned:
             raise Refused("Name the player after @, as in @bob.", code=Code.USAGE)
+        if any(unicodedata.category(ch) == "Cc" for ch in cleaned):  # NUL, escape codes
+            raise Refused("A player's name cannot hold control characters.", code=Code.USAGE)
         player = Player(player_id(cleaned), cleaned)
         self.names[player.id] = cleaned
         return player
