@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from bot.console import Console
 from bot.console import console as console_place
+from bot.schedule import airunner
 from bot.schedule.airunner import AiRunner
 from bot.service import (
     BotThinking,
@@ -576,6 +577,28 @@ async def test_the_bots_moves_go_before_analyses_asked_for_earlier(
     assert await runner.run_once() == 1
     assert (await service.game(game.id, GUILD)).ply == 2  # the bot answered
     assert not (await service.analysis(finished.id, GUILD)).done
+    assert await runner.run_once() == 1
+    assert (await service.analysis(finished.id, GUILD)).done
+
+
+async def test_an_analysis_that_keeps_failing_is_put_aside_until_asked_again(
+    service: GameService, runner: AiRunner, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    finished = await human_game(service, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
+    await service.analysis(finished.id, GUILD)
+    work_on = service.work_on
+
+    async def broken(job: Any) -> Any:
+        raise RuntimeError("a bug in the analysis")
+
+    monkeypatch.setattr(service, "work_on", broken)
+    claims = 0
+    while await runner.run_once():  # each failed claim's lease runs out, then it is retried
+        claims += 1
+        clock.advance(seconds=LATER.total_seconds())
+    assert claims == airunner.GIVE_UP_ATTEMPTS  # then put aside: no worker spent on it
+    monkeypatch.setattr(service, "work_on", work_on)
+    assert not (await service.analysis(finished.id, GUILD)).done  # asked again: queued
     assert await runner.run_once() == 1
     assert (await service.analysis(finished.id, GUILD)).done
 

@@ -84,3 +84,14 @@ def test_a_renderer_refuses_another_games_position() -> None:
         RENDERERS["hotwire"].image(hex_state, Extras(), DEFAULT_THEME)
     with pytest.raises(TypeError, match="cannot draw a hex position"):
         RENDERERS["livewire"].describe(hex_state)
+
+
+@pytest.mark.parametrize("names", [("$_$", "a$^$b"), ("王小明 🎉", "x" * 100)])
+def test_the_analysis_chart_takes_any_name(names: tuple[str, str]) -> None:
+    """matplotlib reads text between two `$` as mathematics: "$_$" failed the chart
+    (and with it the whole analysis, tried again for ever); long names ran off it."""
+    from bot.render.chart import win_chart
+
+    styles = RENDERERS["hex"].seat_styles(engine.new("hex", size=5))
+    png = win_chart("Hex #1", [(0.5, 0.5), (0.7, 0.3)], styles, names)
+    assert Image.open(io.BytesIO(png)).size == (800, 360)

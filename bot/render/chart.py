@@ -13,9 +13,17 @@ matplotlib.use("Agg")  # no display: files only (before pyplot is imported)
 
 import matplotlib.patheffects as effects
 import matplotlib.pyplot as plt
+from matplotlib import font_manager, ticker
 from PIL import Image
 
+from bot.render.fonts import FALLBACK_FONT, FONT_DIR, clean_name
 from bot.render.theme import DEFAULT_THEME, SeatStyle
+
+# The boards' fonts, DejaVu Sans then the CJK fallback glyph by glyph, not the
+# system's: the same names are drawn the same way on every machine.
+for _file in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", FALLBACK_FONT):
+    font_manager.fontManager.addfont(str(FONT_DIR / _file))
+FONT_FAMILY = ["DejaVu Sans", "Droid Sans Fallback"]
 
 #: matplotlib's names for the theme's marker shapes.
 MARKERS = {
@@ -41,6 +49,17 @@ def win_chart(
     theme: Mapping[str, str] = DEFAULT_THEME,
 ) -> bytes:
     """A PNG: `chances[i][seat]` is the seat's chance after i moves (i = 0: the start)."""
+    with plt.rc_context({"font.family": FONT_FAMILY}):
+        return _win_chart(title, chances, styles, players, theme)
+
+
+def _win_chart(
+    title: str,
+    chances: Sequence[Sequence[float]],
+    styles: Sequence[SeatStyle],
+    players: Sequence[str],
+    theme: Mapping[str, str],
+) -> bytes:
     figure, axes = plt.subplots(figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI)
     try:
         figure.set_facecolor(theme["paper"])
@@ -53,7 +72,7 @@ def win_chart(
             line_effects = []
             if _lightness(colour) > LIGHT:
                 line_effects = [effects.withStroke(linewidth=3.5, foreground=theme["ink"])]
-            name = players[seat] if seat < len(players) else ""
+            name = _label_text(players[seat]) if seat < len(players) else ""
             axes.plot(
                 moves,
                 values,
@@ -70,6 +89,7 @@ def win_chart(
         axes.axhline(50, color=theme["grid"], linewidth=1, zorder=0)
         axes.set_ylim(-3, 103)
         axes.set_xlim(0, max(1, len(moves) - 1))
+        axes.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))  # moves are whole
         axes.set_xlabel("move", color=theme["ink"])
         axes.set_ylabel("chance of winning (%)", color=theme["ink"])
         axes.set_title(title, color=theme["ink"], fontsize=12)
@@ -90,6 +110,13 @@ def win_chart(
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
+
+
+def _label_text(name: str) -> str:
+    """A player's name as the boards show it (printable, short, ◇ for what no font
+    has), with `$` escaped: matplotlib reads text between two `$` as mathematics, and
+    a name like "$_$" failed the whole chart."""
+    return clean_name(name).replace("$", r"\$")
 
 
 def _lightness(colour: str) -> float:

@@ -35,6 +35,9 @@ POLL_SECONDS = 1.0
 #: Searches yield the CPU to everything else, the drawing of boards included (nice 10).
 AI_NICENESS = 19
 HINT_SECONDS = 2.0  # a hint is the move a 2 s search would play
+#: An analysis or a hint that failed this many claims is put aside (done, with nothing
+#: found) instead of taking a worker again and again; asking again queues it afresh.
+GIVE_UP_ATTEMPTS = 3
 
 #: The adapter's announcement of a result (and the mark that it was delivered).
 Deliver = Callable[[Result], Awaitable[object]]
@@ -144,6 +147,11 @@ class AiRunner:
             raise
         except Exception:  # the lease runs out and the job is tried again
             log.exception("game=%d AI job %d (%s) failed", job.game_id, job.id, job.kind)
+            if job.kind != "move" and job.attempts >= GIVE_UP_ATTEMPTS:
+                log.error(
+                    "game=%d AI job %d put aside after %d tries", job.game_id, job.id, job.attempts
+                )
+                await self.service.store_work(job, self.worker_id, None)
         finally:
             renewing.cancel()
 

@@ -158,6 +158,9 @@ class Analyses(Records):
                     code=Code.NOT_FINISHED,
                 )
             job = await aiqueue.request(conn, game_id, "analysis", row.ply, self.clock())
+            if job.done and not job.result:  # put aside after failing: try again now
+                await aiqueue.requeue(conn, job.id, self.clock())
+                job = await aiqueue.job_row(conn, game_id, "analysis", row.ply)
         return AnalysisReport(
             summary,
             job.done,
