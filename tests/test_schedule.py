@@ -211,7 +211,70 @@ async def test_quiet_hours_delay_a_reminder_but_never_a_deadline(
     assert [type(e) for e in over.events] == [TimedOut, GameOver]
 
 
+async def test_with_a_day_per_move_the_only_reminder_is_sent_in_quiet_hours(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
+) -> None:
+    """A day per move has no 24-hour reminder; when the 1-hour one falls in quiet hours
+    that last past the deadline, it is sent in them rather than not at all."""
+    await service.player_settings(ANN, time_zone="Europe/Paris", quiet_hours="22-7")
+    clock.now = datetime(2026, 11, 21, 22, 30, tzinfo=UTC)  # 23:30 in Paris
+    game = await start(service, "hex", {"size": 5}, days=1)
+    deadline = clock.now + DAY
+    clock.now = deadline - HOUR  # 22:30 in Paris: quiet until 07:00, after the deadline
+    [reminder] = await scheduler.tick()
+    assert reminder.events == (Reminder(game.id, ANN.id, deadline, "thread"),)
+    clock.now = deadline
+    [over] = await scheduler.tick()
+    assert [type(e) for e in over.events] == [TimedOut, GameOver]
+
+
+async def test_a_reminder_redelivered_after_its_deadline_is_not_sent(
+    service: GameService, outbox: Outbox, clock: Clock
+) -> None:
+    """The 24-hour reminder committed, its send died with the process; the bot came back
+    three days later: "your move is due two days ago" is not posted, the loss is."""
+    started = clock.now
+    await start(service, "hex", {"size": 5}, days=2)
+
+    async def killed(result: Result) -> None:
+        raise RuntimeError("killed before the send")
+
+    clock.now = started + DAY
+    crashed = Scheduler(service, killed, worker_id="crashed")
+    await crashed.tick()
+    clock.now = started + 4 * DAY
+    restarted = Scheduler(service, outbox, worker_id="restarted")
+    await restarted.start()
+    await restarted.stop()
+    assert outbox.reminders() == [] and len(outbox.events(TimedOut)) == 1
+
+
 # -- vacation ---------------------------------------------------------------------------------
+
+
+async def test_a_vacation_in_the_last_hour_gives_the_new_deadline_its_reminders(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
+) -> None:
+    """Both reminders were sent for the old deadline; half an hour before it the player
+    went away for five days. Back, with the same half hour left, they are reminded at
+    once of the new deadline, before the loss."""
+    started = clock.now
+    game = await start(service, "hex", {"size": 5}, days=3)
+    for moment in (started + 2 * DAY, started + 3 * DAY - HOUR):
+        clock.now = moment
+        await scheduler.tick()
+    assert len(outbox.reminders()) == 2
+    clock.now = started + 3 * DAY - HOUR / 2
+    await service.player_settings(ANN, vacation=True)
+    clock.advance(days=5)
+    await service.player_settings(ANN, vacation=False)
+    deadline = (await service.game(game.id, GUILD)).deadline
+    assert deadline == clock.now + HOUR / 2
+    await scheduler.tick()
+    assert [r.deadline for r in outbox.reminders()[2:]] == [deadline]  # one, not two
+    clock.now = deadline
+    await scheduler.tick()
+    assert len(outbox.events(TimedOut)) == 1
 
 
 async def test_vacation_stops_the_clock_and_shifts_the_deadline(

@@ -16,11 +16,14 @@ functions here through `GameService`:
   the outbox (bot/service/outbox.py); the caller delivers them after it.
 - A reminder is skipped when a later one (or the deadline) is also due: after
   downtime a game gets one message, not a backlog. Quiet hours move a reminder
-  to their end; they never move a deadline.
+  to their end (unless that is past the deadline and the reminder is the turn's
+  only one, with a day per move: then it is sent in them); they never move a
+  deadline.
 - Vacation stops the clocks of the player on vacation. Their rows that fall due
   are held (a lease until their vacation days would run out); when the vacation
   ends, `resume_clocks` shifts each of their running turns by the time the turn
-  spent in the vacation. `end_vacations` ends the vacations whose days ran out.
+  spent in the vacation, and re-arms the reminders already sent that are ahead of
+  the new deadline. `end_vacations` ends the vacations whose days ran out.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import engine
 from bot.service import outbox
 from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Reminder, Result, TimedOut
-from bot.service.records import Records
+from bot.service.records import REMINDER_LEADS, Records
 from bot.service.rules import forfeit
 from bot.store.schema import deadlines, games, players, seats
 
@@ -198,7 +201,10 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
             await _done(conn, row.id)  # superseded (one message per game), or reminders off
             return None
         quiet_end = quiet_until(now, mover.time_zone, mover.quiet_start, mover.quiet_end)
-        if quiet_end is not None:
+        # Quiet hours wait, unless they last past the deadline and this is the turn's
+        # only reminder (a day per move: no 24-hour one): one in them beats none.
+        only = row.kind == "remind_1h" and game.days_per_move == 1
+        if quiet_end is not None and not (only and quiet_end >= game.deadline_at):
             await conn.execute(
                 deadlines.update()
                 .where(deadlines.c.id == row.id)
@@ -319,6 +325,24 @@ async def resume_clocks(
                 deadlines.update()
                 .where(deadlines.c.id == row.id)
                 .values(due_at=row.due_at + shift, claimed_by=None, claimed_until=None)
+            )
+        # The reminders already sent named the old deadline and came days ago: they come
+        # again for the new one (one now, when the time left is already under their lead;
+        # a vacation taken in the last hour had left none before the loss).
+        for kind, lead in REMINDER_LEADS.items():
+            await conn.execute(
+                deadlines.update()
+                .where(
+                    deadlines.c.game_id == turn.id,
+                    deadlines.c.kind == kind,
+                    deadlines.c.done == sa.true(),
+                )
+                .values(
+                    done=False,
+                    due_at=max(now, turn.deadline_at + shift - lead),
+                    claimed_by=None,
+                    claimed_until=None,
+                )
             )
         log.info("game=%d clock resumed player=%d shift=%s", turn.id, player_id, shift)
         shifted.append(turn.id)

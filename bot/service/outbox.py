@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service.leases import claim_rows, lease_statement
-from bot.service.models import Event, GameSummary, Result
+from bot.service.models import Event, GameSummary, Reminder, Result
 from bot.store import Database
 from bot.store.schema import outbox
 
@@ -221,6 +221,10 @@ async def redeliver(service: Host, publish: Publish, worker: str, limit: int = C
                 log.exception("outbox row %d cannot be read; dropped", row.id)
                 await mark_delivered(service, row.id)
                 continue
+            events = tuple(e for e in events if not _stale_reminder(e, game, service.clock()))
+            if not events:  # only reminders of turns that are over: nothing left to say
+                await mark_delivered(service, row.id)
+                continue
             try:
                 await deliver(service, Result(game, events, outbox_id=row.id), publish)
             except Exception:
@@ -237,6 +241,16 @@ async def redeliver(service: Host, publish: Publish, worker: str, limit: int = C
             delivered += 1
         if len(pending) < limit:
             return delivered
+
+
+def _stale_reminder(event: Event, game: GameSummary, now: datetime) -> bool:
+    """A reminder redelivered late whose turn is over or whose deadline has passed or
+    moved: "your move is due two days ago" helps no one."""
+    return isinstance(event, Reminder) and (
+        game.player_to_move != event.player_id
+        or game.deadline != event.deadline
+        or event.deadline <= now
+    )
 
 
 async def cleanup(service: Host) -> int:
