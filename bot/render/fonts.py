@@ -8,6 +8,7 @@ here; the canvas pastes the masks.
 
 from __future__ import annotations
 
+import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -81,6 +82,12 @@ def clean_name(name: str, limit: int = 18) -> str:
     kept = ""
     for character in name:
         if not character.isprintable():
+            continue
+        if unicodedata.category(character).startswith("M"):  # a combining mark
+            # It rides on its base: kept with a base a font draws, gone with a ◇
+            # (alone, raqm draws it on a dotted circle, which looks drawable).
+            if kept and not kept.endswith(PLACEHOLDER):
+                kept += character
             continue
         if character.isspace() or drawable(character) or drawable(character, fallback=True):
             kept += character
