@@ -48,6 +48,7 @@ def test_characters_no_font_has_become_one_clean_placeholder() -> None:
     # not ◇ and boxes; an accent typed as a mark stays on its letter
     assert clean_name("สวัสดีครับ") == "◇" and clean_name("नमस्ते") == "◇"
     assert clean_name("Zoe\u0308") == "Zoe\u0308"
+    assert clean_name("ann\tlee\nsmith\x00") == "ann lee smith"
 
 
 def test_the_status_never_runs_into_the_title() -> None:

@@ -81,6 +81,8 @@ def clean_name(name: str, limit: int = 18) -> str:
     characters no font here has (emoji...) shown as one PLACEHOLDER."""
     kept = ""
     for character in name:
+        if character.isspace():
+            character = " "  # a tab or a line break separates words too
         if not character.isprintable():
             continue
         if unicodedata.category(character).startswith("M"):  # a combining mark
