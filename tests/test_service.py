@@ -395,7 +395,7 @@ async def test_player_settings(service: GameService, clock: Clock) -> None:
     assert settings.reminders == "dm" and settings.time_zone == "Europe/Paris"
     settings = await service.player_settings(ANN, quiet_hours="22-7")
     assert settings.quiet_hours == (22, 7)
-    for zone in ("Mars/Olympus", "Europe", "../../etc/passwd", "x" * 100_000, "Europe/\x00"):
+    for zone in ("Mars/Olympus", "Europe", "/etc/passwd", "x" * 100_000, "Europe/\x00"):
         await refused(Code.BAD_SETTING, service.player_settings(ANN, time_zone=zone))
     settings = await service.player_settings(ANN, time_zone="america/NEW_york")
     assert settings.time_zone == "America/New_York"
