@@ -167,6 +167,28 @@ async def test_a_claimed_row_waits_for_its_lease_to_run_out(
     assert [p.id for p in await outbox.claim(service, "two")] == [p.id for p in first]
 
 
+async def test_a_slow_delivery_keeps_its_row_from_a_second_posting(
+    service: GameService, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord takes longer than the lease to take a post (retries, rate limits): the
+    delivery under way renews the lease, so the outbox pass does not post it again."""
+    monkeypatch.setattr(outbox, "RENEW", timedelta(seconds=0.05), raising=False)
+    game = await start_game(service, "hex", {"size": 5})
+    await mark_all_delivered(service)
+    moved = await service.move(game.id, GUILD, ANN, "b2")
+
+    async def slow(result: Result) -> None:
+        clock.advance(minutes=2)  # past the lease it was written with
+        await asyncio.sleep(0.3)  # still posting
+
+    delivering = asyncio.create_task(service.deliver(moved, slow))
+    await asyncio.sleep(0.2)
+    again = Published()
+    assert await service.redeliver(again, worker="the-minute-pass") == 0
+    await delivering
+    assert again.results == [] and all(r.delivered_at for r in await stored(service))
+
+
 async def test_two_processes_never_claim_the_same_row(database_url: str, clock: Clock) -> None:
     services = [await _open(database_url, clock) for _ in range(2)]
     try:

@@ -16,6 +16,7 @@ for a few minutes: hence the short lease.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import os
@@ -42,6 +43,7 @@ Publish = Callable[[Result], Awaitable[object]]
 R = TypeVar("R", bound=Result)
 
 LEASE = timedelta(minutes=1)  # short: a crash's announcements go out while nonces hold
+RENEW = timedelta(seconds=20)  # a delivery under way renews its lease this often
 MAX_ATTEMPTS = 10  # a result whose delivery keeps failing is given up (and logged)
 CLAIM_BATCH = 100
 KEEP = timedelta(days=1)  # delivered rows are kept this long, then deleted
@@ -200,10 +202,29 @@ async def hand_over(service: Host, outbox_id: int) -> None:
 
 async def deliver(service: Host, result: Result, publish: Publish) -> None:
     """Announce `result` through the adapter's `publish`, then mark its row delivered.
-    If `publish` raises, the row stays undelivered: `redeliver` sends it again."""
-    await publish(result)
-    if result.outbox_id is not None:
-        await mark_delivered(service, result.outbox_id)
+    If `publish` raises, the row stays undelivered: `redeliver` sends it again. While
+    `publish` runs (Discord slow, retrying) the row's lease is renewed: no outbox pass
+    takes a delivery under way for a crashed one and posts it a second time."""
+    if result.outbox_id is None:
+        await publish(result)
+        return
+    renewing = asyncio.create_task(_renew(service, result.outbox_id))
+    try:
+        await publish(result)
+    finally:
+        renewing.cancel()
+    await mark_delivered(service, result.outbox_id)
+
+
+async def _renew(service: Host, outbox_id: int) -> None:
+    while True:
+        await asyncio.sleep(RENEW.total_seconds())
+        async with service.db.write() as conn:
+            await conn.execute(
+                outbox.update()
+                .where(outbox.c.id == outbox_id, outbox.c.delivered_at.is_(None))
+                .values(claimed_until=service.clock() + LEASE)
+            )
 
 
 async def redeliver(service: Host, publish: Publish, worker: str, limit: int = CLAIM_BATCH) -> int:
