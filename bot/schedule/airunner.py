@@ -62,10 +62,12 @@ class AiRunner:
         self.worker_id = (worker_id or service.worker_id)[:64]
         self.nodes = nodes  # a simulation budget for every level (tests, benches)
         self.poll = poll
-        self.slots = max(1, processes)
+        self.slots = max(1, processes)  # jobs at a time in each of the queue's two lanes
         self.lane = Lane("ai", processes, AI_NICENESS)
         self._wake = asyncio.Event()
-        self._running: set[asyncio.Task[None]] = set()
+        # by lane (True: analyses): an analysis is many 0.5 s searches in the worker
+        # processes, so a move claimed beside it waits for one of them at most
+        self._running: dict[bool, set[asyncio.Task[None]]] = {False: set(), True: set()}
         self._loop_task: asyncio.Task[None] | None = None
         #: game id -> seconds the last search for it took (logs, benches)
         self.searched: dict[int, float] = {}
@@ -86,10 +88,11 @@ class AiRunner:
             self.service.on_bot_turn = None
         if self._loop_task is not None:
             self._loop_task.cancel()
-        for task in list(self._running):
+        running = [*self._running[False], *self._running[True]]
+        for task in running:
             task.cancel()
         await asyncio.gather(
-            *(t for t in (self._loop_task, *self._running) if t is not None), return_exceptions=True
+            *(t for t in (self._loop_task, *running) if t is not None), return_exceptions=True
         )
         self._loop_task = None
         self.lane.executor.shutdown(wait=False, cancel_futures=True)
@@ -112,25 +115,29 @@ class AiRunner:
                 await asyncio.wait_for(self._wake.wait(), self.poll)
 
     async def _claim(self) -> list[asyncio.Task[None]]:
-        free = self.slots - len(self._running)
-        if free <= 0:
-            return []
-        try:
-            jobs = await aiqueue.claim(self.service.db, self.service.clock(), self.worker_id, free)
-        except Exception:  # the database is away: the next poll tries again
-            log.exception("claiming AI jobs failed")
-            return []
-        tasks = []
-        for job in jobs:
-            task = asyncio.create_task(self._run(job), name=f"paperboard-ai-{job.id}")
-            self._running.add(task)
-            task.add_done_callback(self._finished)
-            tasks.append(task)
+        tasks: list[asyncio.Task[None]] = []
+        for analyses, running in self._running.items():
+            free = self.slots - len(running)
+            if free <= 0:
+                continue
+            try:
+                jobs = await aiqueue.claim(
+                    self.service.db,
+                    self.service.clock(),
+                    self.worker_id,
+                    free,
+                    analyses=analyses,
+                )
+            except Exception:  # the database is away: the next poll tries again
+                log.exception("claiming AI jobs failed")
+                return tasks
+            for job in jobs:
+                task = asyncio.create_task(self._run(job), name=f"paperboard-ai-{job.id}")
+                running.add(task)
+                task.add_done_callback(running.discard)
+                task.add_done_callback(lambda _: self._wake.set())  # a slot is free
+                tasks.append(task)
         return tasks
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._running.discard(task)
-        self._wake.set()  # a slot is free
 
     async def _run(self, job: Job) -> None:
         renewing = asyncio.create_task(self._renew(job))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from functools import cache
+from functools import cache, partial
 from typing import Any, Literal
 
 import sqlalchemy as sa
@@ -112,50 +112,51 @@ async def job_row(conn: AsyncConnection, game_id: int, kind: Kind, ply: int) -> 
     ).one_or_none()
 
 
-#: Workers take moves and hints (seconds, someone waits) before analyses (a whole game,
-#: minutes), then the oldest request first.
-_rank = sa.case((ai_jobs.c.kind == "analysis", 1), else_=0)
-
-
-def _rank_of(kind: Kind) -> int:
-    return 1 if kind == "analysis" else 0
+def _lane(analyses: bool) -> sa.ColumnElement[bool]:
+    """Analyses (a whole game, minutes) are claimed apart from moves and hints (seconds,
+    a player waits): a worker's share each, so no move waits behind an analysis."""
+    return ai_jobs.c.kind == "analysis" if analyses else ai_jobs.c.kind != "analysis"
 
 
 async def ahead_of(conn: AsyncConnection, kind: Kind, requested_at: datetime, now: datetime) -> int:
-    """How many jobs come before this one: those under way, and those waiting that a
-    worker takes first."""
+    """How many jobs of its lane come before this one: under way, or asked for earlier."""
     c = ai_jobs.c
-    first = sa.or_(
-        _rank < _rank_of(kind), sa.and_(_rank == _rank_of(kind), c.requested_at < requested_at)
-    )
     count = await conn.scalar(
         sa.select(sa.func.count())
         .select_from(ai_jobs)
-        .where(c.done == sa.false(), sa.or_(c.claimed_until > now, first))
+        .where(
+            c.done == sa.false(),
+            _lane(kind == "analysis"),
+            sa.or_(c.claimed_until > now, c.requested_at < requested_at),
+        )
     )
     return int(count or 0)
 
 
 @cache
-def _claim_statement(dialect_name: str) -> sa.Update:
-    """Built once per dialect: lease the first waiting jobs nobody holds."""
+def _claim_statement(dialect_name: str, analyses: bool) -> sa.Update:
+    """Built once per dialect and lane: lease the oldest waiting jobs nobody holds."""
     c = ai_jobs.c
     return lease_statement(
         ai_jobs,
         dialect_name,
-        where=(c.done == sa.false(),),
-        order_by=(_rank, c.requested_at),
+        where=(c.done == sa.false(), _lane(analyses)),
+        order_by=c.requested_at,
         returning=(c.id, c.game_id, c.kind, c.ply, c.attempts, c.requested_at),
         attempts=c.attempts + 1,
     )
 
 
-async def claim(db: Database, now: datetime, worker: str, limit: int) -> list[Job]:
-    """Lease up to `limit` waiting jobs to `worker`: moves and hints first, then the
-    oldest request."""
-    rows = await claim_rows(db, now, _claim_statement, worker, LEASE, limit)
+async def claim(
+    db: Database, now: datetime, worker: str, limit: int, *, analyses: bool
+) -> list[Job]:
+    """Lease up to `limit` waiting jobs of one lane (analyses, or moves and hints) to
+    `worker`, the oldest request first."""
+    rows = await claim_rows(
+        db, now, partial(_claim_statement, analyses=analyses), worker, LEASE, limit
+    )
     jobs = [Job(r.id, r.game_id, r.kind, r.ply, r.attempts, r.requested_at) for r in rows]
-    return sorted(jobs, key=lambda job: (_rank_of(job.kind), job.requested_at, job.id))
+    return sorted(jobs, key=lambda job: (job.requested_at, job.id))
 
 
 def _held(job: Job, worker: str) -> sa.ColumnElement[bool]:
