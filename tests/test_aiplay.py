@@ -580,6 +580,19 @@ async def test_the_bots_moves_never_wait_behind_an_analysis(
     assert (await service.analysis(finished.id, GUILD)).done
 
 
+async def test_a_move_job_a_worker_took_at_once_is_no_queue_for_its_player(
+    service: GameService, clock: Clock
+) -> None:
+    """The runner is woken at the commit and often claims the bot's move before its
+    player's answer is made: that job is not a queue ahead of itself."""
+    game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "c3")
+    [claimed] = await aiqueue.claim(service.db, clock(), "worker-a", 1, analyses=False)
+    async with service.db.read() as conn:
+        row = await aiqueue.job_row(conn, game.id, "move", 1)
+        assert row.id == claimed.id and await aiqueue.ahead_of(conn, row, clock()) == 0
+
+
 async def test_an_analysis_that_keeps_failing_is_put_aside_until_asked_again(
     service: GameService, runner: AiRunner, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

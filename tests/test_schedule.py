@@ -252,6 +252,23 @@ async def test_a_reminder_redelivered_after_its_deadline_is_not_sent(
 # -- vacation ---------------------------------------------------------------------------------
 
 
+async def test_a_vacation_brings_no_24_hour_reminder_to_a_day_per_move_turn(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
+) -> None:
+    """A day per move has only the 1-hour reminder; coming back from a vacation arms
+    no 24-hour one it never had."""
+    game = await start(service, "hex", {"size": 5}, days=1)
+    clock.advance(hours=2)
+    await service.player_settings(ANN, vacation=True)
+    clock.advance(hours=8)
+    await service.player_settings(ANN, vacation=False)
+    assert await scheduler.tick() == []
+    deadline = (await service.game(game.id, GUILD)).deadline
+    clock.now = deadline - HOUR
+    [reminder] = await scheduler.tick()
+    assert reminder.events == (Reminder(game.id, ANN.id, deadline, "thread"),)
+
+
 async def test_a_vacation_in_the_last_hour_gives_the_new_deadline_its_reminders(
     service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
 ) -> None:

@@ -218,21 +218,27 @@ class Announcer:
         nonce: str | None,
         extras: Callable[[], dict[str, Any]],
     ) -> None:
-        """Post in the game's thread; when the thread is gone or refuses the bot (deleted
-        or locked by a moderator, never opened), in a new thread, else in the game's
-        channel: the player to move is told either way, not left to lose on time."""
+        """Post in the game's thread; when the thread is gone (deleted by a moderator,
+        never opened) or locked, in a new thread, else in the game's channel: the
+        player to move is told either way, not left to lose on time. A post refused
+        for another reason (a missing permission) is logged, the thread kept."""
         thread = await self.channel(game.thread_id)
-        if thread is not None and await self.send(thread, text, nonce=nonce, **extras()):
-            return
-        log.warning("game=%d thread %s is gone or closed to the bot", game.id, game.thread_id)
+        if thread is not None:
+            if await self.send(thread, text, nonce=nonce, **extras()):
+                return
+            if not getattr(thread, "locked", False):
+                return
+        log.warning("game=%d thread %s is gone or locked", game.id, game.thread_id)
         moved = await self.open_thread(game, replacing=True)
-        place = await self.channel(moved.thread_id) if moved.thread_id != game.thread_id else None
-        note = "This game's thread is gone or closed, so the game goes on here."
-        if place is None:
-            place = await self.channel(game.channel_id)
+        if moved.thread_id != game.thread_id:
+            new = await self.channel(moved.thread_id)
+            note = "This game's thread is gone or closed, so the game goes on here."
+            if new is not None and await self.send(new, f"{note}\n{text}", nonce=nonce, **extras()):
+                return
+        channel = await self.channel(game.channel_id)
+        if channel is not None:
             note = f"This game's thread is gone or closed: play with `/move game:{game.id}`."
-        if place is not None:
-            await self.send(place, f"{note}\n{text}", nonce=nonce, **extras())
+            await self.send(channel, f"{note}\n{text}", nonce=nonce, **extras())
 
     async def remind(
         self, game: GameSummary, reminder: Reminder, *, nonce: str | None = None

@@ -228,7 +228,8 @@ class ConfirmMoveButton(
             )
             if game is None:
                 return
-            if game.ply == self.ply and game.player_to_move != interaction.user.id:
+            asked_here = game.status == "active" and game.ply == self.ply
+            if asked_here and game.player_to_move != interaction.user.id:
                 await reply(interaction, "Only the player who asked can cancel this move.")
                 return
             await interaction.response.edit_message(

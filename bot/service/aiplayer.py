@@ -145,11 +145,7 @@ class AiPlay(Play):
             return result
         async with self.db.read() as conn:
             job = await aiqueue.job_row(conn, game_id, "move", game.ply)
-            ahead = (
-                await aiqueue.ahead_of(conn, "move", job.requested_at, self.clock())
-                if job is not None
-                else 0
-            )
+            ahead = await aiqueue.ahead_of(conn, job, self.clock()) if job is not None else 0
         searches = max(1, self.settings.ai_processes)
         if ahead < searches:
             return result  # a worker is free: no wait worth telling

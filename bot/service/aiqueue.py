@@ -118,16 +118,18 @@ def _lane(analyses: bool) -> sa.ColumnElement[bool]:
     return ai_jobs.c.kind == "analysis" if analyses else ai_jobs.c.kind != "analysis"
 
 
-async def ahead_of(conn: AsyncConnection, kind: Kind, requested_at: datetime, now: datetime) -> int:
-    """How many jobs of its lane come before this one: under way, or asked for earlier."""
+async def ahead_of(conn: AsyncConnection, job: Any, now: datetime) -> int:
+    """How many other jobs of its lane come before `job` (a row): under way, or asked
+    for earlier."""
     c = ai_jobs.c
     count = await conn.scalar(
         sa.select(sa.func.count())
         .select_from(ai_jobs)
         .where(
             c.done == sa.false(),
-            _lane(kind == "analysis"),
-            sa.or_(c.claimed_until > now, c.requested_at < requested_at),
+            c.id != job.id,  # a worker may have claimed it already: it is not its own queue
+            _lane(job.kind == "analysis"),
+            sa.or_(c.claimed_until > now, c.requested_at < job.requested_at),
         )
     )
     return int(count or 0)

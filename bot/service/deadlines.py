@@ -330,6 +330,8 @@ async def resume_clocks(
         # again for the new one (one now, when the time left is already under their lead;
         # a vacation taken in the last hour had left none before the loss).
         for kind, lead in REMINDER_LEADS.items():
+            if lead >= timedelta(days=turn.days_per_move):
+                continue  # never part of such a turn (a day per move has no 24-hour one)
             await conn.execute(
                 deadlines.update()
                 .where(
