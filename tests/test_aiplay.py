@@ -580,6 +580,24 @@ async def test_the_bots_moves_never_wait_behind_an_analysis(
     assert (await service.analysis(finished.id, GUILD)).done
 
 
+async def test_a_search_of_a_position_an_undo_took_back_is_never_committed(
+    service: GameService,
+) -> None:
+    """A worker is still searching the bot's answer to b2 when Ann takes b2 back and
+    plays e5; the same worker claims the new job. The old search must not be played
+    (on SQLite a deleted job's id came back with attempts 1: the same claim token)."""
+    game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+    [old] = await aiqueue.claim(service.db, service.clock(), "worker", 2, analyses=False)
+    stale = think("hex", {"size": 5, "swap": "off"}, ["b2"], "easy", nodes=NODES, seed=0)
+    assert (await service.request_undo(game.id, GUILD, ANN)).game.ply == 0
+    await service.move(game.id, GUILD, ANN, "e5")
+    [new] = await aiqueue.claim(service.db, service.clock(), "worker", 2, analyses=False)
+    assert (new.id, new.attempts) != (old.id, old.attempts)
+    assert await service.play_for_bot(old, "worker", stale) is None
+    assert (await service.state(game.id, GUILD)).moves == ("e5",)
+
+
 async def test_a_move_job_a_worker_took_at_once_is_no_queue_for_its_player(
     service: GameService, clock: Clock
 ) -> None:

@@ -1,7 +1,7 @@
 """The AI's work queue, in the database: the moves the bot owes, analyses, hints.
 
 One `ai_jobs` row per game, kind and position (`move`, `analysis`, `hint`; a
-position is a ply, and an undo deletes the jobs of the plies it takes back). A move
+position is a ply, and an undo voids the jobs of the plies it takes back). A move
 job is written in the transaction that hands the turn to a bot seat (a move, the
 start, an undo), so a committed turn always has its job; a new turn at the same
 position (after an undo) rewrites it, clearing any claim. Workers claim jobs as
@@ -86,11 +86,26 @@ async def request(conn: AsyncConnection, game_id: int, kind: Kind, ply: int, now
     return await job_row(conn, game_id, kind, ply)
 
 
-async def forget_after(conn: AsyncConnection, game_id: int, ply: int) -> None:
+async def forget_after(conn: AsyncConnection, game_id: int, ply: int, now: datetime) -> None:
     """In the transaction that takes a game back to `ply`: the jobs of the positions
-    taken back go with them (a hint or an analysis there would be of moves no longer
-    played, and the game may come back to that ply another way)."""
-    await conn.execute(ai_jobs.delete().where(ai_jobs.c.game_id == game_id, ai_jobs.c.ply > ply))
+    taken back are voided (a hint or an analysis there would be of moves no longer
+    played, and the game may come back to that ply another way): done with nothing
+    found, so asking again queues them afresh, and claimed no more. Kept, not deleted:
+    `attempts` goes on, so a worker still searching a voided job holds a token no
+    later claim repeats (SQLite gives a deleted row's id to the next one)."""
+    await conn.execute(
+        ai_jobs.update()
+        .where(ai_jobs.c.game_id == game_id, ai_jobs.c.ply > ply)
+        .values(
+            done=True,
+            result=None,
+            png=None,
+            claimed_by=None,
+            claimed_until=None,
+            attempts=ai_jobs.c.attempts + 1,
+            finished_at=now,
+        )
+    )
 
 
 async def requeue(conn: AsyncConnection, job_id: int, now: datetime) -> None:

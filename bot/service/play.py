@@ -393,7 +393,7 @@ class Play(Records):
             await conn.execute(
                 moves.delete().where(moves.c.game_id == game_id, moves.c.ply >= rolled_back.ply)
             )
-            await aiqueue.forget_after(conn, game_id, rolled_back.ply)
+            await aiqueue.forget_after(conn, game_id, rolled_back.ply, now)
             self.cache_state(game_id, now, rolled_back)
             await self.clear_conditionals(conn, game_id)
             log.info("game=%d undo to ply=%d", game_id, rolled_back.ply)
