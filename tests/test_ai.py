@@ -585,6 +585,25 @@ def test_best_move_keeps_time_on_the_largest_hot_wire_board() -> None:
 
 
 @pytest.mark.alone
+def test_short_circuits_longest_playouts_keep_time() -> None:
+    # max_turns=9999: one random playout plays for about a second; it watches the clock
+    state = engine.new("shortcircuit", size=10, max_turns=9999)
+    move, took = timed_best_move(state, 0.3, 1)
+    assert took <= 0.3 * 1.1 + 0.05
+    assert move in state.legal_moves()
+
+
+@pytest.mark.alone
+def test_a_simulation_budget_capped_by_time_stops_at_the_time() -> None:
+    # the product's levels calibrated by simulations (1,000 took minutes on this board)
+    state = engine.new("hotwire", size="19x19", lengths="any")
+    began = time.monotonic()
+    analysis = ai.analyse(state, seconds=0.3, nodes=1_000, capped=True, seed=1)
+    assert time.monotonic() - began <= 0.3 * 1.1 + 0.05
+    assert analysis.best and analysis.simulations < 1_000
+
+
+@pytest.mark.alone
 @pytest.mark.parametrize("players", [2, 8])
 def test_best_move_keeps_time_with_the_longest_intersections_rounds(players: int) -> None:
     # 12x12 with the most segments a round allows (122 or 120): the adapter samples the

@@ -10,6 +10,7 @@ import os
 import random
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,7 +35,7 @@ from bot.service import (
     describe,
 )
 from bot.service.aiplayer import think
-from bot.service.levels import BOT_IDS
+from bot.service.levels import BOT_IDS, LEVELS
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import ai_jobs, moves
@@ -257,6 +258,17 @@ async def test_an_undo_the_bots_move_overtook_is_refused_and_never_posted(
 
     await service.redeliver(keep)
     assert not any(type(e).__name__ == "UndoRequested" for r in posted for e in r.events)
+
+
+@pytest.mark.alone
+def test_the_levels_counted_in_simulations_answer_in_their_time_on_any_board() -> None:
+    """easy's 1,000 simulations took minutes on Hot Wire 19x19 with any lengths (0.4 s a
+    simulation): the level's second stops it there; a lone legal move is not searched."""
+    for level in ("beginner", "easy"):
+        began = time.monotonic()
+        decision = think("hotwire", {"size": "19x19", "lengths": "any"}, [], level, seed=1)
+        assert time.monotonic() - began <= LEVELS[level].seconds * 1.1 + 0.5  # + the replay
+        assert len(decision.texts) == 1 and not decision.resign
 
 
 async def test_a_rematch_against_the_bot_starts_at_once(

@@ -79,11 +79,19 @@ def think(
         if texts and not state.mid_turn:
             break
         legal = state.legal_moves()
-        if rng.random() < spec.random_share:
+        if len(legal) == 1:
+            move = legal[0]  # nothing to think about
+        elif rng.random() < spec.random_share:
             move = rng.choice(legal)
         else:
+            # A level's simulations stop at its seconds too (1,000 on the largest boards
+            # took minutes), except the tests' and benches' budgets (`nodes`): exact.
             analysis = engine.ai.analyse(
-                state, seconds=spec.seconds, nodes=budget, seed=rng.randrange(2**31)
+                state,
+                seconds=spec.seconds,
+                nodes=budget,
+                seed=rng.randrange(2**31),
+                capped=nodes is None,
             )
             if not texts and seat is not None and _hopeless(analysis, seat):
                 return Decision((), True, time.perf_counter() - started)

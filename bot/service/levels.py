@@ -19,7 +19,7 @@ from engine.core import shown
 @dataclasses.dataclass(frozen=True, slots=True)
 class Level:
     name: str
-    seconds: float  # the search's time per action
+    seconds: float  # the search's time per action (with `nodes`: its most)
     nodes: int | None  # a simulation budget instead (calibrated by strength, not time)
     random_share: float  # how often it plays a random legal move instead
     about: str  # what a player is told
@@ -29,7 +29,7 @@ LEVELS: Mapping[str, Level] = {
     level.name: level
     for level in (
         Level("beginner", 1.0, 100, 0.3, "a short search, and a random move one time in three"),
-        Level("easy", 1.0, 1_000, 0.0, "a search of 1,000 simulations"),
+        Level("easy", 1.0, 1_000, 0.0, "a search of 1,000 simulations (a second at most)"),
         Level("medium", 1.0, None, 0.0, "about 1 s of search a move"),
         Level("hard", 10.0, None, 0.0, "about 10 s of search a move"),
         Level("max", 60.0, None, 0.0, "a minute of search a move: for slow games"),

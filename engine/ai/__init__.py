@@ -128,9 +128,17 @@ def solve(state: GameState, *, seconds: float, nodes: int | None = None) -> Solu
 
 
 def analyse(
-    state: GameState, *, seconds: float, seed: int | None = None, nodes: int | None = None
+    state: GameState,
+    *,
+    seconds: float,
+    seed: int | None = None,
+    nodes: int | None = None,
+    capped: bool = False,
 ) -> Analysis:
-    """Chances per seat, the mover's moves ranked, the expected line and any proof."""
+    """Chances per seat, the mover's moves ranked, the expected line and any proof.
+    `nodes` (simulations) replaces the time unless `capped`: then the search stops at
+    whichever comes first (a level calibrated by simulations that must still answer
+    in time on the largest boards)."""
     _check_seconds(seconds)
     players = state.players
     if state.outcome is not None:
@@ -140,8 +148,8 @@ def analyse(
         winner = result.winner if result is not None else None
         return Analysis(chance, (), (), result, proven_winner=winner)
     start = time.monotonic()
-    proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes)
-    search = _search(state, start + seconds, seed, nodes, None)
+    proof = _try_solve(state, start + seconds * SOLVER_SHARE, None if capped else nodes)
+    search = _search(state, start + seconds, seed, nodes, None, capped=capped)
     adapter, root = search.adapter, search.root
     ranked = [
         RankedMove(adapter.text(root.pos, root.moves[i]), chance) for i, chance in search.ranked()
@@ -218,10 +226,16 @@ def _search(
     seed: int | None,
     nodes: int | None,
     settings: Settings | None,
+    *,
+    capped: bool = False,
 ) -> Search:
     adapter: Adapter = adapter_for(state)
     rng = random.Random(seed if seed is not None or nodes is None else 0)
     search = Search(adapter, adapter.root(state), rng=rng, settings=settings)
     # Reading the tree afterwards costs about a microsecond per root move.
-    search.run(deadline=deadline - READING_SECONDS_PER_MOVE * len(search.root.moves), nodes=nodes)
+    search.run(
+        deadline=deadline - READING_SECONDS_PER_MOVE * len(search.root.moves),
+        nodes=nodes,
+        capped=capped,
+    )
     return search

@@ -144,15 +144,16 @@ class Search:
             adapter.candidates(root.pos, adapter.moves(root.pos))
         )
 
-    def run(self, *, deadline: float, nodes: int | None = None) -> None:
-        """Simulate until `deadline` (time.monotonic) or `nodes` simulations, or a proof."""
+    def run(self, *, deadline: float, nodes: int | None = None, capped: bool = False) -> None:
+        """Simulate until `deadline` (time.monotonic) or `nodes` simulations, or a proof.
+        A node budget turns the clock off (a deterministic search) unless `capped`."""
         clock = time.monotonic
-        self.adapter.deadline = math.inf if nodes is not None else deadline
+        timed = nodes is None or capped
+        self.adapter.deadline = deadline if timed else math.inf
         while self.root.proven is None and self.root.moves:
-            if nodes is not None:
-                if self.simulations >= nodes:
-                    return
-            elif clock() >= deadline:
+            if nodes is not None and self.simulations >= nodes:
+                return
+            if timed and clock() >= deadline:
                 return
             try:
                 self._simulate()

@@ -8,10 +8,12 @@ import functools
 import math
 import random
 import statistics
+import time
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
+from engine.ai.solver import OutOfTime
 from engine.core import GameState, OptionValue
 from engine.intersections import IntersectionsState
 from engine.notation import sort_key
@@ -149,6 +151,9 @@ class ShortCircuitAdapter(Adapter):
         state = pos.copy()
         played: list[tuple[int, Any]] = []
         while state.outcome is None:
+            # a game of max_turns=9999 plays out for a second: the search's deadline holds
+            if not len(played) & 255 and time.monotonic() > self.deadline:
+                raise OutOfTime
             action = rng.choice(state.actions())
             played.append((state.to_move, action))
             state.apply(action)
