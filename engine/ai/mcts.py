@@ -33,8 +33,10 @@ from engine.ai.adapter import Adapter, Rewards
 from engine.ai.solver import OutOfTime
 
 #: The most memory a tree may hold, estimated (the issue's limit for a whole search is
-#: 300 MB; the interpreter, the engine and a solver's table need the rest).
-TREE_BYTES = 180 * 2**20
+#: 300 MB; the interpreter, the engine and a solver's table need the rest, and the bot's
+#: worker process holds ~116 MB of imports before it searches: 180 MiB took a hint there
+#: to 324 MB). A tree an eighth of 180 MiB cost no measurable strength.
+TREE_BYTES = 128 * 2**20
 #: A node's cost beyond its position: per candidate move its five statistics, its index
 #: entry and its child slot (100-120 bytes measured with tracemalloc in most games, ~150
 #: in Hot Wire 19x19's nodes of 6,884 moves), and the node with its lists' headers.
