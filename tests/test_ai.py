@@ -595,8 +595,9 @@ def test_short_circuits_longest_playouts_keep_time() -> None:
 
 @pytest.mark.alone
 def test_a_simulation_budget_capped_by_time_stops_at_the_time() -> None:
-    # the product's levels calibrated by simulations (1,000 took minutes on this board)
-    state = engine.new("hotwire", size="19x19", lengths="any")
+    # the product's levels calibrated by simulations: 1,000 of these playouts (about a
+    # second each) took minutes
+    state = engine.new("shortcircuit", size=10, max_turns=9999)
     began = time.monotonic()
     analysis = ai.analyse(state, seconds=0.3, nodes=1_000, capped=True, seed=1)
     assert time.monotonic() - began <= 0.3 * 1.1 + 0.05
