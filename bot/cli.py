@@ -269,11 +269,15 @@ def _moment(text: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from None
+        raise argparse.ArgumentTypeError(
+            f"{engine.core.shown(text)} is not a date like 2026-01-31"
+        ) from None
     try:  # in UTC, the database's zone: a moment at either end of the calendar has none
         return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     except OverflowError:
-        raise argparse.ArgumentTypeError(f"{text!r} is outside the calendar in UTC") from None
+        raise argparse.ArgumentTypeError(
+            f"{engine.core.shown(text)} is outside the calendar in UTC"
+        ) from None
 
 
 def _think_seconds(text: str) -> float:
@@ -284,14 +288,16 @@ def _think_seconds(text: str) -> float:
     except ValueError:
         seconds = math.nan
     if not 0 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 3600")
+        raise argparse.ArgumentTypeError(
+            f"{engine.core.shown(text)} is not a number of seconds from 0 to 3600"
+        )
     return seconds
 
 
 def _server_id(text: str) -> int:
     """A Discord server's id (a snowflake: a whole number that fits in 63 bits)."""
     if not text.strip().isdecimal() or int(text) >= 2**63:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a server id")
+        raise argparse.ArgumentTypeError(f"{engine.core.shown(text)} is not a server id")
     return int(text)
 
 

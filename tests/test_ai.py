@@ -553,14 +553,16 @@ def test_a_time_no_clock_reaches_is_refused(seconds: float) -> None:
             call()
 
 
-@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "1e308", "3601", "soon"])
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "1e308", "3601", "soon", "9" * 100_000])
 def test_cli_refuses_a_time_no_clock_reaches_or_past_an_hour(
     capsys: pytest.CaptureFixture[str], seconds: str
 ) -> None:
     with pytest.raises(SystemExit) as refused:  # argparse's refusal of the argument
         cli.main(["ai", "hex", "--seconds", seconds])
     assert refused.value.code == 2
-    assert f"'{seconds}' is not a number of seconds from 0 to 3600" in capsys.readouterr().err
+    said = capsys.readouterr().err.splitlines()[-1]  # after argparse's usage
+    assert "is not a number of seconds from 0 to 3600" in said and len(said) < 200
+    assert seconds in said or len(seconds) > 24  # quoted whole, or a short excerpt
 
 
 def test_cli_prints_the_move_for_people(capsys: pytest.CaptureFixture[str]) -> None:

@@ -723,7 +723,11 @@ async def test_finished_move_and_hint_jobs_are_cleaned_up_after_a_day(
     assert left == [(waiting.id, False)]
 
 
-async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) -> None:
+@contextlib.asynccontextmanager
+async def console_with_the_bot(
+    tmp_path: Any,
+) -> AsyncIterator[tuple[GameService, Console, io.StringIO]]:
+    """A console on its own SQLite file whose AI runner plays the bot (NODES a search)."""
     url = f"sqlite:///{tmp_path / 'pb.db'}"
     settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
     service = GameService(await Database.open(url), settings, rng=random.Random(3))
@@ -731,6 +735,14 @@ async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) ->
     console = Console(service, out, tmp_path / "boards")
     console.runner = AiRunner(service, console.bot_moved, processes=0, nodes=NODES)
     try:
+        yield service, console, out
+    finally:
+        await console.runner.stop()
+        await service.close()
+
+
+async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) -> None:
+    async with console_with_the_bot(tmp_path) as (_, console, out):
         lines = ["challenge hex @ai level=easy size=3 swap=off first=challenger", "b2"]
         await console.run(lines)
         text = out.getvalue()
@@ -741,21 +753,12 @@ async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) ->
         assert "Hints are for your casual games" not in text
         assert "Analysis of Hex #1" in text and "Chart:" in text
         assert (tmp_path / "boards" / "game-1-analysis.png").exists()
-    finally:
-        await console.runner.stop()
-        await service.close()
 
 
 async def test_the_console_lets_the_bot_move_whenever_its_turn_comes(tmp_path: Any) -> None:
     """Not only after a move: a rematch that seats the bot first, and a session started
     while the bot owed a move (the last one ended during its search)."""
-    url = f"sqlite:///{tmp_path / 'pb.db'}"
-    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
-    service = GameService(await Database.open(url), settings, rng=random.Random(3))
-    out = io.StringIO()
-    console = Console(service, out, tmp_path / "boards")
-    console.runner = AiRunner(service, console.bot_moved, processes=0, nodes=NODES)
-    try:
+    async with console_with_the_bot(tmp_path) as (service, console, _):
         lines = ["challenge hex @ai level=easy size=6 swap=off first=challenger", "c3"]
         await console.run([*lines, "resign", "y", "rematch"])
         rematch = await service.game(2, console_place.GUILD)
@@ -768,9 +771,6 @@ async def test_the_console_lets_the_bot_move_whenever_its_turn_comes(tmp_path: A
         assert owed.game.status == "active" and owed.game.ply == 0
         await console.run([])
         assert (await service.game(owed.game.id, console_place.GUILD)).ply == 1
-    finally:
-        await console.runner.stop()
-        await service.close()
 
 
 async def test_analysis_on_discord_edits_one_message_into_the_chart(

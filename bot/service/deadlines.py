@@ -203,7 +203,8 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
         quiet_end = quiet_until(now, mover.time_zone, mover.quiet_start, mover.quiet_end)
         # Quiet hours wait, unless they last past the deadline and this is the turn's
         # only reminder (a day per move: no 24-hour one): one in them beats none.
-        only = row.kind == "remind_1h" and game.days_per_move == 1
+        days = game.days_per_move
+        only = [kind for kind, lead in REMINDER_LEADS.items() if _in_turn(lead, days)] == [row.kind]
         if quiet_end is not None and not (only and quiet_end >= game.deadline_at):
             await conn.execute(
                 deadlines.update()
@@ -233,6 +234,12 @@ async def _time_out(
     log.info("game=%d player=%d timed out", game.id, player_id)
     events = (TimedOut(game.id, player_id), over)
     return await outbox.write(service, conn, Result(await service.summary(conn, game.id), events))
+
+
+def _in_turn(lead: timedelta, days_per_move: int) -> bool:
+    """Whether a reminder this long before the deadline falls inside a turn (a day per
+    move has no 24-hour reminder: it is written done when the turn starts)."""
+    return lead < timedelta(days=days_per_move)
 
 
 async def _done(conn: AsyncConnection, row_id: int) -> None:
@@ -330,8 +337,8 @@ async def resume_clocks(
         # again for the new one (one now, when the time left is already under their lead;
         # a vacation taken in the last hour had left none before the loss).
         for kind, lead in REMINDER_LEADS.items():
-            if lead >= timedelta(days=turn.days_per_move):
-                continue  # never part of such a turn (a day per move has no 24-hour one)
+            if not _in_turn(lead, turn.days_per_move):
+                continue
             await conn.execute(
                 deadlines.update()
                 .where(
