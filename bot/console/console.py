@@ -320,7 +320,7 @@ class Console:
         await self.show_board(game, found.png)
 
     async def resign(self, words: list[str], _: str) -> None:
-        game = await self.game_id(words)
+        game = (await self.service.may_resign(await self.game_id(words), GUILD, self.me)).id
         self.say(f"Resign game #{game}? Type y to resign, anything else to keep playing.")
         answer = await self.read_line(None)
         if (answer or "").strip().lower() not in ("y", "yes"):

@@ -316,7 +316,9 @@ class GamesCog(commands.Cog):
 
     @described("resign")
     async def resign(self, interaction: discord.Interaction, game: int | None = None) -> None:
-        summary = await self.game_meant(interaction, game, my_turn=False)
+        meant = await self.game_meant(interaction, game, my_turn=False)
+        # refused at once (not playing, over) rather than after the confirmation
+        summary = await self.service.may_resign(meant.id, meant.guild_id, asker(interaction))
         await interaction.response.send_message(
             f"Resign {summary.title} #{summary.id}? This cannot be taken back.",
             view=resign_view(summary.id, summary.ply),
