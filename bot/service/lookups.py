@@ -11,12 +11,12 @@ import sqlalchemy as sa
 import engine
 from bot.render import render_text
 from bot.service import ratings
+from bot.service.messages import unknown_game
 from bot.service.models import STATUSES, Board, GameSummary, RatingLine, Record, Refused
 from bot.service.records import Records, replay
 from bot.service.rules import check_ids, check_ply, options_text, result_text, seat_names_now
 from bot.store.schema import games, moves, seats
 from engine import Code, GameState
-from engine.core import shown
 
 
 class Lookups(Records):
@@ -186,4 +186,4 @@ class Lookups(Records):
 
 def _known_game(game: str) -> None:
     if game not in engine.GAMES:
-        raise Refused(f"There is no game called {shown(game)}.", code=Code.UNKNOWN_GAME)
+        raise unknown_game(game)
