@@ -38,6 +38,12 @@ class Command:
 GAME_ID = Param(
     "game", "game_id", "the game's number; defaults to this thread's game or your only game on move"
 )
+#: How the console names a game; `help` prints it first.
+GAME_NUMBERS = (
+    "Name a game by its number, first or last on the line: move 12 d5 g3, d5 g3 #12, "
+    "undo 12 (or game=12 anywhere). Without a number: your game on move, else your only "
+    "game under way; for undo, the game of your last move."
+)
 GAME_NAME = Param("game", "game", "which game", required=True, choices=tuple(engine.GAMES))
 
 COMMANDS: tuple[Command, ...] = (
@@ -76,7 +82,8 @@ COMMANDS: tuple[Command, ...] = (
         discord="/challenge game:hotwire opponent:@bob options:size=7x7 days_per_move:3   "
         "(the bot: /challenge game:hex level:medium, or opponent:@Paperboard)",
         console="challenge hotwire @bob size=7x7 days=3 first=random rated=yes   "
-        "(the bot: challenge hex @ai level=medium)",
+        "(the bot: challenge hex @ai level=medium; open seats: challenge intersections @bob "
+        "open_seats=2)",
         buttons="Accept, Decline (named opponents), Join (open seats), Cancel (the challenger)",
     ),
     Command(
@@ -104,7 +111,7 @@ COMMANDS: tuple[Command, ...] = (
         "Play a move in algebraic notation, e.g. d5 g3.",
         (Param("move", "text", "the move as you would write it", required=True), GAME_ID),
         discord="/move move:d5 g3",
-        console="move d5 g3   (or just: d5 g3)",
+        console="move d5 g3   (or just: d5 g3; in game 12: move 12 d5 g3, or d5 g3 #12)",
         buttons="In a game's thread, a message holding only a move also plays it",
     ),
     Command(
@@ -171,7 +178,7 @@ COMMANDS: tuple[Command, ...] = (
         "Ask your opponents to take back your last move.",
         (GAME_ID,),
         discord="/undo",
-        console="undo   (opponents answer: undo accept / undo decline)",
+        console="undo   (undo 12; opponents answer: undo accept / undo decline 12)",
         buttons="Accept, Decline (for the opponents)",
     ),
     Command(
@@ -286,6 +293,16 @@ COMMANDS: tuple[Command, ...] = (
 
 BY_NAME = {command.name: command for command in COMMANDS}
 
+CONSOLE_AND_THE_BOT = (
+    "- At a terminal the console keeps reading while the bot thinks: its move is printed",
+    "  when it comes, and meanwhile any command works (`rules hex`, `games`, a move in",
+    "  another game).",
+    "- Piped input is a script: each line waits for the bot's moves it set off (and",
+    "  `hint` and `analysis` for their answer) before the next line is read, so a script",
+    "  sees the bot's reply on the next line and prints the same transcript every run.",
+    "- A line starting with `#` and no number is a comment.",
+)
+
 
 def markdown() -> str:
     """docs/COMMANDS.md."""
@@ -300,6 +317,11 @@ def markdown() -> str:
         "the same commands are typed as words, `@name` for players and `key=value`",
         "for options. Where no game is named, the game of the current thread (or your",
         "only game where it is your turn) is meant.",
+        "",
+        "## In the console",
+        "",
+        f"- {GAME_NUMBERS}",
+        *CONSOLE_AND_THE_BOT,
         "",
     ]
     for command in COMMANDS:

@@ -282,6 +282,17 @@ class GameState(ABC):
     def legal_moves(self) -> list[str]:
         """The canonical text of every legal action now, in a stable sorted order."""
 
+    def example_move(self) -> str | None:
+        """A legal move now, to show a player the notation ("Type the move: move f6"); None
+        when the game is over. The middle of the sorted list: on most boards a point near
+        the centre rather than a corner."""
+        shown_from = self._example_moves()
+        return shown_from[len(shown_from) // 2] if shown_from else None
+
+    def _example_moves(self) -> list[str]:
+        """The moves `example_move` picks from (a game may prefer some kinds)."""
+        return self.legal_moves()
+
     @abstractmethod
     def view(self) -> View:
         """The render-facing picture of the position; renderers derive no rules."""

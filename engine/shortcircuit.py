@@ -179,6 +179,11 @@ class ShortCircuitState(GameState):
             return []
         return sorted((self.action_text(action) for action in self.actions()), key=sort_key)
 
+    def _example_moves(self) -> list[str]:
+        """Connector placements when there are any: the piece every turn ends with."""
+        legal = self.legal_moves()
+        return [move for move in legal if move.split(" ", 1)[0] in _COLOUR_WORDS] or legal
+
     def copy(self) -> Self:
         clone = _copy.copy(self)
         clone.options = dict(self.options)
@@ -240,12 +245,16 @@ class ShortCircuitState(GameState):
         if head in _CAP_WORDS:
             return self._check_capacitor(self._cell(rest))
         raise IllegalMove(
-            f"I can't read {shown(text)}: play like r d4, cap d4 or pop e5 f6.", code=Code.SYNTAX
+            f"I can't read {shown(text)}: play like {self._colour_initial} d4, cap d4 "
+            "or pop e5 f6.",
+            code=Code.SYNTAX,
         )
 
     def _cell(self, text: str) -> int:
         if not text:
-            raise IllegalMove("Name the cell too, like r d4 or cap d4.", code=Code.SYNTAX)
+            raise IllegalMove(
+                f"Name the cell too, like {self._colour_initial} d4 or cap d4.", code=Code.SYNTAX
+            )
         return self._on_board(point(text))
 
     def _pop_cells(self, text: str) -> tuple[int, int]:
@@ -256,6 +265,11 @@ class ShortCircuitState(GameState):
                 code=Code.SYNTAX,
             )
         return self._on_board(cells[0]), self._on_board(cells[1])
+
+    @property
+    def _colour_initial(self) -> str:
+        """The initial of the mover's first colour ("r", or "b" for Player 2), for examples."""
+        return COLOURS[2 * self._mover][0]
 
     def _on_board(self, where: Point) -> int:
         bit = self._board.bit_at.get(where)

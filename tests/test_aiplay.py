@@ -10,6 +10,7 @@ import os
 import random
 import signal
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -771,6 +772,45 @@ async def test_the_console_lets_the_bot_move_whenever_its_turn_comes(tmp_path: A
         assert owed.game.status == "active" and owed.game.ply == 0
         await console.run([])
         assert (await service.game(owed.game.id, console_place.GUILD)).ply == 1
+
+
+async def test_at_a_terminal_the_console_answers_while_the_bot_thinks(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search of a minute (level max) holds nothing: the player types on, and the bot's
+    move is printed when it comes."""
+    released = threading.Event()
+
+    def held_search(*args: Any) -> Any:
+        released.wait(timeout=60)  # the search "takes" until the test lets it finish
+        return think(*args)
+
+    monkeypatch.setattr(airunner, "think", held_search)
+    async with console_with_the_bot(tmp_path) as (service, console, out):
+        lines = ["challenge hex @ai level=easy size=5 swap=off first=challenger", "c3"]
+        await console.run([*lines, "rules hex", "games"], interactive=True)
+        said = out.getvalue()
+        assert "@Paperboard (easy) is thinking about its move in Hex #1." in said
+        assert "Hex (2 players)" in said  # the rules card, while the bot thinks
+        assert "#1 Hex active: player vs Paperboard (easy), move 1, " in said, said
+        assert "@Paperboard (easy) played" not in said
+        released.set()
+        for _ in range(600):  # the bot's move comes in its own time
+            if "@Paperboard (easy) played" in out.getvalue():
+                break
+            await asyncio.sleep(0.05)
+        assert out.getvalue().count("@Paperboard (easy) played") == 1
+        assert (await service.game(1, console_place.GUILD)).ply == 2
+
+
+async def test_a_piped_script_sees_the_bots_reply_before_its_next_line(tmp_path: Any) -> None:
+    async with console_with_the_bot(tmp_path) as (_, console, out):
+        lines = ["challenge hex @ai level=easy size=5 swap=off first=challenger", "c3", "games"]
+        await console.run(lines)
+        said = out.getvalue().splitlines()
+        played = next(i for i, line in enumerate(said) if "@Paperboard (easy) played" in line)
+        listed = next(i for i, line in enumerate(said) if line.startswith("#1 Hex active"))
+        assert played < listed and ", move 2, " in said[listed], said
 
 
 async def test_analysis_on_discord_edits_one_message_into_the_chart(

@@ -117,6 +117,16 @@ def test_every_listed_move_is_accepted_and_play_never_mutates(
             steps += 1
 
 
+@pytest.mark.parametrize(("name", "options"), OPTION_SETS, ids=IDS)
+def test_the_example_move_is_a_legal_move_until_the_end(name: str, options: dict[str, Any]) -> None:
+    state = fresh(name, options)
+    while state.outcome is None:
+        example = state.example_move()
+        assert example in state.legal_moves()
+        state = state.play(random.Random(state.ply).choice(state.legal_moves()))
+    assert state.example_move() is None
+
+
 def assert_actors(before: GameState, after: GameState) -> None:
     """The engine says who made each new record entry: the mover for every action of
     the move (a whole turn may be several), another seat for each forced pass."""

@@ -14,6 +14,7 @@ import pytest
 import engine
 from bot.console import Console
 from bot.service import GameService
+from tests.conftest import Clock
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [
@@ -244,3 +245,160 @@ async def test_resign_asks_first(service: GameService, tmp_path: Path) -> None:
 async def test_the_challenge_line_shows_the_options(service: GameService, tmp_path: Path) -> None:
     said = await transcript_of(service, tmp_path, HEX_WITH_SWAP[:2])
     assert said[-1].startswith("@ann challenges @bob to Hex #1 (size=5, no clock, rated)."), said
+
+
+TWO_HEX_GAMES = [
+    "as ann",
+    "challenge hex @bob size=5 swap=off days=none first=challenger",
+    "challenge hex @bob size=5 swap=off days=none first=challenger",
+    "as bob",
+    "accept 1",
+    "accept 2",
+]
+
+
+async def test_a_game_is_named_by_its_number_first_or_last_in_every_command(
+    service: GameService, tmp_path: Path, clock: Clock
+) -> None:
+    lines = [*TWO_HEX_GAMES, "as ann", "move 1 c3", "c3 #2", "as bob", "move #2 b2", "1 b2"]
+    said = await transcript_of(service, tmp_path, [*lines, "as ann", "c4", "move 2 c4"])
+    several = {
+        "Name the game: you have several (#1, #2).",
+        "Name the game: you have several (#2, #1).",
+    }
+    assert several & set(said), said  # the bare c4: ann is on move in both
+    clock.advance(minutes=1)
+    said += await transcript_of(service, tmp_path, ["as ann", "#1 b3"])
+    assert [line for line in said if " played " in line] == [
+        "@ann played c3.", "@ann played c3.", "@bob played b2.", "@bob played b2.",
+        "@ann played c4.", "@ann played b3.",
+    ], said  # fmt: skip
+    assert (await service.state(1, 0)).moves == ("c3", "b2", "b3")
+    assert (await service.state(2, 0)).moves == ("c3", "b2", "c4")
+    # neither game on move for ann: undo means the game of her last move, #1
+    lines = ["as ann", "undo", "as bob", "undo decline 1", "as ann", "undo 2", "as bob"]
+    said = await transcript_of(service, tmp_path, [*lines, "undo 2 accept", "resign #2", "n"])
+    assert said[2] == "@ann asks to take back their last move in Hex #1; @bob: accept or decline."
+    assert said[4] == "@bob declined the undo in Hex #1."
+    assert "The last move in Hex #2 was taken back by agreement." in said
+    assert said[-2:] == [
+        "Resign game #2? Type y to resign, anything else to keep playing.",
+        "You did not resign game #2.",
+    ]
+
+
+async def test_a_move_line_never_loses_a_move_to_the_game_number(
+    service: GameService, tmp_path: Path
+) -> None:
+    lines = ["move 1 2 c3", "move 1 c3 #2", "move game=1 c3 2", "# 1 c3", "#2 c3 # no comment"]
+    said = await transcript_of(service, tmp_path, [*TWO_HEX_GAMES, "as ann", *lines])
+    assert said[-4:] == [
+        "“2 c3” is not a coordinate like d5.",  # only a first or last number names the game
+        "Name one game: 12, #12 or game=12.",
+        "Name one game: 12, #12 or game=12.",
+        "“c3 # no comment” is not a coordinate like d5.",  # "# 1 c3" was a comment
+    ], said
+    assert (await service.game(1, 0)).ply == 0 and (await service.game(2, 0)).ply == 0
+
+
+async def test_refusals_say_what_was_meant(service: GameService, tmp_path: Path) -> None:
+    lines = [
+        "chalenge hex @bob",
+        "chalenge hex @bob size=5",  # a digit, yet no move
+        "challenge intersection @bob",
+        "challenge hex bob",
+        "challenge hex easy",
+        "challenge hex 7x7",
+        "settings vacation",
+        "settings reminders",
+        "settings tz",
+        "leaderboard hexx",
+        "rules hotwires",
+    ]
+    said = await transcript_of(service, tmp_path, lines)
+    games = "The games are hex, disthex, hotwire, intersections, livewire, shortcircuit."
+    assert said[1:] == [
+        "There is no command “chalenge”; did you mean challenge? Type help for the commands.",
+        "There is no command “chalenge”; did you mean challenge? Type help for the commands.",
+        f"There is no game called “intersection”; did you mean intersections? {games}",
+        "I don't understand “bob”; to challenge that player, write @bob.",
+        "I don't understand “easy”; to play the bot at that level, write @ai level=easy.",
+        "I don't understand “7x7”; for the board's size, write size=7x7.",
+        "Say vacation=on or off.",
+        "Say reminders=dm, thread, digest or off.",
+        "Give tz a value (e.g. Europe/Paris).",
+        f"There is no game called “hexx”; did you mean hex? {games}",
+        f"There is no game called “hotwires”; did you mean hotwire? {games}",
+    ], said
+
+
+async def test_a_bare_move_command_shows_the_games_own_notation(
+    service: GameService, tmp_path: Path
+) -> None:
+    lines = [
+        "as ann",
+        "challenge hotwire @bob size=5x5 days=none first=challenger",
+        "challenge hex @bob size=5 swap=off days=none first=challenger",
+        "as bob",
+        "accept 1",
+        "accept 2",
+        "as ann",
+        "move 1",
+        "move #2",
+        "as bob",
+        "move 2",
+    ]
+    said = await transcript_of(service, tmp_path, lines)
+    assert said[-4:] == [
+        "Type the move: move b3-e5.",  # a legal move of each game: its own notation
+        "Type the move: move c3.",
+        "You are bob.",
+        "It is not your turn: ann is to move.",
+    ], said
+
+
+async def test_open_seats_by_their_documented_name_or_the_short_one(
+    service: GameService, tmp_path: Path
+) -> None:
+    lines = [
+        "challenge intersections @bob open_seats=1 days_per_move=3",
+        "challenge intersections @bob open=2 days=none",
+    ]
+    said = await transcript_of(service, tmp_path, lines)
+    assert "Intersections #1 (3 days per move, rated). 1 more seat open to anyone." in said[1]
+    assert "(no clock, rated). 2 more seats open to anyone." in said[2], said
+
+
+async def test_resigning_a_game_you_cannot_resign_is_refused_before_asking(
+    service: GameService, tmp_path: Path
+) -> None:
+    lines = [*HEX_WITH_SWAP, "as cat", "resign 1", "games", "as ann", "resign 1", "y", "resign 1"]
+    said = await transcript_of(service, tmp_path, [*lines, "games"])
+    assert not any(line.startswith("You did not resign") for line in said), said
+    assert said[said.index("You are cat.") + 1 :][:2] == [
+        "You are not playing in this game.",
+        "No games for cat.",  # "games" was read as a command, not as the answer
+    ]
+    assert said[-3:-1] == ["Hex #1 is over: @bob wins by resignation. @ann loses.",
+                           "This game is over."], said  # fmt: skip
+
+
+async def test_what_comes_while_the_player_types_goes_below_the_prompt(
+    service: GameService, tmp_path: Path
+) -> None:
+    """The bot's move (or a reminder) printed at a terminal while a line is being typed:
+    the typed line keeps its own, the news follows, then the prompt again."""
+    out = io.StringIO()
+    console = Console(service, out, tmp_path)
+    console.reading = "ann> "
+    with console.aside():
+        console.say("@Paperboard (max) played d4.")
+        with console.aside():  # the board, shown within the same news
+            console.say("Board: boards/game-1-move-2.png")
+    assert (
+        out.getvalue() == "\n@Paperboard (max) played d4.\nBoard: boards/game-1-move-2.png\nann> "
+    )
+    console.reading = None
+    with console.aside():
+        console.say("@bob played b2.")  # the answer to a command: no prompt in between
+    assert out.getvalue().endswith("ann> @bob played b2.\n")

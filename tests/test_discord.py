@@ -333,6 +333,24 @@ async def test_undo_with_buttons_and_resign(world: World) -> None:
         assert final.status == "finished" and final.winners == (0,)
 
 
+async def test_resign_is_refused_at_once_to_a_bystander_and_in_a_game_over(
+    world: World,
+) -> None:
+    """No confirmation is asked of someone who could not resign: /abort and /undo refuse
+    at once too."""
+    async with world.running():
+        game = await start(world, "hotwire", size="5x5")
+        thread = world.thread(game)
+        asked = {"game": game.id}
+        reply = await (await world.fake.slash(world.users["cat"], "resign", asked)).reply()
+        assert reply.ephemeral and reply.content == "You are not playing in this game."
+        assert not reply.components
+        bob = world.user_of(game, 1)
+        await world.service.resign(game.id, world.guild.id, Player(bob.id, "bob"))
+        reply = await (await world.fake.slash(bob, "resign", {}, channel=thread)).reply()
+        assert reply.ephemeral and reply.content == "This game is over." and not reply.components
+
+
 async def test_buttons_and_games_survive_a_restart(world: World) -> None:
     async with world.running():
         summary, message = await challenge(world, "hex", size="4", options="swap=off")

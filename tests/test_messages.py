@@ -7,7 +7,14 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.service import Code, PlayerSettings, RatingLine, Refused
-from bot.service.messages import clock_text, parse_days, rating_line, settings_line
+from bot.service.messages import (
+    clock_text,
+    closest,
+    parse_days,
+    rating_line,
+    settings_line,
+    unknown_game,
+)
 
 
 def test_a_rating_line_names_the_game_and_the_standing() -> None:
@@ -58,3 +65,14 @@ def test_parse_days_refuses_anything_else(typed: str) -> None:
 )
 def test_the_clock_is_said_in_days_one_or_more(days: int | None, said: str) -> None:
     assert clock_text(days) == said
+
+
+def test_an_unknown_game_suggests_the_name_meant() -> None:
+    meant = unknown_game("Intersection")
+    assert meant.code == Code.UNKNOWN_GAME
+    assert str(meant).startswith(
+        "There is no game called “Intersection”; did you mean intersections? The games are hex,"
+    )
+    assert str(unknown_game("chess")).startswith("There is no game called “chess”; the games are")
+    assert closest("chalenge", ["challenge", "accept"]) == "challenge"
+    assert closest("red", ["record", "rematch"]) is None  # a Short Circuit move, not a command

@@ -390,6 +390,40 @@ async def test_default_game_is_the_threads_or_my_only_turn(service: GameService)
     await refused(Code.NO_GAME, service.default_game(GUILD, other.id, None))
 
 
+async def test_without_a_game_named_undo_means_the_game_of_your_last_move(
+    service: GameService, clock: Clock
+) -> None:
+    first = await start(service, "hex", {"size": 5})
+    second = await start(service, "hex", {"size": 5})
+    await service.move(first.id, GUILD, ANN, "c3")
+    clock.advance(minutes=1)
+    await service.move(second.id, GUILD, ANN, "c3")
+    # two games under way, neither on move: which one is for the command to say
+    listed = await refused(
+        Code.AMBIGUOUS_GAME, service.default_game(GUILD, ANN.id, None, my_turn=False)
+    )
+    assert str(listed) == f"Name the game: you have several (#{second.id}, #{first.id})."
+    last = await service.default_game(GUILD, ANN.id, None, my_turn=False, last_moved=True)
+    assert last.id == second.id
+    clock.advance(minutes=1)
+    await service.move(first.id, GUILD, BOB, "b2")
+    clock.advance(minutes=1)
+    await service.move(first.id, GUILD, ANN, "d4")
+    last = await service.default_game(GUILD, ANN.id, None, my_turn=False, last_moved=True)
+    assert last.id == first.id
+    last = await service.default_game(GUILD, BOB.id, None, my_turn=False, last_moved=True)
+    assert last.id == first.id  # Bob has moved only there (and is on move in the other)
+
+
+async def test_may_resign_refuses_at_once_as_resigning_would(service: GameService) -> None:
+    game = await start(service, "hex", {"size": 5})
+    assert (await service.may_resign(game.id, GUILD, BOB)).id == game.id
+    await refused(Code.NOT_SEATED, service.may_resign(game.id, GUILD, CAT))
+    await service.resign(game.id, GUILD, BOB)
+    await refused(Code.GAME_OVER, service.may_resign(game.id, GUILD, ANN))
+    assert (await service.game(game.id, GUILD)).status == "finished"
+
+
 async def test_player_settings(service: GameService, clock: Clock) -> None:
     settings = await service.player_settings(ANN, reminders="dm", time_zone="Europe/Paris")
     assert settings.reminders == "dm" and settings.time_zone == "Europe/Paris"

@@ -520,6 +520,17 @@ def test_syntax_refusals() -> None:
         assert error.code == Code.OFF_BOARD and text.split()[-1] in str(error)
 
 
+def test_a_refusal_shows_the_movers_own_colours() -> None:
+    blue_to_move = new()  # Player 2 places the centre piece
+    assert str(refused(blue_to_move, "c3")) == (
+        "I can't read “c3”: play like b d4, cap d4 or pop e5 f6."
+    )
+    assert str(refused(blue_to_move, "g")) == "Name the cell too, like b d4 or cap d4."
+    red_to_move = played(["b e5"])
+    assert "play like r d4," in str(refused(red_to_move, "c3"))
+    assert blue_to_move.example_move() == "g e5" and red_to_move.example_move() == "y d4"
+
+
 # -- listing moves ------------------------------------------------------------------
 
 

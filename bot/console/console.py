@@ -4,26 +4,35 @@ Several local players share one terminal (`as bob` switches), one SQLite store,
 one pretend server. Every board is saved as a PNG (its path printed) and drawn
 in characters. When standard input is not a terminal the commands are read
 from it, so a whole game can be piped in; end of input ends the session.
+
+The bot: at a terminal the AI runner's own loop plays its moves while the player
+types on (they are printed as they come, as Discord posts them). Piped input is
+a script: each line waits for the bot's moves it set off before the next line
+is read, so a script's transcript is the same on every run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import re
 import shlex
 import sys
 import unicodedata
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 import engine
-from bot.commands import BY_NAME, COMMANDS
+from bot.commands import BY_NAME, COMMANDS, GAME_NUMBERS
 from bot.schedule.airunner import AiRunner
 from bot.service import (
     DEFAULT_LEVEL,
+    LEVELS,
     Code,
     Event,
     GameService,
@@ -37,6 +46,7 @@ from bot.service import (
     UndoAnswered,
     away_note,
     bot_record_lines,
+    closest,
     conditional_text,
     describe,
     parse_days,
@@ -50,11 +60,13 @@ log = logging.getLogger("paperboard.console")
 
 #: The console plays as one pretend server and channel.
 GUILD, CHANNEL = 0, 0
-OPTIONS_OF_CHALLENGE = {"days", "first", "rated", "open", "level"}
+#: A challenge's settings that are not game options (`open=` and `days=` are short forms).
+OPTIONS_OF_CHALLENGE = {"days", "days_per_move", "first", "rated", "open", "open_seats", "level"}
 #: `@ai` in a challenge is a seat for the bot (at `level=`, medium by default).
 BOT_NAME = "ai"
-#: How long the console waits for the bot's move before giving the prompt back.
+#: How long a line waits for the bot (its move, for piped input; a hint; an analysis).
 BOT_WAIT_SECONDS = 600.0
+AI_POLL_SECONDS = 0.2  # how often a wait for the bot looks whether it is done
 PROGRESS_SECONDS = 3.0  # how often an analysis under way says how far it got
 #: The console's setting words (short forms too) and the service's names for them.
 SETTING_NAMES = {
@@ -73,8 +85,14 @@ SETTING_NAMES = {
 BARE_WORD_MOVES = {"swap", "pass"}  # "pass" gets the engine's sentence: it is never typed
 CONDITIONAL_ACTIONS = next(p for p in BY_NAME["conditional"].params if p.name == "action").choices
 BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
+SETTING_PARAMS = {param.name: param for param in BY_NAME["settings"].params}
+UNDO_ANSWERS = ("accept", "decline")
+#: A word that reads as a player's name (after @ in a challenge) or a board size.
+NAME_LIKE = re.compile(r"[^\W\d][\w.\-]{0,31}")
+SIZE_LIKE = re.compile(r"\d{1,3}(x\d{1,3})?", re.IGNORECASE)
 
 Handler = Callable[[list[str], str], Awaitable[None]]
+T = TypeVar("T")
 
 
 def player_id(name: str) -> int:
@@ -93,6 +111,9 @@ class Console:
         self.me = Player(player_id("player"), "player")
         self.names: dict[int, str] = {self.me.id: self.me.name}
         self.source: Iterator[str] | None = None  # piped lines; None: standard input
+        self.interactive = False  # at a terminal: the bot moves while the player types
+        self.reading: str | None = None  # the prompt while a line is read from the terminal
+        self.asides = 0  # output under way that came while a line was being read
         self.handlers: dict[str, Handler] = {
             "challenge": self.challenge,
             "accept": self.accept,
@@ -123,10 +144,16 @@ class Console:
     # -- the loop -------------------------------------------------------------------
 
     async def run(self, lines: Iterable[str] | None = None, *, interactive: bool = False) -> None:
-        """Read commands until `quit` or the end of input."""
+        """Read commands until `quit` or the end of input. `interactive` (a terminal): a
+        prompt, and the bot thinks while the player types; otherwise each line waits for
+        the bot's moves it set off."""
         self.say("Paperboard console. Type help for the commands, quit to leave.")
         self.source = iter(lines) if lines is not None else None
-        await self.bot_turns()  # a move the bot owed when the last session ended
+        self.interactive = interactive
+        if interactive and self.runner is not None:
+            await self.runner.start()  # its loop plays the bot; bot_moved prints each move
+        else:
+            await self.bot_turns()  # a move the bot owed when the last session ended
         while True:
             line = await self.read_line(f"{self.me.name}> " if interactive else None)
             if line is None or not await self.handle(line):
@@ -139,7 +166,11 @@ class Console:
             self.out.flush()
         if self.source is not None:
             return next(self.source, None)
-        line = await asyncio.to_thread(sys.stdin.readline)
+        self.reading = prompt or ""
+        try:
+            line = await asyncio.to_thread(sys.stdin.readline)
+        finally:
+            self.reading = None
         # Bytes that are not UTF-8 arrive as lone surrogates, which nothing can encode
         # again (the database, the terminal): make them U+FFFD.
         return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace") or None
@@ -147,8 +178,8 @@ class Console:
     async def handle(self, line: str) -> bool:
         """One command line; False to stop."""
         text = line.strip()
-        if not text or text.startswith("#"):
-            return True
+        if not text or (text.startswith("#") and not text[1:2].isdecimal()):
+            return True  # a comment ("#12 d5" names a game)
         word, _, rest = text.partition(" ")
         word = word.lower()
         if word in ("quit", "exit"):
@@ -162,12 +193,12 @@ class Console:
         try:
             if handler is not None:
                 await handler(words, rest.strip())
-            elif any(ch.isdigit() for ch in text) or word in BARE_WORD_MOVES:
-                await self.move([], text)  # a bare move: "d5 g3", "swap"
+            elif self.reads_as_move(word, text):
+                await self.move([], text)  # a bare move: "d5 g3", "swap", "c3 #12"
             else:
-                self.say(f"There is no command {shown(word)}; type help for the commands.")
-                return True
-            await self.bot_turns()
+                raise self.no_command(word)
+            if not self.interactive:
+                await self.bot_turns()
         except Refused as refusal:
             self.say(str(refusal))
         except Exception:  # a bug must not end the session or lose the games
@@ -178,6 +209,26 @@ class Console:
             )
         return True
 
+    def reads_as_move(self, word: str, line: str) -> bool:
+        """Whether a line that names no command is a bare move: it holds a digit ("d5 g3",
+        "c3 #12") or is a move word ("swap"), and its first word is no command mistyped
+        ("chalenge hex size=5")."""
+        if word in BARE_WORD_MOVES:
+            return True
+        if not any(ch.isdigit() for ch in line):
+            return False
+        return any(ch.isdigit() for ch in word) or self.command_meant(word) is None
+
+    def command_meant(self, word: str) -> str | None:
+        return closest(word, [*self.handlers, "quit"])
+
+    def no_command(self, word: str) -> Refused:
+        meant = self.command_meant(word)
+        guess = f"did you mean {meant}? Type" if meant else "type"
+        return Refused(
+            f"There is no command {shown(word)}; {guess} help for the commands.", code=Code.USAGE
+        )
+
     # -- commands -----------------------------------------------------------------------
 
     async def challenge(self, words: list[str], _: str) -> None:
@@ -186,25 +237,26 @@ class Console:
         game, *rest = words
         mentioned = [word[1:] for word in rest if word.startswith("@")]
         opponents = [self.player(name) for name in mentioned if name.lower() != BOT_NAME]
-        settings = dict(_pair(word) for word in rest if "=" in word)
+        settings = {
+            key.replace("-", "_"): value for key, value in (_pair(w) for w in rest if "=" in w)
+        }
         loose = [w for w in rest if not w.startswith("@") and "=" not in w]
         if loose:
-            raise Refused(
-                f"I don't understand {shown(loose[0])}; options are key=value.", code=Code.USAGE
-            )
+            raise _loose_word(loose[0])
         if "level" in settings and len(opponents) == len(mentioned):
             raise Refused("level= is for a game against the bot: mention @ai.", code=Code.USAGE)
-        options = {
-            k.replace("-", "_"): v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE
-        }
+        options = {k: v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE}
+        open_seats = settings.get("open_seats", settings.get("open", "0"))
         result = await self.service.challenge(
             Place(GUILD, CHANNEL),
             self.me,
             game.lower(),
             opponents=opponents,
-            open_seats=_int(settings.get("open", "0"), "open"),
+            open_seats=_int(open_seats, "open_seats"),
             options=options,
-            days_per_move=parse_days(settings.get("days"), unset="default"),
+            days_per_move=parse_days(
+                settings.get("days_per_move", settings.get("days")), unset="default"
+            ),
             first=settings.get("first", "random"),
             rated=_bool(settings["rated"]) if "rated" in settings else None,
             bots=[settings.get("level", DEFAULT_LEVEL)] * (len(mentioned) - len(opponents)),
@@ -230,13 +282,13 @@ class Console:
         )
 
     async def move(self, words: list[str], rest: str) -> None:
-        named = [w for w in rest.split() if w.lower().startswith("game=")]
-        text = " ".join(w for w in rest.split() if not w.lower().startswith("game="))
-        if len(named) > 1:
-            raise Refused("Name one game: game=12.", code=Code.USAGE)
+        named, tokens = named_game(rest.split())
+        text = " ".join(tokens)
+        game = named if named is not None else await self.game_to_move()
         if not text:
-            raise Refused("Type the move: move d5 g3.", code=Code.USAGE)
-        game = _int(named[0][5:].lstrip("#"), "game") if named else await self.game_to_move()
+            example = await self.service.example_move(game, GUILD, self.me.id)
+            if example is not None:  # else the empty move hears why not (whose turn, over)
+                raise Refused(f"Type the move: move {example}.", code=Code.USAGE)
         proposed = await self.service.propose_move(game, GUILD, self.me, text)
         if isinstance(proposed, MovePreview):  # the misclick guard: ask first
             self.say(proposed.text)
@@ -253,34 +305,37 @@ class Console:
         await self.show_board(result.game, result.png)
 
     async def bot_turns(self) -> None:
-        """Let the bot play in every game where it is to move: after any command (a move,
-        an accept or a rematch that seats it first, an undo) and at the start."""
+        """Piped input: let the bot play in every game where it is to move, after any
+        command (a move, an accept or a rematch that seats it first, an undo) and at the
+        start, before the next line is read. Each of its moves is printed like anyone's."""
         if self.runner is None:
             return
         for game in await self.service.games(GUILD, status="active"):
-            if game.to_move is not None and game.seats[game.to_move].bot is not None:
-                await self.bot_moves(game.id)
+            if _bot_to_move(game):
+                await self.ai_work(
+                    partial(self.service.game, game.id, GUILD), lambda g: not _bot_to_move(g)
+                )
 
-    async def bot_moves(self, game_id: int) -> None:
-        """While the bot is to move in the game, let the AI runner play (its searches run in
-        worker processes), printing each of its moves like anyone's."""
-        if self.runner is None:
-            return
+    async def ai_work(self, ask: Callable[[], Awaitable[T]], ready: Callable[[T], bool]) -> T:
+        """Ask again until the answer is ready (the bot has moved, a hint or an analysis is
+        done), letting the AI runner take what is queued meanwhile (its searches run in
+        worker processes; at a terminal its own loop may have taken the job already).
+        The last answer, ready or not, after BOT_WAIT_SECONDS."""
+        runner = self.runner
+        if runner is None:
+            raise Refused("Nobody plays the bot in this console.", code=Code.BUSY)
         deadline = asyncio.get_running_loop().time() + BOT_WAIT_SECONDS
-        while asyncio.get_running_loop().time() < deadline:
-            game = await self.service.game(game_id, GUILD)
-            if (
-                game.status != "active"
-                or game.to_move is None
-                or game.seats[game.to_move].bot is None
-            ):
-                return
-            if not await self.runner.run_once():
-                await asyncio.sleep(0.2)  # another process holds the job
+        answer = await ask()
+        while not ready(answer) and asyncio.get_running_loop().time() < deadline:
+            if not await runner.run_once():
+                await asyncio.sleep(AI_POLL_SECONDS)  # another loop or process holds the job
+            answer = await ask()
+        return answer
 
     async def game_to_move(self) -> int:
         """The game a move without a number means: your only game on move, else your
-        only game under way (so a move out of turn hears whose turn it is)."""
+        only game under way (so a move out of turn hears whose turn it is), else the
+        refusal naming your games."""
         try:
             return (await self.service.default_game(GUILD, self.me.id, None)).id
         except Refused as refusal:
@@ -320,7 +375,7 @@ class Console:
         await self.show_board(game, found.png)
 
     async def resign(self, words: list[str], _: str) -> None:
-        game = await self.game_id(words)
+        game = (await self.service.may_resign(await self.game_id(words), GUILD, self.me)).id
         self.say(f"Resign game #{game}? Type y to resign, anything else to keep playing.")
         answer = await self.read_line(None)
         if (answer or "").strip().lower() not in ("y", "yes"):
@@ -332,12 +387,16 @@ class Console:
         await self.announce(await self.service.abort(await self.game_id(words), GUILD, self.me))
 
     async def undo(self, words: list[str], _: str) -> None:
-        answer = words[0].lower() if words and words[0].lower() in ("accept", "decline") else None
-        rest = words[1:] if answer else words
-        if answer is None:
-            game = await self.game_id(rest)
+        """undo [GAME] asks; undo accept|decline [GAME] answers (the game before or after)."""
+        answers = [w.lower() for w in words if w.lower() in UNDO_ANSWERS]
+        rest = [w for w in words if w.lower() not in UNDO_ANSWERS]
+        if len(answers) > 1:
+            raise Refused("Answer once: undo accept or undo decline.", code=Code.USAGE)
+        if not answers:  # the game meant: where your last move was
+            game = await self.game_id(rest, last_moved=True)
             await self.announce(await self.service.request_undo(game, GUILD, self.me))
             return
+        answer = answers[0]
         game = await self.game_id(rest)
         result = await self.service.answer_undo(game, GUILD, self.me, accept=answer == "accept")
         await self.announce(result)
@@ -359,42 +418,37 @@ class Console:
         self.say(f"Replay: {path}")
 
     async def conditional(self, words: list[str], rest: str) -> None:
-        """conditional [GAME] [add|list|remove|clear] [LINE]: the line is the rest."""
-        tokens = rest.split()
-        named = (
-            tokens[:1] if tokens and tokens[0].lstrip("#").removeprefix("game=").isdecimal() else []
-        )
-        tokens = tokens[len(named) :]
+        """conditional [GAME] [add|list|remove|clear] [LINE] [GAME]: the line is the rest."""
+        named, tokens = named_game(rest.split())
         action = tokens[0].lower() if tokens and tokens[0].lower() in CONDITIONAL_ACTIONS else None
         line = " ".join(tokens[1:] if action else tokens) or None
-        game = await self.game_id(named)
+        game = named if named is not None else await self.game_meant()
         found = await self.service.conditional(game, GUILD, self.me, action, line)
         self.say(conditional_text(found))
 
     async def export(self, words: list[str], _: str) -> None:
         fmt = next((w.lower() for w in words if w.lower() in ("json", "sgf")), "json")
-        rest = [w for w in words if w.lower() not in ("json", "sgf")]
-        if len(rest) > 1 or (rest and not rest[0].lstrip("#").isdecimal()):
+        named, others = named_game([w for w in words if w.lower() not in ("json", "sgf")])
+        if others:
             raise Refused(
                 f"Export game NUMBER as json or sgf, not {shown(' '.join(words))}.",
                 code=Code.USAGE,
             )
-        game = await self.game_id(rest, any_status=True)
+        game = named if named is not None else await self.game_meant(any_status=True)
         exported = await self.service.export(game, GUILD, self.me.id, fmt)
         path = self.save(exported.filename, exported.data)
         self.say(f"Export: {path}")
 
     async def analysis(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)
-        report = await self.service.analysis(game, GUILD)
-        if not report.done:
-            working = asyncio.create_task(self.ai_work())
-            while not report.done and not working.done():
-                await asyncio.wait({working}, timeout=PROGRESS_SECONDS)
-                report = await self.service.analysis(game, GUILD)
-                if not report.done:
-                    self.say(f"analysing move {report.progress}/{report.total}")
-            await working
+        ask = partial(self.service.analysis, game, GUILD)
+        working = asyncio.create_task(self.ai_work(ask, lambda found: found.done))
+        while not working.done():
+            await asyncio.wait({working}, timeout=PROGRESS_SECONDS)
+            if not working.done():
+                progress = await ask()
+                self.say(f"analysing move {progress.progress}/{progress.total}")
+        report = await working
         if not report.done:
             raise Refused("The analysis is queued; ask again in a while.", code=Code.BUSY)
         path = self.save(f"game-{game}-analysis.png", report.png)
@@ -402,33 +456,20 @@ class Console:
 
     async def hint(self, words: list[str], _: str) -> None:
         game = await self.game_id(words)
-        found = await self.service.hint(game, GUILD, self.me.id)
-        if found.move is None:
-            await self.ai_work()
-            found = await self.service.hint(game, GUILD, self.me.id)
+        found = await self.ai_work(
+            partial(self.service.hint, game, GUILD, self.me.id), lambda hint: hint.move is not None
+        )
         if found.move is None:
             raise Refused("The bot is busy; ask for the hint again in a while.", code=Code.BUSY)
         path = self.save(f"game-{game}-hint.png", found.png)
         self.say(f"The bot would play {found.move}. Board: {path}")
-
-    async def ai_work(self) -> None:
-        """Let the AI runner take what is queued (the console has no loop of its own)."""
-        if self.runner is None:
-            raise Refused("Nobody plays the bot in this console.", code=Code.BUSY)
-        await self.runner.run_once()
 
     async def rules(self, words: list[str], _: str) -> None:
         if not words:
             for name, info in engine.GAMES.items():
                 self.say(f"{name:<14} {info.title}")
             return
-        name = words[0].lower()
-        if name not in engine.GAMES:
-            raise Refused(
-                f"There is no game {shown(name)}; the games are {', '.join(engine.GAMES)}.",
-                code=Code.UNKNOWN_GAME,
-            )
-        self.say(rules_card(name))
+        self.say(rules_card(words[0].lower()))
 
     async def rating(self, words: list[str], _: str) -> None:
         game = next((w.lower() for w in words if not w.startswith("@")), None)
@@ -454,14 +495,16 @@ class Console:
             self.say(f"{rank:>2}. {line.name:<18} {line.rating:6.1f}  {line.wins}/{line.games} won")
 
     async def settings(self, words: list[str], _: str) -> None:
-        values = {SETTING_NAMES.get(key, key): value for key, value in map(_pair, words)}
-        unknown = [key for key in values if key not in SETTING_NAMES.values()]
-        if unknown:
-            raise Refused(
-                f"There is no setting {shown(unknown[0])}; the settings are "
-                f"{', '.join(sorted(set(SETTING_NAMES.values())))}.",
-                code=Code.USAGE,
-            )
+        for key, value in map(_pair, words):
+            if key not in SETTING_NAMES:
+                raise Refused(
+                    f"There is no setting {shown(key)}; the settings are "
+                    f"{', '.join(sorted(set(SETTING_NAMES.values())))}.",
+                    code=Code.USAGE,
+                )
+            if not value:
+                raise _no_value(key)
+        values = {SETTING_NAMES[key]: value for key, value in map(_pair, words)}
         vacation = values.get("vacation")
         confirm = values.get("confirm_moves")
         hour = values.get("digest_hour")
@@ -484,6 +527,7 @@ class Console:
         self.say(f"You are {self.me.name}.")
 
     async def help(self, words: list[str], _: str) -> None:
+        self.say(GAME_NUMBERS)
         for command in COMMANDS:
             if command.console:
                 self.say(f"  {command.console:<58} {command.help}")
@@ -501,16 +545,29 @@ class Console:
         return player
 
     async def game_id(
-        self, words: list[str], *, challenge: bool = False, any_status: bool = False
+        self,
+        words: list[str],
+        *,
+        challenge: bool = False,
+        any_status: bool = False,
+        last_moved: bool = False,
     ) -> int:
         """The game named (12, #12, game=12) or, failing that, the one meant: a challenge
-        waiting for you; your latest game (any_status); your only game under way."""
-        for word in words:
-            digits = word.removeprefix("game=").lstrip("#")
-            if digits.isdecimal():
-                return _int(digits, "game")
-        if words:
-            raise Refused(f"{shown(words[0])} is not a game number.", code=Code.USAGE)
+        waiting for you; your latest game (any_status); the game of your last move
+        (last_moved); your only game under way."""
+        named, rest = named_game(words)
+        if rest:
+            raise Refused(f"{shown(rest[0])} is not a game number.", code=Code.USAGE)
+        if named is not None:
+            return named
+        return await self.game_meant(
+            challenge=challenge, any_status=any_status, last_moved=last_moved
+        )
+
+    async def game_meant(
+        self, *, challenge: bool = False, any_status: bool = False, last_moved: bool = False
+    ) -> int:
+        """The game a command without a number means (game_id's defaults)."""
         if challenge:
             open_games = await self.service.games(GUILD, status="open")
             invited = [
@@ -527,22 +584,43 @@ class Console:
             if mine:
                 return mine[0].id
             raise Refused("You have no games here.", code=Code.NO_GAME)
-        return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
+        meant = await self.service.default_game(
+            GUILD, self.me.id, None, my_turn=False, last_moved=last_moved
+        )
+        return meant.id
 
     async def announce(self, result: Result) -> None:
         """Print a use case's result and mark it delivered in the service's outbox."""
         await self.service.deliver(result, self.print_result)
 
     async def bot_moved(self, result: Result) -> None:
-        """The AI runner's delivery: the bot's move printed like anyone's, with the board."""
-        await self.announce(result)
-        if isinstance(result, MoveResult) and result.png:
-            await self.show_board(result.game, result.png)
+        """The AI runner's delivery: the bot's move printed like anyone's, with the board
+        (at a terminal, perhaps while the player types)."""
+        with self.aside():
+            await self.announce(result)
+            if isinstance(result, MoveResult) and result.png:
+                await self.show_board(result.game, result.png)
 
     async def print_result(self, result: Result) -> None:
         """The console's delivery: each event's sentence (the scheduler calls it too)."""
-        for event in result.events:
-            self.say(self.describe(event, result.game))
+        with self.aside():
+            for event in result.events:
+                self.say(self.describe(event, result.game))
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Output that comes while the player types (the bot's move, a reminder): on lines
+        below the one being typed, then the prompt again."""
+        if self.reading is not None and self.asides == 0:
+            self.out.write("\n")
+        self.asides += 1
+        try:
+            yield
+        finally:
+            self.asides -= 1
+            if self.reading is not None and self.asides == 0:
+                self.out.write(self.reading)
+                self.out.flush()
 
     def describe(self, event: Event, game: GameSummary) -> str:
         names = {s.player_id: s.name for s in game.seats if s.player_id is not None}
@@ -584,6 +662,50 @@ class Console:
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
+
+
+def named_game(words: list[str]) -> tuple[int | None, list[str]]:
+    """The game a command's words name, and the other words: `game=12` anywhere, or 12
+    or #12 first or last. No move of any game is a bare number (every point starts with
+    its column's letter), so a move is never taken for a game."""
+    named = [w.split("=", 1)[1] for w in words if w.lower().startswith("game=")]
+    rest = [w for w in words if not w.lower().startswith("game=")]
+    for end in (0, -1):
+        if rest and rest[end].lstrip("#").isdecimal():
+            named.append(rest.pop(end))
+    if len(named) > 1:
+        raise Refused("Name one game: 12, #12 or game=12.", code=Code.USAGE)
+    return (_int(named[0].lstrip("#"), "game") if named else None), rest
+
+
+def _bot_to_move(game: GameSummary) -> bool:
+    return (
+        game.status == "active"
+        and game.to_move is not None
+        and game.seats[game.to_move].bot is not None
+    )
+
+
+def _loose_word(word: str) -> Refused:
+    """A word in a challenge that is neither @player nor key=value, and what it likely meant."""
+    if word.lower() in LEVELS:
+        meant = f"to play the bot at that level, write @{BOT_NAME} level={word.lower()}"
+    elif SIZE_LIKE.fullmatch(word):
+        meant = f"for the board's size, write size={word.lower()}"
+    elif NAME_LIKE.fullmatch(word):
+        meant = f"to challenge that player, write @{word}"
+    else:
+        meant = "options are key=value"
+    return Refused(f"I don't understand {shown(word)}; {meant}.", code=Code.USAGE)
+
+
+def _no_value(word: str) -> Refused:
+    """A setting typed without its value: the values it takes."""
+    param = SETTING_PARAMS[SETTING_NAMES[word]]
+    choices = ("on", "off") if param.kind == "bool" else param.choices
+    if choices:
+        return Refused(f"Say {word}={', '.join(choices[:-1])} or {choices[-1]}.", code=Code.USAGE)
+    return Refused(f"Give {word} a value ({param.help}).", code=Code.USAGE)
 
 
 def _when(moment: datetime) -> str:

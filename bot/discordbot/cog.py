@@ -316,7 +316,9 @@ class GamesCog(commands.Cog):
 
     @described("resign")
     async def resign(self, interaction: discord.Interaction, game: int | None = None) -> None:
-        summary = await self.game_meant(interaction, game, my_turn=False)
+        meant = await self.game_meant(interaction, game, my_turn=False)
+        # refused at once (not playing, over) rather than after the confirmation
+        summary = await self.service.may_resign(meant.id, meant.guild_id, asker(interaction))
         await interaction.response.send_message(
             f"Resign {summary.title} #{summary.id}? This cannot be taken back.",
             view=resign_view(summary.id, summary.ply),
@@ -336,7 +338,7 @@ class GamesCog(commands.Cog):
 
     @described("undo")
     async def undo(self, interaction: discord.Interaction, game: int | None = None) -> None:
-        summary = await self.game_meant(interaction, game, my_turn=False)
+        summary = await self.game_meant(interaction, game, my_turn=False, last_moved=True)
         result = await self.service.request_undo(summary.id, summary.guild_id, asker(interaction))
         granted = any(isinstance(e, UndoAnswered) and e.done for e in result.events)
         await reply(  # the bot grants an undo at once
@@ -523,8 +525,10 @@ class GamesCog(commands.Cog):
         *,
         my_turn: bool,
         finished: bool = False,
+        last_moved: bool = False,
     ) -> GameSummary:
-        """The game named, or this thread's, or the player's only one (on move, for moves)."""
+        """The game named, or this thread's, or the player's only one (on move, for moves;
+        `last_moved`: the game of their last move)."""
         guild_id = guild_of(interaction)
         if game_id is not None:
             return await self.service.game(game_id, guild_id)
@@ -538,7 +542,7 @@ class GamesCog(commands.Cog):
             if mine:
                 return mine[0]
         return await self.service.default_game(
-            guild_id, interaction.user.id, thread_id, my_turn=my_turn
+            guild_id, interaction.user.id, thread_id, my_turn=my_turn, last_moved=last_moved
         )
 
     async def my_games(self, interaction: discord.Interaction, current: str) -> list[Choice[int]]:

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service.levels import bot_player
+from bot.service.messages import unknown_game
 from bot.service.models import (
     DAYS_PER_MOVE,
     FIRST_CHOICES,
@@ -34,7 +35,6 @@ from bot.service.records import Records, new_state
 from bot.service.rules import check_ids, status_words, whole
 from bot.store.schema import deadlines, games, players, seats
 from engine import Code
-from engine.core import shown
 
 log = logging.getLogger("paperboard.service")
 
@@ -61,10 +61,7 @@ class Challenges(Records):
         check_ids(place.guild_id, place.channel_id, challenger.id, *(p.id for p in opponents))
         info = engine.GAMES.get(game)
         if info is None:
-            raise Refused(
-                f"There is no game called {shown(game)}; the games are {', '.join(engine.GAMES)}.",
-                code=Code.UNKNOWN_GAME,
-            )
+            raise unknown_game(game)
         if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
             raise Refused(
                 f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.", code=Code.BAD_OPTION

@@ -11,12 +11,12 @@ import sqlalchemy as sa
 import engine
 from bot.render import render_text
 from bot.service import ratings
+from bot.service.messages import unknown_game
 from bot.service.models import STATUSES, Board, GameSummary, RatingLine, Record, Refused
 from bot.service.records import Records, replay
 from bot.service.rules import check_ids, check_ply, options_text, result_text, seat_names_now
 from bot.store.schema import games, moves, seats
 from engine import Code, GameState
-from engine.core import shown
 
 
 class Lookups(Records):
@@ -117,18 +117,29 @@ class Lookups(Records):
             return None if game_id is None else await self.summary(conn, game_id)
 
     async def default_game(
-        self, guild_id: int, player_id: int, thread_id: int | None, *, my_turn: bool = True
+        self,
+        guild_id: int,
+        player_id: int,
+        thread_id: int | None,
+        *,
+        my_turn: bool = True,
+        last_moved: bool = False,
     ) -> GameSummary:
         """The game a command means when none is named: the thread's; else your only game
-        on move (for a move), or your only game under way (resign, undo, board...),
-        narrowed to the one on move when there are several."""
+        on move (for a move), or your only game under way (resign, board...), narrowed to
+        the one on move when there are several; with `last_moved` (undo), the game where
+        your last move was."""
         if thread_id is not None:
             found = await self.game_in_thread(thread_id)
             if found is not None and found.guild_id == guild_id:
                 return found
+        if last_moved:
+            latest = await self._last_moved_in(guild_id, player_id)
+            if latest is not None:
+                return await self.game(latest, guild_id)
         active = await self.games(guild_id, player_id=player_id, status="active")
         on_move = [g for g in active if g.player_to_move == player_id]
-        candidates = on_move if my_turn or len(active) > 1 else active
+        candidates = on_move if my_turn or (len(active) > 1 and on_move) else active
         if len(candidates) == 1:
             return candidates[0]
         if not candidates:
@@ -136,6 +147,33 @@ class Lookups(Records):
             raise Refused(f"You have no game {where} here; name the game.", code=Code.NO_GAME)
         listed = ", ".join(f"#{g.id}" for g in candidates[:10])
         raise Refused(f"Name the game: you have several ({listed}).", code=Code.AMBIGUOUS_GAME)
+
+    async def _last_moved_in(self, guild_id: int, player_id: int) -> int | None:
+        """The game under way where the player's latest move was (passes aside)."""
+        mine = moves.join(
+            seats, sa.and_(seats.c.game_id == moves.c.game_id, seats.c.seat == moves.c.seat)
+        ).join(games, games.c.id == moves.c.game_id)
+        query = (
+            sa.select(moves.c.game_id)
+            .select_from(mine)
+            .where(
+                seats.c.player_id == player_id,
+                games.c.guild_id == guild_id,
+                games.c.status == "active",
+                moves.c.text != "pass",
+            )
+            .order_by(moves.c.created_at.desc(), moves.c.game_id.desc())
+            .limit(1)
+        )
+        async with self.db.read() as conn:
+            found: int | None = await conn.scalar(query)
+            return found
+
+    async def example_move(self, game_id: int, guild_id: int, player_id: int) -> str | None:
+        """A legal move in the game now, to show `player_id` its notation; None when it is
+        not their move (the move itself then says why)."""
+        summary, state = await self._position(game_id, guild_id, None)
+        return state.example_move() if summary.player_to_move == player_id else None
 
     async def record(self, game_id: int, guild_id: int) -> Record:
         """The moves with their times, one line per move, in the game's notation."""
@@ -186,4 +224,4 @@ class Lookups(Records):
 
 def _known_game(game: str) -> None:
     if game not in engine.GAMES:
-        raise Refused(f"There is no game called {shown(game)}.", code=Code.UNKNOWN_GAME)
+        raise unknown_game(game)

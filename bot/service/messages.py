@@ -6,7 +6,8 @@ terminal) and how to show a time (a relative timestamp on Discord).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import difflib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 
 import engine
@@ -38,6 +39,8 @@ from engine import Code
 
 Mention = Callable[[int], str]
 NO_CLOCK = "none"  # the days-per-move word for no clock
+#: How alike a typed word and a name must be to suggest the name (difflib's ratio).
+CLOSE_ENOUGH = 0.75
 When = Callable[[datetime], str]
 
 REASONS = {
@@ -230,15 +233,28 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def closest(word: str, names: Iterable[str]) -> str | None:
+    """The name a mistyped word most likely meant ("chalenge": "challenge"), if any is close."""
+    found = difflib.get_close_matches(word.lower(), list(names), n=1, cutoff=CLOSE_ENOUGH)
+    return found[0] if found else None
+
+
+def unknown_game(name: str) -> Refused:
+    """The refusal of a game name that is none of ours, with the name it most likely meant."""
+    guess = closest(name, engine.GAMES)
+    meant = f"did you mean {guess}? The" if guess else "the"
+    return Refused(
+        f"There is no game called {engine.core.shown(name)}; "
+        f"{meant} games are {', '.join(engine.GAMES)}.",
+        code=Code.UNKNOWN_GAME,
+    )
+
+
 def rules_card(name: str) -> str:
     """A game's rules card: how to play, the options, the credit."""
     info = engine.GAMES.get(name)
     if info is None:
-        raise Refused(
-            f"There is no game called {engine.core.shown(name)}; "
-            f"the games are {', '.join(engine.GAMES)}.",
-            code=Code.UNKNOWN_GAME,
-        )
+        raise unknown_game(name)
     players = (
         f"{info.min_players} players"
         if info.min_players == info.max_players

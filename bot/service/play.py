@@ -270,6 +270,13 @@ class Play(Records):
         kept = [e for e in events if not isinstance(e, TurnStarted)]
         return [*kept, *more, told], now_summary
 
+    async def may_resign(self, game_id: int, guild_id: int, player: Player) -> GameSummary:
+        """The game, when `player` could resign it now; refused as `resign` would refuse
+        (not seated, not under way). Adapters ask for confirmation only after this."""
+        check_ids(game_id, guild_id, player.id)
+        async with self.db.read() as conn:
+            return (await self.seated(conn, game_id, guild_id, player, lock=False))[1]
+
     async def resign(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Give up. Two players: the other wins; with more, the resigner ranks last."""
         check_ids(game_id, guild_id, player.id)

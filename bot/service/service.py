@@ -5,11 +5,12 @@ with the events an adapter announces; a refusal raises `Refused` and changes
 nothing. GameService is the use cases put together, each family in its own module:
 
     challenges.py   challenge, accept, join, decline, cancel, rematch, the limits
-    play.py         move, resign, abort, request_undo, answer_undo
+    play.py         move, may_resign, resign, abort, request_undo, answer_undo
     aiplayer.py     the bot's moves (Play's commit), undo granted by the bot
     analysis.py     analysis, hint
     lookups.py      game, board, board_text, state, games, game_in_thread,
-                    default_game, record, replay_gif, leaderboard, ratings
+                    default_game, example_move, record, replay_gif, leaderboard,
+                    ratings
     preferences.py  player_settings, guild_settings
     conditionals.py add_conditional, remove_conditional, clear_conditionals_of,
                     conditional_lines (play.py answers with them)
