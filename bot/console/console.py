@@ -165,11 +165,13 @@ class Console:
             elif any(ch.isdigit() for ch in text) or word in BARE_WORD_MOVES:
                 await self.move([], text)  # a bare move: "d5 g3", "swap"
             else:
-                self.say(f"There is no command {shown(word)}; type help for the commands.")
-                return True
+                raise Refused(
+                    f"There is no command {shown(word)}; type help for the commands.",
+                    code=Code.USAGE,
+                )
             await self.bot_turns()
         except Refused as refusal:
-            self.say(str(refusal))
+            self.refused(refusal)
         except Exception:  # a bug must not end the session or lose the games
             log.exception("console command failed: %r", text[:200])
             self.say(
@@ -177,6 +179,10 @@ class Console:
                 "Type games to see where your games stand."
             )
         return True
+
+    def refused(self, refusal: Refused) -> None:
+        """Say why a command was refused: one sentence, and nothing changed."""
+        self.say(str(refusal))
 
     # -- commands -----------------------------------------------------------------------
 
