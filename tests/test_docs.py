@@ -55,6 +55,17 @@ def test_env_example_documents_every_setting() -> None:
         assert f"\n{name.upper()}=" in example, f"{name.upper()} is missing from .env.example"
 
 
+def test_the_readme_names_the_variables_the_tests_read() -> None:
+    """PAPERBOARD_TEST_POSTGRES and the others a developer sets (not those a test sets for
+    a run of its own, as the fresh clone's)."""
+    tests = [path.read_text() for path in (ROOT / "tests").glob("*.py")]
+    read = {name for text in tests for name in re.findall(r'environ\.get\(\s*"(\w+)"', text)}
+    set_here = {name for text in tests for name in re.findall(r'\["(\w+)"\]\s*=', text)}
+    readme = (ROOT / "README.md").read_text()
+    assert "PAPERBOARD_TEST_POSTGRES" in read
+    assert sorted(name for name in read - set_here if name not in readme) == []
+
+
 # -- every example the docs show is accepted ------------------------------------------------
 
 
