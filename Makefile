@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: test lint bench gallery run clean
+.PHONY: install test lint bench gallery run clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+# the bot alone, for a server (deploy/README.md): no test, lint or benchmark tools
+install: $(STAMP)
 
 # plus the test, lint and benchmark tools (make test)
 $(DEV_STAMP): $(STAMP)

@@ -424,9 +424,10 @@ async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
 
 
 @contextlib.asynccontextmanager
-async def ai_world(fake_discord: FakeDiscord, tmp_path: Any, clock: Clock) -> AsyncIterator[World]:
-    """tests/test_discord.py's world, with the bot's searches in a thread at a tiny budget."""
-    async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
+async def ai_world(fake_discord: FakeDiscord, url: str, clock: Clock) -> AsyncIterator[World]:
+    """tests/test_discord.py's world on `url`, with the bot's searches in a thread at a
+    tiny budget."""
+    async with world_on(fake_discord, url, clock) as world:
         world.settings = world.settings.model_copy(update={"ai_processes": 0, "ai_nodes": NODES})
         yield world
 
@@ -434,7 +435,10 @@ async def ai_world(fake_discord: FakeDiscord, tmp_path: Any, clock: Clock) -> As
 async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
     fake_discord: FakeDiscord, tmp_path: Any, clock: Clock
 ) -> None:
-    async with ai_world(fake_discord, tmp_path, clock) as world, world.running():
+    async with (
+        ai_world(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world,
+        world.running(),
+    ):
         ann = world.users["ann"]
         options = {"game": "hex", "size": "5", "options": "swap=off", "first": "challenger"}
         handle = await world.fake.slash(
@@ -725,6 +729,17 @@ async def test_finished_move_and_hint_jobs_are_cleaned_up_after_a_day(
 
 
 @contextlib.asynccontextmanager
+async def playing_the_bot(console: Console) -> AsyncIterator[Console]:
+    """The console with an AI runner that plays the bot in its own process (NODES a search)."""
+    runner = AiRunner(console.service, console.bot_moved, processes=0, nodes=NODES)
+    console.runner = runner
+    try:
+        yield console
+    finally:
+        await runner.stop()
+
+
+@contextlib.asynccontextmanager
 async def console_with_the_bot(
     tmp_path: Any,
 ) -> AsyncIterator[tuple[GameService, Console, io.StringIO]]:
@@ -733,12 +748,10 @@ async def console_with_the_bot(
     settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
     service = GameService(await Database.open(url), settings, rng=random.Random(3))
     out = io.StringIO()
-    console = Console(service, out, tmp_path / "boards")
-    console.runner = AiRunner(service, console.bot_moved, processes=0, nodes=NODES)
     try:
-        yield service, console, out
+        async with playing_the_bot(Console(service, out, tmp_path / "boards")) as console:
+            yield service, console, out
     finally:
-        await console.runner.stop()
         await service.close()
 
 
@@ -816,7 +829,7 @@ async def test_a_piped_script_sees_the_bots_reply_before_its_next_line(tmp_path:
 async def test_analysis_on_discord_edits_one_message_into_the_chart(
     fake_discord: FakeDiscord, tmp_path: Any, clock: Clock
 ) -> None:
-    async with ai_world(fake_discord, tmp_path, clock) as world:
+    async with ai_world(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
         ann, bob = (Player(world.users[n].id, n) for n in ("ann", "bob"))
         place = Place(world.guild.id, world.channel.id)
         issued = await world.service.challenge(

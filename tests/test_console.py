@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -402,3 +403,33 @@ async def test_what_comes_while_the_player_types_goes_below_the_prompt(
     with console.aside():
         console.say("@bob played b2.")  # the answer to a command: no prompt in between
     assert out.getvalue().endswith("ann> @bob played b2.\n")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_what_make_run_writes_is_ignored_by_git(tmp_path: Path) -> None:
+    """The console with the default settings (the database file, the boards folder) in
+    a checkout: `git status` stays clean."""
+    subprocess.run(["git", "init", "--quiet", str(tmp_path)], check=True)
+    shutil.copy(ROOT / ".gitignore", tmp_path / ".gitignore")
+    subprocess.run(["git", "-C", str(tmp_path), "add", ".gitignore"], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BOARD_DIR")}
+    env.pop("DISCORD_TOKEN", None)
+    lines = [*HEX_WITH_SWAP, "as ann", "c3", "board", "record 1", "resign", "y", "export 1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "run"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert done.returncode == 0 and "Export: boards/" in done.stdout, done.stdout + done.stderr
+    assert (tmp_path / "paperboard.db").exists()
+    status = subprocess.run(
+        ["git", "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout.splitlines() == ["A  .gitignore"]

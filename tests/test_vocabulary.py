@@ -244,3 +244,66 @@ def test_the_codes_the_rules_page_names_exist() -> None:
         for code in re.findall(r"`([a-z_]+)`", group)
     }
     assert Code.NO_PASS in named and named <= CODE_VALUES, named - CODE_VALUES
+
+
+# -- the docs speak of the project alone ----------------------------------------------------
+
+#: What a reader of the project has: the README, the docs, the deployment files.
+DOCS = sorted(
+    [
+        ROOT / "README.md",
+        ROOT / ".env.example",
+        ROOT / "Makefile",
+        *(ROOT / "docs").glob("*.md"),
+        *(path for path in (ROOT / "deploy").iterdir() if path.is_file()),
+    ]
+)
+#: Words of the work around the project rather than of the project: the issues it was
+#: asked in, its rounds of work and branches, the brief it was written from.
+AROUND_THE_PROJECT = re.compile(
+    r"\bissues? #?\d+|\bthe issue's"
+    r"|\b(?:a|the) later round\b|\bthis round's|\b(?:changes|work) (?:of|in) this round\b"
+    r"|\bproject brief\b|\bthe brief\b|\bother helpers\b|\bthis branch\b|\bthe coordinator\b",
+    re.IGNORECASE,
+)
+RELATIVE_PATH = re.compile(r"(?:\.\./)+[\w.-][\w./-]*")
+LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)\s]*)?\)")
+
+
+def inside(path: Path) -> bool:
+    return path.resolve().is_relative_to(ROOT)
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_docs_speak_of_the_project_alone(path: Path) -> None:
+    """No path out of the repository (a relative path is checked where it leads), no
+    issue numbers, no rounds of work: a doc says things in the project's own words."""
+    text = path.read_text()
+    here = RELATIVE_PATH.sub(lambda found: "" if inside(path.parent / found[0]) else found[0], text)
+    outside = [line.strip() for line in here.splitlines() if OUTSIDE.search(line)]
+    assert not outside, f"{path.name} points out of the repository: {outside}"
+    flowing = " ".join(text.split())  # a phrase may break across lines
+    around = [
+        flowing[max(0, m.start() - 40) : m.end() + 20] for m in AROUND_THE_PROJECT.finditer(flowing)
+    ]
+    assert not around, f"{path.name} speaks of the work around the project: {around}"
+    for target in LINK.findall(text):
+        if "://" not in target and not target.startswith("mailto:"):
+            linked = path.parent / target
+            assert inside(linked) and linked.exists(), f"{path.name} links to {target}"
+
+
+def test_the_docs_check_finds_what_it_looks_for() -> None:
+    """Each phrase the check forbids is found, and the game's own rounds are not."""
+    flagged = [
+        "Issue 13; this page", "(issue 15)", "issues 10 and 11", "issues 10-12",
+        "the issue's measure", "a later round tunes", "this round's changes",
+        "Livewire changes of this round", "rules text in the project brief",
+        "other helpers' work", "this branch's test suite",
+    ]  # fmt: skip
+    assert [text for text in flagged if not AROUND_THE_PROJECT.search(text)] == []
+    game_words = ["segment of this round", "drawn this round", "later rounds", "round 1"]
+    assert [text for text in game_words if AROUND_THE_PROJECT.search(text)] == []
+    assert not inside(ROOT / "deploy" / ".." / ".." / "x") and inside(
+        ROOT / "deploy" / ".." / ".env"
+    )

@@ -200,7 +200,7 @@ class Console:
             if not self.interactive:
                 await self.bot_turns()
         except Refused as refusal:
-            self.say(str(refusal))
+            self.refused(refusal)
         except Exception:  # a bug must not end the session or lose the games
             log.exception("console command failed: %r", text[:200])
             self.say(
@@ -228,6 +228,10 @@ class Console:
         return Refused(
             f"There is no command {shown(word)}; {guess} help for the commands.", code=Code.USAGE
         )
+
+    def refused(self, refusal: Refused) -> None:
+        """Say why a command was refused: one sentence, and nothing changed."""
+        self.say(str(refusal))
 
     # -- commands -----------------------------------------------------------------------
 
