@@ -242,5 +242,18 @@ async def test_resign_asks_first(service: GameService, tmp_path: Path) -> None:
 
 
 async def test_the_challenge_line_shows_the_options(service: GameService, tmp_path: Path) -> None:
+    """Every option in the words typed (on/off), defaults and derived ones too, and the
+    bot named as the opponent it is."""
     said = await transcript_of(service, tmp_path, HEX_WITH_SWAP[:2])
-    assert said[-1].startswith("@ann challenges @bob to Hex #1 (size=5, no clock, rated)."), said
+    assert said[-1].startswith(
+        "@ann challenges @bob to Hex #1 (size=5, swap=on, no clock, rated)."
+    ), said
+    said = await transcript_of(
+        service,
+        tmp_path,
+        ["challenge intersections @cat size=4 rounds=2 segments=4 days=none", "record 2"],
+    )
+    assert "(size=4, segments=4, rounds=2, no clock, rated)" in said[1], said
+    assert "Making Intersections #2 — size=4, segments=4, rounds=2" in said, said
+    said = await transcript_of(service, tmp_path, ["challenge hex @ai level=easy days=none"])
+    assert said[1].startswith("@player challenges @Paperboard (easy) to Hex #3 (size=11, "), said

@@ -19,6 +19,7 @@ from bot.service import (
     bot_name,
     clock_text,
     describe,
+    options_text,
 )
 
 #: Mentions ping players, never roles or everyone.
@@ -65,9 +66,9 @@ def board_file(game: GameSummary, png: bytes, ply: int | None = None) -> discord
 def status_text(game: GameSummary) -> str:
     """The challenge message: the game, its players and where it stands now."""
     info = engine.GAMES[game.game]
-    options = ", ".join(f"{k} {v}" for k, v in game.options.items() if k != "players")
     head = (
-        f"**{info.title} #{game.id}** · {options} · {clock_text(game.days_per_move)} · "
+        f"**{info.title} #{game.id}** · {options_text(game.options)} · "
+        f"{clock_text(game.days_per_move)} · "
         f"{'rated' if game.rated else 'casual'}"
     )
     seats = " · ".join(

@@ -6,7 +6,7 @@ terminal) and how to show a time (a relative timestamp on Discord).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import engine
@@ -34,6 +34,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
+from bot.service.rules import option_word, options_text
 from engine import Code
 
 Mention = Callable[[int], str]
@@ -57,14 +58,16 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
     title = f"{game.title} #{game.id}"
     match event:
         case ChallengeIssued(challenger=challenger, invited=invited, open_seats=open_seats):
-            who = _join([mention(pid) for pid in invited])
+            # the bot's seats are named too: it sat down at once, but it is the opponent
+            bots = tuple(s.player_id for s in game.seats if s.bot is not None and s.player_id)
+            named = invited + bots
             clock = clock_text(game.days_per_move)
             kind = "rated" if game.rated else "casual"
-            whom = who or "anyone"
-            chosen = options_text(game.game, game.options)
+            whom = _join([mention(pid) for pid in named]) or "anyone"
+            chosen = options_text(game.options)
             terms = ", ".join(part for part in (chosen, clock, kind) if part)
             text = f"{mention(challenger.id)} challenges {whom} to {title} ({terms})."
-            if invited and open_seats:
+            if named and open_seats:
                 text += f" {open_seats} more seat{'s' if open_seats > 1 else ''} open to anyone."
             if game.expires_at is not None:
                 text += f" The challenge expires {when(game.expires_at)}."
@@ -195,22 +198,6 @@ def away_note(game: GameSummary, mention: Mention) -> str | None:
     return f"{who} {verb} on vacation: clocks stop on their turns."
 
 
-def options_text(game: str, options: Mapping[str, object]) -> str:
-    """The options a game was set up with that differ from its defaults: "size=7x7"."""
-    defaults = engine.GAMES[game].options
-    return ", ".join(
-        f"{key}={_option_word(value)}"
-        for key, value in options.items()
-        if key in defaults and defaults[key].default is not None and value != defaults[key].default
-    )
-
-
-def _option_word(value: object) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
-
-
 def _colours(game: GameSummary, swapper: int, mention: Mention) -> str:
     """ "@bob now plays Black, @ann plays White": who has which colour after a swap."""
     seated = sorted(
@@ -246,9 +233,7 @@ def rules_card(name: str) -> str:
     )
     lines = [f"{info.title} ({players})", "", info.summary, "", "Options:"]
     for option in info.options.values():
-        default = "set from the others" if option.default is None else option.default
-        if isinstance(default, bool):
-            default = "on" if default else "off"
+        default = "set from the others" if option.default is None else option_word(option.default)
         lines.append(f"  {option.name}: {option.allowed} (default {default})")
     lines += ["", f"Against the bot (casual): {levels_text()}.", "", info.credit]
     return "\n".join(lines)

@@ -82,8 +82,17 @@ def check_ply(game_id: int, last: int, ply: int | None) -> None:
         )
 
 
+def option_word(value: object) -> str:
+    """An option's value in the words players type: on/off for a switch, else as stored."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
 def options_text(options: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in options.items() if k != "players") or "default options"
+    """A game's options in full, as typed in a challenge: "size=4, segments=4, rounds=2"
+    (the number of players is the seats', not an option)."""
+    return ", ".join(f"{k}={option_word(v)}" for k, v in options.items() if k != "players")
 
 
 def seat_names_now(summary: GameSummary, state: GameState) -> GameSummary:
