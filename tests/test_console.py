@@ -14,6 +14,7 @@ import pytest
 import engine
 from bot.console import Console
 from bot.service import GameService
+from bot.service.rules import deadline_caption
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [
@@ -257,3 +258,23 @@ async def test_the_challenge_line_shows_the_options(service: GameService, tmp_pa
     assert "Making Intersections #2 — size=4, segments=4, rounds=2" in said, said
     said = await transcript_of(service, tmp_path, ["challenge hex @ai level=easy days=none"])
     assert said[1].startswith("@player challenges @Paperboard (easy) to Hex #3 (size=11, "), said
+
+
+async def test_times_are_written_in_each_players_zone(service: GameService, tmp_path: Path) -> None:
+    """A deadline in the zone of whose deadline it is; what one player asks for (games,
+    record, settings) in theirs. The clock starts at 21 Nov 12:00 UTC; 3 days a move."""
+    said = await transcript_of(
+        service,
+        tmp_path,
+        ["as ann", "settings tz=Europe/Paris", "challenge hex @bob size=5 first=challenger",
+         "as bob", "settings tz=America/Sao_Paulo", "accept", "as ann", "c3", "games", "record",
+         "settings vacation=on"],
+    )  # fmt: skip
+    assert "@ann, it is your move in Hex #1. Due 24 Nov 13:00 CET." in said, said
+    assert "@bob, it is your move in Hex #1. Due 24 Nov 09:00 UTC-03." in said, said
+    assert "#1 Hex active: ann vs bob, move 1, bob to move (due 24 Nov 13:00 CET)" in said
+    assert any(line.startswith("   1. 2026-11-21 13:00 CET  ann ") for line in said), said
+    assert "on vacation since 21 Nov 13:00 CET" in said[-1]
+    game = await service.game(1, 0)
+    assert deadline_caption(game) == "due 24 Nov 09:00 UTC-03"  # the board all see: bob's
+    assert deadline_caption(game, "Europe/Paris") == "due 24 Nov 13:00 CET"  # ann's own

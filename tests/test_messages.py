@@ -8,6 +8,7 @@ import pytest
 
 from bot.service import Code, PlayerSettings, RatingLine, Refused
 from bot.service.messages import clock_text, parse_days, rating_line, settings_line
+from bot.service.rules import local_time, options_text
 
 
 def test_a_rating_line_names_the_game_and_the_standing() -> None:
@@ -18,9 +19,10 @@ def test_a_rating_line_names_the_game_and_the_standing() -> None:
 def test_a_settings_line_says_every_setting() -> None:
     since = datetime(2026, 3, 1, 9, tzinfo=UTC)
     away = PlayerSettings(7, "dm", "Europe/Paris", (22, 7), 9.5, since)
-    assert settings_line(away, lambda moment: f"{moment:%d %b}") == (
+    assert settings_line(away, local_time) == (
         "Reminders: dm · time zone Europe/Paris · quiet hours 22:00-7:00 · "
-        "confirm moves off · on vacation since 01 Mar · 9.5 vacation days left this year."
+        "confirm moves off · on vacation since 01 Mar 10:00 CET · "
+        "9.5 vacation days left this year."
     )
     home = PlayerSettings(7, "off", "UTC", None, 14.0, None)
     assert "quiet hours off · confirm moves off · not on vacation · 14.0 vacation" in settings_line(
@@ -58,3 +60,24 @@ def test_parse_days_refuses_anything_else(typed: str) -> None:
 )
 def test_the_clock_is_said_in_days_one_or_more(days: int | None, said: str) -> None:
     assert clock_text(days) == said
+
+
+@pytest.mark.parametrize(
+    ("zone", "said"),
+    [
+        ("Europe/Paris", "29 Nov 06:47 CET"),
+        ("Europe/London", "29 Nov 05:47 GMT"),
+        ("America/Sao_Paulo", "29 Nov 02:47 UTC-03"),  # a zone known by its offset only
+        (None, "29 Nov 05:47 UTC"),
+        ("Nowhere/Land", "29 Nov 05:47 UTC"),
+    ],
+)
+def test_a_time_is_written_in_the_readers_zone_and_names_it(zone: str | None, said: str) -> None:
+    assert local_time(datetime(2026, 11, 29, 5, 47, tzinfo=UTC), zone) == said
+
+
+def test_options_are_written_in_full_in_the_words_typed() -> None:
+    assert options_text({"players": 2, "size": 5, "swap": True}) == "size=5, swap=on"
+    assert options_text({"players": 3, "size": 4, "segments": 6, "rounds": 3}) == (
+        "size=4, segments=6, rounds=3"
+    )

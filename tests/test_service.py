@@ -519,3 +519,15 @@ async def test_move_hints_are_the_movers_legal_moves_starting_like_the_typed(
     assert await service.move_hints(game.id, GUILD, waiting.id, "a") == []  # not their turn
     with pytest.raises(Refused):
         await service.move_hints(game.id, GUILD + 1, mover.id, "a")  # another server's game
+
+
+async def test_a_boards_deadline_is_in_its_viewers_zone_else_the_movers(
+    service: GameService,
+) -> None:
+    await service.player_settings(BOB, time_zone="Asia/Tokyo")
+    game = await start(service, "hex", {"size": 5})  # Ann to move, due 24 Nov 12:00 UTC
+    await service.player_settings(ANN, time_zone="Europe/Paris")  # once seated: rosters follow
+    await service.board(game.id, GUILD)
+    await service.board(game.id, GUILD, viewer_id=BOB.id)
+    captions = {key[3] for key in service._boards}
+    assert captions == {"due 24 Nov 13:00 CET", "due 24 Nov 21:00 JST"}

@@ -15,7 +15,7 @@ import sys
 import unicodedata
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -39,6 +39,7 @@ from bot.service import (
     bot_record_lines,
     conditional_text,
     describe,
+    local_time,
     parse_days,
     rating_line,
     rules_card,
@@ -91,6 +92,7 @@ class Console:
         self.out = out
         self.board_dir = board_dir
         self.me = Player(player_id("player"), "player")
+        self.zone: str | None = None  # the time zone of `me`: the times they read are in it
         self.names: dict[int, str] = {self.me.id: self.me.name}
         self.source: Iterator[str] | None = None  # piped lines; None: standard input
         self.handlers: dict[str, Handler] = {
@@ -126,6 +128,7 @@ class Console:
         """Read commands until `quit` or the end of input."""
         self.say("Paperboard console. Type help for the commands, quit to leave.")
         self.source = iter(lines) if lines is not None else None
+        self.zone = await self.service.time_zone(self.me.id)
         await self.bot_turns()  # a move the bot owed when the last session ended
         while True:
             line = await self.read_line(f"{self.me.name}> " if interactive else None)
@@ -294,7 +297,7 @@ class Console:
         numbers = [w for w in words if "=" not in w and w != "groups"]
         game = await self.game_id(numbers, any_status=True)
         ply = _int(settings["ply"], "ply") if "ply" in settings else None
-        board = await self.service.board(game, GUILD, ply=ply, groups=groups)
+        board = await self.service.board(game, GUILD, ply=ply, groups=groups, viewer_id=self.me.id)
         await self.show_board(board.game, board.png, ply=board.ply)
 
     async def games(self, words: list[str], _: str) -> None:
@@ -312,7 +315,7 @@ class Console:
         after = await self.game_id(words) if words else None
         found = await self.service.next_game(GUILD, self.me.id, after=after)
         game = found.game
-        due = f", due {_when(game.deadline)}" if game.deadline else ""
+        due = f", due {self.when(game.deadline)}" if game.deadline else ""
         self.say(
             f"#{game.id} {game.title}: your move{due} "
             f"({found.position} of {found.waiting} waiting for you)"
@@ -352,7 +355,7 @@ class Console:
 
     async def record(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)
-        record = await self.service.record(game, GUILD)
+        record = await self.service.record(game, GUILD, self.me.id)
         self.say(record.text)
         gif = await self.service.replay_gif(game, GUILD)
         path = self.save(f"game-{game}-replay.gif", gif)
@@ -475,12 +478,14 @@ class Console:
             confirm_moves=_bool(confirm) if confirm is not None else None,
             digest_hour=_int(hour, "digest") if hour is not None else None,
         )
-        self.say(f"{self.me.name} · {settings_line(settings, _when)}")
+        self.zone = settings.time_zone
+        self.say(f"{self.me.name} · {settings_line(settings, self.when)}")
 
     async def act_as(self, words: list[str], _: str) -> None:
         if not words:
             raise Refused("Name the player: as bob.", code=Code.USAGE)
         self.me = self.player(words[0].lstrip("@"))
+        self.zone = await self.service.time_zone(self.me.id)
         self.say(f"You are {self.me.name}.")
 
     async def help(self, words: list[str], _: str) -> None:
@@ -547,8 +552,12 @@ class Console:
     def describe(self, event: Event, game: GameSummary) -> str:
         names = {s.player_id: s.name for s in game.seats if s.player_id is not None}
         return describe(
-            event, game, lambda pid: "@" + (names.get(pid) or self.names.get(pid, "?")), _when
+            event, game, lambda pid: "@" + (names.get(pid) or self.names.get(pid, "?")), self.when
         )
+
+    def when(self, moment: datetime, zone: str | None = None) -> str:
+        """A time in the zone of whom it is for, else in the zone of who types here."""
+        return local_time(moment, zone or self.zone)
 
     async def show_board(self, game: GameSummary, png: bytes, *, ply: int | None = None) -> None:
         shown = game.ply if ply is None else ply
@@ -577,17 +586,13 @@ class Console:
         if game.player_to_move is not None:
             line += f", {game.name_of_seat(game.to_move or 0)} to move"
             if game.deadline:
-                line += f" (due {_when(game.deadline)})"
+                line += f" (due {self.when(game.deadline)})"
         away = away_note(game, lambda pid: "@" + self.names.get(pid, "?"))
         return f"{line}. {away}" if away else line
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
-
-
-def _when(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%d %b %H:%M UTC")
 
 
 def _pair(word: str) -> tuple[str, str]:

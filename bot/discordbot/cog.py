@@ -275,7 +275,13 @@ class GamesCog(commands.Cog):
         check_ply(summary.id, summary.ply, ply)  # before a public defer makes a refusal public
         # a board of the past or the groups of a big board may take longer than Discord's 3 s
         await interaction.response.defer(ephemeral=not public, thinking=True)
-        board = await self.service.board(summary.id, summary.guild_id, ply=ply, groups=groups)
+        board = await self.service.board(
+            summary.id,
+            summary.guild_id,
+            ply=ply,
+            groups=groups,
+            viewer_id=None if public else interaction.user.id,  # its deadline in their zone
+        )
         caption = f"{board.game.title} #{board.game.id}, move {board.ply}"
         await reply(
             interaction,
@@ -362,7 +368,7 @@ class GamesCog(commands.Cog):
     @described("record")
     async def record(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
-        record = await self.service.record(summary.id, summary.guild_id)
+        record = await self.service.record(summary.id, summary.guild_id, interaction.user.id)
         # Deferred only once checked: a refusal after a public defer would be public too.
         await interaction.response.defer(thinking=True)  # a long game's GIF takes a moment
         gif = await self.service.replay_gif(summary.id, summary.guild_id)

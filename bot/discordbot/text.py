@@ -32,8 +32,9 @@ def mention(player_id: int) -> str:
     return f"**{name}**" if name is not None else f"<@{player_id}>"
 
 
-def when(moment: datetime) -> str:
-    """A Discord timestamp each reader sees in their own time: "in 3 days"."""
+def when(moment: datetime, zone: str | None = None) -> str:
+    """A Discord timestamp each reader sees in their own time zone: "in 3 days" (so
+    the zone of whom the time is for is not needed)."""
     return f"<t:{int(moment.timestamp())}:R>"
 
 

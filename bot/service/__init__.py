@@ -45,7 +45,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import check_ply, options_text
+from bot.service.rules import check_ply, local_time, options_text
 from bot.service.service import GameService
 from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
@@ -95,6 +95,7 @@ __all__ = [
     "conditional_text",
     "describe",
     "levels_text",
+    "local_time",
     "options_text",
     "parse_days",
     "rating_line",

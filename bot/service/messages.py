@@ -1,7 +1,10 @@
 """Events as sentences, one formatter for every adapter.
 
 Adapters pass how to mention a player (`<@id>` on Discord, `@name` in a
-terminal) and how to show a time (a relative timestamp on Discord).
+terminal) and how to show a time: `when(moment, zone)`, where `zone` is the time
+zone of the player the time is for (their deadline, their vacation), or None when
+it is for whoever reads. Discord writes a timestamp each reader sees in their own
+zone; a terminal writes `local_time(moment, zone)`, in the asker's zone for None.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from engine import Code
 
 Mention = Callable[[int], str]
 NO_CLOCK = "none"  # the days-per-move word for no clock
-When = Callable[[datetime], str]
+When = Callable[[datetime, str | None], str]  # a moment, and the zone of whom it is for
 
 REASONS = {
     "connection": "by connecting their edges",
@@ -70,7 +73,7 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             if named and open_seats:
                 text += f" {open_seats} more seat{'s' if open_seats > 1 else ''} open to anyone."
             if game.expires_at is not None:
-                text += f" The challenge expires {when(game.expires_at)}."
+                text += f" The challenge expires {when(game.expires_at, None)}."
             return text
         case SeatTaken(player=player):
             return f"{mention(player.id)} takes a seat in {title}."
@@ -105,7 +108,7 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 f"came first. Expect its move in {title} in about {wait}."
             )
         case TurnStarted(player_id=player_id, deadline=deadline):
-            due = f" Due {when(deadline)}." if deadline else ""
+            due = f" Due {when(deadline, game.zone_of(player_id))}." if deadline else ""
             if deadline and player_id in game.away:
                 due = " Your clock is stopped while you are on vacation."
             return f"{mention(player_id)}, it is your move in {title}.{due}"
@@ -133,7 +136,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 )
             return result
         case Reminder(player_id=player_id, deadline=deadline):
-            return f"{mention(player_id)}, your move in {title} is due {when(deadline)}."
+            due = when(deadline, game.zone_of(player_id))
+            return f"{mention(player_id)}, your move in {title} is due {due}."
         case TimedOut(player_id=player_id):
             return f"{mention(player_id)} ran out of time in {title}."
         case UndoRequested(requester=requester, waiting_for=waiting):
@@ -149,8 +153,9 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
         case Digest(player_id=player_id, games=listed):
             count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
+            zone = game.zone_of(player_id)  # the digest's game is one of theirs
             rows = [
-                f"· {line.title}" + (f": due {when(line.deadline)}" if line.deadline else "")
+                f"· {line.title}" + (f": due {when(line.deadline, zone)}" if line.deadline else "")
                 for line in listed
             ]
             return "\n".join([f"{mention(player_id)}, your move in {count}:", *rows])
@@ -267,7 +272,7 @@ def settings_line(found: PlayerSettings, when: When) -> str:
     if reminders == "digest":
         reminders = f"a daily digest at {found.digest_hour}:00"
     away = (
-        f"on vacation since {when(found.on_vacation_since)}"
+        f"on vacation since {when(found.on_vacation_since, found.time_zone)}"
         if found.on_vacation_since
         else "not on vacation"
     )

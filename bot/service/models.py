@@ -50,6 +50,7 @@ class Seat:
     name: str | None
     accepted: bool
     bot: str | None = None  # the bot's level when the bot plays this seat
+    time_zone: str = "UTC"  # the player's (settings): their times are written in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,10 @@ class GameSummary:
             if seat.player_id == player_id:
                 return seat.seat
         return None
+
+    def zone_of(self, player_id: int) -> str | None:
+        """The time zone of a player seated here (None for anyone else)."""
+        return next((s.time_zone for s in self.seats if s.player_id == player_id), None)
 
     def player_ids(self) -> tuple[int, ...]:
         return tuple(s.player_id for s in self.seats if s.player_id is not None)

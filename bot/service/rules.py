@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from datetime import UTC, datetime, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.service.models import GameSummary, Refused
 from engine import Code, GameState
@@ -111,9 +113,31 @@ def result_text(summary: GameSummary) -> str:
     return f"Result: {names} {verb} ({summary.reason})."
 
 
-def deadline_caption(summary: GameSummary) -> str | None:
+def zone(name: str | None) -> tzinfo:
+    """A player's time zone by its name (settings check it); UTC for none or a stale one."""
+    try:
+        return ZoneInfo(name) if name else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def local_time(moment: datetime, zone_name: str | None, pattern: str = "%d %b %H:%M") -> str:
+    """A moment as a player reads it, in their zone and naming it: "29 Nov 06:47 CET".
+    A zone whose abbreviation is only an offset ("-03") reads "UTC-03"."""
+    local = moment.astimezone(zone(zone_name))
+    abbreviation = local.strftime("%Z")
+    if abbreviation[:1] in ("+", "-"):
+        abbreviation = f"UTC{abbreviation}"
+    return f"{local.strftime(pattern)} {abbreviation}"
+
+
+def deadline_caption(summary: GameSummary, zone_name: str | None = None) -> str | None:
+    """The deadline under a board, in `zone_name` (the one person it is drawn for) or,
+    for a board everyone sees, in the zone of the player whose deadline it is."""
     if summary.deadline is None:
         return None
-    if summary.player_to_move in summary.away:
+    mover = summary.player_to_move
+    if mover in summary.away:
         return "clock stopped: on vacation"
-    return f"due {summary.deadline:%d %b %H:%M} UTC"
+    shown_in = zone_name or (summary.zone_of(mover) if mover is not None else None)
+    return f"due {local_time(summary.deadline, shown_in)}"
