@@ -25,9 +25,11 @@ def test_a_settings_line_says_every_setting() -> None:
         "9.5 vacation days left this year."
     )
     home = PlayerSettings(7, "off", "UTC", None, 14.0, None)
-    assert "quiet hours off · confirm moves off · not on vacation · 14.0 vacation" in settings_line(
-        home, str
+    assert "quiet hours off · confirm moves off · not on vacation · 14 vacation days left" in (
+        settings_line(home, str)
     )
+    last = PlayerSettings(7, "off", "UTC", None, 1.0, None)
+    assert settings_line(last, str).endswith(" · 1 vacation day left this year.")
 
 
 @pytest.mark.parametrize(

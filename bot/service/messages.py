@@ -279,8 +279,15 @@ def settings_line(found: PlayerSettings, when: When) -> str:
     return (
         f"Reminders: {reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
         f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
-        f"{found.vacation_days_left:.1f} vacation days left this year."
+        f"{_days(found.vacation_days_left)} left this year."
     )
+
+
+def _days(days: float) -> str:
+    """Vacation days as a player counts them: "14 vacation days", "13.5 vacation days",
+    "1 vacation day" (to a tenth)."""
+    number = f"{days:.1f}".removesuffix(".0")
+    return f"{number} vacation day{'' if number == '1' else 's'}"
 
 
 def parse_days(text: str | None, *, unset: str) -> int | str | None:
