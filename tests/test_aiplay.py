@@ -30,9 +30,12 @@ from bot.service import (
     Player,
     Refused,
     Result,
+    UndoAnswered,
     aiqueue,
     bot_record_lines,
     describe,
+    local_time,
+    taken_back_text,
 )
 from bot.service.aiplayer import think
 from bot.service.levels import BOT_IDS, LEVELS
@@ -193,10 +196,18 @@ async def test_undo_against_the_bot_is_granted_at_once(
     await service.move(game.id, GUILD, ANN, "b2")
     await runner.run_once()
     assert (await service.game(game.id, GUILD)).ply == 2
+    reply = (await service.state(game.id, GUILD)).moves[1]
     result = await service.request_undo(game.id, GUILD, ANN)
     names = [type(e).__name__ for e in result.events]
     assert names[0] == "UndoAnswered" and result.game.ply == 0
     assert result.game.to_move == 0  # Ann's move and the bot's answer are taken back
+    undone = result.events[0]
+    assert isinstance(undone, UndoAnswered)
+    said = describe(undone, result.game, lambda pid: f"@{pid}", local_time)
+    assert said == f"@{ANN.id}'s move b2 and the bot's reply {reply} in Hex #1 were taken back."
+    assert taken_back_text(undone, result.game, str, you=ANN.id) == (
+        f"Your move b2 and the bot's reply {reply} were taken back."
+    )
     assert await runner.run_once() == 0  # the old job is stale: nothing for the bot to do
 
 
@@ -222,6 +233,8 @@ async def test_an_undo_with_people_and_the_bot_waits_for_the_people_only(
     ply = asked.game.ply
     done = await service.answer_undo(game.id, GUILD, BOB, accept=True)
     assert done.events[0].done and done.game.ply < ply  # type: ignore[attr-defined]
+    said = describe(done.events[0], done.game, lambda pid: f"@{pid}", local_time)
+    assert said.startswith(f"@{ANN.id}'s move ") and said.endswith(" taken back by agreement.")
 
 
 async def take_turn(service: GameService, runner: AiRunner, game_id: int) -> None:
@@ -455,7 +468,8 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
         assert (await world.game(game.id)).ply == 2
         undo = await (await world.fake.slash(ann, "undo", {}, channel=thread)).reply()
-        assert undo.content == "Your last move was taken back."  # granted at once
+        assert undo.content.startswith("Your move c3 and the bot's reply ")  # granted at once
+        assert undo.content.endswith(" were taken back.")
         assert (await world.game(game.id)).ply == 0
         await play_typed(world, game, "c3")
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot})

@@ -41,6 +41,7 @@ from bot.service import (
     rules_card,
     settings_line,
     shown,
+    taken_back_text,
 )
 
 log = logging.getLogger("paperboard.discord")
@@ -344,10 +345,12 @@ class GamesCog(commands.Cog):
     async def undo(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
         result = await self.service.request_undo(summary.id, summary.guild_id, asker(interaction))
-        granted = any(isinstance(e, UndoAnswered) and e.done for e in result.events)
-        await reply(  # the bot grants an undo at once
+        granted = next((e for e in result.events if isinstance(e, UndoAnswered) and e.done), None)
+        await reply(  # the bot grants an undo at once: what went, the bot's reply too
             interaction,
-            "Your last move was taken back." if granted else "Your opponents have been asked.",
+            taken_back_text(granted, result.game, mention, you=interaction.user.id)
+            if granted is not None
+            else "Your opponents have been asked.",
         )
         await self.announcer.publish(result)
 

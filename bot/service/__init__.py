@@ -12,6 +12,7 @@ from bot.service.messages import (
     rating_line,
     rules_card,
     settings_line,
+    taken_back_text,
 )
 from bot.service.models import (
     Board,
@@ -102,4 +103,5 @@ __all__ = [
     "rules_card",
     "settings_line",
     "shown",
+    "taken_back_text",
 ]

@@ -147,8 +147,10 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             )
         case UndoAnswered(player_id=player_id, accepted=False):
             return f"{mention(player_id)} declined the undo in {title}."
-        case UndoAnswered(done=True):
+        case UndoAnswered(done=True, taken_back=()):  # announced before moves were named
             return f"The last move in {title} was taken back by agreement."
+        case UndoAnswered(done=True) as undone:
+            return taken_back_text(undone, game, mention, place=f" in {title}")
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
         case Digest(player_id=player_id, games=listed):
@@ -175,6 +177,37 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 "which none of your conditional lines expected: they are cleared."
             )
     return f"{title}: {type(event).__name__}"
+
+
+def taken_back_text(
+    undone: UndoAnswered, game: GameSummary, mention: Mention, *, you: int = 0, place: str = ""
+) -> str:
+    """What an undo took back, by whom: "@ann's move c3 and the bot's reply d4 in Hex #1
+    were taken back." Against the bot its reply goes too (it would only play it again);
+    `you`: the player told, whose moves are "your move"."""
+    runs: list[tuple[int, list[str]]] = []  # each player's moves in a row, in order
+    for text, pid in zip(undone.taken_back, undone.taken_from, strict=True):
+        if runs and runs[-1][0] == pid:
+            runs[-1][1].append(text)
+        else:
+            runs.append((pid, [text]))
+
+    def whose(pid: int) -> str:
+        if pid == you:
+            return "Your" if pid == runs[0][0] else "your"
+        return "the bot's" if bot_name(pid) is not None else f"{mention(pid)}'s"
+
+    parts = [
+        f"{whose(pid)} {'move' if i == 0 else 'reply'} {', '.join(texts)}"
+        for i, (pid, texts) in enumerate(runs)
+    ]
+    text = _join(parts)
+    asker = runs[0][0] if runs else 0
+    agreed = any(s.bot is None and s.player_id not in (asker, None) for s in game.seats)
+    verb = "were" if len(parts) > 1 else "was"
+    return (
+        f"{text[:1].upper()}{text[1:]}{place} {verb} taken back{' by agreement' if agreed else ''}."
+    )
 
 
 def clock_text(days: int | None) -> str:

@@ -171,6 +171,8 @@ class UndoAnswered(Event):
     accepted: bool
     done: bool  # every opponent accepted: the move was taken back
     ply: int  # the record's length now
+    taken_back: tuple[str, ...] = ()  # when done: the moves taken back, in order (no passes)
+    taken_from: tuple[int, ...] = ()  # who had played each of them (player ids)
 
 
 @dataclass(frozen=True, slots=True)
