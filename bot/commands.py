@@ -221,13 +221,13 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "rating",
-        "A player's ratings and record, per game (the bot: its record at each level).",
+        "A player's ratings per game (from 1500, ? while provisional) and record against the bot.",
         (
-            Param("player", "user", "whose rating; you by default"),
+            Param("player", "user", "whose rating; you by default; the bot: its record per level"),
             Param("game", "game", "one game only", choices=tuple(engine.GAMES)),
         ),
         discord="/rating player:@bob game:hex",
-        console="rating @bob hex",
+        console="rating @bob hex   (the bot: rating @ai or rating @Paperboard)",
     ),
     Command(
         "leaderboard",

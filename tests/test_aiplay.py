@@ -477,6 +477,8 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         await world.service.resign(game.id, world.guild.id, Player(ann.id, ann.username))
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot, "game": "hex"})
         assert "Hex: medium 1 won 0 lost" in (await handle.reply()).content
+        mine = (await (await world.fake.slash(ann, "rating", {})).reply()).content
+        assert "No rated games here yet.\nHex against the bot: medium 0 won 1 lost" in mine
         # a level without a mention is a game against the bot too
         handle = await world.fake.slash(
             ann, "challenge", {**options, "level": "beginner"}, channel=world.channel
@@ -761,9 +763,11 @@ async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) ->
         await console.run(lines)
         text = out.getvalue()
         assert "@Paperboard (easy)" in text and "resign" in text  # proven lost: it resigns
-        await console.run(["hint", "analysis 1", "rating @ai"])
+        await console.run(["hint", "analysis 1", "rating @ai", "rating @Paperboard", "rating"])
         text = out.getvalue()
-        assert "Hex: easy 0 won 1 lost" in text
+        assert text.count("Hex: easy 0 won 1 lost") == 2  # @ai and @Paperboard: the bot
+        # the player's own casual games against the bot, which no rating counts
+        assert "player has no rated games yet.\nHex against the bot: easy 1 won 0 lost" in text
         assert "Hints are for your casual games" not in text
         assert "Analysis of Hex #1" in text and "Chart:" in text
         assert (tmp_path / "boards" / "game-1-analysis.png").exists()

@@ -7,13 +7,37 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.service import Code, PlayerSettings, RatingLine, Refused
-from bot.service.messages import clock_text, parse_days, rating_line, settings_line
+from bot.service.messages import (
+    clock_text,
+    leaderboard_line,
+    parse_days,
+    rating_line,
+    settings_line,
+)
+from bot.service.ratings import MODEL, PROVISIONAL_SIGMA, shown_rating
 from bot.service.rules import local_time, options_text
 
 
 def test_a_rating_line_names_the_game_and_the_standing() -> None:
-    line = RatingLine(7, "ann", "hex", 12.25, 25.0, 4.125, 5, 3, -2, 3)
-    assert rating_line(line) == "Hex: rating 12.2 (μ 25.0 ± 4.1) · 3/5 won · streak -2"
+    line = RatingLine(7, "ann", "hex", 1745, 25.0, 4.125, 5, 3, -2, 3)
+    assert rating_line(line) == "Hex: rating 1745 · 3/5 won · streak -2"
+    new = RatingLine(7, "ann", "hex", 1569, 27.6, 8.07, 1, 1, 1, 1, provisional=True)
+    assert rating_line(new) == "Hex: rating 1569? · 1/1 won · streak +1"
+    assert leaderboard_line(2, "@ann", new) == "2. @ann 1569? · 1/1 won"
+
+
+def test_ratings_read_on_the_familiar_scale_in_the_ordinals_order() -> None:
+    """1500 before the first game; 20 points a unit of mu - 3 sigma, so the order is the
+    conservative estimate's; provisional ("?") while sigma is above 6.5."""
+    fresh = MODEL.rating()
+    assert shown_rating(fresh.mu, fresh.sigma) == 1500
+    (won,), (lost,) = MODEL.rate([[fresh], [MODEL.rating()]], ranks=[1, 2])
+    assert shown_rating(won.mu, won.sigma) == 1569 and shown_rating(lost.mu, lost.sigma) == 1463
+    ratings = [(25.0, 8.3), (30.0, 7.0), (27.0, 3.0), (20.0, 1.5), (35.0, 6.0)]
+    by_ordinal = sorted(ratings, key=lambda r: r[0] - 3 * r[1], reverse=True)
+    by_shown = sorted(ratings, key=lambda r: shown_rating(*r), reverse=True)
+    assert by_shown == by_ordinal and shown_rating(27.0, 3.0) == 1860
+    assert PROVISIONAL_SIGMA == 6.5
 
 
 def test_a_settings_line_says_every_setting() -> None:

@@ -24,6 +24,7 @@ from bot.commands import BY_NAME, COMMANDS
 from bot.schedule.airunner import AiRunner
 from bot.service import (
     DEFAULT_LEVEL,
+    LEVELS,
     Code,
     Event,
     GameService,
@@ -39,6 +40,7 @@ from bot.service import (
     bot_record_lines,
     conditional_text,
     describe,
+    leaderboard_line,
     local_time,
     parse_days,
     rating_line,
@@ -54,6 +56,8 @@ GUILD, CHANNEL = 0, 0
 OPTIONS_OF_CHALLENGE = {"days", "first", "rated", "open", "level"}
 #: `@ai` in a challenge is a seat for the bot (at `level=`, medium by default).
 BOT_NAME = "ai"
+#: The names `rating` reads as the bot: @ai, @Paperboard, "@Paperboard (easy)"...
+BOT_NAMES = {BOT_NAME, "paperboard", *(f"paperboard ({level})" for level in LEVELS)}
 #: How long the console waits for the bot's move before giving the prompt back.
 BOT_WAIT_SECONDS = 600.0
 PROGRESS_SECONDS = 3.0  # how often an analysis under way says how far it got
@@ -435,17 +439,18 @@ class Console:
 
     async def rating(self, words: list[str], _: str) -> None:
         game = next((w.lower() for w in words if not w.startswith("@")), None)
-        if any(w.lower() == f"@{BOT_NAME}" for w in words):  # the bot plays casual games only
+        named = next((w[1:] for w in words if w.startswith("@")), None)
+        if named is not None and named.strip().lower() in BOT_NAMES:  # casual games only
             records = await self.service.bot_records(GUILD)
             shown = bot_record_lines([r for r in records if game is None or r[1] == game])
             self.say("\n".join(shown) or "Nobody has finished a game against the bot yet.")
             return
-        whose = next((self.player(w[1:]) for w in words if w.startswith("@")), self.me)
+        whose = self.me if named is None else self.player(named)
         lines = await self.service.ratings(GUILD, whose.id, game)
-        if not lines:
-            self.say(f"{whose.name} has no rated games yet.")
-        for line in lines:
-            self.say(rating_line(line))
+        casual = await self.service.bot_records(GUILD, whose.id)
+        said = [rating_line(line) for line in lines] or [f"{whose.name} has no rated games yet."]
+        said += bot_record_lines([r for r in casual if game is None or r[1] == game], against=True)
+        self.say("\n".join(said))
 
     async def leaderboard(self, words: list[str], _: str) -> None:
         if not words:
@@ -454,7 +459,7 @@ class Console:
         if not lines:
             self.say("Nobody has finished a rated game of that yet.")
         for rank, line in enumerate(lines, 1):
-            self.say(f"{rank:>2}. {line.name:<18} {line.rating:6.1f}  {line.wins}/{line.games} won")
+            self.say(leaderboard_line(rank, f"@{line.name}", line))
 
     async def settings(self, words: list[str], _: str) -> None:
         values = {SETTING_NAMES.get(key, key): value for key, value in map(_pair, words)}

@@ -36,6 +36,7 @@ from bot.service import (
     bot_record_lines,
     check_ply,
     conditional_text,
+    leaderboard_line,
     parse_days,
     rating_line,
     rules_card,
@@ -438,12 +439,12 @@ class GamesCog(commands.Cog):
             await self._bot_record(interaction, game)
             return
         found = await self.service.ratings(guild_of(interaction), whose.id, game)
-        if not found:
-            await reply(interaction, f"{mention(whose.id)} has no rated games here yet.")
-            return
+        casual = await self.service.bot_records(guild_of(interaction), whose.id)
+        said = [rating_line(r) for r in found] or ["No rated games here yet."]
+        said += bot_record_lines([r for r in casual if game is None or r[1] == game], against=True)
         await reply(
             interaction,
-            f"{mention(whose.id)}\n" + "\n".join(rating_line(r) for r in found),
+            f"{mention(whose.id)}\n" + "\n".join(said),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -462,10 +463,7 @@ class GamesCog(commands.Cog):
         if not found:
             await reply(interaction, "Nobody has finished a rated game of that here yet.")
             return
-        rows = [
-            f"{i}. {mention(r.player_id)} {r.rating:.1f} · {r.wins}/{r.games} won"
-            for i, r in enumerate(found, 1)
-        ]
+        rows = [leaderboard_line(i, mention(r.player_id), r) for i, r in enumerate(found, 1)]
         await reply(
             interaction,
             f"**{engine.GAMES[game].title}**\n" + "\n".join(rows),

@@ -277,24 +277,38 @@ def rules_card(name: str) -> str:
     return "\n".join(lines)
 
 
+def rating_text(line: RatingLine) -> str:
+    """A rating as players read it: "1569", or "1569?" while it is provisional."""
+    return f"{line.rating}{'?' if line.provisional else ''}"
+
+
 def rating_line(line: RatingLine) -> str:
-    """A player's standing in one game: "Hex: rating 12.3 (μ 25.0 ± 4.1) · 3/5 won · streak +2"."""
+    """A player's standing in one game: "Hex: rating 1569? · 3/5 won · streak +2"."""
     return (
-        f"{engine.GAMES[line.game].title}: rating {line.rating:.1f} "
-        f"(μ {line.mu:.1f} ± {line.sigma:.1f}) · {line.wins}/{line.games} won · "
-        f"streak {line.streak:+d}"
+        f"{engine.GAMES[line.game].title}: rating {rating_text(line)} · "
+        f"{line.wins}/{line.games} won · streak {line.streak:+d}"
     )
 
 
-def bot_record_lines(records: Sequence[tuple[str, str, int, int, int]]) -> list[str]:
-    """The bot's casual record per game and level (AiPlay.bot_records), one line a game:
-    "Hex: easy 3 won 1 lost · hard 0 won 2 lost"."""
+def leaderboard_line(rank: int, name: str, line: RatingLine) -> str:
+    """One row of a leaderboard: "1. @ann 1569? · 3/5 won"."""
+    return f"{rank}. {name} {rating_text(line)} · {line.wins}/{line.games} won"
+
+
+def bot_record_lines(
+    records: Sequence[tuple[str, str, int, int, int]], *, against: bool = False
+) -> list[str]:
+    """Casual records against the bot per game and level (AiPlay.bot_records), one line a
+    game: the bot's own, "Hex: easy 3 won 1 lost · hard 0 won 2 lost"; a player's
+    (`against`), "Hex against the bot: easy 1 won 3 lost"."""
     by_game: dict[str, list[str]] = {}
     for level, game, won, lost, drawn in records:
         tally = f"{level} {won} won {lost} lost" + (f" {drawn} drawn" if drawn else "")
         by_game.setdefault(game, []).append(tally)
+    whom = " against the bot" if against else ""
     return [
-        f"{engine.GAMES[game].title}: {' · '.join(tallies)}" for game, tallies in by_game.items()
+        f"{engine.GAMES[game].title}{whom}: {' · '.join(tallies)}"
+        for game, tallies in by_game.items()
     ]
 
 
