@@ -183,17 +183,22 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "record",
-        "The moves of a game with their times, and a GIF replay.",
+        "The moves of any game, under way or over, with their times, and a GIF replay.",
         (GAME_ID,),
         discord="/record game:12",
         console="record 12",
     ),
     Command(
         "export",
-        "A game's record as a file: JSON for any game, HexGui's SGF for Hex and Disthex.",
+        "Any game's record as a file, under way or over (like /record): JSON, or HexGui's SGF.",
         (
             GAME_ID,
-            Param("format", "choice", "the file's format", choices=("json", "sgf")),
+            Param(
+                "format",
+                "choice",
+                "json for any game, sgf for Hex and Disthex",
+                choices=("json", "sgf"),
+            ),
         ),
         discord="/export game:12 format:sgf",
         console="export 12 sgf",

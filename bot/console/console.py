@@ -387,7 +387,7 @@ class Console:
                 code=Code.USAGE,
             )
         game = await self.game_id(rest, any_status=True)
-        exported = await self.service.export(game, GUILD, self.me.id, fmt)
+        exported = await self.service.export(game, GUILD, fmt)
         path = self.save(exported.filename, exported.data)
         self.say(f"Export: {path}")
 

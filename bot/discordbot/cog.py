@@ -409,9 +409,7 @@ class GamesCog(commands.Cog):
         self, interaction: discord.Interaction, game: int | None = None, format: str = "json"
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
-        exported = await self.service.export(
-            summary.id, summary.guild_id, interaction.user.id, format
-        )
+        exported = await self.service.export(summary.id, summary.guild_id, format)
         await reply(
             interaction,
             f"{summary.title} #{summary.id} as {format}.",
