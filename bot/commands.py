@@ -205,14 +205,14 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "analysis",
-        "Analyse a finished game (or one against the bot): win chances, the big swings, a chart.",
+        "Analyse a finished game (or yours against the bot alone): win chances, swings, a chart.",
         (GAME_ID,),
         discord="/analysis game:12",
         console="analysis 12",
     ),
     Command(
         "hint",
-        "The bot's suggested move, drawn on the board: only in a casual game against the bot.",
+        "The bot's suggested move, drawn on the board: only in your game against the bot alone.",
         (GAME_ID,),
         discord="/hint",
         console="hint",

@@ -675,8 +675,36 @@ async def test_hints_only_in_a_casual_game_against_the_bot(
     hint = await service.hint(game.id, GUILD, ANN.id)
     state = await service.state(game.id, GUILD)
     assert hint.move in state.legal_moves() and hint.png.startswith(b"\x89PNG")
-    # the game against the bot may be analysed while it runs
-    assert not (await service.analysis(game.id, GUILD)).done
+    # the game against the bot may be analysed while it runs, by its player
+    assert not (await service.analysis(game.id, GUILD, ANN.id)).done
+    for someone in (BOB.id, None):  # anyone else: help for the player against the bot
+        with pytest.raises(Refused) as refused:
+            await service.analysis(game.id, GUILD, someone)
+        assert refused.value.code == Code.ENGINE_HELP
+
+
+async def test_no_help_where_another_person_shares_the_game_with_the_bot(
+    service: GameService,
+) -> None:
+    """Making Intersections with Ann, Bob and the bot: neither hint nor analysis while it
+    runs, for either of them or anyone else, and nothing is queued."""
+    issued = await service.challenge(
+        PLACE, ANN, "intersections", opponents=[BOB], options={"size": 4}, bots=["easy"],
+        first="challenger",
+    )  # fmt: skip
+    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    assert game.status == "active" and game.player_to_move == ANN.id
+    for asker in (ANN, BOB):
+        with pytest.raises(Refused) as refused:
+            await service.hint(game.id, GUILD, asker.id)
+        assert refused.value.code == Code.NOT_AGAINST_BOT
+    for someone in (ANN.id, BOB.id, 999, None):
+        with pytest.raises(Refused) as refused:
+            await service.analysis(game.id, GUILD, someone)
+        assert refused.value.code == Code.ENGINE_HELP and "cheating" in str(refused.value)
+    async with service.db.read() as conn:
+        kinds = (await conn.scalars(sa.select(ai_jobs.c.kind))).all()
+    assert "hint" not in kinds and "analysis" not in kinds
 
 
 async def test_a_hint_the_worker_gave_up_on_is_asked_again(
@@ -704,20 +732,20 @@ async def test_after_an_undo_hints_and_analyses_are_of_the_moves_played_now(
     await service.move(game.id, GUILD, ANN, "a1")
     assert await runner.run_once() == 1  # the bot's answer
     await service.hint(game.id, GUILD, ANN.id)
-    await service.analysis(game.id, GUILD)
+    await service.analysis(game.id, GUILD, ANN.id)
     assert await runner.run_once() + await runner.run_once() == 2
     old_hint = (await service.hint(game.id, GUILD, ANN.id)).move
-    old_analysis = await service.analysis(game.id, GUILD)
+    old_analysis = await service.analysis(game.id, GUILD, ANN.id)
     assert old_hint is not None and old_analysis.done
     assert (await service.request_undo(game.id, GUILD, ANN)).game.ply == 0  # granted at once
     await service.move(game.id, GUILD, ANN, old_hint)
     assert await runner.run_once() == 1  # ply 2 again, in another position
     assert (await service.hint(game.id, GUILD, ANN.id)).move is None  # thought about afresh
-    assert not (await service.analysis(game.id, GUILD)).done
+    assert not (await service.analysis(game.id, GUILD, ANN.id)).done
     assert await runner.run_once() + await runner.run_once() == 2
     state = await service.state(game.id, GUILD)
     assert (await service.hint(game.id, GUILD, ANN.id)).move in state.legal_moves()
-    analysis = await service.analysis(game.id, GUILD)
+    analysis = await service.analysis(game.id, GUILD, ANN.id)
     assert analysis.done and f"move 1 {old_hint}" in analysis.text.replace(",", "")
 
 

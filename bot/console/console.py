@@ -393,12 +393,12 @@ class Console:
 
     async def analysis(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)
-        report = await self.service.analysis(game, GUILD)
+        report = await self.service.analysis(game, GUILD, self.me.id)
         if not report.done:
             working = asyncio.create_task(self.ai_work())
             while not report.done and not working.done():
                 await asyncio.wait({working}, timeout=PROGRESS_SECONDS)
-                report = await self.service.analysis(game, GUILD)
+                report = await self.service.analysis(game, GUILD, self.me.id)
                 if not report.done:
                     self.say(f"analysing move {report.progress}/{report.total}")
             await working

@@ -43,6 +43,17 @@ def finishing_ranks(
     return [ordered.index(key) + 1 for key in keys]
 
 
+def alone_with_the_bot(summary: GameSummary, player_id: int | None) -> bool:
+    """`player_id` plays here against the bot alone: every other seat is the bot's. Only
+    then is the engine's help (a hint, an analysis of a game under way) fair play; with
+    another person seated it would be help against them."""
+    seat = None if player_id is None else summary.seat_of(player_id)
+    if seat is None or summary.seats[seat].bot is not None:
+        return False
+    others = [s for s in summary.seats if s.seat != seat]
+    return bool(others) and all(s.bot is not None for s in others)
+
+
 def require_active(row: Any) -> None:
     if row.status == "active":
         return
