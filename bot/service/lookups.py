@@ -48,8 +48,7 @@ class Lookups(Records):
         deadline is written in the viewer's time zone (a board for one person), else in
         the zone of the player to move (a board everyone sees)."""
         summary, state = await self._position(game_id, guild_id, ply)
-        async with self.db.read() as conn:
-            zone_name = await self.time_zone_of(conn, viewer_id)
+        zone_name = None if viewer_id is None else await self.time_zone(viewer_id)
         png = await self.render(game_id, state, summary, groups=groups, zone_name=zone_name)
         return Board(summary, state.ply, png, len(state.legal_moves()))
 
