@@ -190,31 +190,36 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "record",
-        "The moves of a game with their times, and a GIF replay.",
+        "The moves of any game, under way or over, with their times, and a GIF replay.",
         (GAME_ID,),
         discord="/record game:12",
         console="record 12",
     ),
     Command(
         "export",
-        "A game's record as a file: JSON for any game, HexGui's SGF for Hex and Disthex.",
+        "Any game's record as a file, under way or over (like /record): JSON, or HexGui's SGF.",
         (
             GAME_ID,
-            Param("format", "choice", "the file's format", choices=("json", "sgf")),
+            Param(
+                "format",
+                "choice",
+                "json for any game, sgf for Hex and Disthex",
+                choices=("json", "sgf"),
+            ),
         ),
         discord="/export game:12 format:sgf",
         console="export 12 sgf",
     ),
     Command(
         "analysis",
-        "Analyse a finished game (or one against the bot): win chances, the big swings, a chart.",
+        "Analyse a finished game (or yours against the bot alone): win chances, swings, a chart.",
         (GAME_ID,),
         discord="/analysis game:12",
         console="analysis 12",
     ),
     Command(
         "hint",
-        "The bot's suggested move, drawn on the board: only in a casual game against the bot.",
+        "The bot's suggested move, drawn on the board: only in your game against the bot alone.",
         (GAME_ID,),
         discord="/hint",
         console="hint",
@@ -228,13 +233,13 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "rating",
-        "A player's ratings and record, per game (the bot: its record at each level).",
+        "A player's ratings per game (from 1500, ? while provisional) and record against the bot.",
         (
-            Param("player", "user", "whose rating; you by default"),
+            Param("player", "user", "whose rating; you by default; the bot: its record per level"),
             Param("game", "game", "one game only", choices=tuple(engine.GAMES)),
         ),
         discord="/rating player:@bob game:hex",
-        console="rating @bob hex",
+        console="rating @bob hex   (the bot: rating @ai or rating @Paperboard)",
     ),
     Command(
         "leaderboard",

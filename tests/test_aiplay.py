@@ -31,9 +31,12 @@ from bot.service import (
     Player,
     Refused,
     Result,
+    UndoAnswered,
     aiqueue,
     bot_record_lines,
     describe,
+    local_time,
+    taken_back_text,
 )
 from bot.service.aiplayer import think
 from bot.service.levels import BOT_IDS, LEVELS
@@ -194,10 +197,18 @@ async def test_undo_against_the_bot_is_granted_at_once(
     await service.move(game.id, GUILD, ANN, "b2")
     await runner.run_once()
     assert (await service.game(game.id, GUILD)).ply == 2
+    reply = (await service.state(game.id, GUILD)).moves[1]
     result = await service.request_undo(game.id, GUILD, ANN)
     names = [type(e).__name__ for e in result.events]
     assert names[0] == "UndoAnswered" and result.game.ply == 0
     assert result.game.to_move == 0  # Ann's move and the bot's answer are taken back
+    undone = result.events[0]
+    assert isinstance(undone, UndoAnswered)
+    said = describe(undone, result.game, lambda pid: f"@{pid}", local_time)
+    assert said == f"@{ANN.id}'s move b2 and the bot's reply {reply} in Hex #1 were taken back."
+    assert taken_back_text(undone, result.game, str, you=ANN.id) == (
+        f"Your move b2 and the bot's reply {reply} were taken back."
+    )
     assert await runner.run_once() == 0  # the old job is stale: nothing for the bot to do
 
 
@@ -223,6 +234,8 @@ async def test_an_undo_with_people_and_the_bot_waits_for_the_people_only(
     ply = asked.game.ply
     done = await service.answer_undo(game.id, GUILD, BOB, accept=True)
     assert done.events[0].done and done.game.ply < ply  # type: ignore[attr-defined]
+    said = describe(done.events[0], done.game, lambda pid: f"@{pid}", local_time)
+    assert said.startswith(f"@{ANN.id}'s move ") and said.endswith(" taken back by agreement.")
 
 
 async def take_turn(service: GameService, runner: AiRunner, game_id: int) -> None:
@@ -460,7 +473,8 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
         assert (await world.game(game.id)).ply == 2
         undo = await (await world.fake.slash(ann, "undo", {}, channel=thread)).reply()
-        assert undo.content == "Your last move was taken back."  # granted at once
+        assert undo.content.startswith("Your move c3 and the bot's reply ")  # granted at once
+        assert undo.content.endswith(" were taken back.")
         assert (await world.game(game.id)).ply == 0
         await play_typed(world, game, "c3")
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot})
@@ -468,6 +482,8 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         await world.service.resign(game.id, world.guild.id, Player(ann.id, ann.username))
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot, "game": "hex"})
         assert "Hex: medium 1 won 0 lost" in (await handle.reply()).content
+        mine = (await (await world.fake.slash(ann, "rating", {})).reply()).content
+        assert "No rated games here yet.\nHex against the bot: medium 0 won 1 lost" in mine
         # a level without a mention is a game against the bot too
         handle = await world.fake.slash(
             ann, "challenge", {**options, "level": "beginner"}, channel=world.channel
@@ -664,8 +680,36 @@ async def test_hints_only_in_a_casual_game_against_the_bot(
     hint = await service.hint(game.id, GUILD, ANN.id)
     state = await service.state(game.id, GUILD)
     assert hint.move in state.legal_moves() and hint.png.startswith(b"\x89PNG")
-    # the game against the bot may be analysed while it runs
-    assert not (await service.analysis(game.id, GUILD)).done
+    # the game against the bot may be analysed while it runs, by its player
+    assert not (await service.analysis(game.id, GUILD, ANN.id)).done
+    for someone in (BOB.id, None):  # anyone else: help for the player against the bot
+        with pytest.raises(Refused) as refused:
+            await service.analysis(game.id, GUILD, someone)
+        assert refused.value.code == Code.ENGINE_HELP
+
+
+async def test_no_help_where_another_person_shares_the_game_with_the_bot(
+    service: GameService,
+) -> None:
+    """Making Intersections with Ann, Bob and the bot: neither hint nor analysis while it
+    runs, for either of them or anyone else, and nothing is queued."""
+    issued = await service.challenge(
+        PLACE, ANN, "intersections", opponents=[BOB], options={"size": 4}, bots=["easy"],
+        first="challenger",
+    )  # fmt: skip
+    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    assert game.status == "active" and game.player_to_move == ANN.id
+    for asker in (ANN, BOB):
+        with pytest.raises(Refused) as refused:
+            await service.hint(game.id, GUILD, asker.id)
+        assert refused.value.code == Code.NOT_AGAINST_BOT
+    for someone in (ANN.id, BOB.id, 999, None):
+        with pytest.raises(Refused) as refused:
+            await service.analysis(game.id, GUILD, someone)
+        assert refused.value.code == Code.ENGINE_HELP and "cheating" in str(refused.value)
+    async with service.db.read() as conn:
+        kinds = (await conn.scalars(sa.select(ai_jobs.c.kind))).all()
+    assert "hint" not in kinds and "analysis" not in kinds
 
 
 async def test_a_hint_the_worker_gave_up_on_is_asked_again(
@@ -693,20 +737,20 @@ async def test_after_an_undo_hints_and_analyses_are_of_the_moves_played_now(
     await service.move(game.id, GUILD, ANN, "a1")
     assert await runner.run_once() == 1  # the bot's answer
     await service.hint(game.id, GUILD, ANN.id)
-    await service.analysis(game.id, GUILD)
+    await service.analysis(game.id, GUILD, ANN.id)
     assert await runner.run_once() + await runner.run_once() == 2
     old_hint = (await service.hint(game.id, GUILD, ANN.id)).move
-    old_analysis = await service.analysis(game.id, GUILD)
+    old_analysis = await service.analysis(game.id, GUILD, ANN.id)
     assert old_hint is not None and old_analysis.done
     assert (await service.request_undo(game.id, GUILD, ANN)).game.ply == 0  # granted at once
     await service.move(game.id, GUILD, ANN, old_hint)
     assert await runner.run_once() == 1  # ply 2 again, in another position
     assert (await service.hint(game.id, GUILD, ANN.id)).move is None  # thought about afresh
-    assert not (await service.analysis(game.id, GUILD)).done
+    assert not (await service.analysis(game.id, GUILD, ANN.id)).done
     assert await runner.run_once() + await runner.run_once() == 2
     state = await service.state(game.id, GUILD)
     assert (await service.hint(game.id, GUILD, ANN.id)).move in state.legal_moves()
-    analysis = await service.analysis(game.id, GUILD)
+    analysis = await service.analysis(game.id, GUILD, ANN.id)
     assert analysis.done and f"move 1 {old_hint}" in analysis.text.replace(",", "")
 
 
@@ -761,9 +805,11 @@ async def test_the_console_plays_the_bot_and_analyses_the_game(tmp_path: Any) ->
         await console.run(lines)
         text = out.getvalue()
         assert "@Paperboard (easy)" in text and "resign" in text  # proven lost: it resigns
-        await console.run(["hint", "analysis 1", "rating @ai"])
+        await console.run(["hint", "analysis 1", "rating @ai", "rating @Paperboard", "rating"])
         text = out.getvalue()
-        assert "Hex: easy 0 won 1 lost" in text
+        assert text.count("Hex: easy 0 won 1 lost") == 2  # @ai and @Paperboard: the bot
+        # the player's own casual games against the bot, which no rating counts
+        assert "player has no rated games yet.\nHex against the bot: easy 1 won 0 lost" in text
         assert "Hints are for your casual games" not in text
         assert "Analysis of Hex #1" in text and "Chart:" in text
         assert (tmp_path / "boards" / "game-1-analysis.png").exists()

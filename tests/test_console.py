@@ -15,6 +15,7 @@ import pytest
 import engine
 from bot.console import Console
 from bot.service import GameService
+from bot.service.rules import deadline_caption
 from tests.conftest import Clock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -244,8 +245,41 @@ async def test_resign_asks_first(service: GameService, tmp_path: Path) -> None:
 
 
 async def test_the_challenge_line_shows_the_options(service: GameService, tmp_path: Path) -> None:
+    """Every option in the words typed (on/off), defaults and derived ones too, and the
+    bot named as the opponent it is."""
     said = await transcript_of(service, tmp_path, HEX_WITH_SWAP[:2])
-    assert said[-1].startswith("@ann challenges @bob to Hex #1 (size=5, no clock, rated)."), said
+    assert said[-1].startswith(
+        "@ann challenges @bob to Hex #1 (size=5, swap=on, no clock, rated)."
+    ), said
+    said = await transcript_of(
+        service,
+        tmp_path,
+        ["challenge intersections @cat size=4 rounds=2 segments=4 days=none", "record 2"],
+    )
+    assert "(size=4, segments=4, rounds=2, no clock, rated)" in said[1], said
+    assert "Making Intersections #2 — size=4, segments=4, rounds=2" in said, said
+    said = await transcript_of(service, tmp_path, ["challenge hex @ai level=easy days=none"])
+    assert said[1].startswith("@player challenges @Paperboard (easy) to Hex #3 (size=11, "), said
+
+
+async def test_times_are_written_in_each_players_zone(service: GameService, tmp_path: Path) -> None:
+    """A deadline in the zone of whose deadline it is; what one player asks for (games,
+    record, settings) in theirs. The clock starts at 21 Nov 12:00 UTC; 3 days a move."""
+    said = await transcript_of(
+        service,
+        tmp_path,
+        ["as ann", "settings tz=Europe/Paris", "challenge hex @bob size=5 first=challenger",
+         "as bob", "settings tz=America/Sao_Paulo", "accept", "as ann", "c3", "games", "record",
+         "settings vacation=on"],
+    )  # fmt: skip
+    assert "@ann, it is your move in Hex #1. Due 24 Nov 13:00 CET." in said, said
+    assert "@bob, it is your move in Hex #1. Due 24 Nov 09:00 UTC-03." in said, said
+    assert "#1 Hex active: ann vs bob, move 1, bob to move (due 24 Nov 13:00 CET)" in said
+    assert any(line.startswith("   1. 2026-11-21 13:00 CET  ann ") for line in said), said
+    assert "on vacation since 21 Nov 13:00 CET" in said[-1]
+    game = await service.game(1, 0)
+    assert deadline_caption(game) == "due 24 Nov 09:00 UTC-03"  # the board all see: bob's
+    assert deadline_caption(game, "Europe/Paris") == "due 24 Nov 13:00 CET"  # ann's own
 
 
 TWO_HEX_GAMES = [
@@ -281,7 +315,7 @@ async def test_a_game_is_named_by_its_number_first_or_last_in_every_command(
     said = await transcript_of(service, tmp_path, [*lines, "undo 2 accept", "resign #2", "n"])
     assert said[2] == "@ann asks to take back their last move in Hex #1; @bob: accept or decline."
     assert said[4] == "@bob declined the undo in Hex #1."
-    assert "The last move in Hex #2 was taken back by agreement." in said
+    assert "@ann's move c4 in Hex #2 was taken back by agreement." in said, said
     assert said[-2:] == [
         "Resign game #2? Type y to resign, anything else to keep playing.",
         "You did not resign game #2.",
@@ -366,8 +400,8 @@ async def test_open_seats_by_their_documented_name_or_the_short_one(
         "challenge intersections @bob open=2 days=none",
     ]
     said = await transcript_of(service, tmp_path, lines)
-    assert "Intersections #1 (3 days per move, rated). 1 more seat open to anyone." in said[1]
-    assert "(no clock, rated). 2 more seats open to anyone." in said[2], said
+    assert "3 days per move, rated). 1 more seat open to anyone." in said[1], said
+    assert "rounds=4, no clock, rated). 2 more seats open to anyone." in said[2], said
 
 
 async def test_resigning_a_game_you_cannot_resign_is_refused_before_asking(

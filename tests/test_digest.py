@@ -8,7 +8,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from bot.schedule import Scheduler
-from bot.service import Digest, GameService, Reminder, describe
+from bot.service import Digest, GameService, Reminder, describe, local_time
 from bot.service.digest import next_digest
 from engine import Code
 from tests.conftest import Clock
@@ -49,8 +49,10 @@ async def test_one_digest_a_day_lists_the_games_on_move_and_none_when_empty(
     assert isinstance(digest, Digest) and digest.player_id == ANN.id
     assert [line.game_id for line in digest.games] == [fast.id, slow.id]  # least time first
     assert digest.games[0].title == f"Hex #{fast.id}"
-    text = describe(digest, outbox.results[-1].game, lambda p: f"@{p}", lambda t: "soon")
+    text = describe(digest, outbox.results[-1].game, lambda p: f"@{p}", lambda t, zone: "soon")
     assert text.startswith(f"@{ANN.id}, your move in 2 games:\n· Hex #{fast.id}: due soon")
+    in_her_zone = describe(digest, outbox.results[-1].game, str, local_time)
+    assert in_her_zone.endswith(f"· Hex #{slow.id}: due 28 Nov 13:00 CET"), in_her_zone
     clock.advance(minutes=30)
     await scheduler.tick()
     assert len(outbox.events(Digest)) == 1  # once a day

@@ -13,13 +13,14 @@ from tests.test_discord import World, play_slash, start
 from tests.test_discord import world as world
 
 
-async def test_export_waits_for_the_end_for_players_and_not_for_others(world: World) -> None:
+async def test_export_is_anyones_under_way_or_over_like_the_record(world: World) -> None:
     async with world.running():
         game = await start(world, "hex", size="5", options="swap=off")
         thread = world.thread(game)
         ann, cat = world.users["ann"], world.users["cat"]
-        refused = await (await world.fake.slash(ann, "export", {}, channel=thread)).reply()
-        assert refused.ephemeral and "fair play" in refused.content and not refused.files
+        own = await (await world.fake.slash(ann, "export", {}, channel=thread)).reply()
+        assert own.ephemeral and list(own.files) == [f"hex-{game.id}.json"]  # hers, under way
+        assert json.loads(own.files[f"hex-{game.id}.json"])["result"] is None
         handle = await world.fake.slash(
             cat, "export", {"game": game.id, "format": "sgf"}, channel=world.channel
         )

@@ -10,29 +10,52 @@ from bot.service import Code, PlayerSettings, RatingLine, Refused
 from bot.service.messages import (
     clock_text,
     closest,
+    leaderboard_line,
     parse_days,
     rating_line,
     settings_line,
     unknown_game,
 )
+from bot.service.ratings import MODEL, PROVISIONAL_SIGMA, shown_rating
+from bot.service.rules import local_time, options_text
 
 
 def test_a_rating_line_names_the_game_and_the_standing() -> None:
-    line = RatingLine(7, "ann", "hex", 12.25, 25.0, 4.125, 5, 3, -2, 3)
-    assert rating_line(line) == "Hex: rating 12.2 (μ 25.0 ± 4.1) · 3/5 won · streak -2"
+    line = RatingLine(7, "ann", "hex", 1745, 25.0, 4.125, 5, 3, -2, 3)
+    assert rating_line(line) == "Hex: rating 1745 · 3/5 won · streak -2"
+    new = RatingLine(7, "ann", "hex", 1569, 27.6, 8.07, 1, 1, 1, 1, provisional=True)
+    assert rating_line(new) == "Hex: rating 1569? · 1/1 won · streak +1"
+    assert leaderboard_line(2, "@ann", new) == "2. @ann 1569? · 1/1 won"
+
+
+def test_ratings_read_on_the_familiar_scale_in_the_ordinals_order() -> None:
+    """1500 before the first game; 20 points a unit of mu - 3 sigma, so the order is the
+    conservative estimate's; provisional ("?") while sigma is above 6.5."""
+    fresh = MODEL.rating()
+    assert shown_rating(fresh.mu, fresh.sigma) == 1500
+    (won,), (lost,) = MODEL.rate([[fresh], [MODEL.rating()]], ranks=[1, 2])
+    assert shown_rating(won.mu, won.sigma) == 1569 and shown_rating(lost.mu, lost.sigma) == 1463
+    ratings = [(25.0, 8.3), (30.0, 7.0), (27.0, 3.0), (20.0, 1.5), (35.0, 6.0)]
+    by_ordinal = sorted(ratings, key=lambda r: r[0] - 3 * r[1], reverse=True)
+    by_shown = sorted(ratings, key=lambda r: shown_rating(*r), reverse=True)
+    assert by_shown == by_ordinal and shown_rating(27.0, 3.0) == 1860
+    assert PROVISIONAL_SIGMA == 6.5
 
 
 def test_a_settings_line_says_every_setting() -> None:
     since = datetime(2026, 3, 1, 9, tzinfo=UTC)
     away = PlayerSettings(7, "dm", "Europe/Paris", (22, 7), 9.5, since)
-    assert settings_line(away, lambda moment: f"{moment:%d %b}") == (
+    assert settings_line(away, local_time) == (
         "Reminders: dm · time zone Europe/Paris · quiet hours 22:00-7:00 · "
-        "confirm moves off · on vacation since 01 Mar · 9.5 vacation days left this year."
+        "confirm moves off · on vacation since 01 Mar 10:00 CET · "
+        "9.5 vacation days left this year."
     )
     home = PlayerSettings(7, "off", "UTC", None, 14.0, None)
-    assert "quiet hours off · confirm moves off · not on vacation · 14.0 vacation" in settings_line(
-        home, str
+    assert "quiet hours off · confirm moves off · not on vacation · 14 vacation days left" in (
+        settings_line(home, str)
     )
+    last = PlayerSettings(7, "off", "UTC", None, 1.0, None)
+    assert settings_line(last, str).endswith(" · 1 vacation day left this year.")
 
 
 @pytest.mark.parametrize(
@@ -76,3 +99,24 @@ def test_an_unknown_game_suggests_the_name_meant() -> None:
     assert str(unknown_game("chess")).startswith("There is no game called “chess”; the games are")
     assert closest("chalenge", ["challenge", "accept"]) == "challenge"
     assert closest("red", ["record", "rematch"]) is None  # a Short Circuit move, not a command
+
+
+@pytest.mark.parametrize(
+    ("zone", "said"),
+    [
+        ("Europe/Paris", "29 Nov 06:47 CET"),
+        ("Europe/London", "29 Nov 05:47 GMT"),
+        ("America/Sao_Paulo", "29 Nov 02:47 UTC-03"),  # a zone known by its offset only
+        (None, "29 Nov 05:47 UTC"),
+        ("Nowhere/Land", "29 Nov 05:47 UTC"),
+    ],
+)
+def test_a_time_is_written_in_the_readers_zone_and_names_it(zone: str | None, said: str) -> None:
+    assert local_time(datetime(2026, 11, 29, 5, 47, tzinfo=UTC), zone) == said
+
+
+def test_options_are_written_in_full_in_the_words_typed() -> None:
+    assert options_text({"players": 2, "size": 5, "swap": True}) == "size=5, swap=on"
+    assert options_text({"players": 3, "size": 4, "segments": 6, "rounds": 3}) == (
+        "size=4, segments=6, rounds=3"
+    )

@@ -12,7 +12,7 @@ from PIL import Image, ImageChops, ImageDraw
 import engine
 from bot.render import RENDERERS, render_png, render_text
 from bot.render.board import Extras
-from bot.render.caption import CAPTION_HEIGHT
+from bot.render.caption import CAPTION_HEIGHT, chip_label
 from bot.render.fonts import clean_name, font, text_mask, text_width
 from bot.render.theme import DEFAULT_THEME
 from tests.render_probes import closest
@@ -81,6 +81,13 @@ def test_numbered_seats_are_called_by_the_players_names() -> None:
         )
     )
     assert "(columns run up-left)" in render_text(short)
+
+
+def test_a_seat_chip_says_the_colour_then_the_player() -> None:
+    """Not "Paperboard (easy) (White)": the colour first, as the sentences write it."""
+    assert chip_label("Paperboard (easy)", "White", 2) == "White: Paperboard (easy)"
+    assert chip_label("Red team", "Red", 2) == "Red team"  # says its colour already
+    assert chip_label("ann", "Player 4", 4) == "ann"  # four chips: the marker says the seat
 
 
 def test_a_renderer_refuses_another_games_position() -> None:

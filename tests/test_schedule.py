@@ -35,6 +35,7 @@ from bot.service import (
     TurnStarted,
     away_note,
     describe,
+    local_time,
 )
 from bot.service.service import _deadline_caption
 from bot.settings import Settings
@@ -64,7 +65,7 @@ class Outbox:
 
 
 def sentence(event: Event, game: GameSummary) -> str:
-    return describe(event, game, lambda pid: f"@{pid}", lambda t: f"{t:%d %b %H:%M}")
+    return describe(event, game, lambda pid: f"@{pid}", lambda t, zone: f"{t:%d %b %H:%M}")
 
 
 async def open_service(url: str, clock: Callable[[], datetime]) -> GameService:
@@ -204,6 +205,9 @@ async def test_quiet_hours_delay_a_reminder_but_never_a_deadline(
     clock.now = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)  # 07:00 in Paris: quiet is over
     [reminder] = await scheduler.tick()
     assert reminder.events == (Reminder(game.id, ANN.id, deadline, "thread"),)
+    assert describe(reminder.events[0], reminder.game, str, local_time) == (
+        f"{ANN.id}, your move in Hex #{game.id} is due 23 Nov 03:00 CET."  # in her zone
+    )
     clock.now = deadline - HOUR  # 02:00 in Paris: the 1-hour reminder waits for 07:00...
     assert await scheduler.tick() == []
     clock.now = deadline  # ...but the deadline does not wait

@@ -553,3 +553,36 @@ async def test_move_hints_are_the_movers_legal_moves_starting_like_the_typed(
     assert await service.move_hints(game.id, GUILD, waiting.id, "a") == []  # not their turn
     with pytest.raises(Refused):
         await service.move_hints(game.id, GUILD + 1, mover.id, "a")  # another server's game
+
+
+async def test_a_boards_deadline_is_in_its_viewers_zone_else_the_movers(
+    service: GameService,
+) -> None:
+    await service.player_settings(BOB, time_zone="Asia/Tokyo")
+    game = await start(service, "hex", {"size": 5})  # Ann to move, due 24 Nov 12:00 UTC
+    await service.player_settings(ANN, time_zone="Europe/Paris")  # once seated: rosters follow
+    await service.board(game.id, GUILD)
+    await service.board(game.id, GUILD, viewer_id=BOB.id)
+    captions = {key[3] for key in service._boards}
+    assert captions == {"due 24 Nov 13:00 CET", "due 24 Nov 21:00 JST"}
+
+
+async def test_the_leaderboard_reads_about_1500_provisional_first_in_the_same_order(
+    service: GameService,
+) -> None:
+    """Ratings on the correspondence scale: "?" while provisional, the leaderboard in the
+    conservative estimate's order (mu - 3 sigma), which the shown numbers follow."""
+    for winner, loser in [(ANN, BOB), (CAT, BOB), (ANN, CAT)] + [(DAN, BOB), (BOB, DAN)] * 6:
+        issued = await service.challenge(
+            PLACE, winner, "hex", opponents=[loser], options={"size": 3}, rated=True
+        )
+        await service.accept(issued.game.id, GUILD, loser)
+        await service.resign(issued.game.id, GUILD, loser)
+    board = await service.leaderboard(GUILD, "hex")
+    ordinals = [line.mu - 3 * line.sigma for line in board]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert [line.rating for line in board] == sorted((line.rating for line in board), reverse=True)
+    assert all(1300 < line.rating < 1900 for line in board), board
+    by_player = {line.player_id: line for line in board}
+    assert by_player[ANN.id].provisional and by_player[ANN.id].games == 2
+    assert not by_player[DAN.id].provisional and by_player[DAN.id].games == 12

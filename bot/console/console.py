@@ -22,7 +22,7 @@ import sys
 import unicodedata
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
@@ -49,6 +49,8 @@ from bot.service import (
     closest,
     conditional_text,
     describe,
+    leaderboard_line,
+    local_time,
     parse_days,
     rating_line,
     rules_card,
@@ -64,6 +66,8 @@ GUILD, CHANNEL = 0, 0
 OPTIONS_OF_CHALLENGE = {"days", "days_per_move", "first", "rated", "open", "open_seats", "level"}
 #: `@ai` in a challenge is a seat for the bot (at `level=`, medium by default).
 BOT_NAME = "ai"
+#: The names `rating` reads as the bot: @ai, @Paperboard, "@Paperboard (easy)"...
+BOT_NAMES = {BOT_NAME, "paperboard", *(f"paperboard ({level})" for level in LEVELS)}
 #: How long a line waits for the bot (its move, for piped input; a hint; an analysis).
 BOT_WAIT_SECONDS = 600.0
 AI_POLL_SECONDS = 0.2  # how often a wait for the bot looks whether it is done
@@ -109,6 +113,7 @@ class Console:
         self.out = out
         self.board_dir = board_dir
         self.me = Player(player_id("player"), "player")
+        self.zone: str | None = None  # the time zone of `me`: the times they read are in it
         self.names: dict[int, str] = {self.me.id: self.me.name}
         self.source: Iterator[str] | None = None  # piped lines; None: standard input
         self.interactive = False  # at a terminal: the bot moves while the player types
@@ -149,6 +154,7 @@ class Console:
         the bot's moves it set off."""
         self.say("Paperboard console. Type help for the commands, quit to leave.")
         self.source = iter(lines) if lines is not None else None
+        self.zone = await self.service.time_zone(self.me.id)
         self.interactive = interactive
         if interactive and self.runner is not None:
             await self.runner.start()  # its loop plays the bot; bot_moved prints each move
@@ -353,7 +359,7 @@ class Console:
         numbers = [w for w in words if "=" not in w and w != "groups"]
         game = await self.game_id(numbers, any_status=True)
         ply = _int(settings["ply"], "ply") if "ply" in settings else None
-        board = await self.service.board(game, GUILD, ply=ply, groups=groups)
+        board = await self.service.board(game, GUILD, ply=ply, groups=groups, viewer_id=self.me.id)
         await self.show_board(board.game, board.png, ply=board.ply)
 
     async def games(self, words: list[str], _: str) -> None:
@@ -371,7 +377,7 @@ class Console:
         after = await self.game_id(words) if words else None
         found = await self.service.next_game(GUILD, self.me.id, after=after)
         game = found.game
-        due = f", due {_when(game.deadline)}" if game.deadline else ""
+        due = f", due {self.when(game.deadline)}" if game.deadline else ""
         self.say(
             f"#{game.id} {game.title}: your move{due} "
             f"({found.position} of {found.waiting} waiting for you)"
@@ -415,7 +421,7 @@ class Console:
 
     async def record(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)
-        record = await self.service.record(game, GUILD)
+        record = await self.service.record(game, GUILD, self.me.id)
         self.say(record.text)
         gif = await self.service.replay_gif(game, GUILD)
         path = self.save(f"game-{game}-replay.gif", gif)
@@ -439,13 +445,13 @@ class Console:
                 code=Code.USAGE,
             )
         game = named if named is not None else await self.game_meant(any_status=True)
-        exported = await self.service.export(game, GUILD, self.me.id, fmt)
+        exported = await self.service.export(game, GUILD, fmt)
         path = self.save(exported.filename, exported.data)
         self.say(f"Export: {path}")
 
     async def analysis(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)
-        ask = partial(self.service.analysis, game, GUILD)
+        ask = partial(self.service.analysis, game, GUILD, self.me.id)
         working = asyncio.create_task(self.ai_work(ask, lambda found: found.done))
         while not working.done():
             await asyncio.wait({working}, timeout=PROGRESS_SECONDS)
@@ -477,17 +483,18 @@ class Console:
 
     async def rating(self, words: list[str], _: str) -> None:
         game = next((w.lower() for w in words if not w.startswith("@")), None)
-        if any(w.lower() == f"@{BOT_NAME}" for w in words):  # the bot plays casual games only
+        named = next((w[1:] for w in words if w.startswith("@")), None)
+        if named is not None and named.strip().lower() in BOT_NAMES:  # casual games only
             records = await self.service.bot_records(GUILD)
             shown = bot_record_lines([r for r in records if game is None or r[1] == game])
             self.say("\n".join(shown) or "Nobody has finished a game against the bot yet.")
             return
-        whose = next((self.player(w[1:]) for w in words if w.startswith("@")), self.me)
+        whose = self.me if named is None else self.player(named)
         lines = await self.service.ratings(GUILD, whose.id, game)
-        if not lines:
-            self.say(f"{whose.name} has no rated games yet.")
-        for line in lines:
-            self.say(rating_line(line))
+        casual = await self.service.bot_records(GUILD, whose.id)
+        said = [rating_line(line) for line in lines] or [f"{whose.name} has no rated games yet."]
+        said += bot_record_lines([r for r in casual if game is None or r[1] == game], against=True)
+        self.say("\n".join(said))
 
     async def leaderboard(self, words: list[str], _: str) -> None:
         if not words:
@@ -496,7 +503,7 @@ class Console:
         if not lines:
             self.say("Nobody has finished a rated game of that yet.")
         for rank, line in enumerate(lines, 1):
-            self.say(f"{rank:>2}. {line.name:<18} {line.rating:6.1f}  {line.wins}/{line.games} won")
+            self.say(leaderboard_line(rank, f"@{line.name}", line))
 
     async def settings(self, words: list[str], _: str) -> None:
         for key, value in map(_pair, words):
@@ -522,12 +529,14 @@ class Console:
             confirm_moves=_bool(confirm) if confirm is not None else None,
             digest_hour=_int(hour, "digest") if hour is not None else None,
         )
-        self.say(f"{self.me.name} · {settings_line(settings, _when)}")
+        self.zone = settings.time_zone
+        self.say(f"{self.me.name} · {settings_line(settings, self.when)}")
 
     async def act_as(self, words: list[str], _: str) -> None:
         if not words:
             raise Refused("Name the player: as bob.", code=Code.USAGE)
         self.me = self.player(words[0].lstrip("@"))
+        self.zone = await self.service.time_zone(self.me.id)
         self.say(f"You are {self.me.name}.")
 
     async def help(self, words: list[str], _: str) -> None:
@@ -629,8 +638,12 @@ class Console:
     def describe(self, event: Event, game: GameSummary) -> str:
         names = {s.player_id: s.name for s in game.seats if s.player_id is not None}
         return describe(
-            event, game, lambda pid: "@" + (names.get(pid) or self.names.get(pid, "?")), _when
+            event, game, lambda pid: "@" + (names.get(pid) or self.names.get(pid, "?")), self.when
         )
+
+    def when(self, moment: datetime, zone: str | None = None) -> str:
+        """A time in the zone of whom it is for, else in the zone of who types here."""
+        return local_time(moment, zone or self.zone)
 
     async def show_board(self, game: GameSummary, png: bytes, *, ply: int | None = None) -> None:
         shown = game.ply if ply is None else ply
@@ -659,7 +672,7 @@ class Console:
         if game.player_to_move is not None:
             line += f", {game.name_of_seat(game.to_move or 0)} to move"
             if game.deadline:
-                line += f" (due {_when(game.deadline)})"
+                line += f" (due {self.when(game.deadline)})"
         away = away_note(game, lambda pid: "@" + self.names.get(pid, "?"))
         return f"{line}. {away}" if away else line
 
@@ -710,10 +723,6 @@ def _no_value(word: str) -> Refused:
     if choices:
         return Refused(f"Say {word}={', '.join(choices[:-1])} or {choices[-1]}.", code=Code.USAGE)
     return Refused(f"Give {word} a value ({param.help}).", code=Code.USAGE)
-
-
-def _when(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%d %b %H:%M UTC")
 
 
 def _pair(word: str) -> tuple[str, str]:

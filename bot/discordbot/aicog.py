@@ -1,5 +1,5 @@
-"""The AI's slash commands: /analysis of a finished game (or one against the bot), with
-its progress edited into one message, and /hint in a casual game against the bot.
+"""The AI's slash commands: /analysis of a finished game (or the asker's against the bot
+alone), with its progress edited into one message, and /hint in such a game.
 The work runs in the AI queue (bot/schedule/airunner.py); these wait on the database."""
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class AiCog(commands.Cog):
     @described("analysis")
     async def analysis(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.games.game_meant(interaction, game, my_turn=False, finished=True)
-        report = await self.service.analysis(summary.id, guild_of(interaction))
+        asking = interaction.user.id
+        report = await self.service.analysis(summary.id, guild_of(interaction), asking)
         title = f"{summary.title} #{summary.id}"
         if not report.done:
             await reply(interaction, f"Analysing {title}: queued.", ephemeral=False)
@@ -44,7 +45,7 @@ class AiCog(commands.Cog):
             while not report.done and waited < MOST_SECONDS:
                 await asyncio.sleep(PROGRESS_SECONDS)
                 waited += PROGRESS_SECONDS
-                report = await self.service.analysis(summary.id, summary.guild_id)
+                report = await self.service.analysis(summary.id, summary.guild_id, asking)
                 if not report.done and report.progress:
                     await self._edit(
                         interaction,

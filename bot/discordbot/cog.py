@@ -36,11 +36,13 @@ from bot.service import (
     bot_record_lines,
     check_ply,
     conditional_text,
+    leaderboard_line,
     parse_days,
     rating_line,
     rules_card,
     settings_line,
     shown,
+    taken_back_text,
 )
 
 log = logging.getLogger("paperboard.discord")
@@ -275,7 +277,13 @@ class GamesCog(commands.Cog):
         check_ply(summary.id, summary.ply, ply)  # before a public defer makes a refusal public
         # a board of the past or the groups of a big board may take longer than Discord's 3 s
         await interaction.response.defer(ephemeral=not public, thinking=True)
-        board = await self.service.board(summary.id, summary.guild_id, ply=ply, groups=groups)
+        board = await self.service.board(
+            summary.id,
+            summary.guild_id,
+            ply=ply,
+            groups=groups,
+            viewer_id=None if public else interaction.user.id,  # its deadline in their zone
+        )
         caption = f"{board.game.title} #{board.game.id}, move {board.ply}"
         await reply(
             interaction,
@@ -340,10 +348,12 @@ class GamesCog(commands.Cog):
     async def undo(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, last_moved=True)
         result = await self.service.request_undo(summary.id, summary.guild_id, asker(interaction))
-        granted = any(isinstance(e, UndoAnswered) and e.done for e in result.events)
-        await reply(  # the bot grants an undo at once
+        granted = next((e for e in result.events if isinstance(e, UndoAnswered) and e.done), None)
+        await reply(  # the bot grants an undo at once: what went, the bot's reply too
             interaction,
-            "Your last move was taken back." if granted else "Your opponents have been asked.",
+            taken_back_text(granted, result.game, mention, you=interaction.user.id)
+            if granted is not None
+            else "Your opponents have been asked.",
         )
         await self.announcer.publish(result)
 
@@ -364,7 +374,7 @@ class GamesCog(commands.Cog):
     @described("record")
     async def record(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
-        record = await self.service.record(summary.id, summary.guild_id)
+        record = await self.service.record(summary.id, summary.guild_id, interaction.user.id)
         # Deferred only once checked: a refusal after a public defer would be public too.
         await interaction.response.defer(thinking=True)  # a long game's GIF takes a moment
         gif = await self.service.replay_gif(summary.id, summary.guild_id)
@@ -401,9 +411,7 @@ class GamesCog(commands.Cog):
         self, interaction: discord.Interaction, game: int | None = None, format: str = "json"
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
-        exported = await self.service.export(
-            summary.id, summary.guild_id, interaction.user.id, format
-        )
+        exported = await self.service.export(summary.id, summary.guild_id, format)
         await reply(
             interaction,
             f"{summary.title} #{summary.id} as {format}.",
@@ -431,12 +439,12 @@ class GamesCog(commands.Cog):
             await self._bot_record(interaction, game)
             return
         found = await self.service.ratings(guild_of(interaction), whose.id, game)
-        if not found:
-            await reply(interaction, f"{mention(whose.id)} has no rated games here yet.")
-            return
+        casual = await self.service.bot_records(guild_of(interaction), whose.id)
+        said = [rating_line(r) for r in found] or ["No rated games here yet."]
+        said += bot_record_lines([r for r in casual if game is None or r[1] == game], against=True)
         await reply(
             interaction,
-            f"{mention(whose.id)}\n" + "\n".join(rating_line(r) for r in found),
+            f"{mention(whose.id)}\n" + "\n".join(said),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
@@ -455,10 +463,7 @@ class GamesCog(commands.Cog):
         if not found:
             await reply(interaction, "Nobody has finished a rated game of that here yet.")
             return
-        rows = [
-            f"{i}. {mention(r.player_id)} {r.rating:.1f} · {r.wins}/{r.games} won"
-            for i, r in enumerate(found, 1)
-        ]
+        rows = [leaderboard_line(i, mention(r.player_id), r) for i, r in enumerate(found, 1)]
         await reply(
             interaction,
             f"**{engine.GAMES[game].title}**\n" + "\n".join(rows),

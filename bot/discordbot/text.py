@@ -19,6 +19,7 @@ from bot.service import (
     bot_name,
     clock_text,
     describe,
+    options_text,
 )
 
 #: Mentions ping players, never roles or everyone.
@@ -31,8 +32,9 @@ def mention(player_id: int) -> str:
     return f"**{name}**" if name is not None else f"<@{player_id}>"
 
 
-def when(moment: datetime) -> str:
-    """A Discord timestamp each reader sees in their own time: "in 3 days"."""
+def when(moment: datetime, zone: str | None = None) -> str:
+    """A Discord timestamp each reader sees in their own time zone: "in 3 days" (so
+    the zone of whom the time is for is not needed)."""
     return f"<t:{int(moment.timestamp())}:R>"
 
 
@@ -65,9 +67,9 @@ def board_file(game: GameSummary, png: bytes, ply: int | None = None) -> discord
 def status_text(game: GameSummary) -> str:
     """The challenge message: the game, its players and where it stands now."""
     info = engine.GAMES[game.game]
-    options = ", ".join(f"{k} {v}" for k, v in game.options.items() if k != "players")
     head = (
-        f"**{info.title} #{game.id}** · {options} · {clock_text(game.days_per_move)} · "
+        f"**{info.title} #{game.id}** · {options_text(game.options)} · "
+        f"{clock_text(game.days_per_move)} · "
         f"{'rated' if game.rated else 'casual'}"
     )
     seats = " · ".join(

@@ -359,7 +359,9 @@ async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refus
 async def latest_board(interaction: discord.Interaction, game_id: int, note: str) -> None:
     """A stale button: say so, and show the board as it is now, to the presser only."""
     try:
-        board = await context_of(interaction).service.board(game_id, guild_of(interaction))
+        board = await context_of(interaction).service.board(
+            game_id, guild_of(interaction), viewer_id=interaction.user.id
+        )
     except Refused as refusal:
         await reply(interaction, str(refusal))
         return

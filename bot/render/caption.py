@@ -47,11 +47,19 @@ def draw_caption(
         if to_move == seat:
             canvas.marker("circle", centre, 13, "paper", outline="ink", width=1.5)
         canvas.marker(style.marker, centre, 8, style.colour, outline="ink", width=1)
-        label = clean_name(names[seat] if seat < len(names) else style.name)
-        if players and style.name not in label:
-            label = f"{label} ({style.name})" if len(styles) <= 3 else label
+        name = clean_name(names[seat] if seat < len(names) else style.name)
+        label = chip_label(name, style.name, len(styles)) if players else name
         canvas.text((x + 28, top + 56), fit_text(label, 14, chip_width - 36), 14, anchor="lm")
         x += chip_width
+
+
+def chip_label(player: str, seat_name: str, seats: int) -> str:
+    """A seat's chip: "White: ann", as the game's sentences pair a colour and a player;
+    the name alone when it holds the seat's name already or more than three chips share
+    the band (the marker's colour says the seat)."""
+    if seat_name in player or seats > 3:
+        return player
+    return f"{seat_name}: {player}"
 
 
 def default_status(view: View, styles: Sequence[SeatStyle]) -> str:

@@ -9,10 +9,12 @@ from bot.service.messages import (
     closest,
     conditional_text,
     describe,
+    leaderboard_line,
     parse_days,
     rating_line,
     rules_card,
     settings_line,
+    taken_back_text,
 )
 from bot.service.models import (
     Board,
@@ -46,7 +48,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import check_ply
+from bot.service.rules import check_ply, local_time, options_text
 from bot.service.service import GameService
 from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
@@ -96,10 +98,14 @@ __all__ = [
     "closest",
     "conditional_text",
     "describe",
+    "leaderboard_line",
     "levels_text",
+    "local_time",
+    "options_text",
     "parse_days",
     "rating_line",
     "rules_card",
     "settings_line",
     "shown",
+    "taken_back_text",
 ]

@@ -251,20 +251,30 @@ class AiPlay(Play):
             )
         return answered
 
-    async def bot_records(self, guild_id: int) -> list[tuple[str, str, int, int, int]]:
-        """Each bot level's record per game in this server: (level, game, won, lost, drawn)."""
+    async def bot_records(
+        self, guild_id: int, player_id: int | None = None
+    ) -> list[tuple[str, str, int, int, int]]:
+        """Each bot level's record per game in this server: (level, game, won, lost, drawn);
+        with `player_id`, that player's record against each level (their casual games
+        against the bot, which no rating counts)."""
+        bot = seats.alias("bot")
+        # the seat whose result is counted: the bot's own, or the player's beside it
+        counted = bot if player_id is None else seats
+        query = (
+            sa.select(bot.c.bot_level, counted.c.seat, games.c.game, games.c.winners)
+            .select_from(bot.join(games, games.c.id == bot.c.game_id))
+            .where(
+                bot.c.bot_level.is_not(None),
+                games.c.guild_id == guild_id,
+                games.c.status == "finished",
+            )
+        )
+        if player_id is not None:
+            query = query.join(seats, seats.c.game_id == games.c.id).where(
+                seats.c.player_id == player_id
+            )
         async with self.db.read() as conn:
-            rows = (
-                await conn.execute(
-                    sa.select(seats.c.bot_level, seats.c.seat, games.c.game, games.c.winners)
-                    .select_from(seats.join(games, games.c.id == seats.c.game_id))
-                    .where(
-                        seats.c.bot_level.is_not(None),
-                        games.c.guild_id == guild_id,
-                        games.c.status == "finished",
-                    )
-                )
-            ).all()
+            rows = (await conn.execute(query)).all()
         tally: dict[tuple[str, str], list[int]] = {}
         for r in rows:
             counts = tally.setdefault((r.bot_level, r.game), [0, 0, 0])

@@ -1,8 +1,9 @@
 """Analysis of a game: each seat's chance after every move, the largest swings, the
 first proven position, and a chart; and a hint (the bot's move) in a game against it.
 
-Only for a finished game or a game against the bot: engine help in a game under way
-between people is cheating, and the refusal says so. A request queues a job
+Only for a finished game, or a game under way that the asker plays against the bot
+alone: engine help in a game where another person holds a seat is cheating, and the
+refusal says so. A request queues a job
 (bot/service/aiqueue.py, kind `analysis` or `hint`, one per game and position); the
 AI runner (bot/schedule/airunner.py) judges every position in a worker process
 (`judge`), writing its progress into the job row, then builds the report and chart
@@ -26,6 +27,7 @@ from bot.service import aiqueue
 from bot.service.aiqueue import Job, Kind
 from bot.service.models import GameSummary, Refused
 from bot.service.records import Records
+from bot.service.rules import alone_with_the_bot
 from bot.store.schema import games, moves
 from engine import Code
 
@@ -139,18 +141,21 @@ def report(
 class Analyses(Records):
     """Asking for an analysis or a hint, and reading it."""
 
-    async def analysis(self, game_id: int, guild_id: int) -> AnalysisReport:
-        """The analysis of a finished game (or one against the bot): stored, or queued
-        and under way. Refused for a game under way between people (engine help)."""
+    async def analysis(
+        self, game_id: int, guild_id: int, player_id: int | None = None
+    ) -> AnalysisReport:
+        """The analysis of a finished game (or of one `player_id` plays against the bot
+        alone): stored, or queued and under way. Refused for a game under way where
+        another person holds a seat (engine help)."""
         async with self.db.write() as conn:
             row = await self.game_row(conn, game_id, guild_id)
             summary = await self.summary(conn, game_id, row)
-            against_bot = any(s.bot is not None for s in summary.seats)
-            if row.status == "open" or (row.status != "finished" and not against_bot):
+            training = alone_with_the_bot(summary, player_id)
+            if row.status == "open" or (row.status != "finished" and not training):
                 if row.status == "active":
                     raise Refused(
-                        "This game is under way between people: analysing it would be engine "
-                        "help, which is cheating. Ask again when it is over.",
+                        "This game is under way with people in it: analysing it would be "
+                        "engine help, which is cheating. Ask again when it is over.",
                         code=Code.ENGINE_HELP,
                     )
                 raise Refused(
@@ -171,17 +176,17 @@ class Analyses(Records):
         )
 
     async def hint(self, game_id: int, guild_id: int, player_id: int) -> Hint:
-        """The bot's suggestion for your move, in a casual game against the bot (training):
-        None while it thinks; then the board with the move on it. Refused elsewhere."""
+        """The bot's suggestion for your move, in a casual game against the bot alone
+        (training): None while it thinks; then the board with the move on it. Refused
+        elsewhere, and where another person holds a seat (help against them)."""
         async with self.db.write() as conn:
             row = await self.game_row(conn, game_id, guild_id)
             summary = await self.summary(conn, game_id, row)
             seat = summary.seat_of(player_id)
-            against_bot = any(s.bot is not None for s in summary.seats)
-            if row.rated or not against_bot or seat is None or summary.seats[seat].bot:
+            if row.rated or not alone_with_the_bot(summary, player_id):
                 raise Refused(
-                    "Hints are for your casual games against the bot; in any other game they "
-                    "would be engine help.",
+                    "Hints are for your casual games against the bot alone; in any other game "
+                    "they would be engine help.",
                     code=Code.NOT_AGAINST_BOT,
                 )
             if row.status != "active":

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -43,7 +42,7 @@ from bot.service import outbox
 from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Reminder, Result, TimedOut
 from bot.service.records import REMINDER_LEADS, Records
-from bot.service.rules import forfeit
+from bot.service.rules import forfeit, zone
 from bot.store.schema import deadlines, games, players, seats
 
 log = logging.getLogger("paperboard.deadlines")
@@ -254,11 +253,7 @@ def quiet_until(
     """The end of the quiet period `now` falls in (local hours start-end), or None."""
     if start is None or end is None or start == end:
         return None
-    try:
-        zone: Any = ZoneInfo(time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = UTC
-    local = now.astimezone(zone)
+    local = now.astimezone(zone(time_zone))
     hour = local.hour
     quiet = start <= hour < end if start < end else hour >= start or hour < end
     if not quiet:

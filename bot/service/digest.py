@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -27,6 +25,7 @@ from bot.service import outbox
 from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Digest, DigestLine, Result
 from bot.service.records import Records
+from bot.service.rules import zone
 from bot.store.schema import digests, games, players, seats
 from bot.store.upserts import upsert
 
@@ -68,11 +67,7 @@ _ON_MOVE = (
 
 def next_digest(now: datetime, time_zone: str, hour: int) -> datetime:
     """The next time it is `hour` o'clock in the player's time zone, after `now`."""
-    try:
-        zone: Any = ZoneInfo(time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = UTC
-    local = now.astimezone(zone)
+    local = now.astimezone(zone(time_zone))
     due = local.replace(hour=hour, minute=0, second=0, microsecond=0)
     if due <= local:
         due += timedelta(days=1)  # wall-clock arithmetic: the same local hour tomorrow

@@ -2,8 +2,10 @@
 every finished game of a server as JSON lines for operators, streamed page by page.
 
 Built from the stored rows alone (no replay): the record, the seats and the result are
-all in the tables. Fair play: a player of a game under way gets its export only once it
-has ended; everyone else in the server may have it at any time.
+all in the tables. The rule is the record's (`record`, `/record`): anyone in the server
+may have any of its games, under way or over, its own players too (Little Golem and
+lichess let players download their games in progress). A file of moves is no engine
+help; the fair-play line is drawn at analyses and hints (bot/service/analysis.py).
 """
 
 from __future__ import annotations
@@ -44,12 +46,11 @@ class ExportFile:
 class Exports(Records):
     """The export use case."""
 
-    async def export(
-        self, game_id: int, guild_id: int, viewer_id: int, fmt: str = "json"
-    ) -> ExportFile:
-        """A game's record as a file. Refused: an unknown format, SGF of a game that is not
-        Hex or Disthex, and a game under way to one of its players (fair play)."""
-        check_ids(game_id, guild_id, viewer_id)
+    async def export(self, game_id: int, guild_id: int, fmt: str = "json") -> ExportFile:
+        """A game's record as a file, under way or over, for anyone in the server (the
+        record's rule). Refused: an unknown format, SGF of a game that is not Hex or
+        Disthex."""
+        check_ids(game_id, guild_id)
         if fmt not in FORMATS:
             raise Refused(f"Exports are json or sgf, not {shown(fmt)}.", code=Code.BAD_SETTING)
         async with self.db.read() as conn:
@@ -59,13 +60,7 @@ class Exports(Records):
                     "SGF is written for Hex and Disthex only; json works for every game.",
                     code=Code.BAD_SETTING,
                 )
-            summary = await self.summary(conn, game_id, row)
             state = await self.load_state(conn, row)
-            if summary.status in ("active", "open") and viewer_id in summary.player_ids():
-                raise Refused(
-                    "You play in this game: its export waits until it ends (fair play).",
-                    code=Code.NOT_FINISHED,
-                )
             roster = (await conn.execute(_ROSTER.where(seats.c.game_id == game_id))).all()
             entries = (await conn.execute(_MOVES.where(moves.c.game_id == game_id))).all()
         record = game_record(row, roster, entries, state)

@@ -14,7 +14,14 @@ from bot.service import ratings
 from bot.service.messages import unknown_game
 from bot.service.models import STATUSES, Board, GameSummary, RatingLine, Record, Refused
 from bot.service.records import Records, replay
-from bot.service.rules import check_ids, check_ply, options_text, result_text, seat_names_now
+from bot.service.rules import (
+    check_ids,
+    check_ply,
+    local_time,
+    options_text,
+    result_text,
+    seat_names_now,
+)
 from bot.store.schema import games, moves, seats
 from engine import Code, GameState
 
@@ -29,11 +36,20 @@ class Lookups(Records):
             return await self.summary(conn, game_id, row)
 
     async def board(
-        self, game_id: int, guild_id: int, *, ply: int | None = None, groups: bool = False
+        self,
+        game_id: int,
+        guild_id: int,
+        *,
+        ply: int | None = None,
+        groups: bool = False,
+        viewer_id: int | None = None,
     ) -> Board:
-        """The picture of the game now, or after any ply; any game of this guild."""
+        """The picture of the game now, or after any ply; any game of this guild. Its
+        deadline is written in the viewer's time zone (a board for one person), else in
+        the zone of the player to move (a board everyone sees)."""
         summary, state = await self._position(game_id, guild_id, ply)
-        png = await self.render(game_id, state, summary, groups=groups)
+        zone_name = None if viewer_id is None else await self.time_zone(viewer_id)
+        png = await self.render(game_id, state, summary, groups=groups, zone_name=zone_name)
         return Board(summary, state.ply, png, len(state.legal_moves()))
 
     async def board_text(self, game_id: int, guild_id: int, *, ply: int | None = None) -> str:
@@ -175,9 +191,11 @@ class Lookups(Records):
         summary, state = await self._position(game_id, guild_id, None)
         return state.example_move() if summary.player_to_move == player_id else None
 
-    async def record(self, game_id: int, guild_id: int) -> Record:
-        """The moves with their times, one line per move, in the game's notation."""
+    async def record(self, game_id: int, guild_id: int, viewer_id: int | None = None) -> Record:
+        """The moves with their times (in the viewer's time zone, else UTC), one line per
+        move, in the game's notation."""
         async with self.db.read() as conn:
+            zone_name = await self.time_zone_of(conn, viewer_id)
             row = await self.game_row(conn, game_id, guild_id)
             summary = seat_names_now(
                 await self.summary(conn, game_id, row), await self.load_state(conn, row)
@@ -194,9 +212,9 @@ class Lookups(Records):
         for seat in summary.seats:
             lines.append(f"  {summary.seat_names[seat.seat]}: {seat.name or 'open seat'}")
         for entry in entries:
-            when = entry.created_at.strftime("%Y-%m-%d %H:%M")
+            when = local_time(entry.created_at, zone_name, "%Y-%m-%d %H:%M")
             who = summary.name_of_seat(entry.seat)
-            lines.append(f"{entry.ply + 1:>4}. {when} UTC  {who:<18} {entry.text}")
+            lines.append(f"{entry.ply + 1:>4}. {when}  {who:<18} {entry.text}")
         if summary.status == "finished":
             lines.append(result_text(summary))
         return Record(summary, "\n".join(lines))
@@ -207,6 +225,12 @@ class Lookups(Records):
             summary = await self.summary(conn, game_id, row)
             state = await self.load_state(conn, row)
         return await self.painter.gif(state, players=[s.name or "?" for s in summary.seats])
+
+    async def time_zone(self, player_id: int) -> str | None:
+        """A player's time zone, as their settings name it (None: never seen here)."""
+        check_ids(player_id)
+        async with self.db.read() as conn:
+            return await self.time_zone_of(conn, player_id)
 
     async def leaderboard(self, guild_id: int, game: str, *, limit: int = 10) -> list[RatingLine]:
         _known_game(game)

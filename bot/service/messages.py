@@ -1,13 +1,16 @@
 """Events as sentences, one formatter for every adapter.
 
 Adapters pass how to mention a player (`<@id>` on Discord, `@name` in a
-terminal) and how to show a time (a relative timestamp on Discord).
+terminal) and how to show a time: `when(moment, zone)`, where `zone` is the time
+zone of the player the time is for (their deadline, their vacation), or None when
+it is for whoever reads. Discord writes a timestamp each reader sees in their own
+zone; a terminal writes `local_time(moment, zone)`, in the asker's zone for None.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 import engine
@@ -35,13 +38,14 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
+from bot.service.rules import option_word, options_text
 from engine import Code
 
 Mention = Callable[[int], str]
 NO_CLOCK = "none"  # the days-per-move word for no clock
 #: How alike a typed word and a name must be to suggest the name (difflib's ratio).
 CLOSE_ENOUGH = 0.75
-When = Callable[[datetime], str]
+When = Callable[[datetime, str | None], str]  # a moment, and the zone of whom it is for
 
 REASONS = {
     "connection": "by connecting their edges",
@@ -60,17 +64,19 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
     title = f"{game.title} #{game.id}"
     match event:
         case ChallengeIssued(challenger=challenger, invited=invited, open_seats=open_seats):
-            who = _join([mention(pid) for pid in invited])
+            # the bot's seats are named too: it sat down at once, but it is the opponent
+            bots = tuple(s.player_id for s in game.seats if s.bot is not None and s.player_id)
+            named = invited + bots
             clock = clock_text(game.days_per_move)
             kind = "rated" if game.rated else "casual"
-            whom = who or "anyone"
-            chosen = options_text(game.game, game.options)
+            whom = _join([mention(pid) for pid in named]) or "anyone"
+            chosen = options_text(game.options)
             terms = ", ".join(part for part in (chosen, clock, kind) if part)
             text = f"{mention(challenger.id)} challenges {whom} to {title} ({terms})."
-            if invited and open_seats:
+            if named and open_seats:
                 text += f" {open_seats} more seat{'s' if open_seats > 1 else ''} open to anyone."
             if game.expires_at is not None:
-                text += f" The challenge expires {when(game.expires_at)}."
+                text += f" The challenge expires {when(game.expires_at, None)}."
             return text
         case SeatTaken(player=player):
             return f"{mention(player.id)} takes a seat in {title}."
@@ -105,7 +111,7 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 f"came first. Expect its move in {title} in about {wait}."
             )
         case TurnStarted(player_id=player_id, deadline=deadline):
-            due = f" Due {when(deadline)}." if deadline else ""
+            due = f" Due {when(deadline, game.zone_of(player_id))}." if deadline else ""
             if deadline and player_id in game.away:
                 due = " Your clock is stopped while you are on vacation."
             return f"{mention(player_id)}, it is your move in {title}.{due}"
@@ -133,7 +139,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 )
             return result
         case Reminder(player_id=player_id, deadline=deadline):
-            return f"{mention(player_id)}, your move in {title} is due {when(deadline)}."
+            due = when(deadline, game.zone_of(player_id))
+            return f"{mention(player_id)}, your move in {title} is due {due}."
         case TimedOut(player_id=player_id):
             return f"{mention(player_id)} ran out of time in {title}."
         case UndoRequested(requester=requester, waiting_for=waiting):
@@ -143,14 +150,17 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             )
         case UndoAnswered(player_id=player_id, accepted=False):
             return f"{mention(player_id)} declined the undo in {title}."
-        case UndoAnswered(done=True):
+        case UndoAnswered(done=True, taken_back=()):  # announced before moves were named
             return f"The last move in {title} was taken back by agreement."
+        case UndoAnswered(done=True) as undone:
+            return taken_back_text(undone, game, mention, place=f" in {title}")
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
         case Digest(player_id=player_id, games=listed):
             count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
+            zone = game.zone_of(player_id)  # the digest's game is one of theirs
             rows = [
-                f"· {line.title}" + (f": due {when(line.deadline)}" if line.deadline else "")
+                f"· {line.title}" + (f": due {when(line.deadline, zone)}" if line.deadline else "")
                 for line in listed
             ]
             return "\n".join([f"{mention(player_id)}, your move in {count}:", *rows])
@@ -170,6 +180,37 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 "which none of your conditional lines expected: they are cleared."
             )
     return f"{title}: {type(event).__name__}"
+
+
+def taken_back_text(
+    undone: UndoAnswered, game: GameSummary, mention: Mention, *, you: int = 0, place: str = ""
+) -> str:
+    """What an undo took back, by whom: "@ann's move c3 and the bot's reply d4 in Hex #1
+    were taken back." Against the bot its reply goes too (it would only play it again);
+    `you`: the player told, whose moves are "your move"."""
+    runs: list[tuple[int, list[str]]] = []  # each player's moves in a row, in order
+    for text, pid in zip(undone.taken_back, undone.taken_from, strict=True):
+        if runs and runs[-1][0] == pid:
+            runs[-1][1].append(text)
+        else:
+            runs.append((pid, [text]))
+
+    def whose(pid: int) -> str:
+        if pid == you:
+            return "Your" if pid == runs[0][0] else "your"
+        return "the bot's" if bot_name(pid) is not None else f"{mention(pid)}'s"
+
+    parts = [
+        f"{whose(pid)} {'move' if i == 0 else 'reply'} {', '.join(texts)}"
+        for i, (pid, texts) in enumerate(runs)
+    ]
+    text = _join(parts)
+    asker = runs[0][0] if runs else 0
+    agreed = any(s.bot is None and s.player_id not in (asker, None) for s in game.seats)
+    verb = "were" if len(parts) > 1 else "was"
+    return (
+        f"{text[:1].upper()}{text[1:]}{place} {verb} taken back{' by agreement' if agreed else ''}."
+    )
 
 
 def clock_text(days: int | None) -> str:
@@ -196,22 +237,6 @@ def away_note(game: GameSummary, mention: Mention) -> str | None:
     who = _join([mention(pid) for pid in game.away])
     verb = "is" if len(game.away) == 1 else "are"
     return f"{who} {verb} on vacation: clocks stop on their turns."
-
-
-def options_text(game: str, options: Mapping[str, object]) -> str:
-    """The options a game was set up with that differ from its defaults: "size=7x7"."""
-    defaults = engine.GAMES[game].options
-    return ", ".join(
-        f"{key}={_option_word(value)}"
-        for key, value in options.items()
-        if key in defaults and defaults[key].default is not None and value != defaults[key].default
-    )
-
-
-def _option_word(value: object) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
 
 
 def _colours(game: GameSummary, swapper: int, mention: Mention) -> str:
@@ -262,32 +287,44 @@ def rules_card(name: str) -> str:
     )
     lines = [f"{info.title} ({players})", "", info.summary, "", "Options:"]
     for option in info.options.values():
-        default = "set from the others" if option.default is None else option.default
-        if isinstance(default, bool):
-            default = "on" if default else "off"
+        default = "set from the others" if option.default is None else option_word(option.default)
         lines.append(f"  {option.name}: {option.allowed} (default {default})")
     lines += ["", f"Against the bot (casual): {levels_text()}.", "", info.credit]
     return "\n".join(lines)
 
 
+def rating_text(line: RatingLine) -> str:
+    """A rating as players read it: "1569", or "1569?" while it is provisional."""
+    return f"{line.rating}{'?' if line.provisional else ''}"
+
+
 def rating_line(line: RatingLine) -> str:
-    """A player's standing in one game: "Hex: rating 12.3 (μ 25.0 ± 4.1) · 3/5 won · streak +2"."""
+    """A player's standing in one game: "Hex: rating 1569? · 3/5 won · streak +2"."""
     return (
-        f"{engine.GAMES[line.game].title}: rating {line.rating:.1f} "
-        f"(μ {line.mu:.1f} ± {line.sigma:.1f}) · {line.wins}/{line.games} won · "
-        f"streak {line.streak:+d}"
+        f"{engine.GAMES[line.game].title}: rating {rating_text(line)} · "
+        f"{line.wins}/{line.games} won · streak {line.streak:+d}"
     )
 
 
-def bot_record_lines(records: Sequence[tuple[str, str, int, int, int]]) -> list[str]:
-    """The bot's casual record per game and level (AiPlay.bot_records), one line a game:
-    "Hex: easy 3 won 1 lost · hard 0 won 2 lost"."""
+def leaderboard_line(rank: int, name: str, line: RatingLine) -> str:
+    """One row of a leaderboard: "1. @ann 1569? · 3/5 won"."""
+    return f"{rank}. {name} {rating_text(line)} · {line.wins}/{line.games} won"
+
+
+def bot_record_lines(
+    records: Sequence[tuple[str, str, int, int, int]], *, against: bool = False
+) -> list[str]:
+    """Casual records against the bot per game and level (AiPlay.bot_records), one line a
+    game: the bot's own, "Hex: easy 3 won 1 lost · hard 0 won 2 lost"; a player's
+    (`against`), "Hex against the bot: easy 1 won 3 lost"."""
     by_game: dict[str, list[str]] = {}
     for level, game, won, lost, drawn in records:
         tally = f"{level} {won} won {lost} lost" + (f" {drawn} drawn" if drawn else "")
         by_game.setdefault(game, []).append(tally)
+    whom = " against the bot" if against else ""
     return [
-        f"{engine.GAMES[game].title}: {' · '.join(tallies)}" for game, tallies in by_game.items()
+        f"{engine.GAMES[game].title}{whom}: {' · '.join(tallies)}"
+        for game, tallies in by_game.items()
     ]
 
 
@@ -298,15 +335,22 @@ def settings_line(found: PlayerSettings, when: When) -> str:
     if reminders == "digest":
         reminders = f"a daily digest at {found.digest_hour}:00"
     away = (
-        f"on vacation since {when(found.on_vacation_since)}"
+        f"on vacation since {when(found.on_vacation_since, found.time_zone)}"
         if found.on_vacation_since
         else "not on vacation"
     )
     return (
         f"Reminders: {reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
         f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
-        f"{found.vacation_days_left:.1f} vacation days left this year."
+        f"{_days(found.vacation_days_left)} left this year."
     )
+
+
+def _days(days: float) -> str:
+    """Vacation days as a player counts them: "14 vacation days", "13.5 vacation days",
+    "1 vacation day" (to a tenth)."""
+    number = f"{days:.1f}".removesuffix(".0")
+    return f"{number} vacation day{'' if number == '1' else 's'}"
 
 
 def parse_days(text: str | None, *, unset: str) -> int | str | None:

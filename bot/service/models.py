@@ -50,6 +50,7 @@ class Seat:
     name: str | None
     accepted: bool
     bot: str | None = None  # the bot's level when the bot plays this seat
+    time_zone: str = "UTC"  # the player's (settings): their times are written in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,10 @@ class GameSummary:
             if seat.player_id == player_id:
                 return seat.seat
         return None
+
+    def zone_of(self, player_id: int) -> str | None:
+        """The time zone of a player seated here (None for anyone else)."""
+        return next((s.time_zone for s in self.seats if s.player_id == player_id), None)
 
     def player_ids(self) -> tuple[int, ...]:
         return tuple(s.player_id for s in self.seats if s.player_id is not None)
@@ -166,6 +171,8 @@ class UndoAnswered(Event):
     accepted: bool
     done: bool  # every opponent accepted: the move was taken back
     ply: int  # the record's length now
+    taken_back: tuple[str, ...] = ()  # when done: the moves taken back, in order (no passes)
+    taken_from: tuple[int, ...] = ()  # who had played each of them (player ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,13 +316,14 @@ class RatingLine:
     player_id: int
     name: str
     game: str
-    rating: float  # the conservative estimate shown to players (mu - 3 sigma, scaled)
+    rating: int  # what players read: 1500 + 20 x (mu - 3 sigma) (bot/service/ratings.py)
     mu: float
     sigma: float
     games: int
     wins: int
     streak: int
     best_streak: int
+    provisional: bool = False  # sigma still high: the rating is written "1569?"
 
 
 @dataclass(frozen=True, slots=True)

@@ -397,6 +397,17 @@ class Play(Records):
                     undo_approvals=None,
                 )
             )
+            gone = (
+                await conn.execute(
+                    sa.select(moves.c.seat, moves.c.text)
+                    .where(
+                        moves.c.game_id == game_id,
+                        moves.c.ply >= rolled_back.ply,
+                        moves.c.text != "pass",
+                    )
+                    .order_by(moves.c.ply)
+                )
+            ).all()
             await conn.execute(
                 moves.delete().where(moves.c.game_id == game_id, moves.c.ply >= rolled_back.ply)
             )
@@ -404,7 +415,16 @@ class Play(Records):
             self.cache_state(game_id, now, rolled_back)
             await self.clear_conditionals(conn, game_id)
             log.info("game=%d undo to ply=%d", game_id, rolled_back.ply)
-            events: list[Event] = [UndoAnswered(game_id, player.id, True, True, rolled_back.ply)]
+            done = UndoAnswered(
+                game_id,
+                player.id,
+                True,
+                True,
+                rolled_back.ply,
+                taken_back=tuple(entry.text for entry in gone),
+                taken_from=tuple(summary.seats[entry.seat].player_id or 0 for entry in gone),
+            )
+            events: list[Event] = [done]
             events.append(await self.start_turn(conn, game_id, summary, rolled_back))
             now_summary = await self.summary(conn, game_id)
             return await self._announce(conn, Result(now_summary, tuple(events)))

@@ -86,6 +86,7 @@ class Preferences(Records):
                 await digest.schedule(
                     conn, player.id, row.reminders, row.time_zone, row.digest_hour, now
                 )
+        self.forget_rosters()  # a roster read while this committed holds the old zone
         quiet = None if row.quiet_start is None else (row.quiet_start, row.quiet_end)
         return PlayerSettings(
             player.id,

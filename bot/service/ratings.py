@@ -1,7 +1,14 @@
 """Ratings per guild and game with openskill's Plackett-Luce model (2 to 8 players).
 
-The number shown to players is openskill's ordinal (mu - 3 sigma): it starts at
-0 and rises as the system becomes sure a player is strong.
+Players read the conservative estimate, openskill's ordinal (mu - 3 sigma), on the
+scale correspondence sites use: `shown_rating` = 1500 + 20 x (mu - 3 sigma). Every
+player starts at mu 25, sigma 25/3, so at exactly 1500; at 20 points a unit, a
+settled player's win over an equal gains about 20 (sigma 4: the ordinal moves 1.15),
+like Elo's K=32. A monotonic map of the ordinal, so the leaderboard's order is the
+ordinal's. It rises as the system grows sure of a player (a settled player of
+average strength reads about 1750 after forty games). A rating is provisional,
+written "1569?", while sigma is above PROVISIONAL_SIGMA: roughly the first six games
+against settled players, ten against other newcomers.
 """
 
 from __future__ import annotations
@@ -17,6 +24,14 @@ from bot.store.schema import players, ratings
 from bot.store.upserts import insert_or_nothing
 
 MODEL = PlackettLuce()
+START = 1500  # what everyone reads before their first game (mu 25, sigma 25/3: ordinal 0)
+POINTS_PER_UNIT = 20  # rating points per unit of the ordinal
+PROVISIONAL_SIGMA = 6.5  # above it, the number is written with "?" (it starts at 8.33)
+
+
+def shown_rating(mu: float, sigma: float) -> int:
+    """The rating players read: 1500 + 20 x openskill's ordinal (mu - 3 sigma)."""
+    return round(START + POINTS_PER_UNIT * (mu - 3 * sigma))
 
 
 async def update(
@@ -85,13 +100,14 @@ def _lines(rows: Sequence[sa.Row[tuple[object, ...]]]) -> list[RatingLine]:
             player_id=row.player_id,
             name=row.name,
             game=row.game,
-            rating=row.mu - 3 * row.sigma,
+            rating=shown_rating(row.mu, row.sigma),
             mu=row.mu,
             sigma=row.sigma,
             games=row.games,
             wins=row.wins,
             streak=row.streak,
             best_streak=row.best_streak,
+            provisional=row.sigma > PROVISIONAL_SIGMA,
         )
         for row in rows
     ]

@@ -83,6 +83,7 @@ _ROSTER = (
         seats.c.bot_level,
         players.c.name,
         players.c.vacation_since,
+        players.c.time_zone,
     )
     .select_from(seats.outerjoin(players, players.c.id == seats.c.player_id))
     .where(seats.c.game_id == sa.bindparam("game_id"))
@@ -201,14 +202,18 @@ class Records:
     async def roster(
         self, conn: AsyncConnection, game_id: int, status: str
     ) -> tuple[tuple[Seat, ...], tuple[int, ...]]:
-        """The seats with the players' names, and who of them is on vacation. Seats are
-        fixed once a game has started, so kept for a while; a rename or a vacation
-        here clears them, one in another process shows within ROSTER_SECONDS."""
+        """The seats with the players' names and time zones, and who of them is on
+        vacation. Seats are fixed once a game has started, so kept for a while; a rename
+        or a settings change here clears them, one in another process shows within
+        ROSTER_SECONDS."""
         cached = self._rosters.get(game_id)
         if cached is not None and time.monotonic() - cached[0] < ROSTER_SECONDS:
             return cached[1], cached[2]
         rows = (await conn.execute(_ROSTER, {"game_id": game_id})).all()
-        roster = tuple(Seat(r.seat, r.player_id, r.name, r.accepted, r.bot_level) for r in rows)
+        roster = tuple(
+            Seat(r.seat, r.player_id, r.name, r.accepted, r.bot_level, r.time_zone or "UTC")
+            for r in rows
+        )
         away = tuple(r.player_id for r in rows if r.vacation_since is not None)
         if status != "open":
             self._rosters[game_id] = (time.monotonic(), roster, away)
@@ -251,6 +256,12 @@ class Records:
             keys=("id",),
             update=("name",),
         )
+
+    async def time_zone_of(self, conn: AsyncConnection, player_id: int | None) -> str | None:
+        """A player's time zone (their settings); None for nobody or someone unknown."""
+        if player_id is None:
+            return None
+        return await conn.scalar(sa.select(players.c.time_zone).where(players.c.id == player_id))
 
     def forget_rosters(self) -> None:
         """Cached rosters are stale: a name or a vacation changed."""
@@ -382,8 +393,11 @@ class Records:
         *,
         groups: bool,
         after_move: bool = False,
+        zone_name: str | None = None,
     ) -> bytes:
-        caption = deadline_caption(summary) if state.ply == summary.ply else None
+        """The board's picture (cached); its deadline in `zone_name`, the zone of the one
+        person it is drawn for, else in the zone of the player whose deadline it is."""
+        caption = deadline_caption(summary, zone_name) if state.ply == summary.ply else None
         names = [s.name or "open seat" for s in summary.seats]
         # The record, not the ply: after an undo the same ply can be another position.
         # (A vacation changes the caption; a seat taken, the names.)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from datetime import UTC, datetime, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.service.models import GameSummary, Refused
 from engine import Code, GameState
@@ -39,6 +41,17 @@ def finishing_ranks(
         keys.append((seat == loser, seat not in winners, -score))
     ordered = sorted(set(keys))
     return [ordered.index(key) + 1 for key in keys]
+
+
+def alone_with_the_bot(summary: GameSummary, player_id: int | None) -> bool:
+    """`player_id` plays here against the bot alone: every other seat is the bot's. Only
+    then is the engine's help (a hint, an analysis of a game under way) fair play; with
+    another person seated it would be help against them."""
+    seat = None if player_id is None else summary.seat_of(player_id)
+    if seat is None or summary.seats[seat].bot is not None:
+        return False
+    others = [s for s in summary.seats if s.seat != seat]
+    return bool(others) and all(s.bot is not None for s in others)
 
 
 def require_active(row: Any) -> None:
@@ -82,8 +95,17 @@ def check_ply(game_id: int, last: int, ply: int | None) -> None:
         )
 
 
+def option_word(value: object) -> str:
+    """An option's value in the words players type: on/off for a switch, else as stored."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
 def options_text(options: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in options.items() if k != "players") or "default options"
+    """A game's options in full, as typed in a challenge: "size=4, segments=4, rounds=2"
+    (the number of players is the seats', not an option)."""
+    return ", ".join(f"{k}={option_word(v)}" for k, v in options.items() if k != "players")
 
 
 def seat_names_now(summary: GameSummary, state: GameState) -> GameSummary:
@@ -102,9 +124,31 @@ def result_text(summary: GameSummary) -> str:
     return f"Result: {names} {verb} ({summary.reason})."
 
 
-def deadline_caption(summary: GameSummary) -> str | None:
+def zone(name: str | None) -> tzinfo:
+    """A player's time zone by its name (settings check it); UTC for none or a stale one."""
+    try:
+        return ZoneInfo(name) if name else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def local_time(moment: datetime, zone_name: str | None, pattern: str = "%d %b %H:%M") -> str:
+    """A moment as a player reads it, in their zone and naming it: "29 Nov 06:47 CET".
+    A zone whose abbreviation is only an offset ("-03") reads "UTC-03"."""
+    local = moment.astimezone(zone(zone_name))
+    abbreviation = local.strftime("%Z")
+    if abbreviation[:1] in ("+", "-"):
+        abbreviation = f"UTC{abbreviation}"
+    return f"{local.strftime(pattern)} {abbreviation}"
+
+
+def deadline_caption(summary: GameSummary, zone_name: str | None = None) -> str | None:
+    """The deadline under a board, in `zone_name` (the one person it is drawn for) or,
+    for a board everyone sees, in the zone of the player whose deadline it is."""
     if summary.deadline is None:
         return None
-    if summary.player_to_move in summary.away:
+    mover = summary.player_to_move
+    if mover in summary.away:
         return "clock stopped: on vacation"
-    return f"due {summary.deadline:%d %b %H:%M} UTC"
+    shown_in = zone_name or (summary.zone_of(mover) if mover is not None else None)
+    return f"due {local_time(summary.deadline, shown_in)}"
