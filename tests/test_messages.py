@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 import pytest
@@ -16,29 +17,32 @@ from bot.service.messages import (
     settings_line,
     unknown_game,
 )
-from bot.service.ratings import MODEL, PROVISIONAL_SIGMA, shown_rating
+from bot.service.ratings import ELO_POINTS, MODEL, PROVISIONAL_SIGMA, shown_rating
 from bot.service.rules import local_time, options_text
 
 
 def test_a_rating_line_names_the_game_and_the_standing() -> None:
-    line = RatingLine(7, "ann", "hex", 1745, 25.0, 4.125, 5, 3, -2, 3)
-    assert rating_line(line) == "Hex: rating 1745 · 3/5 won · streak -2"
-    new = RatingLine(7, "ann", "hex", 1569, 27.6, 8.07, 1, 1, 1, 1, provisional=True)
-    assert rating_line(new) == "Hex: rating 1569? · 1/1 won · streak +1"
-    assert leaderboard_line(2, "@ann", new) == "2. @ann 1569? · 1/1 won"
+    line = RatingLine(7, "ann", "hex", 1545, 26.5, 4.125, 5, 3, -2, 3)
+    assert rating_line(line) == "Hex: rating 1545 · 3/5 won · streak -2"
+    new = RatingLine(7, "ann", "hex", 1578, 27.6, 8.07, 1, 1, 1, 1, provisional=True)
+    assert rating_line(new) == "Hex: rating 1578? · 1/1 won · streak +1"
+    assert leaderboard_line(2, "@ann", new) == "2. @ann 1578? · 1/1 won"
 
 
-def test_ratings_read_on_the_familiar_scale_in_the_ordinals_order() -> None:
-    """1500 before the first game; 20 points a unit of mu - 3 sigma, so the order is the
-    conservative estimate's; provisional ("?") while sigma is above 6.5."""
+def test_ratings_read_on_the_elo_scale_around_1500() -> None:
+    """1500 before the first game and for a player of average strength; 400 points
+    between two settled players are the model's 10 to 1, as in Elo; provisional ("?")
+    while sigma is above 6.5."""
     fresh = MODEL.rating()
-    assert shown_rating(fresh.mu, fresh.sigma) == 1500
+    assert shown_rating(fresh.mu) == 1500
     (won,), (lost,) = MODEL.rate([[fresh], [MODEL.rating()]], ranks=[1, 2])
-    assert shown_rating(won.mu, won.sigma) == 1569 and shown_rating(lost.mu, lost.sigma) == 1463
-    ratings = [(25.0, 8.3), (30.0, 7.0), (27.0, 3.0), (20.0, 1.5), (35.0, 6.0)]
-    by_ordinal = sorted(ratings, key=lambda r: r[0] - 3 * r[1], reverse=True)
-    by_shown = sorted(ratings, key=lambda r: shown_rating(*r), reverse=True)
-    assert by_shown == by_ordinal and shown_rating(27.0, 3.0) == 1860
+    assert shown_rating(won.mu) == 1578 and shown_rating(lost.mu) == 1422
+    strong, weak = MODEL.rating(mu=25 + 400 / ELO_POINTS, sigma=0.01), MODEL.rating(sigma=0.01)
+    assert shown_rating(strong.mu) - shown_rating(weak.mu) == 400
+    # Plackett-Luce between two: exp(mu_a / c) / (exp(mu_a / c) + exp(mu_b / c)),
+    # c = sqrt(sigma_a^2 + sigma_b^2 + 2 beta^2)
+    c = math.sqrt(strong.sigma**2 + weak.sigma**2 + 2 * MODEL.beta**2)
+    assert 1 / (1 + math.exp((weak.mu - strong.mu) / c)) == pytest.approx(10 / 11, abs=0.001)
     assert PROVISIONAL_SIGMA == 6.5
 
 

@@ -567,11 +567,11 @@ async def test_a_boards_deadline_is_in_its_viewers_zone_else_the_movers(
     assert captions == {"due 24 Nov 13:00 CET", "due 24 Nov 21:00 JST"}
 
 
-async def test_the_leaderboard_reads_about_1500_provisional_first_in_the_same_order(
+async def test_the_leaderboard_reads_about_1500_settled_players_first(
     service: GameService,
 ) -> None:
-    """Ratings on the correspondence scale: "?" while provisional, the leaderboard in the
-    conservative estimate's order (mu - 3 sigma), which the shown numbers follow."""
+    """Ratings on the correspondence scale: "?" while provisional; the leaderboard lists
+    settled players by rating, then provisional ones by rating."""
     for winner, loser in [(ANN, BOB), (CAT, BOB), (ANN, CAT)] + [(DAN, BOB), (BOB, DAN)] * 6:
         issued = await service.challenge(
             PLACE, winner, "hex", opponents=[loser], options={"size": 3}, rated=True
@@ -579,10 +579,12 @@ async def test_the_leaderboard_reads_about_1500_provisional_first_in_the_same_or
         await service.accept(issued.game.id, GUILD, loser)
         await service.resign(issued.game.id, GUILD, loser)
     board = await service.leaderboard(GUILD, "hex")
-    ordinals = [line.mu - 3 * line.sigma for line in board]
-    assert ordinals == sorted(ordinals, reverse=True)
-    assert [line.rating for line in board] == sorted((line.rating for line in board), reverse=True)
-    assert all(1300 < line.rating < 1900 for line in board), board
+    provisional = [line.provisional for line in board]
+    assert provisional == sorted(provisional), board  # settled first
+    for group in (True, False):
+        shown = [line.rating for line in board if line.provisional == group]
+        assert shown == sorted(shown, reverse=True), board
+    assert all(1300 < line.rating < 1700 for line in board), board
     by_player = {line.player_id: line for line in board}
     assert by_player[ANN.id].provisional and by_player[ANN.id].games == 2
     assert not by_player[DAN.id].provisional and by_player[DAN.id].games == 12

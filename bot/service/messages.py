@@ -294,12 +294,12 @@ def rules_card(name: str) -> str:
 
 
 def rating_text(line: RatingLine) -> str:
-    """A rating as players read it: "1569", or "1569?" while it is provisional."""
+    """A rating as players read it: "1578", or "1578?" while it is provisional."""
     return f"{line.rating}{'?' if line.provisional else ''}"
 
 
 def rating_line(line: RatingLine) -> str:
-    """A player's standing in one game: "Hex: rating 1569? · 3/5 won · streak +2"."""
+    """A player's standing in one game: "Hex: rating 1578? · 3/5 won · streak +2"."""
     return (
         f"{engine.GAMES[line.game].title}: rating {rating_text(line)} · "
         f"{line.wins}/{line.games} won · streak {line.streak:+d}"
@@ -307,7 +307,7 @@ def rating_line(line: RatingLine) -> str:
 
 
 def leaderboard_line(rank: int, name: str, line: RatingLine) -> str:
-    """One row of a leaderboard: "1. @ann 1569? · 3/5 won"."""
+    """One row of a leaderboard: "1. @ann 1578? · 3/5 won"."""
     return f"{rank}. {name} {rating_text(line)} · {line.wins}/{line.games} won"
 
 

@@ -316,14 +316,14 @@ class RatingLine:
     player_id: int
     name: str
     game: str
-    rating: int  # what players read: 1500 + 20 x (mu - 3 sigma) (bot/service/ratings.py)
+    rating: int  # what players read: 1500 + 29.5 x (mu - 25) (bot/service/ratings.py)
     mu: float
     sigma: float
     games: int
     wins: int
     streak: int
     best_streak: int
-    provisional: bool = False  # sigma still high: the rating is written "1569?"
+    provisional: bool = False  # sigma still high: the rating is written "1578?"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,18 +1,21 @@
 """Ratings per guild and game with openskill's Plackett-Luce model (2 to 8 players).
 
-Players read the conservative estimate, openskill's ordinal (mu - 3 sigma), on the
-scale correspondence sites use: `shown_rating` = 1500 + 20 x (mu - 3 sigma). Every
-player starts at mu 25, sigma 25/3, so at exactly 1500; at 20 points a unit, a
-settled player's win over an equal gains about 20 (sigma 4: the ordinal moves 1.15),
-like Elo's K=32. A monotonic map of the ordinal, so the leaderboard's order is the
-ordinal's. It rises as the system grows sure of a player (a settled player of
-average strength reads about 1750 after forty games). A rating is provisional,
-written "1569?", while sigma is above PROVISIONAL_SIGMA: roughly the first six games
-against settled players, ten against other newcomers.
+Players read openskill's estimate of their strength, mu, on the scale correspondence
+sites use (`shown_rating`): 1500 + ELO_POINTS x (mu - 25). Everyone starts at mu 25,
+so at 1500, and a player of average strength stays about there however long they
+play. ELO_POINTS makes the numbers mean what Elo's mean: between two settled players
+the model's chance of a win is 1 / (1 + exp(-(mu_a - mu_b) / (sqrt 2 x beta))), Elo's
+is 1 / (1 + 10^(-(R_a - R_b) / 400)), so a point of mu is 400 / (sqrt 2 x beta x ln 10)
+= 29.5 rating points (400 points between two players: 10 to 1). A rating is
+provisional, written "1577?", while sigma is above PROVISIONAL_SIGMA (it starts at
+8.33): roughly the first six games against settled players, ten against other
+newcomers. The leaderboard lists settled players by rating, then provisional ones by
+rating, so its numbers always read downwards.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -24,14 +27,15 @@ from bot.store.schema import players, ratings
 from bot.store.upserts import insert_or_nothing
 
 MODEL = PlackettLuce()
-START = 1500  # what everyone reads before their first game (mu 25, sigma 25/3: ordinal 0)
-POINTS_PER_UNIT = 20  # rating points per unit of the ordinal
+START = 1500  # what everyone reads before their first game (mu 25)
+#: Rating points per point of mu: the model's odds between settled players read as Elo's.
+ELO_POINTS = 400 / (math.sqrt(2) * MODEL.beta * math.log(10))
 PROVISIONAL_SIGMA = 6.5  # above it, the number is written with "?" (it starts at 8.33)
 
 
-def shown_rating(mu: float, sigma: float) -> int:
-    """The rating players read: 1500 + 20 x openskill's ordinal (mu - 3 sigma)."""
-    return round(START + POINTS_PER_UNIT * (mu - 3 * sigma))
+def shown_rating(mu: float) -> int:
+    """The rating players read: 1500 + 29.5 x (mu - 25)."""
+    return round(START + ELO_POINTS * (mu - MODEL.mu))
 
 
 async def update(
@@ -100,7 +104,7 @@ def _lines(rows: Sequence[sa.Row[tuple[object, ...]]]) -> list[RatingLine]:
             player_id=row.player_id,
             name=row.name,
             game=row.game,
-            rating=shown_rating(row.mu, row.sigma),
+            rating=shown_rating(row.mu),
             mu=row.mu,
             sigma=row.sigma,
             games=row.games,
@@ -120,11 +124,11 @@ def _query() -> sa.Select[tuple[object, ...]]:
 async def leaderboard(
     conn: AsyncConnection, guild_id: int, game: str, limit: int
 ) -> list[RatingLine]:
-    ordinal = ratings.c.mu - 3 * ratings.c.sigma
+    provisional = sa.case((ratings.c.sigma > PROVISIONAL_SIGMA, 1), else_=0)
     query = (
         _query()
         .where(ratings.c.guild_id == guild_id, ratings.c.game == game)
-        .order_by(ordinal.desc(), ratings.c.games.desc())
+        .order_by(provisional, ratings.c.mu.desc(), ratings.c.games.desc())
         .limit(max(1, min(limit, 50)))
     )
     return _lines((await conn.execute(query)).all())
