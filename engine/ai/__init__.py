@@ -6,6 +6,8 @@ I/O. The stable API:
 - `best_move(state, *, seconds, seed=None, nodes=None) -> str`
 - `solve(state, *, seconds, nodes=None) -> Solution | None`
 - `analyse(state, *, seconds, seed=None, nodes=None) -> Analysis`
+- `Prover().solve(state, *, seconds, nodes=None)`: `solve` keeping the solver's
+  tables across calls on positions of one game (an analysis).
 - `search_record(game, options, moves, seconds) -> Analysis`: the same from
   plain data, for a worker process.
 
@@ -26,11 +28,12 @@ import engine
 from engine.ai import disthexsolve, hexai, hotwireai, livewireai, others  # noqa: F401  (register)
 from engine.ai.adapter import Adapter, adapter_for
 from engine.ai.mcts import Search, Settings
-from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution, minimax_solve
+from engine.ai.solver import SOLVERS, Asked, Budget, Kept, OutOfTime, Solution, minimax_solve
 from engine.core import GameState
 
 __all__ = [
     "Analysis",
+    "Prover",
     "RankedMove",
     "Settings",
     "Solution",
@@ -107,24 +110,60 @@ def best_move(
 def solve(state: GameState, *, seconds: float, nodes: int | None = None) -> Solution | None:
     """The exact result with best play, or None when not proven within `seconds`
     (or the game has more than two players). A finished game is its own result."""
-    _check_seconds(seconds)
-    if state.outcome is not None:
-        winners = state.outcome.winners
-        return Solution(winner=winners[0] if len(winners) == 1 else None, winning_moves=())
-    if state.players != 2:
-        return None
-    budget = Budget(time.monotonic() + seconds, nodes)
-    try:
-        own = SOLVERS.get(state.name)
-        solution = own(state, budget) if own is not None else None
-        if solution is None:
-            adapter = adapter_for(state)
-            solution = minimax_solve(adapter, adapter.root(state), budget)
-    except OutOfTime:
-        return None
-    except RecursionError:
-        return None  # too deep for this interpreter's stack: not proven
-    return solution
+    return Prover().solve(state, seconds=seconds, nodes=nodes)
+
+
+class Prover:
+    """`solve` that keeps the solver's tables from one call to the next while the
+    positions are of one game with one set of options (another game starts afresh):
+    an analysis proves a game's positions from the last backwards, and what the
+    later proofs settled is found again inside the earlier positions' searches.
+    The tables are dropped after `KEEP_NODES` solver nodes, so they stay bounded."""
+
+    #: Solver nodes (each at most a table entry or two) before the tables are dropped.
+    KEEP_NODES = 500_000
+
+    def __init__(self) -> None:
+        self.game: tuple[str, str] | None = None
+        self.kept: Kept = {}
+        self.nodes = 0
+
+    def solve(
+        self,
+        state: GameState,
+        *,
+        seconds: float,
+        nodes: int | None = None,
+        every: bool = True,
+        first: str | None = None,
+    ) -> Solution | None:
+        """`solve`; `every=False` asks for the value alone, with the first winning move
+        found (`first` tried before the others: the move played next in a record,
+        already proven when the positions go backwards) instead of every one."""
+        _check_seconds(seconds)
+        if state.outcome is not None:
+            winners = state.outcome.winners
+            return Solution(winner=winners[0] if len(winners) == 1 else None, winning_moves=())
+        if state.players != 2:
+            return None
+        game = (state.name, repr(sorted(state.options.items())))
+        if game != self.game or self.nodes > self.KEEP_NODES:
+            self.game, self.kept, self.nodes = game, {}, 0
+        budget = Budget(time.monotonic() + seconds, nodes)
+        asked = Asked(self.kept, every, first)
+        try:
+            own = SOLVERS.get(state.name)
+            solution = own(state, budget, asked) if own is not None else None
+            if solution is None:
+                adapter = adapter_for(state)
+                solution = minimax_solve(adapter, adapter.root(state), budget, asked)
+        except OutOfTime:
+            return None
+        except RecursionError:
+            return None  # too deep for this interpreter's stack: not proven
+        finally:
+            self.nodes += budget.nodes
+        return solution
 
 
 def analyse(
@@ -134,11 +173,13 @@ def analyse(
     seed: int | None = None,
     nodes: int | None = None,
     capped: bool = False,
+    solver: bool = True,
 ) -> Analysis:
     """Chances per seat, the mover's moves ranked, the expected line and any proof.
     `nodes` (simulations) replaces the time unless `capped`: then the search stops at
     whichever comes first (a level calibrated by simulations that must still answer
-    in time on the largest boards)."""
+    in time on the largest boards). `solver=False`: the search alone, for a caller
+    that gave the solver its time already (the tree still proves what it can)."""
     _check_seconds(seconds)
     players = state.players
     if state.outcome is not None:
@@ -148,7 +189,9 @@ def analyse(
         winner = result.winner if result is not None else None
         return Analysis(chance, (), (), result, proven_winner=winner)
     start = time.monotonic()
-    proof = _try_solve(state, start + seconds * SOLVER_SHARE, None if capped else nodes)
+    proof = None
+    if solver:
+        proof = _try_solve(state, start + seconds * SOLVER_SHARE, None if capped else nodes)
     search = _search(state, start + seconds, seed, nodes, None, capped=capped)
     adapter, root = search.adapter, search.root
     ranked = [

@@ -27,7 +27,7 @@ from collections.abc import Hashable, Iterator
 from typing import Any, Protocol
 
 from engine.ai.adapter import Adapter, Rewards, register
-from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution
+from engine.ai.solver import SOLVERS, Asked, Budget, OutOfTime, Solution, winning
 from engine.core import GameState
 from engine.hotwire import HotWireState, wires_of
 
@@ -164,12 +164,28 @@ class MisereSolver:
     def __init__(self, state: HotWireState, budget: Budget) -> None:
         self.budget = budget
         self.conflicts = _conflicts(state, budget)
-        self.symmetries = _symmetric_codes(state, budget)
+        self.symmetries: list[tuple[dict[int, int], dict[int, int], dict[int, int]]] = [
+            ({}, {}, {}) for _ in range(8)
+        ]
+        self.coded = 0  # the wires with codes under every symmetry
+        self.cover(state, budget)
         self.region_id: dict[int, int] = {}  # region mask -> canonical id (or ONE)
         self.splits: dict[int, list[tuple[int, int]]] = {}  # available mask -> its regions
         self.shape_id: dict[tuple[int, ...], int] = {}  # canonical shape -> id
         self.next_id = 0
         self.wins: dict[tuple[tuple[int, ...], int], bool] = {}
+
+    def cover(self, state: HotWireState, budget: Budget) -> None:
+        """Take a new budget and another position of the same board (and lengths): the
+        memo stays true, and its wires get their codes (an analysis proves a game's
+        positions from the last backwards, so the earlier ones have more wires)."""
+        self.budget = budget
+        if isinstance(self.conflicts, _ConflictsOnDemand):
+            self.conflicts.budget = budget
+        missing = state.available & ~self.coded
+        if missing:
+            _add_symmetric_codes(state, budget, wires_of(missing), self.symmetries)
+            self.coded |= missing
 
     # -- regions --------------------------------------------------------------------
 
@@ -288,18 +304,27 @@ def _key_of(regions: list[tuple[int, int]]) -> tuple[tuple[int, ...], int]:
     return (tuple(sorted(ident for ident, _ in regions if ident != ONE)), ones & 1)
 
 
-def solve_hotwire(state: GameState, budget: Budget) -> Solution | None:
-    """Every winning wire of the mover, by the misère solver; raises OutOfTime."""
+def solve_hotwire(state: GameState, budget: Budget, asked: Asked) -> Solution | None:
+    """The mover's winning wires (every one, or what `asked` says), by the misère
+    solver (kept in `asked.kept` with its memo for the next call); raises OutOfTime."""
     assert isinstance(state, HotWireState)
-    solver = MisereSolver(state, budget)
+    solver = asked.kept.get("solver")
+    if solver is None:
+        solver = asked.kept["solver"] = MisereSolver(state, budget)
+    else:
+        solver.cover(state, budget)
     available, mover = state.available, state.ply % 2
     names = state.wire_table.names
-    winning = tuple(
-        names[wire]
-        for wire in wires_of(available)
-        if not solver.mover_wins(solver.split(available & ~solver.conflicts[wire]))
+
+    def wins(wire: int) -> bool:
+        return not solver.mover_wins(solver.split(available & ~solver.conflicts[wire]))
+
+    wires = wires_of(available)
+    won = winning(wires, names.__getitem__, wins, asked)
+    return Solution(
+        winner=mover if won else 1 - mover,
+        winning_moves=tuple(names[wire] for wire in wires if wire in won),
     )
-    return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
 
 
 SOLVERS["hotwire"] = solve_hotwire
@@ -320,11 +345,11 @@ class _ConflictsOnDemand:
 
     def __init__(self, state: HotWireState, budget: Budget | None) -> None:
         self._conflict = state.wire_table.conflict
-        self._budget = budget
+        self.budget = budget
 
     def __getitem__(self, wire: int, /) -> int:
-        if self._budget is not None:
-            self._budget.check()
+        if self.budget is not None:
+            self.budget.check()
         return self._conflict(wire)
 
 
@@ -344,21 +369,21 @@ def _conflicts(state: HotWireState, budget: Budget | None = None) -> Conflicts:
 _SCALE = 32
 
 
-def _symmetric_codes(
-    state: HotWireState, budget: Budget
-) -> list[tuple[dict[int, int], dict[int, int], dict[int, int]]]:
-    """Per symmetry of the square lattice (8), per wire available now: its code after
-    the symmetry (the two pins, sorted, as one integer) and its lowest x and y. On
-    the largest table that is 8 x 39,724 wires (~1 s), so the budget is checked at
-    each wire."""
+def _add_symmetric_codes(
+    state: HotWireState,
+    budget: Budget,
+    wires: list[int],
+    symmetries: list[tuple[dict[int, int], dict[int, int], dict[int, int]]],
+) -> None:
+    """Per symmetry of the square lattice (8), per wire of `wires`: its code after the
+    symmetry (the two pins, sorted, as one integer) and its lowest x and y, added to
+    `symmetries`. On the largest table that is 8 x 39,724 wires (~1 s), so the budget
+    is checked at each wire."""
     table = state.wire_table
     side = max(table.width, table.height)
-    available = wires_of(state.available)
-    found = []
-    for symmetry in range(8):
+    for symmetry, (codes, low_xs, low_ys) in enumerate(symmetries):
         swap, flip_x, flip_y = symmetry & 1, symmetry >> 1 & 1, symmetry >> 2 & 1
-        codes, low_xs, low_ys = {}, {}, {}
-        for wire in available:
+        for wire in wires:
             budget.check()
             pins = []
             for pin in (table.first[wire], table.second[wire]):
@@ -370,8 +395,6 @@ def _symmetric_codes(
             codes[wire] = ((x1 * _SCALE + y1) * _SCALE + x2) * _SCALE + y2
             low_xs[wire] = min(x1, x2)
             low_ys[wire] = min(y1, y2)
-        found.append((codes, low_xs, low_ys))
-    return found
 
 
 def _shape(
