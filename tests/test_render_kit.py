@@ -5,17 +5,20 @@ drawing only its own game."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from PIL import Image, ImageChops, ImageDraw
 
 import engine
 from bot.render import RENDERERS, render_png, render_text
+from bot.render import board as board_module
 from bot.render.board import Extras
 from bot.render.caption import CAPTION_HEIGHT
 from bot.render.fonts import clean_name, font, text_mask, text_width
 from bot.render.theme import DEFAULT_THEME
-from tests.render_probes import closest
+from bot.render.hex import HexRenderer
+from tests.render_probes import closest, rgb
 
 #: Side 3: Player 2 pops d3 with the capacitor on c3; Player 2 must now place a connector.
 POPPED = ["g c3", "r d4", "y d3", "cap c3", "cap d3", "pop c3 d3"]
@@ -100,3 +103,81 @@ def test_the_analysis_chart_takes_any_name(names: tuple[str, str]) -> None:
     styles = RENDERERS["hex"].seat_styles(engine.new("hex", size=5))
     png = win_chart("Hex #1", [(0.5, 0.5), (0.7, 0.3)], styles, names)
     assert Image.open(io.BytesIO(png)).size == (800, 360)
+
+
+# -- a suggested move (hint) -----------------------------------------------------------------------
+
+#: A position of each game after a move or two, and a legal move to suggest there.
+SUGGESTIONS = [
+    ("hex", {"size": 7, "swap": False}, ["d4", "c5"], "c4"),
+    ("disthex", {"size": 7}, ["d4", "b2"], "f6"),
+    ("hotwire", {}, ["a1-b5"], "c7-d4"),
+    ("livewire", {}, [], None),
+    ("shortcircuit", {}, [], "g e5"),
+    ("intersections", {"players": 3}, [], None),
+]
+
+
+def _hue_pixels(image: Image.Image, colour: str) -> int:
+    """How many pixels are within a few levels of `colour` (a theme key)."""
+    target = rgb(colour)
+    return sum(
+        count
+        for count, pixel in image.getcolors(2**20) or []
+        if isinstance(pixel, tuple) and max(abs(a - b) for a, b in zip(pixel, target)) <= 12
+    )
+
+
+@pytest.mark.parametrize(("game", "options", "moves", "move"), SUGGESTIONS)
+def test_a_suggestion_is_drawn_as_a_suggestion_in_every_game(
+    game: str, options: dict[str, object], moves: list[str], move: str | None
+) -> None:
+    """A hint used to be the position after the move, its stone carrying the last-move
+    marker and "hint: c2" in the caption: it looked played. Now the picture is the
+    position as it is (its own last move marked), the suggested piece half transparent
+    and ringed in the hint colour, and the caption says "suggestion"."""
+    state = engine.replay(game, options, moves)
+    move = move or state.legal_moves()[0]
+    plain = Image.open(io.BytesIO(render_png(state, players=["ann", "bob", "cy"][: state.players])))
+    hinted = Image.open(
+        io.BytesIO(
+            render_png(state, players=["ann", "bob", "cy"][: state.players], suggestion=move)
+        )
+    )
+    plain, hinted = plain.convert("RGB"), hinted.convert("RGB")
+    board = (0, 0, plain.width, plain.height - CAPTION_HEIGHT)
+    assert _hue_pixels(plain, "hint") == 0
+    assert _hue_pixels(hinted.crop(board), "hint") > 40  # the ring
+    # the last-move marker is the real last move's, as without the suggestion
+    assert _hue_pixels(hinted.crop(board), "last") == _hue_pixels(plain.crop(board), "last")
+    caption = (0, plain.height - CAPTION_HEIGHT, plain.width, plain.height)
+    assert ImageChops.difference(plain.crop(caption), hinted.crop(caption)).getbbox()
+
+
+def test_a_suggested_stone_is_half_transparent_and_not_marked_as_played() -> None:
+    state = engine.replay("hex", {"size": 7, "swap": False}, ["d4", "c5"])
+    renderer = RENDERERS["hex"]
+    assert isinstance(renderer, HexRenderer)
+    image = renderer.image(state, Extras(suggestion="c4"), DEFAULT_THEME)
+    centre = renderer._centre(7, 2, 3)  # c4
+    # Black's stone over the cell, half of each: neither the stone nor the empty cell
+    half = "#" + "".join(f"{(a + b) // 2:02x}" for a, b in zip(rgb("black"), rgb("faint")))
+    assert closest(image, centre, "black", "faint", half) == half
+    assert closest(image, renderer._centre(7, 2, 4), "white", "last") == "last"  # c5, played
+
+
+def test_the_hint_caption_says_suggestion() -> None:
+    state = engine.replay("hex", {"size": 5, "swap": False}, ["c3"])
+    seen: list[str] = []
+    original = board_module.draw_caption
+
+    def spy(canvas: Any, heading: str, status: str, *rest: Any) -> None:
+        seen.append(status)
+        original(canvas, heading, status, *rest)
+
+    board_module.draw_caption = spy  # type: ignore[assignment]
+    try:
+        RENDERERS["hex"].image(state, Extras(suggestion="c2"), DEFAULT_THEME)
+    finally:
+        board_module.draw_caption = original
+    assert seen == ["White to move · suggestion: c2"]

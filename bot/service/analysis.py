@@ -59,7 +59,7 @@ class AnalysisReport:
 class Hint:
     game: GameSummary
     move: str | None  # None while the bot still thinks
-    png: bytes = b""  # the board with the move played on it
+    png: bytes = b""  # the board with the move suggested on it
 
 
 # == in a worker process ==========================================================================
@@ -196,9 +196,8 @@ class Analyses(Records):
                 return Hint(summary, None)
             state = await self.load_state(conn, row)
         move = str(job.result["move"])
-        after = state.play(move)
         players = [s.name or "" for s in summary.seats]
-        png = await self.painter.png(after, players=players, caption=f"hint: {move}", slow=True)
+        png = await self.painter.png(state, players=players, suggestion=move, slow=True)
         return Hint(summary, move, png)
 
     async def work_on(self, job: Job) -> tuple[str, dict[str, Any], tuple[str, ...], str] | None:
