@@ -15,9 +15,10 @@ from bot.render import RENDERERS, render_png, render_text
 from bot.render import board as board_module
 from bot.render.board import Extras
 from bot.render.caption import CAPTION_HEIGHT
+from bot.render.chart import chart_figure, plt
 from bot.render.fonts import clean_name, font, text_mask, text_width
-from bot.render.theme import DEFAULT_THEME
 from bot.render.hex import HexRenderer
+from bot.render.theme import DEFAULT_THEME
 from tests.render_probes import closest, rgb
 
 #: Side 3: Player 2 pops d3 with the capacitor on c3; Player 2 must now place a connector.
@@ -94,6 +95,61 @@ def test_a_renderer_refuses_another_games_position() -> None:
         RENDERERS["livewire"].describe(hex_state)
 
 
+def chart_parts(figure: Any) -> tuple[list[Any], list[Any], list[Any], list[str]]:
+    """A chart's curves, swing rings, proven spans and words (what a test can check
+    rather than pixels)."""
+    axes = figure.axes[0]
+    lines = axes.get_lines()
+    curves = [
+        line for line in lines if line.get_label() in ("_chance",) or line.get_label()[0] != "_"
+    ]
+    rings = [line for line in lines if line.get_label() == "_swing"]
+    spans = [patch for patch in axes.patches if patch.get_label() == "_proven"]
+    legend = axes.get_legend()
+    words = [text.get_text() for text in axes.texts]
+    words += [text.get_text() for text in legend.get_texts()] if legend else []
+    return curves, rings, spans, words
+
+
+def test_a_two_player_chart_draws_one_curve_with_the_swings_and_the_proven_part() -> None:
+    """Two curves mirrored each other; the swings named in the text were not marked,
+    proven positions looked like estimates, and the legend cut "Paperboard (mediu...".
+    Now: the first seat's chance alone, each half of the chart a seat's (its name in
+    full), the named moves ringed with their numbers, the proven stretch hatched."""
+    styles = RENDERERS["hex"].seat_styles(engine.new("hex", size=5))
+    chances = [(0.5, 0.5), (0.6, 0.4), (0.3, 0.7), (0.0, 1.0), (0.0, 1.0)]
+    figure = chart_figure(
+        "Hex #1", chances, styles, ["ann", "Paperboard (medium)"],
+        proven=[False, False, False, True, True], marked=[(2, 0)],
+    )  # fmt: skip
+    try:
+        curves, rings, spans, words = chart_parts(figure)
+        assert len(curves) == 1 and list(curves[0].get_ydata()) == [50, 60, 30, 0, 0]
+        assert [(ring.get_xdata()[0], ring.get_ydata()[0]) for ring in rings] == [(2, 30)]
+        assert "2" in words  # the ring's move number, as the text names it
+        assert len(spans) == 1 and spans[0].get_x() == 3  # from the first proven position
+        assert "Black: ann" in words and "White: Paperboard (medium)" in words
+        assert "proven " in words
+    finally:
+        plt.close(figure)
+
+
+def test_a_chart_of_more_players_draws_each_seat_and_a_legend_of_whole_names() -> None:
+    state = engine.new("intersections", players=4)
+    styles = RENDERERS["intersections"].seat_styles(state)
+    names = ["ann", "Paperboard (medium)", "a rather long name here", "cy"]
+    chances = [(0.25, 0.25, 0.25, 0.25), (0.4, 0.2, 0.2, 0.2), (0.1, 0.3, 0.3, 0.3)]
+    figure = chart_figure("Making Intersections #3", chances, styles, names, marked=[(2, 0)])
+    try:
+        curves, rings, spans, words = chart_parts(figure)
+        assert len(curves) == 4 and len(rings) == 1 and not spans
+        assert [(ring.get_xdata()[0], ring.get_ydata()[0]) for ring in rings] == [(2, 10)]
+        for style, name in zip(styles, names, strict=True):
+            assert f"{style.name}: {name}" in words
+    finally:
+        plt.close(figure)
+
+
 @pytest.mark.parametrize("names", [("$_$", "a$^$b"), ("王小明 🎉", "x" * 100)])
 def test_the_analysis_chart_takes_any_name(names: tuple[str, str]) -> None:
     """matplotlib reads text between two `$` as mathematics: "$_$" failed the chart
@@ -124,7 +180,8 @@ def _hue_pixels(image: Image.Image, colour: str) -> int:
     return sum(
         count
         for count, pixel in image.getcolors(2**20) or []
-        if isinstance(pixel, tuple) and max(abs(a - b) for a, b in zip(pixel, target)) <= 12
+        if isinstance(pixel, tuple)
+        and max(abs(a - b) for a, b in zip(pixel, target, strict=True)) <= 12
     )
 
 
@@ -161,7 +218,8 @@ def test_a_suggested_stone_is_half_transparent_and_not_marked_as_played() -> Non
     image = renderer.image(state, Extras(suggestion="c4"), DEFAULT_THEME)
     centre = renderer._centre(7, 2, 3)  # c4
     # Black's stone over the cell, half of each: neither the stone nor the empty cell
-    half = "#" + "".join(f"{(a + b) // 2:02x}" for a, b in zip(rgb("black"), rgb("faint")))
+    pairs = zip(rgb("black"), rgb("faint"), strict=True)
+    half = "#" + "".join(f"{(a + b) // 2:02x}" for a, b in pairs)
     assert closest(image, centre, "black", "faint", half) == half
     assert closest(image, renderer._centre(7, 2, 4), "white", "last") == "last"  # c5, played
 
