@@ -127,7 +127,7 @@ def test_a_two_player_chart_draws_one_curve_with_the_swings_and_the_proven_part(
         assert len(curves) == 1 and list(curves[0].get_ydata()) == [50, 60, 30, 0, 0]
         assert [(ring.get_xdata()[0], ring.get_ydata()[0]) for ring in rings] == [(2, 30)]
         assert "2" in words  # the ring's move number, as the text names it
-        assert len(spans) == 1 and spans[0].get_x() == 3  # from the first proven position
+        assert len(spans) == 1 and spans[0].get_x() == 2.5  # from the first proven position
         assert "Black: ann" in words and "White: Paperboard (medium)" in words
         assert "proven " in words
     finally:
@@ -239,3 +239,14 @@ def test_the_hint_caption_says_suggestion() -> None:
     finally:
         board_module.draw_caption = original
     assert seen == ["White to move · suggestion: c2"]
+
+
+def test_the_hint_colour_is_in_the_palette_of_a_suggestion_only() -> None:
+    """A new colour in the theme changes every picture's palette (docs/img's bytes, and
+    a pixel of a Livewire board): only a picture with a suggestion has it."""
+    state = engine.replay("hex", {"size": 5, "swap": False}, ["c3"])
+    colours = []
+    for png in (render_png(state), render_png(state, suggestion="c2")):
+        palette = Image.open(io.BytesIO(png)).getpalette() or []
+        colours.append({tuple(palette[i : i + 3]) for i in range(0, len(palette), 3)})
+    assert rgb("hint") not in colours[0] and rgb("hint") in colours[1]

@@ -84,7 +84,7 @@ def render_png(
         theme=theme,
         suggestion=suggestion,
     )
-    return encode_png(image, theme_with(theme))
+    return encode_png(image, theme_with(theme), hint=suggestion is not None)
 
 
 def render_text(state: GameState) -> str:
