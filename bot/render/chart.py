@@ -95,15 +95,17 @@ def chart_figure(
     axes.set_facecolor(theme["paper"])
     moves = list(range(len(chances)))
     last = max(1, len(moves) - 1)
-    for start, last_proven in _runs(proven):
-        # a proven stretch, hatched: from its first position to its last
-        end = last_proven if last_proven > start else start + 0.5
+    for start, end in _runs(proven):
+        # a proven stretch, hatched: each of its positions owns half a move either side;
+        # its word right-aligned at its right edge, on the 50% line (the seats' names
+        # are in the corners on the left, the rings on the curve)
+        right = min(end + 0.5, last)
         axes.axvspan(
-            start, end, facecolor="none", hatch="///", edgecolor=theme["grid"], linewidth=0,
-            zorder=0, label="_proven",
+            max(start - 0.5, 0), right, facecolor="none", hatch="///", edgecolor=theme["grid"],
+            linewidth=0, zorder=0, label="_proven",
         )  # fmt: skip
         axes.text(
-            end, 99, "proven ", color=theme["muted"], fontsize=8, va="top", ha="right",
+            right, 51, "proven ", color=theme["muted"], fontsize=8, va="bottom", ha="right",
             bbox={"facecolor": theme["paper"], "edgecolor": "none", "alpha": 0.8, "pad": 1},
         )  # fmt: skip
     names = [
