@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import engine
-from bot.service.analysis import Judgement, _Position, judge, report, unbiased
+from bot.service.analysis import JudgedPosition, Judgement, judge, report, unbiased
 
 HOTWIRE = {"size": 5}
 PLAYERS = ["ann", "bob"]
@@ -113,7 +113,7 @@ def test_a_quiet_game_draws_a_quiet_line() -> None:
         record.append(verdict.best)
     record.pop()  # the last position's move is not played
     movers = [engine.replay("hex", options, record[:ply]).to_move for ply in range(11)]
-    positions = [_Position(v, mover, None) for v, mover in zip(verdicts, movers, strict=True)]
+    positions = [JudgedPosition(v, mover, None) for v, mover in zip(verdicts, movers, strict=True)]
     raw = [v.chances[0] for v in verdicts]
     fixed = [p.verdict.chances[0] for p in unbiased(positions, record)]
     assert alternation(raw, movers) < -0.03  # measured -0.062

@@ -40,11 +40,12 @@ PROOF_NODES_PER_SIMULATION = 5
 SWINGS = 3  # the largest swings the text names
 #: A change of the mover's chance smaller than this is not named (the estimates' noise).
 NOTICEABLE = 0.05
-#: The mover's bias (below): the weight of the best move's value that a game with few
-#: moves of the search's own choosing leans to (measured on Hex and Disthex), and how
-#: much evidence that prior is worth, in summed losses (~2-3 positions' worth).
-PRIOR_WEIGHT = 0.4
-PRIOR_EVIDENCE = 0.5
+#: The mover's bias (`unbiased`): the evidence (summed gaps, two or three positions'
+#: worth) a game's own fit is shrunk by: with few moves of the search's own choosing
+#: the correction stays small rather than guess (a fixed prior weight of 0.35 made
+#: the chart of a game of random moves swing 20-30 points a move: its gaps at 0.5 s
+#: are mostly noise).
+FIT_SHRINK = 0.5
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -137,7 +138,7 @@ def judge(
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Position:
+class JudgedPosition:
     """A judged position of the record, with what the report needs around it."""
 
     verdict: Judgement
@@ -161,7 +162,7 @@ def report(
     for ply in range(1, len(record) + 1):
         states.append(engine.replay_onto(states[-1], record[:ply]))
     positions = [
-        _Position(v, s.to_move, s.seat_name(s.to_move) if s.to_move is not None else None)
+        JudgedPosition(v, s.to_move, s.seat_name(s.to_move) if s.to_move is not None else None)
         for v, s in zip(verdicts, states, strict=True)
     ]
     if states[0].players == 2:
@@ -196,7 +197,7 @@ def report(
     return result, png
 
 
-def unbiased(positions: Sequence[_Position], record: Sequence[str]) -> list[_Position]:
+def unbiased(positions: Sequence[JudgedPosition], record: Sequence[str]) -> list[JudgedPosition]:
     """Two-player chances with the search's bias towards or against its mover taken out.
 
     A search's chance for its mover is the mean of all its simulations, the moves it
@@ -206,7 +207,7 @@ def unbiased(positions: Sequence[_Position], record: Sequence[str]) -> list[_Pos
     the game itself: a move the search would play itself keeps, on average, its
     mover's chance, so w is the one under which the chances before and after such
     moves agree on average (the ratio of the rises to the gaps over those moves,
-    leaning to PRIOR_WEIGHT while the game has few of them). Proven positions are
+    shrunk towards no correction while the game has few of them). Proven positions are
     exact and kept as they are."""
     gaps = [_gap(p) for p in positions]
     rise = evidence = 0.0
@@ -222,14 +223,15 @@ def unbiased(positions: Sequence[_Position], record: Sequence[str]) -> list[_Pos
         sign = 1 if after.mover != before.mover else -1
         rise += after.verdict.chances[before.mover] - before.verdict.chances[before.mover]
         evidence += gap + sign * next_gap
-    weight = (PRIOR_WEIGHT * PRIOR_EVIDENCE + rise) / (PRIOR_EVIDENCE + evidence)
+    weight = rise / (FIT_SHRINK + evidence)
     weight = min(1.0, max(0.0, weight))
     corrected = []
     for position, gap in zip(positions, gaps, strict=True):
         if gap is None or position.mover is None:
             corrected.append(position)
             continue
-        chance = min(1.0, max(0.0, position.verdict.chances[position.mover] + weight * gap))
+        # between the mean and the best move's value, both chances: a chance too
+        chance = position.verdict.chances[position.mover] + weight * gap
         chances = tuple(chance if seat == position.mover else 1 - chance for seat in range(2))
         corrected.append(
             dataclasses.replace(
@@ -239,7 +241,7 @@ def unbiased(positions: Sequence[_Position], record: Sequence[str]) -> list[_Pos
     return corrected
 
 
-def _gap(position: _Position) -> float | None:
+def _gap(position: JudgedPosition) -> float | None:
     """How much higher the mover's best move's value reads than the position's chance."""
     verdict = position.verdict
     if verdict.proven or verdict.best_chance is None or position.mover is None:
@@ -247,7 +249,9 @@ def _gap(position: _Position) -> float | None:
     return verdict.best_chance - verdict.chances[position.mover]
 
 
-def _swings(positions: Sequence[_Position], record: Sequence[str]) -> list[tuple[int, int, str]]:
+def _swings(
+    positions: Sequence[JudgedPosition], record: Sequence[str]
+) -> list[tuple[int, int, str]]:
     """The largest swings against their mover (move number, mover, words), in the
     order of the moves, each in words that say
     what was proven and what estimated. A move in a position already lost (proven,
@@ -261,18 +265,23 @@ def _swings(positions: Sequence[_Position], record: Sequence[str]) -> list[tuple
             continue
         was, now = before.verdict.chances[mover], after.verdict.chances[mover]
         if before.verdict.proven:
-            thrown = was == 1.0 and (before.verdict.refuted or (after.verdict.proven and now < 1.0))
+            # `refuted`: the move played is proven not to win (a win thrown away); a
+            # draw thrown away shows in the proven loss after it
+            thrown = (was == 1.0 and before.verdict.refuted) or (after.verdict.proven and now < was)
             if thrown:
-                better = f"; {before.verdict.best} won" if before.verdict.best else ""
+                kept = "win" if was == 1.0 else "draw"
+                better = (
+                    f"; {before.verdict.best} won" if was == 1.0 and before.verdict.best else ""
+                )
                 found.append(
                     (
-                        1.0 - now,
+                        was - now,
                         ply,
                         mover,
-                        f"move {ply} {text}: {name} threw away a forced win (proven){better}",
+                        f"move {ply} {text}: {name} threw away a forced {kept} (proven){better}",
                     )
                 )
-            continue  # a proven loss was lost whatever the move; a kept win is no swing
+            continue  # a proven loss was lost whatever the move; a kept result is no swing
         if was - now <= NOTICEABLE:
             continue
         best, best_chance = before.verdict.best, before.verdict.best_chance
@@ -309,7 +318,7 @@ def _proven_words(chance: float) -> str:
     return "won" if chance == 1.0 else "lost" if chance == 0.0 else "drawn"
 
 
-def _proven_from(positions: Sequence[_Position]) -> int | None:
+def _proven_from(positions: Sequence[JudgedPosition]) -> int | None:
     """The first position from which every later one is proven, with the same result."""
     last = positions[-1].verdict
     if not last.proven:
