@@ -107,6 +107,7 @@ def chart_parts(figure: Any) -> tuple[list[Any], list[Any], list[Any], list[str]
     spans = [patch for patch in axes.patches if patch.get_label() == "_proven"]
     legend = axes.get_legend()
     words = [text.get_text() for text in axes.texts]
+    words += [axes.get_title(loc=side) for side in ("left", "right")]
     words += [text.get_text() for text in legend.get_texts()] if legend else []
     return curves, rings, spans, words
 
@@ -128,8 +129,8 @@ def test_a_two_player_chart_draws_one_curve_with_the_swings_and_the_proven_part(
         assert [(ring.get_xdata()[0], ring.get_ydata()[0]) for ring in rings] == [(2, 30)]
         assert "2" in words  # the ring's move number, as the text names it
         assert len(spans) == 1 and spans[0].get_x() == 2.5  # from the first proven position
-        assert "Black: ann" in words and "White: Paperboard (medium)" in words
-        assert "proven " in words
+        assert "▲ Black: ann" in words and "▼ White: Paperboard (medium)" in words
+        assert figure.axes[0].get_xlabel() == "move (hatched: proven)"
     finally:
         plt.close(figure)
 

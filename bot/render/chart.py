@@ -67,8 +67,9 @@ def win_chart(
             figure.savefig(raw, format="png", facecolor=theme["paper"])
         finally:
             plt.close(figure)
-    # a palette of at most 64 colours: a few tens of kilobytes instead of a hundred or more
-    image = Image.open(raw).convert("RGB").quantize(64)
+    # a palette of at most 64 colours: a few tens of kilobytes instead of a hundred or more;
+    # octree keeps small areas true (the median cut turned the vermillion rings brown)
+    image = Image.open(raw).convert("RGB").quantize(64, method=Image.Quantize.FASTOCTREE)
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
@@ -86,8 +87,9 @@ def chart_figure(
 ) -> Figure:
     """The chart as a matplotlib figure (the caller closes it). Two players: one
     curve, the first seat's chance (the other's is its mirror), on halves tinted in
-    each seat's colour and labelled with its name. More players: a curve per seat and
-    a legend beside the chart."""
+    each seat's colour, the names above the chart ("▲ Black: ann" on the left, "▼
+    White: bob" on the right). More players: a curve per seat and a legend beside
+    the chart."""
     figure, axes = plt.subplots(
         figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI, layout="constrained"
     )
@@ -96,17 +98,10 @@ def chart_figure(
     moves = list(range(len(chances)))
     last = max(1, len(moves) - 1)
     for start, end in _runs(proven):
-        # a proven stretch, hatched: each of its positions owns half a move either side;
-        # its word right-aligned at its right edge, on the 50% line (the seats' names
-        # are in the corners on the left, the rings on the curve)
-        right = min(end + 0.5, last)
+        # a proven stretch, hatched: each of its positions owns half a move either side
         axes.axvspan(
-            max(start - 0.5, 0), right, facecolor="none", hatch="///", edgecolor=theme["grid"],
-            linewidth=0, zorder=0, label="_proven",
-        )  # fmt: skip
-        axes.text(
-            right, 51, "proven ", color=theme["muted"], fontsize=8, va="bottom", ha="right",
-            bbox={"facecolor": theme["paper"], "edgecolor": "none", "alpha": 0.8, "pad": 1},
+            max(start - 0.5, 0), min(end + 0.5, last), facecolor="none", hatch="///",
+            edgecolor=theme["grid"], linewidth=0, zorder=0, label="_proven",
         )  # fmt: skip
     names = [
         _label_text(players[seat]) if seat < len(players) else "" for seat in range(len(styles))
@@ -121,10 +116,10 @@ def chart_figure(
             colour = _colour(styles[seat], theme)
             tint = theme["grid"] if _lightness(colour) > LIGHT else colour
             axes.axhspan(low, high, color=tint, alpha=HALF_TINT, zorder=0, linewidth=0)
-            axes.text(
-                0.01, 0.97 if seat == 0 else 0.03, labels[seat], transform=axes.transAxes,
-                va="top" if seat == 0 else "bottom", ha="left", fontsize=9, color=theme["ink"],
-                bbox={"facecolor": theme["paper"], "edgecolor": "none", "alpha": 0.8, "pad": 1.5},
+            # above the chart, clear of the curve: up is the first seat's, down the other's
+            axes.set_title(
+                f"{'▲' if seat == 0 else '▼'} {labels[seat]}", loc="left" if seat == 0 else "right",
+                fontsize=9, color=theme["ink"],
             )  # fmt: skip
         axes.set_ylabel(f"{styles[0].name}'s chance of winning (%)", color=theme["ink"])
     else:
@@ -171,7 +166,8 @@ def chart_figure(
     axes.set_ylim(-3, 103)
     axes.set_xlim(0, last)
     axes.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))  # moves are whole
-    axes.set_xlabel("move", color=theme["ink"])
+    # the key to the hatching where the axis is named: no word on the chart to collide
+    axes.set_xlabel("move (hatched: proven)" if any(proven) else "move", color=theme["ink"])
     axes.set_title(title, color=theme["ink"], fontsize=12)
     axes.tick_params(colors=theme["muted"])
     axes.grid(color=theme["faint"], linewidth=0.8)
