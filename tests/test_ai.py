@@ -117,26 +117,24 @@ def test_solver_matches_brute_force_in_random_positions(
         ("hotwire", {"size": "5x4", "lengths": "1-2"}, 3),
     ],
 )
-def test_a_prover_proves_a_record_backwards_keeping_its_tables(
+def test_the_value_alone_with_the_move_played_first_is_exact(
     game: str, options: dict[str, object], first_ply: int
 ) -> None:
-    """An analysis proves a game's positions from the last backwards with one Prover
-    (its tables kept; Hot Wire's earlier positions have wires the later ones lacked)
-    asking for the value only, the move played tried first: each answer is exact, and
-    a move played that wins is the winning move given."""
+    """An analysis proves a game's positions asking for the value alone, the move
+    played tried first: each answer is exact, and a move played that wins is the
+    winning move given."""
     rng = random.Random(5)
     state = engine.new(game, **options)
     record: list[str] = []
     while state.outcome is None:
         record.append(rng.choice(state.legal_moves()))
         state = state.play(record[-1])
-    prover = ai.Prover()
     for ply in range(len(record) - 1, first_ply - 1, -1):
         position = engine.replay(game, options, record[:ply])
         if position.ply != ply:
             continue  # a forced pass came with the move before
         played = record[ply]
-        found = prover.solve(position, seconds=60, every=False, first=played)
+        found = ai.solve(position, seconds=60, every=False, first=played)
         assert found is not None
         winner, winning = brute_force(position, by_parity)
         assert found.winner == winner, (record, ply)

@@ -209,8 +209,8 @@ class AiRunner:
         game, options, record, title = work
         total = len(record) + 1
         verdicts: list[Judgement] = []
-        # From the last position backwards: the solver keeps its tables in the worker
-        # process, and each proof finds the positions after it settled. Each step is
+        # From the last position backwards: the solver tries the move played first, and
+        # a mover who kept a win kept it by that move, proven just before. Each step is
         # short, so a move claimed beside the analysis waits for one step at most.
         misses = 0
         for ply in range(total - 1, -1, -1):

@@ -90,10 +90,6 @@ class Hint:
 
 # == in a worker process ==========================================================================
 
-#: The worker process's solver, with its tables: an analysis asks for its positions from
-#: the last backwards, so each proof finds the later positions settled (engine.ai.Prover).
-_PROVER = engine.ai.Prover()
-
 
 def judge(
     game: str,
@@ -111,7 +107,7 @@ def judge(
     state = engine.replay(game, options, record)
     if prove:
         budget = None if nodes is None else nodes * PROOF_NODES_PER_SIMULATION
-        proof = _PROVER.solve(state, seconds=seconds, nodes=budget, every=False, first=next_move)
+        proof = engine.ai.solve(state, seconds=seconds, nodes=budget, every=False, first=next_move)
         if proof is not None and state.outcome is None:
             mover = state.to_move
             chances = tuple(

@@ -4,10 +4,8 @@ Computation only: it imports the engine and nothing of the bot, and does no
 I/O. The stable API:
 
 - `best_move(state, *, seconds, seed=None, nodes=None) -> str`
-- `solve(state, *, seconds, nodes=None) -> Solution | None`
+- `solve(state, *, seconds, nodes=None, every=True, first=None) -> Solution | None`
 - `analyse(state, *, seconds, seed=None, nodes=None) -> Analysis`
-- `Prover().solve(state, *, seconds, nodes=None)`: `solve` keeping the solver's
-  tables across calls on positions of one game (an analysis).
 - `search_record(game, options, moves, seconds) -> Analysis`: the same from
   plain data, for a worker process.
 
@@ -28,12 +26,11 @@ import engine
 from engine.ai import disthexsolve, hexai, hotwireai, livewireai, others  # noqa: F401  (register)
 from engine.ai.adapter import Adapter, adapter_for
 from engine.ai.mcts import Search, Settings
-from engine.ai.solver import SOLVERS, Asked, Budget, Kept, OutOfTime, Solution, minimax_solve
+from engine.ai.solver import SOLVERS, Asked, Budget, OutOfTime, Solution, minimax_solve
 from engine.core import GameState
 
 __all__ = [
     "Analysis",
-    "Prover",
     "RankedMove",
     "Settings",
     "Solution",
@@ -107,63 +104,38 @@ def best_move(
     return search.adapter.text(search.root.pos, search.root.moves[ranked[0][0]])
 
 
-def solve(state: GameState, *, seconds: float, nodes: int | None = None) -> Solution | None:
+def solve(
+    state: GameState,
+    *,
+    seconds: float,
+    nodes: int | None = None,
+    every: bool = True,
+    first: str | None = None,
+) -> Solution | None:
     """The exact result with best play, or None when not proven within `seconds`
-    (or the game has more than two players). A finished game is its own result."""
-    return Prover().solve(state, seconds=seconds, nodes=nodes)
-
-
-class Prover:
-    """`solve` that keeps the solver's tables from one call to the next while the
-    positions are of one game with one set of options (another game starts afresh):
-    an analysis proves a game's positions from the last backwards, and what the
-    later proofs settled is found again inside the earlier positions' searches.
-    The tables are dropped after `KEEP_NODES` solver nodes, so they stay bounded."""
-
-    #: Solver nodes (each at most a table entry or two) before the tables are dropped.
-    KEEP_NODES = 500_000
-
-    def __init__(self) -> None:
-        self.game: tuple[str, str] | None = None
-        self.kept: Kept = {}
-        self.nodes = 0
-
-    def solve(
-        self,
-        state: GameState,
-        *,
-        seconds: float,
-        nodes: int | None = None,
-        every: bool = True,
-        first: str | None = None,
-    ) -> Solution | None:
-        """`solve`; `every=False` asks for the value alone, with the first winning move
-        found (`first` tried before the others: the move played next in a record,
-        already proven when the positions go backwards) instead of every one."""
-        _check_seconds(seconds)
-        if state.outcome is not None:
-            winners = state.outcome.winners
-            return Solution(winner=winners[0] if len(winners) == 1 else None, winning_moves=())
-        if state.players != 2:
-            return None
-        game = (state.name, repr(sorted(state.options.items())))
-        if game != self.game or self.nodes > self.KEEP_NODES:
-            self.game, self.kept, self.nodes = game, {}, 0
-        budget = Budget(time.monotonic() + seconds, nodes)
-        asked = Asked(self.kept, every, first)
-        try:
-            own = SOLVERS.get(state.name)
-            solution = own(state, budget, asked) if own is not None else None
-            if solution is None:
-                adapter = adapter_for(state)
-                solution = minimax_solve(adapter, adapter.root(state), budget, asked)
-        except OutOfTime:
-            return None
-        except RecursionError:
-            return None  # too deep for this interpreter's stack: not proven
-        finally:
-            self.nodes += budget.nodes
-        return solution
+    (or the game has more than two players). A finished game is its own result.
+    `every=False` asks for the value alone, with the first winning move found
+    instead of every one; `first` is a move to try before the others (an analysis:
+    the move played next, which keeps the win when the mover had one)."""
+    _check_seconds(seconds)
+    if state.outcome is not None:
+        winners = state.outcome.winners
+        return Solution(winner=winners[0] if len(winners) == 1 else None, winning_moves=())
+    if state.players != 2:
+        return None
+    budget = Budget(time.monotonic() + seconds, nodes)
+    asked = Asked(every, first)
+    try:
+        own = SOLVERS.get(state.name)
+        solution = own(state, budget, asked) if own is not None else None
+        if solution is None:
+            adapter = adapter_for(state)
+            solution = minimax_solve(adapter, adapter.root(state), budget, asked)
+    except OutOfTime:
+        return None
+    except RecursionError:
+        return None  # too deep for this interpreter's stack: not proven
+    return solution
 
 
 def analyse(

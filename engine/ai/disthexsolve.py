@@ -173,19 +173,16 @@ def _first_numbers(moves: list[Position] | bool) -> tuple[int, int]:
 
 def solve_disthex(state: GameState, budget: Budget, asked: Asked) -> Solution | None:
     """The mover's winning cells (every one, or what `asked` says), for Disthex without
-    a pending swap (the generic solver takes the swap); raises OutOfTime. The solver
-    and its table are kept in `asked.kept`. On a board that is its own 180-degree
-    turn a legal cell and its turned twin, when legal too, share the answer: the
-    positions after them are turns of each other, forbidden cells included (whatever
-    the mover may not take now does not matter after the move)."""
+    a pending swap (the generic solver takes the swap); raises OutOfTime. On a board
+    that is its own 180-degree turn a legal cell and its turned twin, when legal too,
+    share the answer: the positions after them are turns of each other, forbidden
+    cells included (whatever the mover may not take now does not matter after the
+    move)."""
     if not isinstance(state, DisthexState):
         return None
     if state.options["swap"] and state.ply <= 1:
         return None
-    solver = asked.kept.get("solver")
-    if solver is None:
-        solver = asked.kept["solver"] = DisthexSolver(state.size, budget, TABLE_LIMIT)
-    solver.budget = budget
+    solver = DisthexSolver(state.size, budget, TABLE_LIMIT)
     geo = solver.geo
     colour = state.colour_to_move
     colours = state.cell_colours

@@ -366,19 +366,16 @@ def solve_hex(state: GameState, budget: Budget, asked: Asked) -> Solution | None
     """The mover's winning cells (every one, or what `asked` says), for Hex without a
     pending swap; raises OutOfTime.
 
-    Each cell is settled on its own (hexsolve.HexProver, one table for all, kept in
-    `asked.kept` for the next call), so the list is complete; on a board that is its
-    own 180-degree turn a cell and its turned twin share the answer.
+    Each cell is settled on its own (hexsolve.HexProver, one table for all), so the
+    list is complete; on a board that is its own 180-degree turn a cell and its
+    turned twin share the answer.
     """
     if not isinstance(state, HexState) or isinstance(state, DisthexState):
         return None
     if state.options["swap"] and state.ply <= 1:
         return None
     geo = board(state.size)
-    prover = asked.kept.get("prover")
-    if prover is None:
-        prover = asked.kept["prover"] = HexProver(state.size, budget)
-    prover.budget = budget
+    prover = HexProver(state.size, budget)
     colour = state.colour_to_move
     colours = state.cell_colours
     own = sum(1 << c for c, s in enumerate(colours) if s == colour)

@@ -164,28 +164,12 @@ class MisereSolver:
     def __init__(self, state: HotWireState, budget: Budget) -> None:
         self.budget = budget
         self.conflicts = _conflicts(state, budget)
-        self.symmetries: list[tuple[dict[int, int], dict[int, int], dict[int, int]]] = [
-            ({}, {}, {}) for _ in range(8)
-        ]
-        self.coded = 0  # the wires with codes under every symmetry
-        self.cover(state, budget)
+        self.symmetries = _symmetric_codes(state, budget)
         self.region_id: dict[int, int] = {}  # region mask -> canonical id (or ONE)
         self.splits: dict[int, list[tuple[int, int]]] = {}  # available mask -> its regions
         self.shape_id: dict[tuple[int, ...], int] = {}  # canonical shape -> id
         self.next_id = 0
         self.wins: dict[tuple[tuple[int, ...], int], bool] = {}
-
-    def cover(self, state: HotWireState, budget: Budget) -> None:
-        """Take a new budget and another position of the same board (and lengths): the
-        memo stays true, and its wires get their codes (an analysis proves a game's
-        positions from the last backwards, so the earlier ones have more wires)."""
-        self.budget = budget
-        if isinstance(self.conflicts, _ConflictsOnDemand):
-            self.conflicts.budget = budget
-        missing = state.available & ~self.coded
-        if missing:
-            _add_symmetric_codes(state, budget, wires_of(missing), self.symmetries)
-            self.coded |= missing
 
     # -- regions --------------------------------------------------------------------
 
@@ -306,13 +290,9 @@ def _key_of(regions: list[tuple[int, int]]) -> tuple[tuple[int, ...], int]:
 
 def solve_hotwire(state: GameState, budget: Budget, asked: Asked) -> Solution | None:
     """The mover's winning wires (every one, or what `asked` says), by the misère
-    solver (kept in `asked.kept` with its memo for the next call); raises OutOfTime."""
+    solver; raises OutOfTime."""
     assert isinstance(state, HotWireState)
-    solver = asked.kept.get("solver")
-    if solver is None:
-        solver = asked.kept["solver"] = MisereSolver(state, budget)
-    else:
-        solver.cover(state, budget)
+    solver = MisereSolver(state, budget)
     available, mover = state.available, state.ply % 2
     names = state.wire_table.names
 
@@ -345,11 +325,11 @@ class _ConflictsOnDemand:
 
     def __init__(self, state: HotWireState, budget: Budget | None) -> None:
         self._conflict = state.wire_table.conflict
-        self.budget = budget
+        self._budget = budget
 
     def __getitem__(self, wire: int, /) -> int:
-        if self.budget is not None:
-            self.budget.check()
+        if self._budget is not None:
+            self._budget.check()
         return self._conflict(wire)
 
 
@@ -369,21 +349,21 @@ def _conflicts(state: HotWireState, budget: Budget | None = None) -> Conflicts:
 _SCALE = 32
 
 
-def _add_symmetric_codes(
-    state: HotWireState,
-    budget: Budget,
-    wires: list[int],
-    symmetries: list[tuple[dict[int, int], dict[int, int], dict[int, int]]],
-) -> None:
-    """Per symmetry of the square lattice (8), per wire of `wires`: its code after the
-    symmetry (the two pins, sorted, as one integer) and its lowest x and y, added to
-    `symmetries`. On the largest table that is 8 x 39,724 wires (~1 s), so the budget
-    is checked at each wire."""
+def _symmetric_codes(
+    state: HotWireState, budget: Budget
+) -> list[tuple[dict[int, int], dict[int, int], dict[int, int]]]:
+    """Per symmetry of the square lattice (8), per wire available now: its code after
+    the symmetry (the two pins, sorted, as one integer) and its lowest x and y. On
+    the largest table that is 8 x 39,724 wires (~1 s), so the budget is checked at
+    each wire."""
     table = state.wire_table
     side = max(table.width, table.height)
-    for symmetry, (codes, low_xs, low_ys) in enumerate(symmetries):
+    available = wires_of(state.available)
+    found = []
+    for symmetry in range(8):
         swap, flip_x, flip_y = symmetry & 1, symmetry >> 1 & 1, symmetry >> 2 & 1
-        for wire in wires:
+        codes, low_xs, low_ys = {}, {}, {}
+        for wire in available:
             budget.check()
             pins = []
             for pin in (table.first[wire], table.second[wire]):
@@ -395,6 +375,8 @@ def _add_symmetric_codes(
             codes[wire] = ((x1 * _SCALE + y1) * _SCALE + x2) * _SCALE + y2
             low_xs[wire] = min(x1, x2)
             low_ys[wire] = min(y1, y2)
+        found.append((codes, low_xs, low_ys))
+    return found
 
 
 def _shape(

@@ -56,16 +56,10 @@ class Budget:
             raise OutOfTime
 
 
-#: What a solver keeps between calls on positions of one game with one set of
-#: options (its table of settled positions), under names of its own choosing.
-Kept = dict[str, Any]
-
-
 @dataclass(frozen=True, slots=True)
 class Asked:
     """What a caller wants of a solver besides the position and the budget."""
 
-    kept: Kept  # the solver's tables from earlier calls on this game; it adds its own
     every: bool = True  # every winning move; False: the value and the first winning move
     first: str | None = None  # a move to try before the others (an analysis: the one played)
 
@@ -96,14 +90,10 @@ def winning(
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
-def minimax_solve(
-    adapter: Adapter, pos: Any, budget: Budget, asked: Asked | None = None
-) -> Solution:
+def minimax_solve(adapter: Adapter, pos: Any, budget: Budget, asked: Asked) -> Solution:
     """The root moves' exact values by alpha-beta over the adapter (every winning
-    move, or what `asked` says); raises OutOfTime. The table (the positions' values
-    or bounds, by key) is kept in `asked.kept`: its entries stay true for later calls."""
-    asked = asked or Asked({})
-    table: dict[Hashable, tuple[int, int]] = asked.kept.setdefault("minimax", {})
+    move, or what `asked` says); raises OutOfTime."""
+    table: dict[Hashable, tuple[int, int]] = {}
 
     def value(pos: Any, alpha: int, beta: int) -> int:
         budget.tick()
