@@ -108,6 +108,41 @@ def test_solver_matches_brute_force_in_random_positions(
             check_solver(state, by_parity)
 
 
+@pytest.mark.parametrize(
+    ("game", "options", "first_ply"),
+    [
+        ("hex", {"size": 4, "swap": "off"}, 6),
+        ("disthex", {"size": 4}, 7),
+        ("hotwire", {"size": "3x3"}, 0),
+        ("hotwire", {"size": "5x4", "lengths": "1-2"}, 3),
+    ],
+)
+def test_the_value_alone_with_the_move_played_first_is_exact(
+    game: str, options: dict[str, object], first_ply: int
+) -> None:
+    """An analysis proves a game's positions asking for the value alone, the move
+    played tried first: each answer is exact, and a move played that wins is the
+    winning move given."""
+    rng = random.Random(5)
+    state = engine.new(game, **options)
+    record: list[str] = []
+    while state.outcome is None:
+        record.append(rng.choice(state.legal_moves()))
+        state = state.play(record[-1])
+    for ply in range(len(record) - 1, first_ply - 1, -1):
+        position = engine.replay(game, options, record[:ply])
+        if position.ply != ply:
+            continue  # a forced pass came with the move before
+        played = record[ply]
+        found = ai.solve(position, seconds=60, every=False, first=played)
+        assert found is not None
+        winner, winning = brute_force(position, by_parity)
+        assert found.winner == winner, (record, ply)
+        assert set(found.winning_moves) <= set(winning) and len(found.winning_moves) <= 1
+        if played in winning:
+            assert found.winning_moves == (played,)
+
+
 @pytest.mark.parametrize("swap", ["off", "on"])
 def test_disthex_solver_matches_brute_force_around_passes(swap: str) -> None:
     # Positions a few plies before the end, where forced passes come up, and

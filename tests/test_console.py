@@ -14,7 +14,7 @@ import pytest
 
 import engine
 from bot.console import Console
-from bot.service import GameService
+from bot.service import GameService, Place, Player
 from bot.service.rules import deadline_caption
 from tests.conftest import Clock
 
@@ -467,3 +467,23 @@ def test_what_make_run_writes_is_ignored_by_git(tmp_path: Path) -> None:
         check=True,
     )
     assert status.stdout.splitlines() == ["A  .gitignore"]
+
+
+async def test_the_bots_move_comes_after_the_answer_that_set_it_off(
+    service: GameService, tmp_path: Path
+) -> None:
+    """At a terminal the bot's runner may deliver its reply while the console is still
+    answering the player's move (drawing its board): the reply waits for that answer."""
+    out = io.StringIO()
+    console = Console(service, out, tmp_path)
+    elsewhere = await service.challenge(Place(0, 0), Player(7, "cat"), "hex", opponents=[])
+
+    async def move_with_a_slow_board(words: list[str], rest: str) -> None:
+        await console.bot_moved(elsewhere)  # the runner, while the board is drawn
+        console.say("@ann played c3.")
+
+    console.handlers["probe"] = move_with_a_slow_board
+    await console.run(["probe"], interactive=True)
+    said = out.getvalue().splitlines()
+    assert said[1] == "player> @ann played c3.", said
+    assert said[2].startswith("@cat challenges anyone to Hex #1"), said

@@ -85,6 +85,18 @@ class WatchedConsole(Console):
         self.refusals.append(f"{self.line!r} was refused: {refusal}")
         super().refused(refusal)
 
+    async def read_line(self, prompt: str | None) -> str | None:
+        """At a terminal the bot's move comes while the player may type; the README's
+        session shows a player who waits for it before typing the next line."""
+        if self.interactive:
+            async with asyncio.timeout(120):
+                while any(
+                    g.to_move is not None and g.seats[g.to_move].bot is not None
+                    for g in await self.service.games(GUILD, status="active")
+                ):
+                    await asyncio.sleep(0.05)
+        return await super().read_line(prompt)
+
 
 def echoed(lines: list[str], out: io.StringIO) -> Iterator[str]:
     """The lines as typed at a terminal, which shows them after the prompt."""

@@ -119,6 +119,8 @@ class Console:
         self.interactive = False  # at a terminal: the bot moves while the player types
         self.reading: str | None = None  # the prompt while a line is read from the terminal
         self.asides = 0  # output under way that came while a line was being read
+        self.answering = False  # a command is under way: the bot's moves wait for its answer
+        self.held: list[Result] = []  # the bot's moves that came while a command was answered
         self.handlers: dict[str, Handler] = {
             "challenge": self.challenge,
             "accept": self.accept,
@@ -196,6 +198,7 @@ class Console:
             self.say(f"I can't read that line ({error}).")
             return True
         handler = self.handlers.get(word)
+        self.answering = True
         try:
             if handler is not None:
                 await handler(words, rest.strip())
@@ -213,6 +216,10 @@ class Console:
                 "Something went wrong with that command; it is logged. "
                 "Type games to see where your games stand."
             )
+        finally:
+            self.answering = False
+        while self.held:  # the bot's replies after the move that set them off
+            await self.show_bot_move(self.held.pop(0))
         return True
 
     def reads_as_move(self, word: str, line: str) -> bool:
@@ -608,7 +615,14 @@ class Console:
 
     async def bot_moved(self, result: Result) -> None:
         """The AI runner's delivery: the bot's move printed like anyone's, with the board
-        (at a terminal, perhaps while the player types)."""
+        (at a terminal, perhaps while the player types); after the answer to a command
+        under way (the move that set it off), not in the middle of it."""
+        if self.answering:
+            self.held.append(result)
+        else:
+            await self.show_bot_move(result)
+
+    async def show_bot_move(self, result: Result) -> None:
         with self.aside():
             await self.announce(result)
             if isinstance(result, MoveResult) and result.png:

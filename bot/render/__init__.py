@@ -52,10 +52,16 @@ def render_image(
     caption: str | None = None,
     theme: Mapping[str, str] | None = None,
     ply: int | None = None,
+    suggestion: str | None = None,
 ) -> Image.Image:
-    """The picture of a position as a Pillow image."""
+    """The picture of a position as a Pillow image; `suggestion`, a legal move, is drawn
+    as a suggestion (half transparent, ringed, named in the caption), not as played."""
     extras = Extras(
-        players=tuple(players) if players else None, groups=groups, caption=caption, ply=ply
+        players=tuple(players) if players else None,
+        groups=groups,
+        caption=caption,
+        ply=ply,
+        suggestion=suggestion,
     )
     return RENDERERS[state.name].image(state, extras, theme_with(theme))
 
@@ -67,10 +73,18 @@ def render_png(
     groups: bool = False,
     caption: str | None = None,
     theme: Mapping[str, str] | None = None,
+    suggestion: str | None = None,
 ) -> bytes:
     """The picture of a position as PNG bytes (longest side <= 1024 px)."""
-    image = render_image(state, players=players, groups=groups, caption=caption, theme=theme)
-    return encode_png(image, theme_with(theme))
+    image = render_image(
+        state,
+        players=players,
+        groups=groups,
+        caption=caption,
+        theme=theme,
+        suggestion=suggestion,
+    )
+    return encode_png(image, theme_with(theme), hint=suggestion is not None)
 
 
 def render_text(state: GameState) -> str:

@@ -9,12 +9,13 @@ renderer is `BoardRenderer.typed`, where every drawing starts.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from PIL import Image
+from PIL import Image, ImageChops, ImageFilter
 
 import engine
 from bot.render.canvas import Canvas, SpriteCanvas
@@ -34,6 +35,10 @@ class Extras:
     groups: bool = False  # Hot Wire's groups overlay
     caption: str | None = None  # extra words for the caption (the service's deadline)
     ply: int | None = None  # the move number to show, when it is not the state's (GIF frames)
+    suggestion: str | None = None  # a move drawn as a suggestion (a hint), not as played
+    #: the pieces alone, to compare two positions: no marks about the position that
+    #: change with every move (Disthex's forbidden cells, Making Intersections' panel)
+    bare: bool = False
 
 
 class BoardRenderer(ABC, Generic[StateT, ViewT]):
@@ -91,9 +96,44 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
         ply = state.ply if extras.ply is None else extras.ply
         heading = f"{title} · {f'move {ply}' if ply else 'start'}"
         status = self.status_line(own, view, extras.players or ())
-        if extras.caption:
-            status = f"{status} · {extras.caption}"
+        for words in (extras.caption, extras.suggestion and f"suggestion: {extras.suggestion}"):
+            if words:
+                status = f"{status} · {words}"
         draw_caption(canvas, heading, status, self.seat_styles(own), view.to_move, extras.players)
+        if extras.suggestion is not None:
+            self._suggest(canvas.image, own, extras, theme)
+        return canvas.image
+
+    def _suggest(
+        self, image: Image.Image, state: StateT, extras: Extras, theme: Mapping[str, str]
+    ) -> None:
+        """Draw `extras.suggestion` on the picture of `state` as a suggestion: what the
+        move would add to the board (the position after it, compared with this one,
+        both without last-move markers), half transparent, ringed in the hint colour.
+        One piece for every game: each renderer draws its own pieces, this compares."""
+        after = state.play(extras.suggestion or "")
+        before_board, after_board = (
+            self._bare(position, extras, theme) for position in (state, after)
+        )
+        changed = ImageChops.difference(before_board, after_board).convert("L")
+        added = changed.point(lambda level: 255 if level > SUGGESTION_THRESHOLD else 0)
+        board_height = image.height - CAPTION_HEIGHT
+        added.paste(0, (0, board_height, image.width, image.height))  # the board alone
+        image.paste(after_board, mask=added.point(lambda level: level * SUGGESTION_OPACITY))
+        ring = ImageChops.subtract(
+            added.filter(ImageFilter.MaxFilter(SUGGESTION_RING)),
+            added.filter(ImageFilter.MaxFilter(3)),
+        )
+        image.paste(theme["hint"], mask=ring.filter(ImageFilter.GaussianBlur(0.8)))
+
+    def _bare(self, state: GameState, extras: Extras, theme: Mapping[str, str]) -> Image.Image:
+        """The board of `state` with its pieces: no last-move marker (nothing in the
+        "last" colour), no marks about the position (`Extras.bare`), no caption."""
+        own, view = self.typed(state)
+        canvas = SpriteCanvas(self._background(own, theme).copy(), theme, frozenset({"last"}))
+        self.draw_position(
+            canvas, own, view, dataclasses.replace(extras, suggestion=None, bare=True)
+        )
         return canvas.image
 
     def describe(self, state: GameState) -> str:
@@ -116,6 +156,12 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
             image = _BACKGROUNDS[key] = canvas.image.reduce(SCALE)
         return image
 
+
+#: A suggestion: the pixels its move changes (a difference above this level, of 255)
+#: are drawn at this opacity and ringed by a band this wide (a max filter's size).
+SUGGESTION_THRESHOLD = 24
+SUGGESTION_OPACITY = 0.5
+SUGGESTION_RING = 9
 
 _BACKGROUNDS: dict[Hashable, Image.Image] = {}
 _BACKGROUND_LIMIT = 64

@@ -2,7 +2,9 @@
 
 `Canvas` draws at SCALE times the size (the static boards, drawn once);
 `SpriteCanvas` takes the same calls on a 1x picture and pastes each one as a
-cached sprite drawn at 2x (the positions, drawn every move).
+cached sprite drawn at 2x (the positions, drawn every move). Either can leave out
+every call in some colours (`hidden`): a suggestion's picture compares positions
+without their last-move markers.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from bot.render.theme import SCALE, Marker, Point
 class Canvas:
     """Drawing in logical pixels on a SCALE-times larger image."""
 
-    def __init__(self, image: Image.Image, theme: Mapping[str, str]) -> None:
+    def __init__(
+        self, image: Image.Image, theme: Mapping[str, str], hidden: frozenset[str] = frozenset()
+    ) -> None:
         self.image = image
         self.theme = theme
         self.draw = ImageDraw.Draw(image)
+        self.hidden = hidden  # colours (theme keys) whose calls draw nothing
 
     @classmethod
     def blank(cls, width: int, height: int, theme: Mapping[str, str]) -> Canvas:
@@ -33,7 +38,13 @@ class Canvas:
     def colour(self, key_or_hex: str) -> str:
         return self.theme.get(key_or_hex, key_or_hex)
 
+    def hides(self, *colours: str | None) -> bool:
+        """Whether a call in these colours (fill, outline) is left out."""
+        return bool(self.hidden) and any(colour in self.hidden for colour in colours)
+
     def line(self, points: Sequence[Point], colour: str, width: float) -> None:
+        if self.hides(colour):
+            return
         scaled = [(x * SCALE, y * SCALE) for x, y in points]
         self.draw.line(scaled, fill=self.colour(colour), width=max(1, round(width * SCALE)))
         if width >= 2:  # round caps and joins, so thick wires look drawn, not cut
@@ -42,6 +53,8 @@ class Canvas:
                 self.disc((x, y), radius, colour)
 
     def disc(self, centre: Point, radius: float, fill: str) -> None:
+        if self.hides(fill):
+            return
         x, y = centre
         self.draw.ellipse(
             [
@@ -60,6 +73,8 @@ class Canvas:
         outline: str | None = None,
         width: float = 1,
     ) -> None:
+        if self.hides(fill, outline):
+            return
         self.draw.polygon(
             [(x * SCALE, y * SCALE) for x, y in points],
             fill=self.colour(fill) if fill else None,
@@ -75,6 +90,8 @@ class Canvas:
         width: float = 1,
         radius: float = 0,
     ) -> None:
+        if self.hides(fill, outline):
+            return
         self.draw.rounded_rectangle(
             [v * SCALE for v in box],
             radius=radius * SCALE,
@@ -93,6 +110,8 @@ class Canvas:
         width: float = 1.5,
     ) -> None:
         """A filled shape around `centre`; the shapes tell seats apart without colour."""
+        if self.hides(fill, outline):
+            return
         x, y = centre
         if shape == "circle":
             self.draw.ellipse(
@@ -138,6 +157,8 @@ class Canvas:
         self, centre: Point, radius: float, start: float, end: float, colour: str, width: float
     ) -> None:
         """Part of a circle, clockwise from `start` to `end` degrees (0 is east)."""
+        if self.hides(colour):
+            return
         self.draw.arc(
             _box(centre, radius),
             start,
@@ -163,6 +184,8 @@ class Canvas:
         anchor: str = "mm",
         bold: bool = False,
     ) -> None:
+        if self.hides(colour):
+            return
         mask, (left, top) = text_mask(words, round(size * SCALE), bold, anchor)
         x, y = round(position[0] * SCALE) + left, round(position[1] * SCALE) + top
         self.image.paste(self.colour(colour), (x, y, x + mask.width, y + mask.height), mask)
@@ -181,17 +204,23 @@ class SpriteCanvas(Canvas):
     as the 2x drawing does anyway.
     """
 
-    def __init__(self, image: Image.Image, theme: Mapping[str, str]) -> None:
-        super().__init__(image, theme)
+    def __init__(
+        self, image: Image.Image, theme: Mapping[str, str], hidden: frozenset[str] = frozenset()
+    ) -> None:
+        super().__init__(image, theme, hidden)
         # a small number for the theme: hashing the whole theme per sprite lookup is slow
         self._theme_id = _THEME_IDS.setdefault(tuple(sorted(theme.items())), len(_THEME_IDS))
         image.load()
         self._core = image.im
 
     def line(self, points: Sequence[Point], colour: str, width: float) -> None:
+        if self.hides(colour):
+            return
         self._stamp("line", points, width, (colour, width))
 
     def disc(self, centre: Point, radius: float, fill: str) -> None:
+        if self.hides(fill):
+            return
         self._stamp("disc", [centre], radius, (radius, fill))
 
     def polygon(
@@ -201,6 +230,8 @@ class SpriteCanvas(Canvas):
         outline: str | None = None,
         width: float = 1,
     ) -> None:
+        if self.hides(fill, outline):
+            return
         self._stamp("polygon", points, width, (fill, outline, width))
 
     def rectangle(
@@ -211,6 +242,8 @@ class SpriteCanvas(Canvas):
         width: float = 1,
         radius: float = 0,
     ) -> None:
+        if self.hides(fill, outline):
+            return
         corners = [(box[0], box[1]), (box[2], box[3])]
         self._stamp("rectangle", corners, width, (fill, outline, width, radius))
 
@@ -223,6 +256,8 @@ class SpriteCanvas(Canvas):
         outline: str | None = None,
         width: float = 1.5,
     ) -> None:
+        if self.hides(fill, outline):
+            return
         self._stamp("marker", [centre], radius * 1.2 + width, (shape, radius, fill, outline, width))
 
     def text(
@@ -236,12 +271,16 @@ class SpriteCanvas(Canvas):
         bold: bool = False,
     ) -> None:
         """Words from a cache of rendered masks: captions and labels repeat every move."""
+        if self.hides(colour):
+            return
         mask, (left, top) = text_mask(words, round(size), bold, anchor)
         x, y = round(position[0]) + left, round(position[1]) + top
         box = (x, y, x + mask.width, y + mask.height)
         self._core.paste(_rgb(self.colour(colour)), box, mask.im)
 
     def segments(self, pairs: Iterable[tuple[Point, Point]], colour: str, width: float) -> None:
+        if self.hides(colour):
+            return
         self._stamp_many("line", [(a, b) for a, b in pairs], width, (colour, width))
 
     def markers(
@@ -253,6 +292,8 @@ class SpriteCanvas(Canvas):
         outline: str | None = None,
         width: float = 1.5,
     ) -> None:
+        if self.hides(fill, outline):
+            return
         reach = radius * 1.2 + width
         self._stamp_many(
             "marker", [(c,) for c in centres], reach, (shape, radius, fill, outline, width)
@@ -312,6 +353,8 @@ class SpriteCanvas(Canvas):
     def arc(
         self, centre: Point, radius: float, start: float, end: float, colour: str, width: float
     ) -> None:
+        if self.hides(colour):
+            return
         self.group(
             ("arc", radius, start, end, colour, width),
             centre,
@@ -328,11 +371,11 @@ class SpriteCanvas(Canvas):
         half_size = math.ceil(reach) + 1
         left, top = x2 // SCALE - half_size, y2 // SCALE - half_size
         offset = (x2 % SCALE, y2 % SCALE)
-        full_key = ("group", key, offset, half_size, self._theme_id)
+        full_key = ("group", key, offset, half_size, self._theme_id, self.hidden)
         sprite = _SPRITES.get(full_key)
         if sprite is None:
             size = (2 * half_size + 1) * SCALE
-            tile = Canvas(Image.new("RGBA", (size, size), (0, 0, 0, 0)), self.theme)
+            tile = Canvas(Image.new("RGBA", (size, size), (0, 0, 0, 0)), self.theme, self.hidden)
             paint(tile, (half_size + offset[0] / SCALE, half_size + offset[1] / SCALE))
             sprite = _remember_sprite(full_key, tile)
         width, height = sprite.size

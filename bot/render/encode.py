@@ -41,15 +41,19 @@ def _rgb3(colour: str) -> tuple[int, int, int]:
     return red, green, blue
 
 
-def to_palette(image: Image.Image, theme: Mapping[str, str]) -> Image.Image:
-    return image.quantize(palette=_palette(tuple(sorted(theme.items()))), dither=Image.Dither.NONE)
+def to_palette(image: Image.Image, theme: Mapping[str, str], *, hint: bool = False) -> Image.Image:
+    """The picture in the theme's palette; the hint colour is in it only with `hint` (a
+    suggested move is drawn): every other picture keeps the palette, hence the bytes,
+    it had before there was one."""
+    colours = tuple(sorted((k, v) for k, v in theme.items() if hint or k != "hint"))
+    return image.quantize(palette=_palette(colours), dither=Image.Dither.NONE)
 
 
-def encode_png(image: Image.Image, theme: Mapping[str, str]) -> bytes:
+def encode_png(image: Image.Image, theme: Mapping[str, str], *, hint: bool = False) -> bytes:
     """PNG of the picture, paletted first: a third of the bytes to compress. Colours stay
     within a few units of the theme's (Pillow matches palettes at reduced precision)."""
     buffer = io.BytesIO()
-    to_palette(image, theme).save(buffer, "PNG", compress_level=PNG_COMPRESS_LEVEL)
+    to_palette(image, theme, hint=hint).save(buffer, "PNG", compress_level=PNG_COMPRESS_LEVEL)
     return buffer.getvalue()
 
 

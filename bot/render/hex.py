@@ -99,7 +99,7 @@ class HexRenderer(BoardRenderer[HexState, HexView]):
     def draw_position(self, canvas: Canvas, state: HexState, view: HexView, extras: Extras) -> None:
         size = view.size
         radius = self._radius(size)
-        for column, row in view.forbidden:
+        for column, row in () if extras.bare else view.forbidden:
             x, y = self._centre(size, column, row)
             arm = radius * 0.28
             canvas.line([(x - arm, y - arm), (x + arm, y + arm)], "muted", 1.6)

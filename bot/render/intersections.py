@@ -221,10 +221,12 @@ class IntersectionsRenderer(BoardRenderer[IntersectionsState, IntersectionsView]
             if segment is not last:
                 self._draw_segment(canvas, size, segment, styles[segment.seat])
         if last is not None:  # on top, so a T-junction never hides its halo
-            self._draw_halo(canvas, size, last)
+            if not extras.bare:
+                self._draw_halo(canvas, size, last)
             self._draw_segment(canvas, size, last, styles[last.seat], highlight=True)
         self._draw_degrees(canvas, size, degrees, frozenset(scoring))
-        self._draw_panel(canvas, view, styles, extras, len(segments))
+        if not extras.bare:
+            self._draw_panel(canvas, view, styles, extras, len(segments))
 
     def _ends(self, size: int, segment: DrawnSegment) -> tuple[Point, Point]:
         """The segment's line, stopped short of its end dots so ends show as gaps."""

@@ -37,6 +37,7 @@ DEFAULT_THEME: Mapping[str, str] = MappingProxyType(
         "vermillion": "#D55E00",
         "purple": "#CC79A7",
         "last": "#CC79A7",  # last-move marker
+        "hint": "#6B3FD4",  # a suggested move's ring (violet: no seat's colour)
         "win": "#E69F00",  # deciding structure
         "caption": "#F2EDE1",
     }

@@ -26,7 +26,7 @@ from functools import partial
 from bot.service import GameService, Result, aiqueue
 from bot.service.aiplayer import think
 from bot.service.aiqueue import Job
-from bot.service.analysis import SECONDS_PER_POSITION, judge, report
+from bot.service.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
 from bot.service.painter import Lane
 
 log = logging.getLogger("paperboard.ai")
@@ -208,15 +208,30 @@ class AiRunner:
             return
         game, options, record, title = work
         total = len(record) + 1
-        verdicts = []
-        for ply in range(total):
-            verdicts.append(
-                await self.lane.run(
-                    partial(judge, game, options, record[:ply], SECONDS_PER_POSITION, self.nodes)
+        verdicts: list[Judgement] = []
+        # From the last position backwards: the solver tries the move played first, and
+        # a mover who kept a win kept it by that move, proven just before. Each step is
+        # short, so a move claimed beside the analysis waits for one step at most.
+        misses = 0
+        for ply in range(total - 1, -1, -1):
+            prove = misses < PROOF_MISSES
+            verdict = await self.lane.run(
+                partial(
+                    judge,
+                    game,
+                    options,
+                    record[:ply],
+                    SECONDS_PER_POSITION,
+                    self.nodes,
+                    prove=prove,
+                    next_move=record[ply] if ply < len(record) else None,
                 )
             )
+            if prove:
+                misses = 0 if verdict.proven else misses + 1
+            verdicts.insert(0, verdict)
             await aiqueue.progress(
-                self.service.db, job, self.worker_id, self.service.clock(), ply + 1, total
+                self.service.db, job, self.worker_id, self.service.clock(), total - ply, total
             )
         players = await self.service.players_of(job.game_id)
         result, png = await self.lane.run(

@@ -95,11 +95,20 @@ class Painter:
         groups: bool = False,
         caption: str | None = None,
         slow: bool = False,
+        suggestion: str | None = None,
     ) -> bytes:
-        """The board of `state`; `slow` for pictures that may wait (all but a move's board)."""
+        """The board of `state` (with `suggestion` drawn as a suggested move); `slow` for
+        pictures that may wait (all but a move's board)."""
         lane = self.slow if slow else self.boards
         return await lane.run(
-            partial(render_png, state, players=tuple(players), groups=groups, caption=caption)
+            partial(
+                render_png,
+                state,
+                players=tuple(players),
+                groups=groups,
+                caption=caption,
+                suggestion=suggestion,
+            )
         )
 
     async def gif(self, state: GameState, *, players: Sequence[str]) -> bytes:

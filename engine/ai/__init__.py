@@ -4,7 +4,7 @@ Computation only: it imports the engine and nothing of the bot, and does no
 I/O. The stable API:
 
 - `best_move(state, *, seconds, seed=None, nodes=None) -> str`
-- `solve(state, *, seconds, nodes=None) -> Solution | None`
+- `solve(state, *, seconds, nodes=None, every=True, first=None) -> Solution | None`
 - `analyse(state, *, seconds, seed=None, nodes=None) -> Analysis`
 - `search_record(game, options, moves, seconds) -> Analysis`: the same from
   plain data, for a worker process.
@@ -26,7 +26,7 @@ import engine
 from engine.ai import disthexsolve, hexai, hotwireai, livewireai, others  # noqa: F401  (register)
 from engine.ai.adapter import Adapter, adapter_for
 from engine.ai.mcts import Search, Settings
-from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution, minimax_solve
+from engine.ai.solver import SOLVERS, Asked, Budget, OutOfTime, Solution, minimax_solve
 from engine.core import GameState
 
 __all__ = [
@@ -104,9 +104,19 @@ def best_move(
     return search.adapter.text(search.root.pos, search.root.moves[ranked[0][0]])
 
 
-def solve(state: GameState, *, seconds: float, nodes: int | None = None) -> Solution | None:
+def solve(
+    state: GameState,
+    *,
+    seconds: float,
+    nodes: int | None = None,
+    every: bool = True,
+    first: str | None = None,
+) -> Solution | None:
     """The exact result with best play, or None when not proven within `seconds`
-    (or the game has more than two players). A finished game is its own result."""
+    (or the game has more than two players). A finished game is its own result.
+    `every=False` asks for the value alone, with the first winning move found
+    instead of every one; `first` is a move to try before the others (an analysis:
+    the move played next, which keeps the win when the mover had one)."""
     _check_seconds(seconds)
     if state.outcome is not None:
         winners = state.outcome.winners
@@ -114,12 +124,13 @@ def solve(state: GameState, *, seconds: float, nodes: int | None = None) -> Solu
     if state.players != 2:
         return None
     budget = Budget(time.monotonic() + seconds, nodes)
+    asked = Asked(every, first)
     try:
         own = SOLVERS.get(state.name)
-        solution = own(state, budget) if own is not None else None
+        solution = own(state, budget, asked) if own is not None else None
         if solution is None:
             adapter = adapter_for(state)
-            solution = minimax_solve(adapter, adapter.root(state), budget)
+            solution = minimax_solve(adapter, adapter.root(state), budget, asked)
     except OutOfTime:
         return None
     except RecursionError:
@@ -134,11 +145,13 @@ def analyse(
     seed: int | None = None,
     nodes: int | None = None,
     capped: bool = False,
+    solver: bool = True,
 ) -> Analysis:
     """Chances per seat, the mover's moves ranked, the expected line and any proof.
     `nodes` (simulations) replaces the time unless `capped`: then the search stops at
     whichever comes first (a level calibrated by simulations that must still answer
-    in time on the largest boards)."""
+    in time on the largest boards). `solver=False`: the search alone, for a caller
+    that gave the solver its time already (the tree still proves what it can)."""
     _check_seconds(seconds)
     players = state.players
     if state.outcome is not None:
@@ -148,7 +161,9 @@ def analyse(
         winner = result.winner if result is not None else None
         return Analysis(chance, (), (), result, proven_winner=winner)
     start = time.monotonic()
-    proof = _try_solve(state, start + seconds * SOLVER_SHARE, None if capped else nodes)
+    proof = None
+    if solver:
+        proof = _try_solve(state, start + seconds * SOLVER_SHARE, None if capped else nodes)
     search = _search(state, start + seconds, seed, nodes, None, capped=capped)
     adapter, root = search.adapter, search.root
     ranked = [

@@ -24,7 +24,7 @@ depth-first search with a table did not in a minute (docs/PERFORMANCE.md).
 from __future__ import annotations
 
 from engine.ai.hexsolve import INFINITE, flood, geometry, turn, turns_into_itself
-from engine.ai.solver import SOLVERS, Budget, Solution
+from engine.ai.solver import SOLVERS, Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import DisthexState, board
 
@@ -171,12 +171,13 @@ def _first_numbers(moves: list[Position] | bool) -> tuple[int, int]:
     return 1, len(moves)
 
 
-def solve_disthex(state: GameState, budget: Budget) -> Solution | None:
-    """Every winning cell of the mover, for Disthex without a pending swap (the
-    generic solver takes the swap); raises OutOfTime. On a board that is its own
-    180-degree turn a legal cell and its turned twin, when legal too, share the
-    answer: the positions after them are turns of each other, forbidden cells
-    included (whatever the mover may not take now does not matter after the move)."""
+def solve_disthex(state: GameState, budget: Budget, asked: Asked) -> Solution | None:
+    """The mover's winning cells (every one, or what `asked` says), for Disthex without
+    a pending swap (the generic solver takes the swap); raises OutOfTime. On a board
+    that is its own 180-degree turn a legal cell and its turned twin, when legal too,
+    share the answer: the positions after them are turns of each other, forbidden
+    cells included (whatever the mover may not take now does not matter after the
+    move)."""
     if not isinstance(state, DisthexState):
         return None
     if state.options["swap"] and state.ply <= 1:
@@ -191,18 +192,24 @@ def solve_disthex(state: GameState, budget: Budget) -> Solution | None:
     last = len(colours) - 1
     symmetric = turns_into_itself(colours)
     cell_of = board(state.size).cell_of
-    wins: dict[int, bool] = {}
-    for move in state.legal_moves():
+    settled: dict[int, bool] = {}
+
+    def wins(move: str) -> bool:
         cell = cell_of[move]
-        if symmetric and last - cell in wins:
-            wins[cell] = wins[last - cell]
-        else:
-            wins[cell] = bool(joining >> cell & 1) or not solver.mover_wins(
-                other, own | 1 << cell, colour ^ 1, geo.neighbours[cell]
-            )
-    winning = tuple(move for move in state.legal_moves() if wins[cell_of[move]])
+        if symmetric and last - cell in settled:
+            return settled[last - cell]
+        settled[cell] = bool(joining >> cell & 1) or not solver.mover_wins(
+            other, own | 1 << cell, colour ^ 1, geo.neighbours[cell]
+        )
+        return settled[cell]
+
+    legal = state.legal_moves()
+    won = winning(legal, str, wins, asked)
     mover = state.colour_of(colour)
-    return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
+    return Solution(
+        winner=mover if won else 1 - mover,
+        winning_moves=tuple(move for move in legal if move in won),
+    )
 
 
 SOLVERS["disthex"] = solve_disthex

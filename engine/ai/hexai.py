@@ -30,7 +30,7 @@ from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards, register
 from engine.ai.hexsolve import HexProver, connected, turns_into_itself
-from engine.ai.solver import SOLVERS, Budget, Solution
+from engine.ai.solver import SOLVERS, Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
 
@@ -362,12 +362,13 @@ def _full_board_black_wins(geometry: Any, stones: list[int]) -> bool:
 # -- the exact solver (Hex) --------------------------------------------------------------
 
 
-def solve_hex(state: GameState, budget: Budget) -> Solution | None:
-    """Every winning cell of the mover, for Hex without a pending swap; raises OutOfTime.
+def solve_hex(state: GameState, budget: Budget, asked: Asked) -> Solution | None:
+    """The mover's winning cells (every one, or what `asked` says), for Hex without a
+    pending swap; raises OutOfTime.
 
-    Each cell is settled on its own (hexsolve.HexProver, one table for all), so
-    the list is complete; on a board that is its own 180-degree turn a cell and
-    its turned twin share the answer.
+    Each cell is settled on its own (hexsolve.HexProver, one table for all), so the
+    list is complete; on a board that is its own 180-degree turn a cell and its
+    turned twin share the answer.
     """
     if not isinstance(state, HexState) or isinstance(state, DisthexState):
         return None
@@ -381,20 +382,24 @@ def solve_hex(state: GameState, budget: Budget) -> Solution | None:
     other = sum(1 << c for c, s in enumerate(colours) if s == colour ^ 1)
     last = len(colours) - 1
     symmetric = turns_into_itself(colours)
-    wins: dict[int, bool] = {}
-    for cell in prover.geo.order:
-        if colours[cell] != EMPTY:
-            continue
-        if symmetric and last - cell in wins:
-            wins[cell] = wins[last - cell]
-            continue
+    settled: dict[int, bool] = {}
+
+    def wins(cell: int) -> bool:
+        if symmetric and last - cell in settled:
+            return settled[last - cell]
         after = own | 1 << cell
-        wins[cell] = connected(prover.geo, after, colour) or not prover.mover_wins(
+        settled[cell] = connected(prover.geo, after, colour) or not prover.mover_wins(
             other, after, colour ^ 1
         )
-    winning = tuple(geo.labels[cell] for cell in geo.sorted_cells if wins.get(cell))
+        return settled[cell]
+
+    empty = [cell for cell in prover.geo.order if colours[cell] == EMPTY]
+    won = winning(empty, geo.labels.__getitem__, wins, asked)
     mover = state.colour_of(colour)
-    return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
+    return Solution(
+        winner=mover if won else 1 - mover,
+        winning_moves=tuple(geo.labels[cell] for cell in geo.sorted_cells if cell in won),
+    )
 
 
 SOLVERS["hex"] = solve_hex

@@ -27,7 +27,7 @@ from collections.abc import Hashable, Iterator
 from typing import Any, Protocol
 
 from engine.ai.adapter import Adapter, Rewards, register
-from engine.ai.solver import SOLVERS, Budget, OutOfTime, Solution
+from engine.ai.solver import SOLVERS, Asked, Budget, OutOfTime, Solution, winning
 from engine.core import GameState
 from engine.hotwire import HotWireState, wires_of
 
@@ -288,18 +288,23 @@ def _key_of(regions: list[tuple[int, int]]) -> tuple[tuple[int, ...], int]:
     return (tuple(sorted(ident for ident, _ in regions if ident != ONE)), ones & 1)
 
 
-def solve_hotwire(state: GameState, budget: Budget) -> Solution | None:
-    """Every winning wire of the mover, by the misère solver; raises OutOfTime."""
+def solve_hotwire(state: GameState, budget: Budget, asked: Asked) -> Solution | None:
+    """The mover's winning wires (every one, or what `asked` says), by the misère
+    solver; raises OutOfTime."""
     assert isinstance(state, HotWireState)
     solver = MisereSolver(state, budget)
     available, mover = state.available, state.ply % 2
     names = state.wire_table.names
-    winning = tuple(
-        names[wire]
-        for wire in wires_of(available)
-        if not solver.mover_wins(solver.split(available & ~solver.conflicts[wire]))
+
+    def wins(wire: int) -> bool:
+        return not solver.mover_wins(solver.split(available & ~solver.conflicts[wire]))
+
+    wires = wires_of(available)
+    won = winning(wires, names.__getitem__, wins, asked)
+    return Solution(
+        winner=mover if won else 1 - mover,
+        winning_moves=tuple(names[wire] for wire in wires if wire in won),
     )
-    return Solution(winner=mover if winning else 1 - mover, winning_moves=winning)
 
 
 SOLVERS["hotwire"] = solve_hotwire

@@ -9,9 +9,9 @@ limit; nothing is proven then.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.ai.adapter import Adapter
 from engine.core import GameState
@@ -56,15 +56,43 @@ class Budget:
             raise OutOfTime
 
 
-#: Game name -> its own solver (a state and a budget -> the solution, or None
-#: when it does not take the position); games absent use `minimax_solve`.
-SOLVERS: dict[str, Callable[[GameState, Budget], Solution | None]] = {}
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a caller wants of a solver besides the position and the budget."""
+
+    every: bool = True  # every winning move; False: the value and the first winning move
+    first: str | None = None  # a move to try before the others (an analysis: the one played)
+
+
+#: Game name -> its own solver (a state, a budget and what is asked -> the solution,
+#: or None when it does not take the position); games absent use `minimax_solve`.
+SOLVERS: dict[str, Callable[[GameState, Budget, Asked], Solution | None]] = {}
+
+Move = TypeVar("Move")
+
+
+def winning(
+    moves: Sequence[Move], text: Callable[[Move], str], wins: Callable[[Move], bool], asked: Asked
+) -> set[Move]:
+    """The mover's winning moves among `moves` (tried in their order, `asked.first`
+    before the rest): every one, or the first found when `asked.every` is False. A
+    mover who wins with the move it played is proven so by that move alone."""
+    order = sorted(moves, key=lambda move: text(move) != asked.first) if asked.first else moves
+    found = set()
+    for move in order:
+        if wins(move):
+            found.add(move)
+            if not asked.every:
+                break
+    return found
+
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
-def minimax_solve(adapter: Adapter, pos: Any, budget: Budget) -> Solution:
-    """Every root move's exact value by alpha-beta over the adapter; raises OutOfTime."""
+def minimax_solve(adapter: Adapter, pos: Any, budget: Budget, asked: Asked) -> Solution:
+    """The root moves' exact values by alpha-beta over the adapter (every winning
+    move, or what `asked` says); raises OutOfTime."""
     table: dict[Hashable, tuple[int, int]] = {}
 
     def value(pos: Any, alpha: int, beta: int) -> int:
@@ -108,12 +136,16 @@ def minimax_solve(adapter: Adapter, pos: Any, budget: Budget) -> Solution:
     mover = adapter.mover(pos)
     sign = 1 if mover == 0 else -1
     moves = adapter.moves(pos)
-    values = [value(adapter.play(pos, move), -2, 2) for move in moves]
-    best = max(sign * v for v in values)
-    winning = tuple(
-        adapter.text(pos, m) for m, v in zip(moves, values, strict=True) if sign * v == 1
-    )
-    return Solution(winner=_winner_of(best * sign), winning_moves=winning)
+    values: dict[Any, int] = {}
+
+    def wins(move: Any) -> bool:
+        values[move] = sign * value(adapter.play(pos, move), -2, 2)
+        return values[move] == 1
+
+    won = winning(moves, lambda move: adapter.text(pos, move), wins, asked)
+    best = max(values.values())
+    texts = tuple(adapter.text(pos, move) for move in moves if move in won)
+    return Solution(winner=_winner_of(best * sign), winning_moves=texts)
 
 
 def _value_of(winner: int | None) -> int:
