@@ -1,9 +1,11 @@
 """One store interface over SQLite (aiosqlite) and PostgreSQL (asyncpg).
 
 SQLAlchemy Core (async) does the dialects; Alembic applies the versioned
-migrations at start. SQLite runs in WAL mode with a busy timeout and a single
-writer connection: writes queue on it and take the write lock at BEGIN
-(BEGIN IMMEDIATE), so two processes sharing a file wait instead of failing.
+migrations at start, one process at a time: on PostgreSQL under an advisory lock
+held by the migration's transaction, on SQLite under its write lock (BEGIN
+IMMEDIATE). SQLite runs in WAL mode with a busy timeout and a single writer
+connection: writes queue on it and take the write lock at BEGIN, so two processes
+sharing a file wait instead of failing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from sqlalchemy.pool import NullPool
 MIGRATIONS = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 DELETE_BATCH = 5000
+#: Taken by the migrations' transaction: one process migrates a schema at a time.
+MIGRATION_LOCK = text(
+    "SELECT pg_advisory_xact_lock(1885498727, hashtext(coalesce(current_schema(), '')))"
+)
 
 
 def async_url(url: str) -> str:
@@ -76,7 +82,11 @@ class Database:
         return database
 
     async def migrate(self) -> None:
+        """Bring the schema to the newest migration. Processes starting together take
+        turns: the first migrates, the others then find the schema up to date."""
         async with self._writer.begin() as connection:
+            if not self.is_sqlite:  # held until this transaction ends, a crash included
+                await connection.execute(MIGRATION_LOCK)
             await connection.run_sync(_upgrade_to_head)
 
     async def ping(self) -> None:
