@@ -84,7 +84,11 @@ class Child:
 
     async def printed(self, text: str, timeout: float = PATIENCE) -> None:
         async def seen() -> bool:
-            return any(text in line for line in self.lines)
+            if any(text in line for line in self.lines):
+                return True
+            if self.process.returncode is not None and self.reading.done():
+                raise AssertionError(f"{self.name} ended without printing {text!r}")
+            return False
 
         await until(seen, f"{self.name} printing {text!r}", timeout)
 
