@@ -60,13 +60,14 @@ class Presence:
         self._listeners: dict[str, list[Listener]] = {}
         self._lost = asyncio.Event()
         self._watch: asyncio.Task[None] | None = None
-        self._opening = asyncio.Lock()
+        self._busy = asyncio.Lock()  # one operation on the connection at a time
 
     async def hold(self, name: str) -> bool:
         """Take `name` for this process while it lives; False when a live process holds it."""
         await self._open()
-        if not await self._lock(name):
-            return False
+        async with self._busy:
+            if not await self._lock(name):
+                return False
         self._name = name
         return True
 
@@ -74,7 +75,7 @@ class Presence:
         """Call `listener` (on the event loop) whenever a transaction that notified `news`
         commits, in any process on this database and schema."""
         await self._open()
-        async with self._opening:
+        async with self._busy:
             listeners = self._listeners.setdefault(channel_name(news), [])
             listeners.append(listener)
             if len(listeners) == 1 and self._driver is not None:  # else: at the reconnection
@@ -96,7 +97,7 @@ class Presence:
     # -- the connection -----------------------------------------------------------------------
 
     async def _open(self) -> None:
-        async with self._opening:
+        async with self._busy:
             if self._watch is not None:  # open, or being opened again by `_keep`
                 return
             await self._connect()
@@ -140,7 +141,8 @@ class Presence:
                 await asyncio.wait_for(self._lost.wait(), PING_SECONDS)
             if not self._lost.is_set():
                 try:
-                    await asyncio.wait_for(self._driver.fetchval("SELECT 1"), PING_SECONDS)
+                    async with self._busy:
+                        await asyncio.wait_for(self._driver.fetchval("SELECT 1"), PING_SECONDS)
                     continue
                 except Exception:
                     log.warning("the database connection that listens was lost")
@@ -151,9 +153,10 @@ class Presence:
         for attempt in itertools.count():
             await asyncio.sleep(RECONNECT_SECONDS[min(attempt, len(RECONNECT_SECONDS) - 1)])
             try:
-                async with self._opening:
+                async with self._busy:
                     await self._connect()
-                if self._name is not None and not await self._lock(self._name):
+                    taken = self._name is not None and not await self._lock(self._name)
+                if taken:
                     log.warning("process name %s was taken while the database was away", self._name)
             except Exception as exc:
                 log.warning("listening again failed (%s: %s)", exc.__class__.__name__, exc)
