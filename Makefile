@@ -46,6 +46,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.digest
 	$(BIN)/python -m bench.export
 	$(BIN)/python -m bench.ai_play
+	$(BIN)/python -m bench.scale
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

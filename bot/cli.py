@@ -121,6 +121,8 @@ def log_to_stdout(settings: Settings) -> None:
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
+    # APScheduler tells of every run of a job (the outbox pass runs every few seconds)
+    logging.getLogger("apscheduler.executors").setLevel(logging.WARNING)
 
 
 def start(args: argparse.Namespace) -> int:
@@ -154,8 +156,12 @@ async def run_console(settings: Settings) -> int:
     from bot.schedule.airunner import AiRunner
     from bot.service import GameService
 
-    # one person at one terminal: drawing in a thread is plenty
-    service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
+    # one person at one terminal: drawing in a thread is plenty; it searches for the bot
+    # itself whatever AI_SEARCH says (it drives its runner between commands)
+    service = await GameService.open(
+        settings.model_copy(update={"render_processes": 0}),
+        name=settings.process_name or "console",
+    )
     console = Console(service, sys.stdout, Path(settings.board_dir))
     scheduler = Scheduler(service, console.print_result)  # reminders and timeouts, printed
     console.runner = AiRunner(
@@ -188,9 +194,15 @@ def print_invite(args: argparse.Namespace) -> int:
 
 
 def start_worker(args: argparse.Namespace) -> int:
-    """A process that only searches: it claims AI jobs from the database and commits the
-    bot's moves; the bot's process announces them from the outbox (its next pass)."""
+    """A process that only searches: it claims AI jobs from the database (told of new ones
+    at once) and commits the bot's moves; a bot process announces them at once (told by
+    the same means)."""
     settings = Settings()
+    if settings.database_url.startswith("sqlite"):
+        raise ValueError(
+            "paperboard worker needs DATABASE_URL on PostgreSQL; "
+            "with SQLite, paperboard run does the searching itself"
+        )
     log_to_stdout(settings)
     asyncio.run(run_worker(settings))  # SIGINT and SIGTERM end it cleanly
     return 0
@@ -198,14 +210,17 @@ def start_worker(args: argparse.Namespace) -> int:
 
 async def run_worker(settings: Settings) -> None:
     import signal
+    import socket
 
     from bot.schedule.airunner import AiRunner
     from bot.service import GameService
 
-    service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
-    runner = AiRunner(
-        service, service.hand_over, processes=settings.ai_processes, nodes=settings.ai_nodes
+    service = await GameService.open(
+        settings.model_copy(update={"render_processes": 0}),
+        name=settings.process_name or f"worker-{socket.gethostname()}"[:40],
+        announces=False,  # no Discord here: its moves are announced by a bot process
     )
+    runner = AiRunner(service, None, processes=settings.ai_processes, nodes=settings.ai_nodes)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGINT, signal.SIGTERM):

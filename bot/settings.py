@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -40,6 +41,30 @@ class Settings(BaseSettings):
     ai_processes: int = Field(
         default=1, ge=0, le=32, description="worker processes searching for the bot (0: a thread)"
     )
+    ai_search: Literal["here", "workers"] = Field(
+        default="here",
+        description="here: this process searches for the bot; workers: `paperboard worker` "
+        "processes do (PostgreSQL)",
+    )
+    process_name: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._,-]{0,39}$",
+        description="this process's name in the database's leases (default: from its kind "
+        "and shards)",
+    )
     ai_nodes: int | None = Field(
         default=None, ge=1, description="every bot level searches this many simulations (tests)"
     )
+
+    @field_validator("process_name")
+    @classmethod
+    def _not_reserved(cls, name: str | None) -> str | None:
+        if name == "vacation":  # the holder of deadlines held while a player is away
+            raise ValueError("PROCESS_NAME vacation is reserved; choose another name")
+        return name
+
+    @property
+    def searches_here(self) -> bool:
+        """Whether a bot process searches for the bot itself: unless AI_SEARCH=workers on
+        PostgreSQL (on SQLite one process does it all)."""
+        return self.ai_search == "here" or self.database_url.startswith("sqlite")

@@ -121,6 +121,18 @@ async def _on_server(statement: str) -> None:
         await connection.close()
 
 
+@asynccontextmanager
+async def fresh_database() -> AsyncIterator[str]:
+    """A DATABASE_URL to a new, empty PostgreSQL database of this test's own (not even
+    migrated), dropped afterwards with whatever is still connected to it."""
+    name = f"pb_test_{uuid.uuid4().hex[:16]}"
+    await _on_server(f"CREATE DATABASE {name}")  # skips (or fails) without the server
+    try:
+        yield _database_url(name)
+    finally:
+        await _on_server(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
 @pytest.fixture(scope="session")
 def migrated_postgres() -> Iterator[str | None]:
     """A PostgreSQL database of this run's own, brought to the newest migration once:

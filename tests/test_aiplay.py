@@ -497,42 +497,6 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         assert "Other bots can't play" in (await handle.reply()).content
 
 
-async def test_paperboard_worker_makes_the_bots_moves_and_hands_them_over() -> None:
-    async with postgres_schema() as url:
-        settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
-        service = GameService(await Database.open(url), settings)
-        worker = None
-        try:
-            game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-            await service.move(game.id, GUILD, ANN, "c3")
-            env = {**os.environ, "PYTHONPATH": str(ROOT), "DATABASE_URL": url}
-            env.update(AI_PROCESSES="1", AI_NODES="20", LOG_LEVEL="WARNING")
-            worker = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot.cli", "worker", cwd=ROOT, env=env
-            )
-            for _ in range(1200):  # its worker process searches at nice 19: slow on a busy box
-                if (await service.game(game.id, GUILD)).ply == 2:
-                    break
-                await asyncio.sleep(0.1)
-            assert (await service.game(game.id, GUILD)).ply == 2
-            # the bot's process announces it: its outbox pass finds it at once
-            published: list[Result] = []
-
-            async def publish(result: Result) -> None:
-                published.append(result)
-
-            for _ in range(100):
-                if await service.redeliver(publish):
-                    break
-                await asyncio.sleep(0.05)
-            assert [type(e).__name__ for r in published for e in r.events][:1] == ["MovePlayed"]
-        finally:
-            if worker is not None and worker.returncode is None:
-                worker.send_signal(signal.SIGTERM)
-                assert await asyncio.wait_for(worker.wait(), timeout=30) == 0
-            await service.close()
-
-
 async def test_a_player_hears_when_to_expect_the_move_when_the_queue_is_long(
     service: GameService, clock: Clock
 ) -> None:

@@ -84,7 +84,8 @@ class PaperboardBot(commands.AutoShardedBot):
         self.scheduler = Scheduler(service, self.announcer.post) if schedule else None
         if self.scheduler is not None:
             self.announcer.on_deadline = self.scheduler.poke
-        # the bot's own moves, searched in worker processes; off with the scheduler
+        # the bot's own moves, searched in worker processes; off with the scheduler, and
+        # left to `paperboard worker` processes with AI_SEARCH=workers
         self.ai = (
             AiRunner(
                 service,
@@ -92,7 +93,7 @@ class PaperboardBot(commands.AutoShardedBot):
                 processes=settings.ai_processes,
                 nodes=settings.ai_nodes,
             )
-            if schedule
+            if schedule and settings.searches_here
             else None
         )
 
@@ -144,7 +145,13 @@ async def run_bot(
     if settings.discord_token is None:
         raise ValueError("DISCORD_TOKEN is not set")
     point_at_settings(settings)
-    service = await GameService.open(settings)
+    if settings.ai_search == "workers":
+        if settings.searches_here:
+            log.warning("AI_SEARCH=workers needs PostgreSQL: on SQLite this process searches")
+        else:
+            log.info("AI_SEARCH=workers: the bot's searches are left to paperboard worker")
+    name = settings.process_name or shard_name(shard_ids, shard_count)
+    service = await GameService.open(settings, name=name)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGINT, signal.SIGTERM):  # docker stop, systemctl stop, Ctrl-C
@@ -167,6 +174,21 @@ async def run_bot(
             stopping.cancel()
     finally:
         await service.close()
+
+
+def shard_name(shard_ids: list[int] | None, shard_count: int | None) -> str:
+    """A bot process's default name: `bot`, or its shards (`bot-shards-0-3,8-of-16`), so a
+    restarted process has the name it had before and takes back what it held."""
+    if not shard_ids:
+        return "bot"
+    runs: list[list[int]] = []
+    for shard in sorted(set(shard_ids)):
+        if runs and shard == runs[-1][-1] + 1:
+            runs[-1].append(shard)
+        else:
+            runs.append([shard])
+    spans = ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+    return f"bot-shards-{spans}-of-{shard_count}"[:40]
 
 
 async def sync_commands(settings: Settings, guild_id: int | None) -> int:

@@ -11,7 +11,13 @@ lives in memory: after a restart (or a kill -9, once the lease has run out) the
 jobs are claimed again, and a job whose game moved on is settled without a move.
 
 The runner wakes when the service says a bot's turn began in this process
-(`poke`), and polls every `poll` seconds for work queued by other processes.
+(`poke`), when another process queued work (on PostgreSQL: LISTEN/NOTIFY, heard at
+the commit that queued it), and polls every `poll` seconds, the safety net: a job
+whose worker died is claimable again once its lease has run out.
+
+A runner without a `deliver` (`paperboard worker`, a process with no Discord
+connection) leaves its results in the outbox: the service wrote them there for the
+processes that announce, who hear of them at the commit (bot/service/outbox.py).
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ class AiRunner:
     def __init__(
         self,
         service: GameService,
-        deliver: Deliver,
+        deliver: Deliver | None,
         *,
         processes: int,
         worker_id: str | None = None,
@@ -75,6 +81,7 @@ class AiRunner:
     async def start(self) -> None:
         if self._loop_task is None:
             self.service.on_bot_turn = self.poke
+            await self.service.db.listen(aiqueue.NEWS, self.poke)
             self._loop_task = asyncio.create_task(self._loop(), name="paperboard-ai")
             log.info("AI runner %s started with %d searches at a time", self.worker_id, self.slots)
 
@@ -86,6 +93,7 @@ class AiRunner:
         """Stop claiming; searches under way are abandoned (their leases run out)."""
         if self.service.on_bot_turn == self.poke:
             self.service.on_bot_turn = None
+        self.service.db.unlisten(aiqueue.NEWS, self.poke)
         if self._loop_task is not None:
             self._loop_task.cancel()
         running = [*self._running[False], *self._running[True]]
@@ -181,13 +189,16 @@ class AiRunner:
         )
         searched = time.perf_counter()
         self.searched[job.game_id] = decision.search_seconds
-        result = await self.service.play_for_bot(job, self.worker_id, decision)
+        result = await self.service.play_for_bot(
+            job, self.worker_id, decision, draw=self.deliver is not None
+        )
         if result is None:
             log.info("game=%d the bot's move at ply %d was no longer wanted", job.game_id, job.ply)
             return
         committed = time.perf_counter()
         try:
-            await self.deliver(result)
+            if self.deliver is not None:
+                await self.deliver(result)
         except Exception:  # its outbox row stays undelivered: the outbox sends it again
             log.exception("game=%d the bot's move could not be announced", job.game_id)
         log.info(

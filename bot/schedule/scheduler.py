@@ -3,8 +3,9 @@
 APScheduler (3.x, AsyncIOScheduler, the in-memory job store only) holds the
 jobs: `wake`, a one-off at the next time a deadline row becomes claimable,
 re-armed after every tick and by `poke`; `sweep`, every minute, the safety
-net; `outbox`, every minute, which delivers the announcements a crashed process
-left undelivered (bot/service/outbox.py); and an hourly `cleanup`. Nothing that
+net; `outbox`, every 5 seconds, which delivers the announcements a crashed process
+left undelivered (bot/service/outbox.py), also at once when another process left
+one (`paperboard worker`'s moves: NOTIFY on PostgreSQL); and an hourly `cleanup`. Nothing that
 matters lives in the job store: each tick asks the database what is due, claims
 it with a lease in this worker's name and acts on it (bot/service/deadlines.py),
 so a restart loses nothing and several processes can share one database.
@@ -18,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 
-from bot.service import GameService, Result
+from bot.service import GameService, Result, outbox
 from bot.service.outbox import Publish
 from bot.service.records import REMINDER_LEADS
 
@@ -26,6 +27,9 @@ log = logging.getLogger("paperboard.schedule")
 
 LEASE = timedelta(minutes=5)
 SWEEP = timedelta(minutes=1)
+#: How often the outbox is read for what a dead process left: with its lease
+#: (outbox.LEASE) a crash's announcement goes out within half a minute.
+OUTBOX_PASS = timedelta(seconds=5)
 CLEANUP = timedelta(hours=1)
 BATCH = 200
 MAX_BATCHES = 1000  # per tick: the rest waits for the next one
@@ -51,6 +55,7 @@ class Scheduler:
         worker_id: str | None = None,
         lease: timedelta = LEASE,
         sweep: timedelta = SWEEP,
+        outbox_pass: timedelta = OUTBOX_PASS,
         batch: int = BATCH,
     ) -> None:
         self.service = service
@@ -58,11 +63,14 @@ class Scheduler:
         self.worker_id = (worker_id or service.worker_id)[:64]
         self.lease = lease
         self.sweep = sweep
+        self.outbox_pass = outbox_pass
         self.batch = batch
         self._jobs = AsyncIOScheduler(timezone=UTC, job_defaults=JOB_DEFAULTS)
         self._lock = asyncio.Lock()  # one tick at a time in this process
         self._cleaning = asyncio.Lock()
         self._delivering = asyncio.Lock()  # one outbox pass at a time in this process
+        self._again = False  # news came during a pass: it goes round once more
+        self._heard: set[asyncio.Task[int]] = set()  # passes started by news
         self._armed: datetime | None = None  # the wake-up, on the service's clock
         self._stopping = False
 
@@ -79,7 +87,10 @@ class Scheduler:
         every = {"trigger": "interval", "replace_existing": True}
         self._jobs.add_job(self._wake, seconds=self.sweep.total_seconds(), id="sweep", **every)
         self._jobs.add_job(self._cleanup, seconds=CLEANUP.total_seconds(), id="cleanup", **every)
-        self._jobs.add_job(self.redeliver, seconds=self.sweep.total_seconds(), id="outbox", **every)
+        self._jobs.add_job(
+            self.redeliver, seconds=self.outbox_pass.total_seconds(), id="outbox", **every
+        )
+        await self.service.db.listen(outbox.NEWS, self._news)
         log.info("scheduler %s started", self.worker_id)
         await self.redeliver()  # what a crash left undelivered, oldest first
         await self._wake()
@@ -90,6 +101,7 @@ class Scheduler:
         if not self.running:
             return
         self._stopping = True  # no new tick from the jobs
+        self.service.db.unlisten(outbox.NEWS, self._news)
         async with self._lock, self._cleaning, self._delivering:  # the work under way ends
             self._jobs.shutdown(wait=False)
             self._armed = None
@@ -160,16 +172,27 @@ class Scheduler:
             log.exception("deadline tick failed")
 
     async def redeliver(self) -> int:
-        """Deliver what is undelivered in the outbox once its lease ran out (a crashed
-        process's announcements); returns how many results went out."""
+        """Deliver what is undelivered in the outbox and claimable (left by a crashed
+        process, or by one that does not announce); returns how many results went out.
+        Called while a pass is under way, it makes that pass go round once more."""
+        self._again = True
         if self._stopping or self._delivering.locked():
             return 0
+        delivered = 0
         async with self._delivering:
-            try:
-                return await self.service.redeliver(self.publish, self.worker_id)
-            except Exception:  # the database is away: the next pass tries again
-                log.exception("outbox pass failed")
-                return 0
+            while self._again and not self._stopping:
+                self._again = False
+                try:
+                    delivered += await self.service.redeliver(self.publish, self.worker_id)
+                except Exception:  # the database is away: the next pass tries again
+                    log.exception("outbox pass failed")
+        return delivered
+
+    def _news(self) -> None:
+        """Another process left a result in the outbox: deliver it now."""
+        task = asyncio.create_task(self.redeliver(), name="paperboard-outbox-news")
+        self._heard.add(task)
+        task.add_done_callback(self._heard.discard)
 
     async def _cleanup(self) -> None:
         if self._stopping or self._cleaning.locked():

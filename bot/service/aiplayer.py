@@ -183,10 +183,13 @@ class AiPlay(Play):
             if await aiqueue.lock_held(conn, job, worker) is not None:
                 await aiqueue.finish(conn, job.id, self.clock())
 
-    async def play_for_bot(self, job: Job, worker: str, decision: Decision) -> MoveResult | None:
+    async def play_for_bot(
+        self, job: Job, worker: str, decision: Decision, *, draw: bool = True
+    ) -> MoveResult | None:
         """Commit the bot's turn (or its resignation) and mark the job done, in one
         transaction, only if the claim still holds and the game is still at the job's
-        position; None otherwise (another worker's claim, an undo, a resignation)."""
+        position; None otherwise (another worker's claim, an undo, a resignation).
+        `draw`: the result carries the board after the move (a process that announces)."""
         async with self.db.write() as conn:
             # the game row first, as every use case locks it
             row = (
@@ -218,6 +221,8 @@ class AiPlay(Play):
                 after = after.play(text)  # the worker searched this very position
             events, now_summary = await self._commit_moves(conn, row, summary, state, after, seat)
             result = await self._announce(conn, Result(now_summary, tuple(events)))
+        if not draw:  # the process that announces it draws the board
+            return MoveResult(result.game, result.events, outbox_id=result.outbox_id)
         try:
             png = await self.render(job.game_id, after, result.game, groups=False, after_move=True)
         except Exception:  # the move is made and kept; only its picture is missing

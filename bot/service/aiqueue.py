@@ -11,7 +11,9 @@ the lease while a search runs; a crashed worker's lease runs out and the job is
 claimed again. Every claim adds one to `attempts`, which never goes back: the
 claim's token. The bot's move commits only if the job is still done by nobody,
 held by the same claim, and the game still at the job's position (aiplayer.py), in
-the transaction that marks the job done: each turn gets its move exactly once.
+the transaction that marks the job done: each turn gets its move exactly once. A
+transaction that queues work notifies `NEWS` (PostgreSQL's NOTIFY, sent at its
+commit): every worker process listening hears of it at once.
 """
 
 from __future__ import annotations
@@ -26,17 +28,22 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service.leases import claim_rows, lease_statement
+from bot.service.leases import release as release_rows
 from bot.service.models import Seat
-from bot.store import Database
+from bot.store import Database, notify
 from bot.store.schema import ai_jobs
 from bot.store.upserts import insert_or_nothing, upsert
 from engine import GameState
 
 Kind = Literal["move", "analysis", "hint"]
 
-#: A claim lasts this long unless renewed; a worker renews it every RENEW while it works.
-LEASE = timedelta(seconds=30)
-RENEW = timedelta(seconds=10)
+#: What a transaction that queues a job tells the workers (bot/store/presence.py).
+NEWS = "ai"
+
+#: A claim lasts this long unless renewed; a worker renews it every RENEW while it works,
+#: so a killed worker's job is taken by another within LEASE.
+LEASE = timedelta(seconds=15)
+RENEW = timedelta(seconds=5)
 #: Finished move and hint jobs are kept this long, then deleted (analyses are kept: they
 #: are the stored report).
 KEEP = timedelta(days=1)
@@ -74,15 +81,18 @@ async def queue_turn(
         "finished_at": None,
     }
     await upsert(conn, ai_jobs, row, keys=("game_id", "kind", "ply"), update=_REWRITTEN)
+    await notify(conn, NEWS)
 
 
 async def request(conn: AsyncConnection, game_id: int, kind: Kind, ply: int, now: datetime) -> Any:
     """The job for this game, kind and position: queued now unless it exists (an
     analysis or a hint is stored once and read again). Returns its row."""
-    await conn.execute(
+    inserted = await conn.execute(
         insert_or_nothing(ai_jobs, conn.dialect.name),
         {"game_id": game_id, "kind": kind, "ply": ply, "requested_at": now},
     )
+    if inserted.rowcount:  # asked again while it waits (a hint polls): no news
+        await notify(conn, NEWS)
     return await job_row(conn, game_id, kind, ply)
 
 
@@ -115,6 +125,7 @@ async def requeue(conn: AsyncConnection, job_id: int, now: datetime) -> None:
         .where(ai_jobs.c.id == job_id)
         .values(done=False, requested_at=now, claimed_by=None, claimed_until=None, result=None)
     )
+    await notify(conn, NEWS)
 
 
 async def job_row(conn: AsyncConnection, game_id: int, kind: Kind, ply: int) -> Any:
@@ -174,6 +185,15 @@ async def claim(
     )
     jobs = [Job(r.id, r.game_id, r.kind, r.ply, r.attempts, r.requested_at) for r in rows]
     return sorted(jobs, key=lambda job: (job.requested_at, job.id))
+
+
+async def release(conn: AsyncConnection, worker: str) -> int:
+    """In a write transaction: the jobs `worker`'s name held before this process started
+    (a crash mid-search) are claimable at once, and the workers are told."""
+    released = await release_rows(conn, ai_jobs, worker, ai_jobs.c.done == sa.false())
+    if released:
+        await notify(conn, NEWS)
+    return released
 
 
 def _held(job: Job, worker: str) -> sa.ColumnElement[bool]:

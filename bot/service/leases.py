@@ -1,4 +1,4 @@
-"""Leases: how a worker claims rows (deadlines, the outbox) for a while.
+"""Leases: how a worker claims rows (deadlines, the outbox, the AI's jobs) for a while.
 
 One statement: `UPDATE table SET claimed_by = worker, claimed_until = now + lease
 WHERE id IN (the first claimable rows) RETURNING ...`. On PostgreSQL the inner
@@ -6,6 +6,10 @@ SELECT is `FOR UPDATE SKIP LOCKED`, so two processes never claim one row;
 SQLite's single writer serialises it. A crashed worker's lease runs out and the
 row is claimed again. The caller says which rows may be claimed (besides those
 nobody holds) and in what order, with `NOW` for the time.
+
+A worker is a process's stable name (bot/service/service.py `GameService.open`): a
+process that starts holding its name lets go at once of the rows its name still
+holds (`release`): they are what it was doing when it died.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store import Database
 from bot.store.schema import UTCDateTime
@@ -63,3 +68,15 @@ async def claim_rows(
             {"now": now, "limit": limit, "worker": worker[:64], "until": now + lease},
         )
         return result.all()
+
+
+async def release(
+    conn: AsyncConnection, table: sa.Table, worker: str, *pending: sa.ColumnElement[bool]
+) -> int:
+    """Make claimable at once the `pending` rows that `worker` holds; how many."""
+    released = await conn.execute(
+        table.update()
+        .where(table.c.claimed_by == worker[:64], table.c.claimed_until.is_not(None), *pending)
+        .values(claimed_until=None)
+    )
+    return int(released.rowcount)

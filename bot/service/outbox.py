@@ -4,14 +4,16 @@ A use case's events go into one `outbox` row in the same transaction as the
 state they describe, so a committed change always has its announcement stored.
 The row is written already claimed by this process (`worker_id`) for a short
 lease: the adapter delivers the result at once (`deliver`: its callback, then the
-row is marked delivered). A process that dies between the commit and the mark
-leaves the row undelivered; once the lease runs out, `redeliver` (the scheduler
-calls it at start and every sweep) claims it like a deadline (`UPDATE ...
-RETURNING`, `FOR UPDATE SKIP LOCKED` on PostgreSQL, so two processes never hold
-one row), rebuilds the result (the events from JSON, the game as it is now) and
-delivers it. Delivery is at least once; the Discord adapter makes it once by
-sending each message with a nonce derived from the row, which Discord honours
-for a few minutes: hence the short lease.
+row is marked delivered). A process that cannot announce (`paperboard worker`:
+`announces` is false) writes its rows unclaimed and notifies `NEWS`, so the
+processes that can hear of them when the transaction commits. A process that dies
+between the commit and the mark leaves the row undelivered; once the lease runs
+out, `redeliver` (the scheduler calls it at start, on news and every few seconds)
+claims it like a deadline (`UPDATE ... RETURNING`, `FOR UPDATE SKIP LOCKED` on
+PostgreSQL, so two processes never hold one row), rebuilds the result (the events
+from JSON, the game as it is now) and delivers it. Delivery is at least once; the
+Discord adapter makes it once by sending each message with a nonce derived from
+the row, which Discord honours for a few minutes: hence the short lease.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service.leases import claim_rows, lease_statement
+from bot.service.leases import release as release_rows
 from bot.service.models import Event, GameSummary, Reminder, Result
-from bot.store import Database
+from bot.store import Database, notify
 from bot.store.schema import outbox
 
 log = logging.getLogger("paperboard.outbox")
@@ -42,9 +45,15 @@ log = logging.getLogger("paperboard.outbox")
 Publish = Callable[[Result], Awaitable[object]]
 R = TypeVar("R", bound=Result)
 
-LEASE = timedelta(minutes=1)  # short: a crash's announcements go out while nonces hold
-RENEW = timedelta(seconds=20)  # a delivery under way renews its lease this often
-MAX_ATTEMPTS = 10  # a result whose delivery keeps failing is given up (and logged)
+#: Short: a crash's announcements go out within half a minute (the scheduler's pass
+#: runs every few seconds), well inside the nonces' few minutes.
+LEASE = timedelta(seconds=20)
+RENEW = timedelta(seconds=5)  # a delivery under way renews its lease this often
+#: A result whose delivery keeps failing is given up (and logged) after about ten
+#: minutes of tries, one a lease.
+MAX_ATTEMPTS = 30
+#: What a transaction tells the announcing processes when it leaves them a row.
+NEWS = "outbox"
 CLAIM_BATCH = 100
 KEEP = timedelta(days=1)  # delivered rows are kept this long, then deleted
 
@@ -54,6 +63,7 @@ class Host(Protocol):
 
     db: Database
     worker_id: str
+    announces: bool
     clock: Callable[[], datetime]
 
     async def summary(
@@ -137,21 +147,23 @@ _INSERT = outbox.insert().returning(outbox.c.id)
 
 async def write(service: Host, conn: AsyncConnection, result: R) -> R:
     """Store `result`'s events in the use case's transaction, leased to this process,
-    which delivers them right after the commit; the result carries the row's id."""
+    which delivers them right after the commit; the result carries the row's id. A
+    process that does not announce leaves the row to those that do, told at the commit."""
     if not result.events:
         return result
     now = service.clock()
-    inserted = await conn.execute(
-        _INSERT,
-        {
-            "game_id": result.game.id,
-            "events": [event_to_json(event) for event in result.events],
-            "created_at": now,
-            "claimed_by": service.worker_id,
-            "claimed_until": now + LEASE,
-            "attempts": 1,
-        },
-    )
+    row = {
+        "game_id": result.game.id,
+        "events": [event_to_json(event) for event in result.events],
+        "created_at": now,
+        "claimed_by": service.worker_id,
+        "claimed_until": now + LEASE,
+        "attempts": 1,
+    }
+    if not service.announces:
+        row.update(claimed_by=None, claimed_until=None, attempts=0)
+        await notify(conn, NEWS)
+    inserted = await conn.execute(_INSERT, row)
     return dataclasses.replace(result, outbox_id=int(inserted.scalar_one()))
 
 
@@ -188,13 +200,13 @@ async def mark_delivered(service: Host, outbox_id: int) -> None:
         )
 
 
-async def hand_over(service: Host, outbox_id: int) -> None:
-    """Leave an undelivered row to any process's next outbox pass at once (a process
-    that cannot announce, such as `paperboard worker`, hands its results over)."""
-    async with service.db.write() as conn:
-        await conn.execute(
-            outbox.update().where(outbox.c.id == outbox_id).values(claimed_until=service.clock())
-        )
+async def release(service: Host, conn: AsyncConnection) -> int:
+    """In a write transaction: what this process's name left undelivered before it
+    started (a crash) is claimable at once, and the announcing processes are told."""
+    released = await release_rows(conn, outbox, service.worker_id, outbox.c.delivered_at.is_(None))
+    if released:
+        await notify(conn, NEWS)
+    return released
 
 
 # == delivering ===================================================================================
@@ -258,7 +270,10 @@ async def redeliver(service: Host, publish: Publish, worker: str, limit: int = C
                     ": given up" if give_up else "",
                 )
                 continue
-            log.info("game=%d outbox row %d delivered late", row.game_id, row.id)
+            # late: not by the process that wrote it (the first claim of a row left by a
+            # process that does not announce makes attempts 1)
+            late = " late" if row.attempts > 1 else ""
+            log.info("game=%d outbox row %d delivered%s", row.game_id, row.id, late)
             delivered += 1
         if len(pending) < limit:
             return delivered

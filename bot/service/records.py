@@ -105,10 +105,14 @@ class Records:
         clock: Callable[[], datetime] = utcnow,
         rng: random.Random | None = None,
         worker_id: str | None = None,
+        announces: bool = True,
     ) -> None:
         self.db = database
         # who holds the outbox rows this process writes (it delivers them itself)
         self.worker_id = (worker_id or outbox.default_worker_id())[:64]
+        # False in a process that cannot announce (`paperboard worker`): its outbox rows
+        # are left to the processes that can
+        self.announces = announces
         self.settings = settings
         self.clock = clock
         self.rng = rng or random.Random()

@@ -27,8 +27,12 @@ the outbox (outbox.py).
 from __future__ import annotations
 
 import gc
+import logging
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
+
+import sqlalchemy as sa
 
 from bot.service import aiqueue, digest, outbox
 from bot.service import deadlines as clocks
@@ -37,6 +41,7 @@ from bot.service.analysis import Analyses
 from bot.service.challenges import Challenges
 from bot.service.conditionals import Conditionals
 from bot.service.exports import Exports
+from bot.service.leases import release
 from bot.service.lookups import Lookups
 from bot.service.models import Result
 from bot.service.preferences import Preferences
@@ -46,19 +51,57 @@ from bot.service.queue import Queue
 from bot.service.rules import deadline_caption as _deadline_caption  # noqa: F401
 from bot.settings import Settings
 from bot.store import Database
-from bot.store.schema import games
+from bot.store.schema import deadlines, digests, games
+
+log = logging.getLogger("paperboard.service")
 
 
 class GameService(Challenges, AiPlay, Analyses, Lookups, Preferences, Exports, Conditionals, Queue):
     """The application core every adapter calls."""
 
     @classmethod
-    async def open(cls, settings: Settings, **kwargs: Any) -> GameService:
-        service = cls(await Database.open(settings.database_url), settings, **kwargs)
+    async def open(
+        cls, settings: Settings, *, name: str | None = None, **kwargs: Any
+    ) -> GameService:
+        """Connect (and migrate) for a process named `name`, the holder of its leases
+        (deadlines, outbox rows, AI jobs). A process that holds its name takes back at once
+        what its name still held: a crashed predecessor's work. While a live process holds
+        the name, this one runs under a name of its own and takes nothing back."""
+        database = await Database.open(settings.database_url)
+        worker_id = name
+        if name is not None and not await database.hold_name(name):
+            worker_id = f"{name}~{uuid.uuid4().hex[:12]}"
+            log.warning(
+                "another process runs as %s; this one runs as %s (give each its own PROCESS_NAME)",
+                name,
+                worker_id,
+            )
+        service = cls(database, settings, worker_id=worker_id, **kwargs)
+        if worker_id is not None and worker_id == name:
+            released = await service.release_held()
+            if released:
+                log.info("%s took back %d rows it held before it started", name, released)
         # Everything loaded by now (modules, metadata: ~100k objects) leaves the collector's
         # generations; a full collection scanning them held the event loop 100-300 ms.
         gc.freeze()
         return service
+
+    async def release_held(self) -> int:
+        """Make claimable at once every unfinished row this process's name holds (its
+        predecessor's, dead: `open` checked that the name was free); how many."""
+        async with self.db.write() as conn:
+            return (
+                await outbox.release(self, conn)
+                + await aiqueue.release(conn, self.worker_id)
+                + await release(
+                    conn,
+                    deadlines,
+                    self.worker_id,
+                    deadlines.c.done == sa.false(),
+                    deadlines.c.claimed_by != clocks.HELD_BY,  # not a vacation's hold
+                )
+                + await release(conn, digests, self.worker_id)
+            )
 
     async def close(self) -> None:
         self.painter.close()
@@ -122,12 +165,6 @@ class GameService(Challenges, AiPlay, Analyses, Lookups, Preferences, Exports, C
         """Announce a use case's result through the adapter's `publish`, then mark it
         delivered. If `publish` raises, `redeliver` sends it again later."""
         await outbox.deliver(self, result, publish)
-
-    async def hand_over(self, result: Result) -> None:
-        """For a process that cannot announce (`paperboard worker`): leave the result to
-        the next outbox pass of a process that can (the bot's)."""
-        if result.outbox_id is not None:
-            await outbox.hand_over(self, result.outbox_id)
 
     async def redeliver(self, publish: outbox.Publish, worker: str | None = None) -> int:
         """Deliver the results a crashed process (or a failed delivery) left undelivered,

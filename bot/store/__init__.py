@@ -1,5 +1,5 @@
 """Persistence: SQLite by default, PostgreSQL for scale-out; one interface."""
 
-from bot.store.database import Database, async_url
+from bot.store.database import Database, async_url, notify
 
-__all__ = ["Database", "async_url"]
+__all__ = ["Database", "async_url", "notify"]

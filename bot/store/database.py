@@ -1,14 +1,20 @@
 """One store interface over SQLite (aiosqlite) and PostgreSQL (asyncpg).
 
 SQLAlchemy Core (async) does the dialects; Alembic applies the versioned
-migrations at start. SQLite runs in WAL mode with a busy timeout and a single
-writer connection: writes queue on it and take the write lock at BEGIN
-(BEGIN IMMEDIATE), so two processes sharing a file wait instead of failing.
+migrations at start, one process at a time: on PostgreSQL under an advisory lock
+held by the migration's transaction, on SQLite under its write lock (BEGIN
+IMMEDIATE). SQLite runs in WAL mode with a busy timeout and a single writer
+connection: writes queue on it and take the write lock at BEGIN, so two processes
+sharing a file wait instead of failing. Processes on one PostgreSQL hear of each
+other's work through bot/store/presence.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import os
 import re
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -24,9 +30,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from bot.store import presence
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 DELETE_BATCH = 5000
+#: Taken by the migrations' transaction: one process migrates a schema at a time.
+MIGRATION_LOCK = text(
+    "SELECT pg_advisory_xact_lock(1885498727, hashtext(coalesce(current_schema(), '')))"
+)
 
 
 def async_url(url: str) -> str:
@@ -51,18 +63,20 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = async_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
+        self._presence: presence.Presence | None = None  # PostgreSQL: the process's own line
         if self.is_sqlite:
             self._writer = self._sqlite_engine(write=True)
             self._reader = self._sqlite_engine(write=False)
         else:
             url, server_settings = _libpq_options(self.url)
+            connect_args = {"server_settings": server_settings} if server_settings else {}
             self._writer = self._reader = create_async_engine(
-                url,
-                pool_size=10,
-                max_overflow=10,
-                pool_pre_ping=True,
-                connect_args={"server_settings": server_settings} if server_settings else {},
+                url, pool_size=10, max_overflow=10, pool_pre_ping=True, connect_args=connect_args
             )
+            self._presence = presence.Presence(
+                create_async_engine(url, poolclass=NullPool, connect_args=connect_args)
+            )
+        self._name_lock: int | None = None  # SQLite: the locked file holding the name
         # SQLite allows one writer; queueing here keeps BEGIN IMMEDIATE waits in-process short.
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         # told when a write transaction rolls back (caches filled inside it are not true)
@@ -76,8 +90,40 @@ class Database:
         return database
 
     async def migrate(self) -> None:
+        """Bring the schema to the newest migration. Processes starting together take
+        turns: the first migrates, the others then find the schema up to date."""
         async with self._writer.begin() as connection:
+            if not self.is_sqlite:  # held until this transaction ends, a crash included
+                await connection.execute(MIGRATION_LOCK)
             await connection.run_sync(_upgrade_to_head)
+
+    async def hold_name(self, name: str) -> bool:
+        """Take `name` for this process while it lives (its leases' holder); False when
+        a live process holds it. PostgreSQL: an advisory lock on the process's own
+        connection (presence.py). SQLite: a lock on a file beside the database
+        (`paperboard.db.bot.lock`), which the system releases when the process ends."""
+        if self._presence is not None:
+            return await self._presence.hold(name)
+        lock = os.open(f"{make_url(self.url).database}.{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(lock)
+            return False
+        self._name_lock = lock
+        return True
+
+    async def listen(self, news: str, listener: presence.Listener) -> bool:
+        """Call `listener` whenever any process commits a transaction that `notify`d
+        `news` (PostgreSQL); False on SQLite, where one process does it all."""
+        if self._presence is None:
+            return False
+        await self._presence.listen(news, listener)
+        return True
+
+    def unlisten(self, news: str, listener: presence.Listener) -> None:
+        if self._presence is not None:
+            self._presence.unlisten(news, listener)
 
     async def ping(self) -> None:
         """One round trip to the database."""
@@ -85,6 +131,11 @@ class Database:
             await connection.execute(text("SELECT 1"))
 
     async def close(self) -> None:
+        if self._presence is not None:
+            await self._presence.close()
+        if self._name_lock is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._name_lock)  # the name's lock goes with it
         await self._writer.dispose()
         if self._reader is not self._writer:
             await self._reader.dispose()
@@ -158,6 +209,13 @@ class Database:
             connection.exec_driver_sql(begin)
 
         return engine
+
+
+async def notify(conn: AsyncConnection, news: str) -> None:
+    """In a write transaction: tell the processes listening for `news` (`Database.listen`)
+    when it commits; nothing on SQLite."""
+    if conn.dialect.name == "postgresql":
+        await presence.notify(conn, news)
 
 
 @asynccontextmanager
