@@ -60,7 +60,9 @@ def test_the_readme_names_the_variables_the_tests_read() -> None:
     a run of its own, as the fresh clone's)."""
     tests = [path.read_text() for path in (ROOT / "tests").glob("*.py")]
     read = {name for text in tests for name in re.findall(r'environ\.get\(\s*"(\w+)"', text)}
-    set_here = {name for text in tests for name in re.findall(r'\["(\w+)"\]\s*=', text)}
+    # set by a test for a process it starts: env["X"] = ..., {"X": ...}, f(X=...)
+    setting = r'\["([A-Z]\w+)"\]\s*=|"([A-Z][A-Z0-9_]+)":|\b([A-Z][A-Z0-9_]+)='
+    set_here = {name for text in tests for found in re.findall(setting, text) for name in found}
     readme = (ROOT / "README.md").read_text()
     assert "PAPERBOARD_TEST_POSTGRES" in read
     assert sorted(name for name in read - set_here if name not in readme) == []
