@@ -355,8 +355,6 @@ async def test_other_commands_answer(world: World) -> None:
         asked = await world.fake.slash(ann, "board", {"public": True}, channel=thread)
         board = await asked.reply()
         assert not board.ephemeral and board.files
-        assert asked.callback_type == 5  # deferred: a slow picture never misses the 3 s
-        # a refusal is not made public by the public board's defer
         asked = await world.fake.slash(ann, "board", {"public": True, "ply": 50}, channel=thread)
         refused = await asked.reply()
         assert refused.ephemeral and refused.content.endswith("there is no move 50.")

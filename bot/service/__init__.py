@@ -45,7 +45,6 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import check_ply
 from bot.service.service import GameService
 from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
@@ -90,7 +89,6 @@ __all__ = [
     "away_note",
     "bot_name",
     "bot_record_lines",
-    "check_ply",
     "clock_text",
     "conditional_text",
     "describe",
