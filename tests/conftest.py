@@ -8,9 +8,10 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,6 +29,26 @@ POSTGRES_URL = os.environ.get(
 )
 REQUIRE_POSTGRES = os.environ.get("PAPERBOARD_REQUIRE_POSTGRES") == "1"
 ROOT = Path(__file__).resolve().parents[1]
+#: How long a test waits for what only a broken program never does (a child process starting,
+#: answering or stopping, a bot's move arriving): on a loaded machine these take tens of
+#: seconds (a fresh process imports for seconds of CPU; workers run niced), so a bound here
+#: says "it happens", not "it is fast".
+PATIENCE_SECONDS = 300.0
+
+
+@contextmanager
+def cpu_clock() -> Iterator[Callable[[], float]]:
+    """This thread's CPU time, made the clock that the code under test reads too
+    (time.monotonic): a search's time budget and the test's measure of it then both count
+    the work done, not the time other processes held the cores, so a test that the work
+    stops in time passes or fails alike on a quiet and on a loaded machine. Synchronous
+    code only (an event loop's timers read time.monotonic)."""
+    wall_clock = time.monotonic
+    time.monotonic = time.thread_time
+    try:
+        yield time.thread_time
+    finally:
+        time.monotonic = wall_clock
 
 
 class Clock:
@@ -88,7 +109,7 @@ async def run_together(script: str, arguments: Sequence[Sequence[str]]) -> list[
         child.stdin.write("go\n")
         child.stdin.flush()
     outputs = await asyncio.gather(
-        *(asyncio.to_thread(child.communicate, timeout=60) for child in children)
+        *(asyncio.to_thread(child.communicate, timeout=PATIENCE_SECONDS) for child in children)
     )
     assert all(child.returncode == 0 for child in children)
     return [out for out, _ in outputs]
