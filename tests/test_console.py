@@ -14,6 +14,7 @@ import pytest
 import engine
 from bot.console import Console
 from bot.service import GameService
+from tests.conftest import PATIENCE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [
@@ -137,7 +138,7 @@ def test_the_real_command_plays_a_piped_game_and_exits_0(tmp_path: Path) -> None
         capture_output=True,
         cwd=tmp_path,
         env={**env, "PYTHONPATH": str(ROOT)},
-        timeout=120,
+        timeout=PATIENCE_SECONDS,
     )
     out = done.stdout.decode()
     assert done.returncode == 0, done.stderr
