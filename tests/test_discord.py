@@ -452,7 +452,7 @@ async def test_a_post_discord_could_not_take_is_posted_again_by_the_outbox(
         mover = world.user_of(game, 0)
         await world.fake.say(mover, thread, "c3")
         await world.fake.wait_for(lambda: fault.hits == 1, what="the refused post")
-        await asyncio.sleep(0.2)  # the announcer has given up on this try
+        await bot.announcer.drain(PATIENCE_SECONDS)  # the announcer has given up on this try
         assert not any(m.author.bot for m in thread.messages[before:])
         assert (await world.game(game.id)).ply == 1
         clock.advance(minutes=2)  # the lease runs out
@@ -523,7 +523,7 @@ async def test_a_game_whose_thread_is_deleted_or_locked_goes_on_in_a_new_one(
     """A moderator deletes a game's thread, or locks it: the next post opens a new thread
     where the player to move is told, with the board, instead of being lost while their
     clock runs. A thread merely archived (Discord's auto-archive) is used again."""
-    async with world.running():
+    async with world.running() as bot:
         game = await start(world, "hex", size="5", options="swap=off")
         first = world.thread(game)
         # a post refused for another reason (a missing permission): the thread is kept
@@ -532,7 +532,7 @@ async def test_a_game_whose_thread_is_deleted_or_locked_goes_on_in_a_new_one(
         )
         await move_from_the_channel(world, game, 0, "c3")
         await world.fake.wait_for(lambda: fault.hits == 1, what="the refused post")
-        await asyncio.sleep(0.2)
+        await bot.announcer.drain(PATIENCE_SECONDS)
         assert len(world.fake.threads) == 1 and (await world.game(game.id)).thread_id == first.id
         world.fake.clear_faults()
         world.fake.close_thread(first)
@@ -586,7 +586,7 @@ async def test_a_thread_discord_cannot_look_up_for_now_is_posted_in_later(
         before = len(thread.messages)
         await move_from_the_channel(world, game, 0, "c3")
         await world.fake.wait_for(lambda: fault.hits >= 1, what="the refused look-up")
-        await asyncio.sleep(0.2)
+        await bot.announcer.drain(PATIENCE_SECONDS)
         assert len(thread.messages) == before
         world.fake.clear_faults()
         clock.advance(minutes=2)  # the lease runs out
@@ -815,8 +815,10 @@ async def test_closing_waits_for_announcements_under_way(service: GameService) -
         Place(1, 10), Player(101, "ann"), "hex", opponents=[Player(102, "bob")]
     )
     edited: list[bool] = []
+    editing = asyncio.Event()
 
     async def slow_edit(game: GameSummary) -> None:
+        editing.set()
         await asyncio.sleep(0.2)  # an HTTP request in flight
         edited.append(bot.is_closed())
 
@@ -824,6 +826,6 @@ async def test_closing_waits_for_announcements_under_way(service: GameService) -
     taken = Result(issued.game, (SeatTaken(issued.game.id, Player(102, "bob")),))
     async with bot:  # leaving closes it, as run_bot does on SIGTERM
         publishing = asyncio.create_task(bot.announcer.publish(taken))
-        await asyncio.sleep(0.05)
+        await editing.wait()
     await publishing
     assert edited == [False]  # the edit went out before the session closed
