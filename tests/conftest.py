@@ -17,6 +17,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy.engine import make_url
 
 from bot.service import GameService
@@ -29,6 +30,12 @@ POSTGRES_URL = os.environ.get(
 )
 REQUIRE_POSTGRES = os.environ.get("PAPERBOARD_REQUIRE_POSTGRES") == "1"
 ROOT = Path(__file__).resolve().parents[1]
+# Hypothesis times each example and the drawing of data by the wall clock: on a loaded
+# machine that measures the load, not the code.
+settings.register_profile(
+    "any machine", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("any machine")
 #: How long a test waits for what only a broken program never does (a child process starting,
 #: answering or stopping, a bot's move arriving): on a loaded machine these take tens of
 #: seconds (a fresh process imports for seconds of CPU; workers run niced), so a bound here
