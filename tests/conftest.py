@@ -58,6 +58,14 @@ def cpu_clock() -> Iterator[Callable[[], float]]:
         time.monotonic = wall_clock
 
 
+def kept_time(took: float, seconds: float) -> bool:
+    """Whether work given `seconds` stopped in time, `took` measured with cpu_clock. A search
+    that misses its clock overshoots by whole playouts (a second each on the largest boards)
+    or by minutes; CPU time itself grows with the machine's load (a busy sibling core, memory
+    reclaim), by 70% once for the bot's 1 s level, so the bound is loose: twice the time."""
+    return took <= seconds * 2 + 0.25
+
+
 class Clock:
     """A clock the tests move by hand: no real sleeping."""
 
