@@ -31,6 +31,7 @@ from bot.service.painter import Painter
 from bot.settings import Settings
 from bot.store import Database
 from engine import Code, hotwire
+from tests.conftest import frozen_heap
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
@@ -57,13 +58,14 @@ async def worst_stall(work: Awaitable[object]) -> float:
             worst = max(worst, now - last)
             last = now
 
-    task = asyncio.create_task(ticker())
-    await asyncio.sleep(0.01)
-    try:
-        await work
-    finally:
-        running = False
-        await task
+    with frozen_heap():
+        task = asyncio.create_task(ticker())
+        await asyncio.sleep(0.01)
+        try:
+            await work
+        finally:
+            running = False
+            await task
     return worst
 
 
