@@ -29,7 +29,7 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# both cores for the suite, then the tests that time themselves, on a quiet machine
+# both cores for the suite, then the tests that use the whole machine themselves
 test: lint
 	$(BIN)/pytest -n 2 -m "not alone"
 	$(BIN)/pytest -m alone

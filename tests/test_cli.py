@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from bot.cli import main
+from tests.conftest import PATIENCE_SECONDS
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 
@@ -125,7 +126,7 @@ async def run_paperboard(
         stderr=asyncio.subprocess.PIPE, cwd=tmp_path,
         env={**env, "PYTHONPATH": str(Path(__file__).parent.parent)},
     )  # fmt: skip
-    out, err = await asyncio.wait_for(process.communicate(stdin), timeout=60)
+    out, err = await asyncio.wait_for(process.communicate(stdin), PATIENCE_SECONDS)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
 

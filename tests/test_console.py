@@ -16,7 +16,7 @@ import engine
 from bot.console import Console
 from bot.service import GameService, Place, Player
 from bot.service.rules import deadline_caption
-from tests.conftest import Clock
+from tests.conftest import PATIENCE_SECONDS, Clock
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [
@@ -140,7 +140,7 @@ def test_the_real_command_plays_a_piped_game_and_exits_0(tmp_path: Path) -> None
         capture_output=True,
         cwd=tmp_path,
         env={**env, "PYTHONPATH": str(ROOT)},
-        timeout=120,
+        timeout=PATIENCE_SECONDS,
     )
     out = done.stdout.decode()
     assert done.returncode == 0, done.stderr

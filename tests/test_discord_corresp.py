@@ -102,7 +102,7 @@ async def test_a_guarded_move_is_shown_first_and_played_on_confirm_only(world: W
         assert (await world.game(game.id)).ply == 0  # nothing played yet
         other = await (await world.fake.slash(ann, "move", {"move": "b2"}, channel=thread)).reply()
         cancelled = await world.fake.press(ann, other, f"pb:m:no:{game.id}:0:b2")
-        await cancelled.ack()
+        await cancelled.reply()
         assert (await world.game(game.id)).ply == 0 and other.content == "Move b2 not played."
         # a typed move's question is public: only its player may cancel it
         await world.fake.say(ann, thread, "a1")
@@ -117,12 +117,12 @@ async def test_a_guarded_move_is_shown_first_and_played_on_confirm_only(world: W
         refused = await meddler.reply()
         assert refused.ephemeral and refused.content.startswith("Only the player who asked")
         assert typed.custom_ids  # still asking
-        await (await world.fake.press(ann, typed, f"pb:m:no:{game.id}:0:a1")).ack()
+        await (await world.fake.press(ann, typed, f"pb:m:no:{game.id}:0:a1")).reply()
         assert typed.content == "Move a1 not played." and not typed.custom_ids
         late = await (await world.fake.slash(ann, "move", {"move": "d4"}, channel=thread)).reply()
         before = len(thread.messages)
         confirmed = await world.fake.press(ann, asked, f"pb:m:yes:{game.id}:0:c3")
-        await confirmed.ack()
+        await confirmed.reply()
         await world.fake.wait_for(
             lambda: any("played c3" in m.content for m in thread.messages[before:]),
             what="the confirmed move in the thread",

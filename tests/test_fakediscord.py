@@ -499,6 +499,7 @@ async def test_the_three_second_rule_and_double_acknowledgement() -> None:
         assert isinstance(bot.errors[0], discord.NotFound) and bot.errors[0].code == 10062
         assert late.callback_type is None
 
+        fake.interaction_ack_timeout = 3.0  # Discord's: a prompt answer is in time on a busy box
         handle = await fake.slash(alice, "move", {"cell": "a1"})
         await handle.ack()
         url = f"{fake.api_base}/interactions/{handle.id}/{handle.interaction.token}/callback"

@@ -547,15 +547,14 @@ def test_random_playout_picks_uniformly() -> None:
     assert all(abs(count - expected) < 0.3 * expected for count in counts.values())
 
 
-@pytest.mark.alone
 def test_random_game_on_the_default_board_is_fast() -> None:
     rng = random.Random(3)
     state = new()
     state.random_playout(rng)  # warm the shared table
-    started = time.perf_counter()
+    started = time.thread_time()  # the work's CPU time: the same on a loaded machine
     for _ in range(200):
         state.random_playout(rng)
-    assert (time.perf_counter() - started) / 200 < 0.005
+    assert (time.thread_time() - started) / 200 < 0.005
 
 
 # -- the view --------------------------------------------------------------------------------
@@ -678,14 +677,13 @@ def test_groups_are_the_components_of_the_interaction_graph(
             assert wire_counts(state, group) <= {1, 2}
 
 
-@pytest.mark.alone
 def test_groups_on_the_largest_board_stay_cheap() -> None:
     state = new(size="26x26")
     rng = random.Random(8)
     state = play(state, *state.random_playout(rng).moves[:150])
-    started = time.perf_counter()
+    started = time.thread_time()  # the work's CPU time: the same on a loaded machine
     groups = state.groups()
-    assert time.perf_counter() - started < 2
+    assert time.thread_time() - started < 2
     assert sum(len(group.wires) for group in groups) == len(state.legal_moves())
 
 

@@ -14,12 +14,16 @@ from bot.service import GameService
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(path for folder in ("engine", "bot") for path in (ROOT / folder).rglob("*.py"))
+#: Parsed once, at collection: CPython 3.11's parser counts its depth for all threads, so a
+#: parse while another thread of the test process compiles an import can fail at random
+#: ("SystemError: AST constructor recursion depth mismatch"); no test has started one yet.
+TREES = {path: ast.parse(path.read_text()) for path in SOURCES}
 
 
 def imports(path: Path) -> set[str]:
     """Every module a file imports, as dotted names."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(TREES[path]):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -31,7 +35,7 @@ def engine_attributes(path: Path) -> set[str]:
     """Names used as engine.<name>."""
     return {
         node.attr
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(TREES[path])
         if isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
         and node.value.id == "engine"
@@ -114,7 +118,7 @@ def engine_returning_methods() -> set[str]:
 def test_adapters_touch_no_engine_objects(path: Path) -> None:
     """Adapters get sentences, summaries and move hints from the service, never engine
     states; of the engine itself they read only the registry (for menus)."""
-    tree = ast.parse(path.read_text())
+    tree = TREES[path]
     forbidden = engine_returning_methods()
     assert "state" in forbidden  # the check sees what it is meant to refuse
     called = service_calls(tree)
@@ -192,7 +196,7 @@ def edges(module: str, *, with_types: bool) -> set[str]:
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     targets: set[str] = set()
-    for node, typing_only in import_nodes(ast.parse(path.read_text())):
+    for node, typing_only in import_nodes(TREES[path]):
         if typing_only and not with_types:
             continue
         if isinstance(node, ast.Import):
@@ -244,7 +248,7 @@ def test_the_cycle_check_sees_a_circle() -> None:
 def test_no_module_uses_another_modules_private_names(path: Path) -> None:
     """`from x import _y` and `x._y` (but `self._y`, `cls._y`) reach into another module's
     insides: a helper two modules share has a public name in one of them."""
-    tree = ast.parse(path.read_text())
+    tree = TREES[path]
     imported = [
         f"{node.module}.{alias.name}"
         for node in ast.walk(tree)

@@ -37,7 +37,7 @@ from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import outbox as outbox_table
 from engine import Code
-from tests.conftest import Clock
+from tests.conftest import PATIENCE_SECONDS, Clock
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.test_discord import World, play_slash, play_typed, start, world_on
@@ -298,7 +298,7 @@ async def test_a_reminder_lost_to_a_kill_is_delivered_after_the_restart_once(
             sys.executable, "-c", REMINDER_CHILD, database_url, clock.now.isoformat(),
             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
         )  # fmt: skip
-        assert await asyncio.wait_for(child.wait(), timeout=30) == -signal.SIGKILL
+        assert await asyncio.wait_for(child.wait(), PATIENCE_SECONDS) == -signal.SIGKILL
         clock.now += LATER
         published = Published()
         scheduler = Scheduler(service, published)
@@ -372,7 +372,7 @@ async def _killed_bot(world: World, clock: Clock, crash: str) -> asyncio.subproc
         cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert child.stdout is not None
-    assert await asyncio.wait_for(child.stdout.readline(), timeout=30) == b"ready\n"
+    assert await asyncio.wait_for(child.stdout.readline(), PATIENCE_SECONDS) == b"ready\n"
     await world.fake.wait_ready()
     return child
 
@@ -392,7 +392,7 @@ async def test_a_move_killed_before_its_announcement_is_announced_once_after_res
             await world.fake.slash(world.user_of(game, 0), "move", {"move": "c3"}, channel=thread)
         else:  # a move typed in the thread: the bot posts the board, then dies
             await world.fake.say(world.user_of(game, 0), thread, "c3")
-        assert await asyncio.wait_for(child.wait(), timeout=30) == -signal.SIGKILL
+        assert await asyncio.wait_for(child.wait(), PATIENCE_SECONDS) == -signal.SIGKILL
     finally:
         if child.returncode is None:
             child.kill()

@@ -42,7 +42,7 @@ from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines
 from engine import Code
-from tests.conftest import Clock, run_together
+from tests.conftest import PATIENCE_SECONDS, Clock, run_together
 from tests.test_service import ANN, BOB, CAT, GUILD, PLACE, refused, start
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
@@ -581,7 +581,7 @@ async def test_apscheduler_wakes_the_bot_in_time(tmp_path: Path) -> None:
         assert deadline is not None
         offset[0] = timedelta(hours=23) - timedelta(seconds=0.3)  # 1-hour reminder in 0.3 s
         scheduler.poke(deadline)
-        await asyncio.wait_for(arrived.wait(), timeout=10)
+        await asyncio.wait_for(arrived.wait(), PATIENCE_SECONDS)
         assert outbox.reminders() == [Reminder(issued.game.id, ANN.id, deadline, "thread")]
         await scheduler.stop()
         await scheduler.start()  # stopped and started again in the same process

@@ -33,7 +33,7 @@ class AiCog(commands.Cog):
     ) -> None:
         await report_error(interaction, error)
 
-    @described("analysis")
+    @described("analysis", public=True)
     async def analysis(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.games.game_meant(interaction, game, my_turn=False, finished=True)
         asking = interaction.user.id
@@ -68,7 +68,6 @@ class AiCog(commands.Cog):
         summary = await self.games.game_meant(interaction, game, my_turn=True)
         hint = await self.service.hint(summary.id, summary.guild_id, interaction.user.id)
         if hint.move is None:
-            await interaction.response.defer(ephemeral=True, thinking=True)
             waited = 0.0
             while hint.move is None and waited < MOST_SECONDS:
                 await asyncio.sleep(PROGRESS_SECONDS / 6)

@@ -15,6 +15,7 @@ from bot.discordbot.aicog import AiCog
 from bot.discordbot.announce import Announcer
 from bot.discordbot.cog import GamesCog
 from bot.discordbot.endpoints import point_discord_at
+from bot.discordbot.errors import answer_in_time
 from bot.discordbot.text import MENTIONS
 from bot.discordbot.views import (
     ChallengeButton,
@@ -127,6 +128,10 @@ class PaperboardBot(commands.AutoShardedBot):
         """The AI runner's delivery: the bot's move posted like anyone's, with its board."""
         png = result.png if isinstance(result, MoveResult) else None
         await self.announcer.publish(result, png=png or None)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Every command and button is answered in Discord's time, however slow its work."""
+        await answer_in_time(interaction)
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guilds, shards %s", self.user, len(self.guilds), self.shard_ids)

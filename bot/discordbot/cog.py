@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -17,7 +18,7 @@ import engine
 from bot.commands import BY_NAME
 from bot.discordbot.announce import CANNOT_READ, Announcer
 from bot.discordbot.context import as_player, asker, guild_of
-from bot.discordbot.errors import reply, report_error
+from bot.discordbot.errors import PUBLIC_ANSWER, reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
 from bot.discordbot.views import challenge_view, preview_message, resign_view, show_next
 from bot.service import (
@@ -34,7 +35,6 @@ from bot.service import (
     Result,
     UndoAnswered,
     bot_record_lines,
-    check_ply,
     conditional_text,
     leaderboard_line,
     parse_days,
@@ -65,17 +65,28 @@ REMINDER_CHOICES = choices_of("settings", "reminders")
 MAX_CHOICES = 25  # Discord's limit for autocomplete
 
 
-def described(name: str) -> Any:
-    """The command's description and parameter help, from the registry."""
+def described(name: str, *, public: bool | Callable[[discord.Interaction], bool] = False) -> Any:
+    """The command's description and parameter help, from the registry; `public`: whether
+    its answer is (the audience of its "thinking..." when it is slow)."""
     spec = BY_NAME[name]
 
     def decorate(function: Any) -> Any:
         helps = {param.name: param.help[:100] for param in spec.params}
-        return app_commands.command(name=name, description=spec.help[:100])(
-            app_commands.describe(**helps)(function) if helps else function
-        )
+        return app_commands.command(
+            name=name, description=spec.help[:100], extras={PUBLIC_ANSWER: public}
+        )(app_commands.describe(**helps)(function) if helps else function)
 
     return decorate
+
+
+def in_a_thread(interaction: discord.Interaction) -> bool:
+    """A /move typed in a thread, the game's: its answer is the public board."""
+    return isinstance(interaction.channel, discord.Thread)
+
+
+def asked_public(interaction: discord.Interaction) -> bool:
+    """A /board asked with public: True."""
+    return bool(interaction.namespace.public)
 
 
 class GamesCog(commands.Cog):
@@ -91,7 +102,7 @@ class GamesCog(commands.Cog):
 
     # -- challenges ----------------------------------------------------------------------
 
-    @described("challenge")
+    @described("challenge", public=True)
     @app_commands.choices(
         game=GAME_CHOICES,
         days_per_move=DAYS_CHOICES,
@@ -173,7 +184,7 @@ class GamesCog(commands.Cog):
 
     # -- moves -----------------------------------------------------------------------------
 
-    @described("move")
+    @described("move", public=in_a_thread)
     async def move(
         self, interaction: discord.Interaction, move: str, game: int | None = None
     ) -> None:
@@ -264,7 +275,7 @@ class GamesCog(commands.Cog):
 
     # -- looking ----------------------------------------------------------------------------
 
-    @described("board")
+    @described("board", public=asked_public)
     async def board(
         self,
         interaction: discord.Interaction,
@@ -274,9 +285,6 @@ class GamesCog(commands.Cog):
         public: bool = False,
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
-        check_ply(summary.id, summary.ply, ply)  # before a public defer makes a refusal public
-        # a board of the past or the groups of a big board may take longer than Discord's 3 s
-        await interaction.response.defer(ephemeral=not public, thinking=True)
         board = await self.service.board(
             summary.id,
             summary.guild_id,
@@ -327,10 +335,10 @@ class GamesCog(commands.Cog):
         meant = await self.game_meant(interaction, game, my_turn=False)
         # refused at once (not playing, over) rather than after the confirmation
         summary = await self.service.may_resign(meant.id, meant.guild_id, asker(interaction))
-        await interaction.response.send_message(
+        await reply(
+            interaction,
             f"Resign {summary.title} #{summary.id}? This cannot be taken back.",
             view=resign_view(summary.id, summary.ply),
-            ephemeral=True,
         )
 
     resign.autocomplete("game")(game_choices)
@@ -359,7 +367,7 @@ class GamesCog(commands.Cog):
 
     undo.autocomplete("game")(game_choices)
 
-    @described("rematch")
+    @described("rematch", public=True)
     async def rematch(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
         result = await self.service.rematch(summary.id, summary.guild_id, asker(interaction))
@@ -367,16 +375,14 @@ class GamesCog(commands.Cog):
         if channel is None or interaction.channel_id == result.game.channel_id:
             await self.post_challenge(interaction, result)
             return
-        # Answered first: posting the challenge message may take longer than Discord's 3 s.
+        # Answered first: the challenge message is posted in its channel afterwards.
         await reply(interaction, f"Rematch offered in <#{result.game.channel_id}>.")
         await self.announcer.publish(result)  # the challenge message, in the game's channel
 
-    @described("record")
+    @described("record", public=True)
     async def record(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
         record = await self.service.record(summary.id, summary.guild_id, interaction.user.id)
-        # Deferred only once checked: a refusal after a public defer would be public too.
-        await interaction.response.defer(thinking=True)  # a long game's GIF takes a moment
         gif = await self.service.replay_gif(summary.id, summary.guild_id)
         text = f"```\n{record.text[:1800]}\n```" + (
             "(record cut short)" if len(record.text) > 1800 else ""

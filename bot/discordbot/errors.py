@@ -1,12 +1,16 @@
 """One place that turns an error into a reply: a refusal is the service's sentence,
 shown only to the person who asked; anything else is logged and apologised for. Every
-answer to an interaction goes through `reply`, which keeps it within Discord's limits (a long
-text comes in several messages)."""
+answer to an interaction goes through `reply` (or `update`, for the message of a button),
+which keeps it within Discord's limits (a long text comes in several messages), and every
+interaction is answered in Discord's time (`answer_in_time`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Awaitable
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
@@ -19,6 +23,14 @@ log = logging.getLogger("paperboard.discord")
 SORRY = "Something went wrong on my side; it is logged. Nothing was changed."
 NO_PINGS = discord.AllowedMentions.none()  # an ephemeral answer has no one to notify
 MESSAGE_LIMIT = 2000  # characters of a message's content; Discord refuses more (400)
+#: Discord takes an interaction's first answer within 3 s of its creation, or never (404,
+#: 10062). One still unanswered this long after its creation is deferred, leaving the rest
+#: of the 3 s for the defer itself to arrive from a loaded host (1 s left too little: a
+#: starved test process's defer arrived after 3 s; a quiet host answers in milliseconds).
+DEFER_AFTER_SECONDS = 0.5
+#: A command's `extras` key: whether its answer is public (a bool, or a function of the
+#: interaction); a late defer shows its "thinking..." to the same people.
+PUBLIC_ANSWER = "public answer"
 
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
@@ -33,6 +45,58 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
         log.error("interaction failed: %s", command, exc_info=error)
         text = SORRY
     await reply(interaction, text)
+
+
+@dataclass
+class Answering:
+    """An interaction's first answer under way. The lock keeps a late defer and the answer
+    from crossing; `placeholder` is the deferred "thinking..." message's audience (True:
+    public) until an answer replaces it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    placeholder: bool | None = None
+
+
+def answering(interaction: discord.Interaction) -> Answering:
+    found = interaction.extras.get(Answering)
+    if not isinstance(found, Answering):
+        found = interaction.extras[Answering] = Answering()
+    return found
+
+
+async def answer_in_time(interaction: discord.Interaction) -> None:
+    """Defer `interaction` when it is still unanswered DEFER_AFTER_SECONDS after its creation
+    (a move's board waiting for a busy core, a record's GIF, a query on a loaded host), so
+    that its answer, coming later, is not lost. Runs beside the command or button from the
+    moment the interaction arrives: one watch for every one of them."""
+    command = interaction.type is discord.InteractionType.application_command
+    if not command and interaction.type is not discord.InteractionType.component:
+        return  # autocomplete is answered with its choices or not at all
+    await asyncio.sleep(defer_delay(interaction.created_at.timestamp(), time.time()))
+    state = answering(interaction)
+    async with state.lock:
+        if interaction.response.is_done():
+            return
+        if not command:  # a button: nothing shown; its message is edited, or a follow-up comes
+            await taken(interaction, interaction.response.defer())
+            return
+        public = public_answer(interaction)
+        if await taken(interaction, interaction.response.defer(ephemeral=not public)):
+            state.placeholder = public
+
+
+def defer_delay(created: float, now: float) -> float:
+    """Seconds until an interaction created at `created` (Discord's clock, from its id) is
+    deferred: what is left of DEFER_AFTER_SECONDS since then, and never more than that
+    from `now` (a local clock behind Discord's)."""
+    return min(DEFER_AFTER_SECONDS, max(0.0, created + DEFER_AFTER_SECONDS - now))
+
+
+def public_answer(interaction: discord.Interaction) -> bool:
+    """Whether the command's answer is public, as the command says (PUBLIC_ANSWER)."""
+    command = interaction.command
+    public = command.extras.get(PUBLIC_ANSWER, False) if command is not None else False
+    return bool(public(interaction) if callable(public) else public)
 
 
 def fit(text: str) -> str:
@@ -67,16 +131,39 @@ async def reply(
     Discord did not take the answer (the interaction expired, or Discord is down):
     a caller whose answer was also the announcement must post it another way."""
     parts = [fit(text)] if extra else messages_of(text.splitlines() or [""])
+    state = answering(interaction)
     for part in parts:
-        send = (
-            interaction.followup.send
-            if interaction.response.is_done()
-            else interaction.response.send_message
-        )
-        answer = send(part, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra)
-        if not await taken(interaction, answer):
-            return False
+        async with state.lock:
+            if not interaction.response.is_done():
+                answer = interaction.response.send_message(
+                    part, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra
+                )
+            else:
+                # The first follow-up takes the "thinking..." placeholder's place and its
+                # audience: a placeholder shown to others than the answer is removed first
+                # (a refusal after a public defer stays the asker's own).
+                shown_to_others = state.placeholder == ephemeral  # public vs ephemeral
+                if shown_to_others and not await taken(
+                    interaction, interaction.delete_original_response()
+                ):
+                    return False
+                state.placeholder = None
+                answer = interaction.followup.send(
+                    part, ephemeral=ephemeral, allowed_mentions=allowed_mentions, **extra
+                )
+            if not await taken(interaction, answer):
+                return False
     return True
+
+
+async def update(interaction: discord.Interaction, **fields: Any) -> bool:
+    """Edit the message whose button was pressed (content, view, attachments...), through
+    the interaction's webhook once a late defer answered it. False when Discord did not take
+    the edit (see `taken`)."""
+    async with answering(interaction).lock:
+        if interaction.response.is_done():
+            return await taken(interaction, interaction.edit_original_response(**fields))
+        return await taken(interaction, interaction.response.edit_message(**fields))
 
 
 async def taken(interaction: discord.Interaction, answer: Awaitable[object]) -> bool:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Self, TypeVar
 import discord
 
 from bot.discordbot.context import asker, context_of, guild_of
-from bot.discordbot.errors import fit, reply, report_error, taken
+from bot.discordbot.errors import fit, reply, report_error, update
 from bot.discordbot.text import MENTIONS, board_file, lines, status_text, when
 from bot.service import (
     Code,
@@ -77,13 +77,11 @@ class ChallengeButton(
         )
         if result is None:
             return
-        edited = await taken(
+        edited = await update(
             interaction,
-            interaction.response.edit_message(
-                content=fit(status_text(result.game)),
-                view=challenge_view(result.game),
-                allowed_mentions=MENTIONS,
-            ),
+            content=fit(status_text(result.game)),
+            view=challenge_view(result.game),
+            allowed_mentions=MENTIONS,
         )
         await bot.announcer.publish(result, status_done=edited)
 
@@ -143,13 +141,11 @@ class UndoButton(
             isinstance(e, UndoAnswered) and (e.done or not e.accepted) for e in result.events
         )
         asked = interaction.message.content if interaction.message else ""
-        await taken(
+        await update(
             interaction,
-            interaction.response.edit_message(
-                content=fit(f"{asked}\n{lines(result.events[:1], result.game)}"),
-                view=None if settled else undo_view(self.game_id, self.ply),
-                allowed_mentions=MENTIONS,
-            ),
+            content=fit(f"{asked}\n{lines(result.events[:1], result.game)}"),
+            view=None if settled else undo_view(self.game_id, self.ply),
+            allowed_mentions=MENTIONS,
         )
         await bot.announcer.publish(result)
 
@@ -168,8 +164,8 @@ class ResignButton(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         if self.answer == "no":
-            await interaction.response.edit_message(
-                content=f"You did not resign game #{self.game_id}.", view=None
+            await update(
+                interaction, content=f"You did not resign game #{self.game_id}.", view=None
             )
             return
         bot = context_of(interaction)
@@ -184,11 +180,8 @@ class ResignButton(
         result = await self.answered(interaction, resign)
         if result is None:
             return
-        await taken(
-            interaction,
-            interaction.response.edit_message(
-                content=f"You resigned {result.game.title} #{self.game_id}.", view=None
-            ),
+        await update(
+            interaction, content=f"You resigned {result.game.title} #{self.game_id}.", view=None
         )
         await bot.announcer.publish(result)
 
@@ -232,8 +225,8 @@ class ConfirmMoveButton(
             if asked_here and game.player_to_move != interaction.user.id:
                 await reply(interaction, "Only the player who asked can cancel this move.")
                 return
-            await interaction.response.edit_message(
-                content=f"Move {self.move} not played.", attachments=[], view=None
+            await update(
+                interaction, content=f"Move {self.move} not played.", attachments=[], view=None
             )
             return
         result = await decided(
@@ -251,13 +244,11 @@ class ConfirmMoveButton(
             return
         played = next(e for e in result.events if isinstance(e, MovePlayed))
         texts = ", ".join(played.texts)
-        await taken(
+        await update(
             interaction,
-            interaction.response.edit_message(
-                content=f"You played {texts} in {result.game.title} #{self.game_id}.",
-                attachments=[],
-                view=None,
-            ),
+            content=f"You played {texts} in {result.game.title} #{self.game_id}.",
+            attachments=[],
+            view=None,
         )
         await bot.announcer.publish(result, png=result.png)
 

@@ -48,7 +48,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import check_ply, local_time, options_text
+from bot.service.rules import local_time, options_text
 from bot.service.service import GameService
 from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
@@ -93,7 +93,6 @@ __all__ = [
     "away_note",
     "bot_name",
     "bot_record_lines",
-    "check_ply",
     "clock_text",
     "closest",
     "conditional_text",

@@ -57,7 +57,7 @@ async def fake_discord_fixture() -> AsyncIterator[FakeDiscord]:
 
 @contextlib.asynccontextmanager
 async def run_bot(
-    fake: FakeDiscord, bot: ClientT, *, shards: int = 1, timeout: float = 10.0, fast: bool = True
+    fake: FakeDiscord, bot: ClientT, *, shards: int = 1, timeout: float = 60.0, fast: bool = True
 ) -> AsyncIterator[ClientT]:
     """Log ``bot`` in to ``fake``, connect it, wait for on_ready; close it afterwards.
 

@@ -296,7 +296,7 @@ class FakeDiscord:
         gateway_compression: bool = True,
         ratelimit_headers: bool = True,
         strict_commands: bool = True,
-        default_timeout: float = 5.0,
+        default_timeout: float = 30.0,
     ) -> None:
         self.token = token
         self.host = host
@@ -317,6 +317,8 @@ class FakeDiscord:
         self.strict_commands = strict_commands
         """slash()/autocomplete() refuse commands the bot never registered (as Discord would)."""
         self.default_timeout = default_timeout
+        """How long wait_for (and the handles' waits) wait when not told: long, because it only
+        matters when the bot is slow (a loaded machine draws a board in seconds) or broken."""
 
         self._snowflake = SnowflakeFactory()
         self.bot = User(self._snowflake(), bot_name, None, bot=True)
