@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import PATIENCE_SECONDS as PATIENCE
+
 ROOT = Path(__file__).resolve().parents[1]
-PATIENCE = 60.0  # seconds: generous, for a loaded machine
 
 
 async def until(condition: Callable[[], Any], what: str, timeout: float = PATIENCE) -> None:
