@@ -201,7 +201,9 @@ class SpriteCanvas(Canvas):
     (premultiplied, so edges don't darken): the same crisp result as drawing
     the whole picture at 2x, at a fraction of the cost, since boards repeat
     the same stones, pins and wires. Coordinates snap to the 2x pixel grid,
-    as the 2x drawing does anyway.
+    as the 2x drawing does anyway. A sprite is kept without its wholly
+    transparent parts (`Sprite`): a paste costs per pixel of its box, and a
+    long wire's box is mostly empty.
     """
 
     def __init__(
@@ -273,15 +275,15 @@ class SpriteCanvas(Canvas):
         """Words from a cache of rendered masks: captions and labels repeat every move."""
         if self.hides(colour):
             return
-        mask, (left, top) = text_mask(words, round(size), bold, anchor)
-        x, y = round(position[0]) + left, round(position[1]) + top
-        box = (x, y, x + mask.width, y + mask.height)
-        self._core.paste(_rgb(self.colour(colour)), box, mask.im)
+        left, top, right, bottom, mask = _text_piece(words, round(size), bold, anchor)
+        x, y = round(position[0]), round(position[1])
+        box = (x + left, y + top, x + right, y + bottom)
+        self._core.paste(_rgb(self.colour(colour)), box, mask)
 
     def segments(self, pairs: Iterable[tuple[Point, Point]], colour: str, width: float) -> None:
         if self.hides(colour):
             return
-        self._stamp_many("line", [(a, b) for a, b in pairs], width, (colour, width))
+        self._stamp_pairs("line", pairs, width, (colour, width))
 
     def markers(
         self,
@@ -295,41 +297,59 @@ class SpriteCanvas(Canvas):
         if self.hides(fill, outline):
             return
         reach = radius * 1.2 + width
-        self._stamp_many(
-            "marker", [(c,) for c in centres], reach, (shape, radius, fill, outline, width)
-        )
+        self._stamp_points("marker", centres, reach, (shape, radius, fill, outline, width))
 
-    def _stamp_many(
-        self, kind: str, calls: Sequence[tuple[Point, ...]], reach: float, args: tuple[object, ...]
+    def _stamp_points(
+        self, kind: str, centres: Iterable[Point], reach: float, args: tuple[object, ...]
     ) -> None:
-        """`_stamp` for many one- or two-point calls of one style, in a tight loop: a
-        sprite is keyed by its offset on the 2x grid and its shape, in small ints."""
+        """`_stamp` for many one-point calls of one style (stones, dots) in a tight loop:
+        their sprites differ only by the centre's offset on the 2x grid."""
         spread = math.ceil(reach * SCALE) + SCALE
-        sprites, paste, theme = _SPRITES, self._core.paste, self._theme_id
-        for points in calls:
-            x0, y0 = round(points[0][0] * SCALE), round(points[0][1] * SCALE)
-            if len(points) == 1:
-                x1, y1 = x0, y0
-            else:
-                x1, y1 = round(points[1][0] * SCALE), round(points[1][1] * SCALE)
-            left = ((x0 if x0 < x1 else x1) - spread) // SCALE
-            top = ((y0 if y0 < y1 else y1) - spread) // SCALE
-            key = (
-                kind,
-                len(points),
-                x0 - left * SCALE,
-                y0 - top * SCALE,
-                x1 - x0,
-                y1 - y0,
-                args,
-                spread,
-                theme,
-            )
+        style = self._style(kind, args, spread)
+        sprites, paste = _SPRITES, self._core.paste
+        for x, y in centres:
+            left, x_offset = divmod(round(x * SCALE) - spread, SCALE)
+            top, y_offset = divmod(round(y * SCALE) - spread, SCALE)
+            key = (style, x_offset, y_offset)
             sprite = sprites.get(key)
             if sprite is None:
-                sprite = self._new_sprite(key, kind, points, left, top, spread, args)
-            width, height = sprite.size
-            paste(sprite, (left, top, left + width, top + height), sprite)
+                sprite = self._new_sprite(key, kind, ((x, y),), left, top, spread, args)
+            for dx0, dy0, dx1, dy1, piece in sprite:  # `_paste`, without a call per stamp
+                paste(piece, (left + dx0, top + dy0, left + dx1, top + dy1), piece)
+
+    def _stamp_pairs(
+        self,
+        kind: str,
+        pairs: Iterable[tuple[Point, Point]],
+        reach: float,
+        args: tuple[object, ...],
+    ) -> None:
+        """`_stamp` for many two-point calls of one style (wires) in a tight loop: a
+        sprite is keyed by the call's style and its offset and extent on the 2x grid,
+        in small ints."""
+        spread = math.ceil(reach * SCALE) + SCALE
+        style = self._style(kind, args, spread)
+        sprites, paste = _SPRITES, self._core.paste
+        for (xa, ya), (xb, yb) in pairs:
+            x0, y0, x1, y1 = (
+                round(xa * SCALE),
+                round(ya * SCALE),
+                round(xb * SCALE),
+                round(yb * SCALE),
+            )
+            left = ((x0 if x0 < x1 else x1) - spread) // SCALE
+            top = ((y0 if y0 < y1 else y1) - spread) // SCALE
+            key = (style, x0 - left * SCALE, y0 - top * SCALE, x1 - x0, y1 - y0)
+            sprite = sprites.get(key)
+            if sprite is None:
+                ends = ((xa, ya), (xb, yb))
+                sprite = self._new_sprite(key, kind, ends, left, top, spread, args)
+            for dx0, dy0, dx1, dy1, piece in sprite:  # `_paste`, without a call per stamp
+                paste(piece, (left + dx0, top + dy0, left + dx1, top + dy1), piece)
+
+    def _style(self, kind: str, args: tuple[object, ...], spread: int) -> int:
+        """A small number for a call's style: hashing it per sprite lookup is slow."""
+        return _STYLE_IDS.setdefault((kind, args, spread, self._theme_id), len(_STYLE_IDS))
 
     def _new_sprite(
         self,
@@ -340,7 +360,7 @@ class SpriteCanvas(Canvas):
         top: int,
         spread: int,
         args: tuple[object, ...],
-    ) -> Any:
+    ) -> Sprite:
         """Draw a call once at 2x on a tile whose top-left pixel is (left, top)."""
         local = [
             (round(x * SCALE) - left * SCALE, round(y * SCALE) - top * SCALE) for x, y in points
@@ -378,16 +398,18 @@ class SpriteCanvas(Canvas):
             tile = Canvas(Image.new("RGBA", (size, size), (0, 0, 0, 0)), self.theme, self.hidden)
             paint(tile, (half_size + offset[0] / SCALE, half_size + offset[1] / SCALE))
             sprite = _remember_sprite(full_key, tile)
-        width, height = sprite.size
-        self._core.paste(sprite, (left, top, left + width, top + height), sprite)
+        self._paste(sprite, left, top)
 
     def _stamp(
         self, kind: str, points: Sequence[Point], reach: float, args: tuple[object, ...]
     ) -> None:
         # On the 2x pixel grid, in ints: the sprite's key is the call relative to its
         # top-left pixel, so the same stone or wire anywhere reuses one sprite.
-        if len(points) <= 2:  # stones, dots, wires: nearly every call
-            self._stamp_many(kind, [tuple(points)], reach, args)
+        if len(points) == 1 and kind in _ONE_POINT:  # stones, dots: nearly every call
+            self._stamp_points(kind, points, reach, args)
+            return
+        if len(points) == 2:  # wires
+            self._stamp_pairs(kind, [(points[0], points[1])], reach, args)
             return
         spread = math.ceil(reach * SCALE) + SCALE
         scaled = [(round(x * SCALE), round(y * SCALE)) for x, y in points]
@@ -397,15 +419,15 @@ class SpriteCanvas(Canvas):
         key = (kind, local, args, spread, self._theme_id)
         sprite = _SPRITES.get(key)
         if sprite is None:
-            width = (max(x for x, _ in local) + spread) // SCALE + 2
-            height = (max(y for _, y in local) + spread) // SCALE + 2
-            at = tuple((x / SCALE, y / SCALE) for x, y in local)
-            sprite = _remember_sprite(
-                key, _draw_sprite(kind, at, args, (width, height), self.theme)
-            )
-        width, height = sprite.size
+            sprite = self._new_sprite(key, kind, tuple(points), left, top, spread, args)
+        self._paste(sprite, left, top)
+
+    def _paste(self, sprite: Sprite, left: int, top: int) -> None:
+        """The sprite's pieces with the tile's top-left pixel at (left, top)."""
         # the image core directly: Image.paste's checks cost more than the paste here
-        self._core.paste(sprite, (left, top, left + width, top + height), sprite)
+        paste = self._core.paste
+        for dx0, dy0, dx1, dy1, piece in sprite:
+            paste(piece, (left + dx0, top + dy0, left + dx1, top + dy1), piece)
 
 
 @lru_cache(maxsize=64)
@@ -413,18 +435,59 @@ def _rgb(colour: str) -> tuple[int, ...]:
     return ImageColor.getrgb(colour)
 
 
-def _remember_sprite(key: Hashable, tile: Canvas) -> Any:
-    """Reduce a 2x tile (premultiplied, so edges don't darken) and cache its image core."""
-    sprite = tile.image.convert("RGBa").reduce(SCALE).convert("RGBA")
-    sprite.load()
+@lru_cache(maxsize=4096)
+def _text_piece(words: str, pixels: int, bold: bool, anchor: str) -> tuple[int, int, int, int, Any]:
+    """The words' mask as `SpriteCanvas.text` pastes it: its box around the anchor
+    point and its image core (the Image's properties cost more than the paste)."""
+    mask, (left, top) = text_mask(words, pixels, bold, anchor)
+    return left, top, left + mask.width, top + mask.height, mask.im
+
+
+#: A sprite as it is pasted: the pieces of its tile that are not wholly transparent,
+#: each its box in the tile (left, top, right, bottom) and its image core (RGBA).
+Sprite = tuple[tuple[int, int, int, int, Any], ...]
+#: A paste costs about as much as blending this many pixels more: pieces are merged
+#: while one box over both costs less than two pastes.
+PASTE_PIXELS = 100
+#: Rows of a tile cut into one piece before merging: a long wire's tile is mostly empty.
+PIECE_ROWS = 8
+
+
+def _remember_sprite(key: Hashable, tile: Canvas) -> Sprite:
+    """Reduce a 2x tile (premultiplied, so edges don't darken), cut it into pieces
+    and cache them. Leaving out transparent pixels changes nothing: pasted with an
+    alpha of 0, a pixel keeps its colour exactly."""
+    image = tile.image.convert("RGBa").reduce(SCALE).convert("RGBA")
+    alpha = image.getchannel("A")
+    boxes: list[tuple[int, int, int, int]] = []
+    for top in range(0, image.height, PIECE_ROWS):
+        found = alpha.crop((0, top, image.width, top + PIECE_ROWS)).getbbox()
+        if found is None:
+            continue
+        box = (found[0], top + found[1], found[2], top + found[3])
+        if boxes:
+            last = boxes[-1]
+            merged = (min(last[0], box[0]), last[1], max(last[2], box[2]), box[3])
+            if _area(merged) <= _area(last) + _area(box) + PASTE_PIXELS:
+                boxes[-1] = merged
+                continue
+        boxes.append(box)
+    sprite = tuple((*box, image.crop(box).im) for box in boxes)
     if len(_SPRITES) >= _SPRITE_LIMIT:
         _SPRITES.pop(next(iter(_SPRITES)))
-    _SPRITES[key] = sprite.im
-    return sprite.im
+    _SPRITES[key] = sprite
+    return sprite
 
 
-_SPRITES: dict[Hashable, Any] = {}  # key -> the sprite's image core (RGBA)
+def _area(box: tuple[int, int, int, int]) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+_SPRITES: dict[Hashable, Sprite] = {}
 _THEME_IDS: dict[tuple[tuple[str, str], ...], int] = {}
+_STYLE_IDS: dict[Hashable, int] = {}
+#: The kinds of call drawn around one point (`_stamp_points`).
+_ONE_POINT = frozenset({"disc", "marker"})
 _SPRITE_LIMIT = 8192
 
 

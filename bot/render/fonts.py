@@ -63,6 +63,11 @@ def _face(pixels: int, bold: bool, fallback: bool) -> ImageFont.FreeTypeFont:
 
 def text_width(words: str, size: float, *, bold: bool = False) -> float:
     """The width of `words` in logical pixels, in the fonts that draw them."""
+    return _width(words, size, bold)
+
+
+@lru_cache(maxsize=4096)  # the caption measures its status twice, the players' names each move
+def _width(words: str, size: float, bold: bool) -> float:
     pixels = round(size * SCALE)
     width = sum(_face(pixels, bold, fallback).getlength(run) for run, fallback in _runs(words))
     return width / SCALE
