@@ -78,7 +78,7 @@ def after_challenge(
 ) -> Ladder:
     """The ladder after a challenge's game (or its forfeit, which the challenger wins)."""
     order = list(ladder)
-    if not challenger_won or order.index(challenger) < order.index(target):
+    if not challenger_won or order.index(challenger) <= order.index(target):
         return tuple(order)
     order.remove(challenger)
     order.insert(order.index(target), challenger)
