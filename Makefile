@@ -47,6 +47,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.export
 	$(BIN)/python -m bench.ai_play
 	$(BIN)/python -m bench.scale
+	$(BIN)/python -m bench.tournament
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import graphlib
 import inspect
+import sys
 import typing
 from pathlib import Path
 
@@ -59,6 +60,10 @@ def test_imports_flow_one_way(path: Path) -> None:
         assert not {n.split(".")[0] for n in names} & {"PIL", "sqlalchemy", "discord", "aiosqlite"}
     if under(path, "bot/render"):
         assert all(n.startswith(("engine", "bot.render")) for n in ours), ours
+    if under(path, "bot/events"):  # a pure core like the engine: no store, render, Discord
+        assert all(n.startswith("bot.events") for n in ours), ours
+        outside = {n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"bot"}
+        assert outside <= {"rustworkx"}, f"events import only the standard library: {outside}"
     if not under(path, "bot/discordbot"):
         assert not {n for n in names if n.split(".")[0] == "discord"}, (
             "only the Discord adapter imports discord"

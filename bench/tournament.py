@@ -1,0 +1,123 @@
+"""Events benchmark: Swiss pairing of 64, 256 and 1,000 players, and the rest of the pure core.
+
+For each size it plays `--tournaments` random Swiss tournaments of four rounds (ratings
+drawn around 1500; each game won by the first seat with its Elo expectation, a draw one game
+in eight; the odd player out has the bye) and times the pairing of round 5: the median and
+the slowest. Then, for the largest, the event loop's longest stall while the pairing runs in
+a thread (`asyncio.to_thread`, as the service would call it), sampled by a task that sleeps
+1 ms at a time. Also: a 16-player round robin's schedule (120 games), the Swiss standings of
+1,000 players after 5 rounds. Last line:
+
+    swiss 1000 players: <ms> ms
+
+Run: .venv/bin/python -m bench.tournament [--tournaments N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from bot.events import Bye, Entrant, GameResult, Round, pair_swiss, round_robin, swiss_standings
+
+SIZES = (64, 256, 1000)
+HISTORY_ROUNDS = 4
+
+
+def played(round_: Round, rng: random.Random, rating: dict[int, float]) -> list[GameResult]:
+    results = []
+    for game in round_.games:
+        expected = 1 / (1 + 10 ** ((rating[game.second] - rating[game.first]) / 400))
+        x = rng.random()
+        winner = game.first if x < 7 / 8 * expected else (game.second if x < 7 / 8 else None)
+        results.append(GameResult(round_.number, game.first, game.second, winner))
+    return results
+
+
+def history(size: int, seed: int) -> tuple[list[Entrant], list[GameResult], list[Bye]]:
+    """Four rounds of a random Swiss tournament of `size` players."""
+    rng = random.Random(seed)
+    entrants = [Entrant(i, rating=rng.gauss(1500, 200)) for i in range(size)]
+    rating = {e.id: e.rating for e in entrants}
+    results: list[GameResult] = []
+    byes: list[Bye] = []
+    for number in range(1, HISTORY_ROUNDS + 1):
+        round_ = pair_swiss(entrants, results, byes=byes, number=number)
+        results += played(round_, rng, rating)
+        if round_.bye is not None:
+            byes.append(Bye(number, round_.bye))
+    return entrants, results, byes
+
+
+def next_round(
+    entrants: list[Entrant], results: list[GameResult], byes: list[Bye]
+) -> Callable[[], Round]:
+    return functools.partial(pair_swiss, entrants, results, byes=byes, number=HISTORY_ROUNDS + 1)
+
+
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+async def longest_stall(action: Callable[[], object]) -> float:
+    """The longest the event loop went without running a 1 ms ticker while `action` ran in
+    a thread."""
+    done = False
+    worst = 0.0
+
+    async def ticker() -> None:
+        nonlocal worst
+        last = time.perf_counter()
+        while not done:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            worst = max(worst, now - last)
+            last = now
+
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0.01)
+    await asyncio.to_thread(action)
+    done = True
+    await task
+    return worst
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tournaments", type=int, default=5)
+    args = parser.parse_args()
+    medians: dict[int, float] = {}
+    for size in SIZES:
+        times = []
+        for seed in range(args.tournaments):
+            entrants, results, byes = history(size, seed)
+            times.append(timed(next_round(entrants, results, byes)))
+        medians[size] = statistics.median(times)
+        print(
+            f"swiss {size:>4} players, round {HISTORY_ROUNDS + 1}: "
+            f"median {1000 * medians[size]:.1f} ms, slowest {1000 * max(times):.1f} ms "
+            f"({args.tournaments} tournaments)"
+        )
+    entrants, results, byes = history(SIZES[-1], 0)
+    stall = asyncio.run(longest_stall(next_round(entrants, results, byes)))
+    print(
+        f"event loop's longest stall while pairing {SIZES[-1]} in a thread: {1000 * stall:.1f} ms"
+    )
+    schedule = timed(lambda: round_robin(range(16)))
+    print(f"round robin of 16 (120 games): {1000 * schedule:.2f} ms")
+    standings = timed(lambda: swiss_standings(entrants, results, byes=byes))
+    print(
+        f"swiss standings of {SIZES[-1]} after {HISTORY_ROUNDS} rounds: {1000 * standings:.1f} ms"
+    )
+    print(f"swiss {SIZES[-1]} players: {1000 * medians[SIZES[-1]]:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
