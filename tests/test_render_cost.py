@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageFont
 
 import engine
-from bot.render import render_image
+from bot.render import fonts, render_image
 from bot.render.canvas import SpriteCanvas
 from bot.render.theme import DEFAULT_THEME
 
@@ -58,6 +58,7 @@ def measured(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_words_are_measured_once(measured: list[str]) -> None:
     """The caption measures its status twice and the players' names on every move:
     each is laid out once."""
+    fonts._width.cache_clear()  # what other tests drew in this process is measured already
     state = engine.replay("hex", {"size": 5, "swap": False}, ["c3"])
     render_image(state, players=["ann", "bob"])
     first = list(measured)
