@@ -50,7 +50,7 @@ async def service_run(
     service = GameService(await Database.open(url), settings)
     seats: list[tuple[int, list[Player]]] = []
     for i, _ in enumerate(scripts):
-        a, b = Player(10 * i + 1, f"a{i}"), Player(10 * i + 2, f"b{i}")
+        a, b = Player(1000 + 10 * i, f"a{i}"), Player(1001 + 10 * i, f"b{i}")  # not the bot's ids
         issued = await service.challenge(
             Place(1, 1), a, GAME, opponents=[b], options=OPTIONS, first="challenger"
         )

@@ -1,6 +1,11 @@
 """Every command players and admins have, once: the console and the Discord adapter
 read their names, help and parameters from here, and docs/COMMANDS.md is written
 from it (`python -m bot.commands > docs/COMMANDS.md`; a test checks it is current).
+
+A parameter's choices come from the code that interprets them (the levels, the statuses,
+the export formats...), never written here again; the slash commands take theirs from
+here, and the console reads each parameter as its `console` says. tests/test_commands.py
+fails when a slash command's signature or the console's reading differs from this.
 """
 
 from __future__ import annotations
@@ -9,10 +14,21 @@ from dataclasses import dataclass
 from typing import Literal
 
 import engine
+from bot.service.conditionals import ACTIONS
+from bot.service.exports import EXPORT_FORMATS
 from bot.service.levels import LEVELS
-from bot.service.models import STATUSES
+from bot.service.messages import DAYS_PER_MOVE_CHOICES
+from bot.service.models import FIRST_CHOICES, REMINDERS, STATUSES
 
-ParamKind = Literal["game", "game_id", "user", "text", "int", "bool", "choice"]
+#: "days": a time per move, a number of days or none.
+ParamKind = Literal["game", "game_id", "user", "text", "int", "bool", "choice", "days"]
+#: How the console reads a parameter: a game's number (12, #12, game=12), an @name, a bare
+#: word, key=value, its name alone meaning yes (a flag), the rest of the line, key=value
+#: handed to the game as one of its options (size=7x7), every other key=value word (the
+#: game's options), or "none": the console has no such parameter.
+Typed = Literal["number", "mention", "word", "key", "flag", "rest", "option", "options", "none"]
+#: How the console reads a parameter of each kind that does not say.
+TYPED_BY_KIND: dict[ParamKind, Typed] = {"game_id": "number", "user": "mention", "game": "word"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +38,13 @@ class Param:
     help: str
     required: bool = False
     choices: tuple[str, ...] = ()
+    typed: Typed | None = None  # how the console reads it; None: as its kind
+    keys: tuple[str, ...] = ()  # the console's shorter keys for it: days= for days_per_move=
+
+    @property
+    def console(self) -> Typed:
+        """How the console reads this parameter."""
+        return self.typed or TYPED_BY_KIND.get(self.kind, "key")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,20 +80,32 @@ COMMANDS: tuple[Command, ...] = (
                 Param(f"opponent{n}", "user", "another opponent (Making Intersections)")
                 for n in range(2, 8)
             ),
-            Param("open_seats", "int", "seats anyone may take (Making Intersections: up to 7)"),
-            Param("size", "text", "board size, e.g. 7x7 or 11 (each game's default otherwise)"),
             Param(
-                "options", "text", "other game options as key=value, e.g. lengths=1,3,5 swap=off"
+                "open_seats",
+                "int",
+                "seats anyone may take (Making Intersections: up to 7)",
+                keys=("open",),
+            ),
+            Param(
+                "size",
+                "text",
+                "board size, e.g. 7x7 or 11 (each game's default otherwise)",
+                typed="option",
+            ),
+            Param(
+                "options",
+                "text",
+                "other game options as key=value, e.g. lengths=1,3,5 swap=off",
+                typed="options",
             ),
             Param(
                 "days_per_move",
-                "choice",
+                "days",
                 "time per move",
-                choices=("1", "2", "3", "5", "7", "14", "none"),
+                choices=DAYS_PER_MOVE_CHOICES,
+                keys=("days",),
             ),
-            Param(
-                "first", "choice", "who moves first", choices=("random", "challenger", "opponent")
-            ),
+            Param("first", "choice", "who moves first", choices=FIRST_CHOICES),
             Param("rated", "bool", "rated (changes ratings) or casual"),
             Param(
                 "level",
@@ -109,7 +144,10 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "move",
         "Play a move in algebraic notation, e.g. d5 g3.",
-        (Param("move", "text", "the move as you would write it", required=True), GAME_ID),
+        (
+            Param("move", "text", "the move as you would write it", required=True, typed="rest"),
+            GAME_ID,
+        ),
         discord="/move move:d5 g3",
         console="move d5 g3   (or just: d5 g3; in game 12: move 12 d5 g3, or d5 g3 #12)",
         buttons="In a game's thread, a message holding only a move also plays it",
@@ -120,8 +158,8 @@ COMMANDS: tuple[Command, ...] = (
         (
             GAME_ID,
             Param("ply", "int", "show the position after this many moves"),
-            Param("groups", "bool", "Hot Wire: shade the independent groups"),
-            Param("public", "bool", "show it to the channel, not only to you"),
+            Param("groups", "bool", "Hot Wire: shade the independent groups", typed="flag"),
+            Param("public", "bool", "show it to the channel, not only to you", typed="none"),
         ),
         discord="/board game:12 ply:8 groups:true",
         console="board 12 ply=8 groups",
@@ -138,7 +176,7 @@ COMMANDS: tuple[Command, ...] = (
         "List games: yours, a player's, or this channel's; your turn first.",
         (
             Param("player", "user", "whose games"),
-            Param("status", "choice", "only games in this state", choices=STATUSES),
+            Param("status", "choice", "only games in this state", choices=STATUSES, typed="word"),
         ),
         discord="/games player:@bob status:active",
         console="games @bob active",
@@ -147,12 +185,18 @@ COMMANDS: tuple[Command, ...] = (
         "conditional",
         "Conditional moves: if your opponent plays this, play that for me (only you see them).",
         (
-            Param("line", "text", "moves in turn from now, your opponent's first: e5 d6 c3 c4"),
+            Param(
+                "line",
+                "text",
+                "moves in turn from now, your opponent's first: e5 d6 c3 c4",
+                typed="rest",
+            ),
             Param(
                 "action",
                 "choice",
                 "add (with a line), list (without), remove, clear",
-                choices=("add", "list", "remove", "clear"),
+                choices=ACTIONS,
+                typed="word",
             ),
             GAME_ID,
         ),
@@ -204,7 +248,8 @@ COMMANDS: tuple[Command, ...] = (
                 "format",
                 "choice",
                 "json for any game, sgf for Hex and Disthex",
-                choices=("json", "sgf"),
+                choices=EXPORT_FORMATS,
+                typed="word",
             ),
         ),
         discord="/export game:12 format:sgf",
@@ -227,7 +272,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "rules",
         "A game's rules card: how to play, the notation, the options.",
-        (Param("game", "game", "which game", choices=tuple(engine.GAMES)),),
+        (GAME_NAME,),
         discord="/rules game:disthex",
         console="rules disthex",
     ),
@@ -257,13 +302,25 @@ COMMANDS: tuple[Command, ...] = (
                 "reminders",
                 "choice",
                 "each turn by dm or in the thread, a daily digest by dm, or off",
-                choices=("dm", "thread", "digest", "off"),
+                choices=REMINDERS,
             ),
-            Param("digest_hour", "int", "the local hour of your daily digest, 0-23"),
-            Param("time_zone", "text", "e.g. Europe/Paris"),
-            Param("quiet_hours", "text", "local hours without reminders, e.g. 22-7, or off"),
+            Param(
+                "digest_hour", "int", "the local hour of your daily digest, 0-23", keys=("digest",)
+            ),
+            Param("time_zone", "text", "e.g. Europe/Paris", keys=("tz",)),
+            Param(
+                "quiet_hours",
+                "text",
+                "local hours without reminders, e.g. 22-7, or off",
+                keys=("quiet",),
+            ),
             Param("vacation", "bool", "stop your clocks (limited days per year)"),
-            Param("confirm_moves", "bool", "show a typed move with Confirm and Cancel first"),
+            Param(
+                "confirm_moves",
+                "bool",
+                "show a typed move with Confirm and Cancel first",
+                keys=("confirm",),
+            ),
         ),
         discord="/settings reminders:digest digest_hour:8 time_zone:Europe/Paris",
         console="settings reminders=digest digest=8 tz=Europe/Paris quiet=22-7 confirm=on",
@@ -276,10 +333,7 @@ COMMANDS: tuple[Command, ...] = (
                 "channels", "text", "channel mentions or ids where games may start; all: everywhere"
             ),
             Param(
-                "days_per_move",
-                "choice",
-                "the default time per move",
-                choices=("1", "2", "3", "5", "7", "14", "none"),
+                "days_per_move", "days", "the default time per move", choices=DAYS_PER_MOVE_CHOICES
             ),
             Param("rated", "bool", "allow rated games"),
         ),
@@ -289,7 +343,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "as",
         "Console: act as this local player from now on (creates them).",
-        (Param("name", "text", "a player's name", required=True),),
+        (Param("name", "text", "a player's name", required=True, typed="word"),),
         console="as bob",
     ),
     Command("help", "Console: list the commands.", console="help"),

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from sqlalchemy.engine import make_url
 
-from bot.service import GameService
+from bot.service import GameService, Player
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.database import scratch_schema
@@ -42,6 +42,9 @@ settings.load_profile("any machine")
 #: seconds (a fresh process imports for seconds of CPU; workers run niced), so a bound here
 #: says "it happens", not "it is fast".
 PATIENCE_SECONDS = 300.0
+#: People in tests: ids above the bot's (BOT_ID_RANGE, bot/service/levels.py), as every
+#: person's is; the service refuses a person there, who would read as a level of the bot.
+ANN, BOB, CAT = Player(9001, "ann"), Player(9002, "bob"), Player(9003, "cat")
 
 
 @contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import os
 import random
@@ -34,11 +35,12 @@ from bot.service import (
     aiqueue,
     bot_record_lines,
     describe,
+    levels,
     local_time,
     taken_back_text,
 )
 from bot.service.aiplayer import think
-from bot.service.levels import BOT_IDS, LEVELS
+from bot.service.levels import LEVELS, Level, bot_name, bot_player
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import ai_jobs, moves
@@ -129,7 +131,49 @@ async def test_the_bot_takes_its_seat_at_once_and_the_game_is_casual(service: Ga
     game = await bot_game(service, "hex", {"size": 5, "swap": "off"}, level="hard")
     assert game.status == "active" and not game.rated
     assert [s.bot for s in game.seats] == [None, "hard"]
-    assert game.seats[1].player_id == BOT_IDS["hard"] and game.seats[1].name == "Paperboard (hard)"
+    assert (
+        game.seats[1].player_id == LEVELS["hard"].id and game.seats[1].name == "Paperboard (hard)"
+    )
+
+
+async def test_a_stored_game_keeps_its_level_when_levels_are_reordered_or_added(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seats hold the bot's player id: a level's own id, so a new level first and the
+    others reversed hand no stored game to another level."""
+    stored = {
+        level: await bot_game(service, "hex", {"size": 5, "swap": "off"}, level=level)
+        for level in LEVELS
+    }
+    newcomer = Level(6, "novice", 1.0, 10, 0.5, "a few simulations, and many random moves")
+    monkeypatch.setattr(levels, "LEVELS", levels.levels_of(newcomer, *reversed(LEVELS.values())))
+    for level, game in stored.items():
+        seat = (await service.game(game.id, GUILD)).seats[1]
+        assert seat.bot == level, level
+        assert bot_name(seat.player_id or 0) == seat.name == f"Paperboard ({level})", level
+        assert bot_player(level).id == seat.player_id, level  # new games: the same player
+    assert bot_name(bot_player("novice").id) == "Paperboard (novice)"
+
+
+def test_each_level_has_a_name_and_an_id_of_its_own_in_the_bots_range() -> None:
+    easy = LEVELS["easy"]
+    for clash in (
+        dataclasses.replace(easy, name="easier"),  # easy's id
+        dataclasses.replace(easy, id=7),  # easy's name
+        dataclasses.replace(easy, id=100, name="far"),  # a person's id
+    ):
+        with pytest.raises(ValueError):
+            levels.levels_of(*LEVELS.values(), clash)
+
+
+async def test_no_person_takes_an_id_in_the_bots_range(service: GameService) -> None:
+    """Discord's and the console's ids are far above it; one there would read as the bot."""
+    for person in (Player(LEVELS["easy"].id, "mallory"), Player(50, "mallory")):
+        with pytest.raises(Refused) as refused:
+            await service.challenge(PLACE, person, "hex", opponents=[BOB])
+        assert refused.value.code == Code.BAD_ID
+        with pytest.raises(Refused):
+            await service.player_settings(person, reminders="dm")
 
 
 async def test_the_bot_refuses_rated_games_and_unknown_levels(service: GameService) -> None:

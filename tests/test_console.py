@@ -14,9 +14,9 @@ import pytest
 
 import engine
 from bot.console import Console
-from bot.service import GameService, Place, Player
+from bot.service import GameService, Place
 from bot.service.rules import deadline_caption
-from tests.conftest import PATIENCE_SECONDS, Clock
+from tests.conftest import CAT, PATIENCE_SECONDS, Clock
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [
@@ -476,7 +476,7 @@ async def test_the_bots_move_comes_after_the_answer_that_set_it_off(
     answering the player's move (drawing its board): the reply waits for that answer."""
     out = io.StringIO()
     console = Console(service, out, tmp_path)
-    elsewhere = await service.challenge(Place(0, 0), Player(7, "cat"), "hex", opponents=[])
+    elsewhere = await service.challenge(Place(0, 0), CAT, "hex", opponents=[])
 
     async def move_with_a_slow_board(words: list[str], rest: str) -> None:
         await console.bot_moved(elsewhere)  # the runner, while the board is drawn

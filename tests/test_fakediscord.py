@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import inspect
 import io
 import struct
+import tomllib
 import zlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -14,9 +17,11 @@ from typing import Any
 import aiohttp
 import discord
 import pytest
+import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from tests.conftest import ROOT
 from tests.fakediscord import (
     FakeDiscord,
     FakeDiscordTimeout,
@@ -624,6 +629,44 @@ def test_point_discord_at_checks_its_arguments() -> None:
         point_discord_at("http://127.0.0.1:1/api")
     with pytest.raises(ValueError, match="ws:// or wss://"):
         point_discord_at("http://127.0.0.1:1/api/v10", "http://127.0.0.1:1/gateway")
+
+
+def test_discord_py_still_has_what_endpoints_py_patches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """point_discord_at rewrites discord.py internals; an upgrade that moves one fails here,
+    naming it, rather than sending the bot to discord.com behind a fake or a proxy."""
+    pinned = next(
+        dependency
+        for dependency in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+            "dependencies"
+        ]
+        if dependency.startswith("discord.py")
+    )
+
+    def moved(name: str) -> str:
+        return (
+            f"discord.py {discord.__version__} moved {name}: bot/discordbot/endpoints.py "
+            f"needs updating (it was checked against {pinned}, pyproject.toml)"
+        )
+
+    route = getattr(discord.http, "Route", None)
+    assert isinstance(getattr(route, "BASE", None), str), moved("Route.BASE")
+    assert route is not None
+    monkeypatch.setattr(route, "BASE", "http://127.0.0.1:1/api/v10")
+    assert route("GET", "/gateway").url == "http://127.0.0.1:1/api/v10/gateway", moved(
+        "Route.BASE (Route no longer builds its URL from it)"
+    )
+    webhooks = importlib.import_module("discord.webhook.async_")  # interaction answers
+    assert getattr(webhooks, "Route", None) is route, moved("the webhook adapter's Route")
+    assert isinstance(getattr(discord.http, "INTERNAL_API_VERSION", None), int), moved(
+        "http.INTERNAL_API_VERSION"
+    )
+    gateway = getattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", None)
+    assert isinstance(gateway, yarl.URL), moved("DiscordWebSocket.DEFAULT_GATEWAY")
+    get_bot_gateway = getattr(discord.http.HTTPClient, "get_bot_gateway", None)
+    assert inspect.iscoroutinefunction(get_bot_gateway), moved("HTTPClient.get_bot_gateway")
+    assert list(inspect.signature(get_bot_gateway).parameters) == ["self"], moved(
+        "HTTPClient.get_bot_gateway (its parameters)"
+    )
 
 
 @pytest.mark.asyncio

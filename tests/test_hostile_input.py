@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import engine
 from bot.service import GameService, Place, Player, Refused
 from engine import BadOptions, Code, IllegalMove
+from tests.conftest import ANN, BOB
 
 NAMES = sorted(engine.GAMES)
 LONGEST_SENTENCE = 300
@@ -107,7 +108,7 @@ async def test_a_challenge_with_any_options_is_refused_in_a_sentence(
         options = hostile_options(rng, name)
         try:
             result = await service.challenge(
-                Place(1, 10), challenger, name, opponents=[Player(2, "b")], options=options
+                Place(1, 10), challenger, name, opponents=[BOB], options=options
             )
         except Refused as refused:
             assert_sentence(refused)
@@ -116,7 +117,7 @@ async def test_a_challenge_with_any_options_is_refused_in_a_sentence(
 
 
 async def test_the_challenge_settings_refuse_wrong_types(service: GameService) -> None:
-    place, ann, bob = Place(1, 10), Player(1, "ann"), Player(2, "bob")
+    place = Place(1, 10)
     wrong: list[dict[str, Any]] = [
         {"open_seats": 1.0},
         {"open_seats": True},
@@ -128,17 +129,17 @@ async def test_the_challenge_settings_refuse_wrong_types(service: GameService) -
     ]
     for keywords in wrong:
         with pytest.raises(Refused) as refused:
-            await service.challenge(place, ann, "hex", opponents=[bob], **keywords)
+            await service.challenge(place, ANN, "hex", opponents=[BOB], **keywords)
         assert_sentence(refused.value)
 
 
 @pytest.mark.parametrize("typed", ["²-5", "22-⁷", "٣-٥5", "9" * 5000 + "-1", "1-1"])
 async def test_quiet_hours_refuse_what_is_not_two_hours(service: GameService, typed: str) -> None:
     with pytest.raises(Refused) as refused:
-        await service.player_settings(Player(1, "ann"), quiet_hours=typed)
+        await service.player_settings(ANN, quiet_hours=typed)
     assert refused.value.code == Code.BAD_SETTING
 
 
 async def test_quiet_hours_read_any_decimal_digits(service: GameService) -> None:
-    found = await service.player_settings(Player(1, "ann"), quiet_hours="٢٢-7")
+    found = await service.player_settings(ANN, quiet_hours="٢٢-7")
     assert found.quiet_hours == (22, 7)

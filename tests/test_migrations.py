@@ -9,11 +9,12 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection
 
-from bot.service import GameService, Place, Player
+from bot.service import GameService, Place
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.database import MIGRATIONS
 from bot.store.schema import games, seats
+from tests.conftest import ANN, BOB
 
 
 def upgrade(connection: Connection, revision: str) -> None:
@@ -46,11 +47,9 @@ async def test_game_ids_past_32_bits_after_0003(database_url: str) -> None:
     settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
     service = GameService(database, settings)
     try:
-        issued = await service.challenge(
-            Place(1, 2), Player(7, "ann"), "hex", opponents=[Player(8, "bob")]
-        )
+        issued = await service.challenge(Place(1, 2), ANN, "hex", opponents=[BOB])
         assert issued.game.id > 2**31 and old == 1
-        started = await service.accept(issued.game.id, 1, Player(8, "bob"))
+        started = await service.accept(issued.game.id, 1, BOB)
         assert started.game.status == "active"
         async with database.read() as conn:
             assert await conn.scalar(sa.select(sa.func.max(seats.c.game_id))) == issued.game.id

@@ -17,6 +17,7 @@ from bot.service import GameService, Place, Player, Refused
 from bot.settings import Settings
 from bot.store import Database
 from engine import Code
+from tests.conftest import ANN, BOB
 from tests.test_service import GUILD, PLACE, start
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,10 +152,8 @@ async def test_a_killed_process_loses_no_acknowledged_move(tmp_path: Path) -> No
     url = f"sqlite:///{tmp_path / 'crash.db'}"
     settings = Settings(database_url=url, _env_file=None)  # type: ignore[call-arg]
     service = GameService(await Database.open(url), settings)
-    issued = await service.challenge(
-        Place(1, 10), Player(1, "a"), "hex", opponents=[Player(2, "b")], options={"size": 9}
-    )
-    await service.accept(issued.game.id, 1, Player(2, "b"))
+    issued = await service.challenge(Place(1, 10), ANN, "hex", opponents=[BOB], options={"size": 9})
+    await service.accept(issued.game.id, 1, BOB)
     await service.close()
 
     child = subprocess.Popen(
@@ -197,7 +196,6 @@ async def test_a_start_that_rolled_back_leaves_no_seat_order_behind(
     drops before the commit); another process's accept then commits its own order.
     This process must show that order, not the one it drew and never committed (the
     wrong player would be let move)."""
-    ann, bob = Player(1, "ann"), Player(2, "bob")
     settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
     other = GameService(
         await Database.open(database_url), settings, clock=service.clock, rng=random.Random(8)
@@ -205,7 +203,7 @@ async def test_a_start_that_rolled_back_leaves_no_seat_order_behind(
     try:
         for attempt in range(6):  # a random order: the two processes' draws differ in some
             issued = await service.challenge(
-                PLACE, ann, "hex", opponents=[bob], options={"size": 3}, first="random"
+                PLACE, ANN, "hex", opponents=[BOB], options={"size": 3}, first="random"
             )
             game_id = issued.game.id
             announce = service._announce
@@ -215,9 +213,9 @@ async def test_a_start_that_rolled_back_leaves_no_seat_order_behind(
 
             monkeypatch.setattr(service, "_announce", dropped)
             with pytest.raises(ConnectionError):
-                await service.accept(game_id, GUILD, bob)
+                await service.accept(game_id, GUILD, BOB)
             monkeypatch.setattr(service, "_announce", announce)
-            committed = (await other.accept(game_id, GUILD, bob)).game
+            committed = (await other.accept(game_id, GUILD, BOB)).game
             shown = await service.game(game_id, GUILD)
             assert [s.player_id for s in shown.seats] == [s.player_id for s in committed.seats], (
                 f"attempt {attempt}"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TextIO, TypeVar
 
 import engine
-from bot.commands import BY_NAME, COMMANDS, GAME_NUMBERS
+from bot.commands import COMMANDS, GAME_NUMBERS
 from bot.schedule.airunner import AiRunner
 from bot.service import (
     DEFAULT_LEVEL,
@@ -62,8 +62,19 @@ log = logging.getLogger("paperboard.console")
 
 #: The console plays as one pretend server and channel.
 GUILD, CHANNEL = 0, 0
-#: A challenge's settings that are not game options (`open=` and `days=` are short forms).
-OPTIONS_OF_CHALLENGE = {"days", "days_per_move", "first", "rated", "open", "open_seats", "level"}
+#: The parameters of each command, by name (bot/commands.py: how the console reads each).
+PARAMS = {command.name: {param.name: param for param in command.params} for command in COMMANDS}
+#: The keys of each command's key=value parameters, the shorter ones too (days= for
+#: days_per_move=), each with its parameter's name.
+KEYS = {
+    command.name: {
+        key: param.name
+        for param in command.params
+        if param.console == "key"
+        for key in (param.name, *param.keys)
+    }
+    for command in COMMANDS
+}
 #: `@ai` in a challenge is a seat for the bot (at `level=`, medium by default).
 BOT_NAME = "ai"
 #: The names `rating` reads as the bot: @ai, @Paperboard, "@Paperboard (easy)"...
@@ -72,24 +83,13 @@ BOT_NAMES = {BOT_NAME, "paperboard", *(f"paperboard ({level})" for level in LEVE
 BOT_WAIT_SECONDS = 600.0
 AI_POLL_SECONDS = 0.2  # how often a wait for the bot looks whether it is done
 PROGRESS_SECONDS = 3.0  # how often an analysis under way says how far it got
-#: The console's setting words (short forms too) and the service's names for them.
-SETTING_NAMES = {
-    "reminders": "reminders",
-    "tz": "time_zone",
-    "time_zone": "time_zone",
-    "quiet": "quiet_hours",
-    "quiet_hours": "quiet_hours",
-    "vacation": "vacation",
-    "confirm": "confirm_moves",
-    "digest": "digest_hour",
-    "digest_hour": "digest_hour",
-    "confirm_moves": "confirm_moves",
-}
 #: Moves without a digit that may be typed bare, like "d5".
 BARE_WORD_MOVES = {"swap", "pass"}  # "pass" gets the engine's sentence: it is never typed
-CONDITIONAL_ACTIONS = next(p for p in BY_NAME["conditional"].params if p.name == "action").choices
+CONDITIONAL_ACTIONS = PARAMS["conditional"]["action"].choices
+#: The console's setting words (short forms too) and the service's names for them.
+SETTING_NAMES = KEYS["settings"]
+EXPORT_FORMATS = PARAMS["export"]["format"].choices
 BOOLEAN_WORDS = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
-SETTING_PARAMS = {param.name: param for param in BY_NAME["settings"].params}
 UNDO_ANSWERS = ("accept", "decline")
 #: A word that reads as a player's name (after @ in a challenge) or a board size.
 NAME_LIKE = re.compile(r"[^\W\d][\w.\-]{0,31}")
@@ -260,23 +260,21 @@ class Console:
         loose = [w for w in rest if not w.startswith("@") and "=" not in w]
         if loose:
             raise _loose_word(loose[0])
-        if "level" in settings and len(opponents) == len(mentioned):
+        given = _keyed(settings, "challenge")
+        if "level" in given and len(opponents) == len(mentioned):
             raise Refused("level= is for a game against the bot: mention @ai.", code=Code.USAGE)
-        options = {k: v for k, v in settings.items() if k not in OPTIONS_OF_CHALLENGE}
-        open_seats = settings.get("open_seats", settings.get("open", "0"))
+        options = {k: v for k, v in settings.items() if k not in KEYS["challenge"]}
         result = await self.service.challenge(
             Place(GUILD, CHANNEL),
             self.me,
             game.lower(),
             opponents=opponents,
-            open_seats=_int(open_seats, "open_seats"),
+            open_seats=_int(given.get("open_seats", "0"), "open_seats"),
             options=options,
-            days_per_move=parse_days(
-                settings.get("days_per_move", settings.get("days")), unset="default"
-            ),
-            first=settings.get("first", "random"),
-            rated=_bool(settings["rated"]) if "rated" in settings else None,
-            bots=[settings.get("level", DEFAULT_LEVEL)] * (len(mentioned) - len(opponents)),
+            days_per_move=parse_days(given.get("days_per_move"), unset="default"),
+            first=given.get("first", "random"),
+            rated=_bool(given["rated"]) if "rated" in given else None,
+            bots=[given.get("level", DEFAULT_LEVEL)] * (len(mentioned) - len(opponents)),
         )
         await self.announce(result)
 
@@ -444,11 +442,12 @@ class Console:
         self.say(conditional_text(found))
 
     async def export(self, words: list[str], _: str) -> None:
-        fmt = next((w.lower() for w in words if w.lower() in ("json", "sgf")), "json")
-        named, others = named_game([w for w in words if w.lower() not in ("json", "sgf")])
+        fmt = next((w.lower() for w in words if w.lower() in EXPORT_FORMATS), EXPORT_FORMATS[0])
+        named, others = named_game([w for w in words if w.lower() not in EXPORT_FORMATS])
         if others:
             raise Refused(
-                f"Export game NUMBER as json or sgf, not {shown(' '.join(words))}.",
+                f"Export game NUMBER as {' or '.join(EXPORT_FORMATS)}, "
+                f"not {shown(' '.join(words))}.",
                 code=Code.USAGE,
             )
         game = named if named is not None else await self.game_meant(any_status=True)
@@ -732,11 +731,21 @@ def _loose_word(word: str) -> Refused:
 
 def _no_value(word: str) -> Refused:
     """A setting typed without its value: the values it takes."""
-    param = SETTING_PARAMS[SETTING_NAMES[word]]
+    param = PARAMS["settings"][SETTING_NAMES[word]]
     choices = ("on", "off") if param.kind == "bool" else param.choices
     if choices:
         return Refused(f"Say {word}={', '.join(choices[:-1])} or {choices[-1]}.", code=Code.USAGE)
     return Refused(f"Give {word} a value ({param.help}).", code=Code.USAGE)
+
+
+def _keyed(settings: dict[str, str], command: str) -> dict[str, str]:
+    """A command's key=value parameters among the pairs typed, by name; one typed under
+    its name wins over a shorter key (days_per_move= over days=)."""
+    found: dict[str, str] = {}
+    for key, name in reversed(KEYS[command].items()):  # each name's own key last
+        if key in settings:
+            found[name] = settings[key]
+    return found
 
 
 def _pair(word: str) -> tuple[str, str]:

@@ -1,8 +1,10 @@
 """Paperboard's slash commands and thread messages. Thin: read Discord's types, call the
-service, format the answer. Names, descriptions and parameters come from bot.commands."""
+service, format the answer. Names, descriptions, parameters' help and choices come from
+bot.commands; tests/test_commands.py checks each signature against it."""
 
 from __future__ import annotations
 
+import inspect
 import io
 import logging
 import re
@@ -15,7 +17,7 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 import engine
-from bot.commands import BY_NAME
+from bot.commands import BY_NAME, Param
 from bot.discordbot.announce import CANNOT_READ, Announcer
 from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import PUBLIC_ANSWER, reply, report_error
@@ -23,7 +25,6 @@ from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_tex
 from bot.discordbot.views import challenge_view, preview_message, resign_view, show_next
 from bot.service import (
     DEFAULT_LEVEL,
-    LEVELS,
     NOT_A_MOVE,
     Code,
     GameService,
@@ -47,36 +48,40 @@ from bot.service import (
 
 log = logging.getLogger("paperboard.discord")
 
-GAME_CHOICES = [Choice(name=info.title, value=name) for name, info in engine.GAMES.items()]
-DAYS_CHOICES = [
-    Choice(name=days if parse_days(days, unset="default") is None else f"{days} days", value=days)
-    for days in next(p for p in BY_NAME["challenge"].params if p.name == "days_per_move").choices
-]
-
-
-def choices_of(command: str, param: str) -> list[Choice[str]]:
-    """A parameter's choices, as the registry (bot/commands.py) names them."""
-    spec = next(p for p in BY_NAME[command].params if p.name == param)
-    return [Choice(name=choice, value=choice) for choice in spec.choices]
-
-
-STATUS_CHOICES = choices_of("games", "status")
-REMINDER_CHOICES = choices_of("settings", "reminders")
 MAX_CHOICES = 25  # Discord's limit for autocomplete
 
 
 def described(name: str, *, public: bool | Callable[[discord.Interaction], bool] = False) -> Any:
-    """The command's description and parameter help, from the registry; `public`: whether
-    its answer is (the audience of its "thinking..." when it is slow)."""
+    """The command's description, its parameters' help and choices, from the registry;
+    `public`: whether its answer is (the audience of its "thinking..." when it is slow)."""
     spec = BY_NAME[name]
 
     def decorate(function: Any) -> Any:
-        helps = {param.name: param.help[:100] for param in spec.params}
+        # a parameter missing from the signature is left to tests/test_commands.py to name
+        taken = [p for p in spec.params if p.name in inspect.signature(function).parameters]
+        helps = {param.name: param.help[:100] for param in taken}
+        menus = {param.name: menu(param) for param in taken if param.choices}
+        if menus:
+            function = app_commands.choices(**menus)(function)
+        if helps:
+            function = app_commands.describe(**helps)(function)
         return app_commands.command(
             name=name, description=spec.help[:100], extras={PUBLIC_ANSWER: public}
-        )(app_commands.describe(**helps)(function) if helps else function)
+        )(function)
 
     return decorate
+
+
+def menu(param: Param) -> list[Choice[str]]:
+    """A parameter's choices as Discord lists them: a game by its title, days as days."""
+    if param.kind == "game":
+        return [Choice(name=engine.GAMES[game].title, value=game) for game in param.choices]
+    if param.kind == "days":
+        return [
+            Choice(name=d if parse_days(d, unset="default") is None else f"{d} days", value=d)
+            for d in param.choices
+        ]
+    return [Choice(name=choice, value=choice) for choice in param.choices]
 
 
 def in_a_thread(interaction: discord.Interaction) -> bool:
@@ -103,12 +108,6 @@ class GamesCog(commands.Cog):
     # -- challenges ----------------------------------------------------------------------
 
     @described("challenge", public=True)
-    @app_commands.choices(
-        game=GAME_CHOICES,
-        days_per_move=DAYS_CHOICES,
-        first=[Choice(name=f, value=f) for f in ("random", "challenger", "opponent")],
-        level=[Choice(name=level, value=level) for level in LEVELS],
-    )
     async def challenge(
         self,
         interaction: discord.Interaction,
@@ -307,7 +306,6 @@ class GamesCog(commands.Cog):
         await show_next(interaction)
 
     @described("games")
-    @app_commands.choices(status=STATUS_CHOICES)
     async def games(
         self,
         interaction: discord.Interaction,
@@ -395,7 +393,6 @@ class GamesCog(commands.Cog):
         )
 
     @described("conditional")
-    @app_commands.choices(action=choices_of("conditional", "action"))
     async def conditional(
         self,
         interaction: discord.Interaction,
@@ -412,7 +409,6 @@ class GamesCog(commands.Cog):
     conditional.autocomplete("game")(game_choices)
 
     @described("export")
-    @app_commands.choices(format=choices_of("export", "format"))
     async def export(
         self, interaction: discord.Interaction, game: int | None = None, format: str = "json"
     ) -> None:
@@ -427,12 +423,10 @@ class GamesCog(commands.Cog):
     # -- about games and players ----------------------------------------------------------------
 
     @described("rules")
-    @app_commands.choices(game=GAME_CHOICES)
     async def rules(self, interaction: discord.Interaction, game: str) -> None:
         await reply(interaction, rules_card(game))
 
     @described("rating")
-    @app_commands.choices(game=GAME_CHOICES)
     async def rating(
         self,
         interaction: discord.Interaction,
@@ -463,7 +457,6 @@ class GamesCog(commands.Cog):
         await reply(interaction, "My casual games here, per level:\n" + "\n".join(shown))
 
     @described("leaderboard")
-    @app_commands.choices(game=GAME_CHOICES)
     async def leaderboard(self, interaction: discord.Interaction, game: str) -> None:
         found = await self.service.leaderboard(guild_of(interaction), game)
         if not found:
@@ -477,7 +470,6 @@ class GamesCog(commands.Cog):
         )
 
     @described("settings")
-    @app_commands.choices(reminders=REMINDER_CHOICES)
     async def settings(
         self,
         interaction: discord.Interaction,
@@ -502,7 +494,6 @@ class GamesCog(commands.Cog):
     @described("config")
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
-    @app_commands.choices(days_per_move=DAYS_CHOICES)
     async def config(
         self,
         interaction: discord.Interaction,

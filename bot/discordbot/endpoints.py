@@ -3,7 +3,9 @@
 Self-contained on purpose (it imports only discord.py and yarl) so that it can move into the
 bot's start-up code and honour the DISCORD_API_BASE / DISCORD_GATEWAY_URL settings.
 
-What discord.py 2.7.1 hard-codes, and what this patches (checked against the installed source):
+What discord.py 2.7.1 hard-codes, and what this patches (checked against the installed source;
+pyproject.toml pins the range checked, and tests/test_fakediscord.py fails naming the internal
+an upgrade moved):
 
 1. REST: ``discord.http.Route.BASE`` ('https://discord.com/api/v10'), a class attribute read
    by ``Route.__init__`` for every request. The webhook/interaction adapter

@@ -64,7 +64,8 @@ class Challenges(Records):
             raise unknown_game(game)
         if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
             raise Refused(
-                f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.", code=Code.BAD_OPTION
+                f"Who moves first must be one of {', '.join(sorted(FIRST_CHOICES))}.",
+                code=Code.BAD_OPTION,
             )
         if rated is not None and not isinstance(rated, bool):
             raise Refused("Rated is yes or no.", code=Code.BAD_OPTION)

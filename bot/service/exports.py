@@ -28,7 +28,7 @@ from engine import Code
 from engine.core import shown
 
 ExportFormat = Literal["json", "sgf"]
-FORMATS: tuple[ExportFormat, ...] = ("json", "sgf")
+EXPORT_FORMATS: tuple[ExportFormat, ...] = ("json", "sgf")
 #: Games whose record HexGui reads (its GM[11] is Hex; Disthex is Hex with one more rule).
 SGF_GAMES = ("hex", "disthex")
 #: HexGui's name for the swap: the opening stone is mirrored and changes colour, the
@@ -51,8 +51,11 @@ class Exports(Records):
         record's rule). Refused: an unknown format, SGF of a game that is not Hex or
         Disthex."""
         check_ids(game_id, guild_id)
-        if fmt not in FORMATS:
-            raise Refused(f"Exports are json or sgf, not {shown(fmt)}.", code=Code.BAD_SETTING)
+        if fmt not in EXPORT_FORMATS:
+            raise Refused(
+                f"Exports are {' or '.join(EXPORT_FORMATS)}, not {shown(fmt)}.",
+                code=Code.BAD_SETTING,
+            )
         async with self.db.read() as conn:
             row = await self.game_row(conn, game_id, guild_id)
             if fmt == "sgf" and row.game not in SGF_GAMES:

@@ -1,9 +1,11 @@
 """The bot's levels and identities: one player per level, with its own record.
 
 Each level is one player identity ("Paperboard (hard)": a player row of its own, with
-a small id no Discord account has), so each keeps its own record per game. Levels
-are calibrated by strength, not only time: the weaker ones search a fixed number of
-simulations, and the weakest plays a random move now and then.
+a small id no Discord account has), so each keeps its own record per game. A level's
+id is its own and permanent: stored games' seats hold it, so levels may be reordered or
+added without handing a stored game to another level. Levels are calibrated by
+strength, not only time: the weaker ones search a fixed number of simulations, and the
+weakest plays a random move now and then.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ from bot.service.models import Player, Refused
 from engine import Code
 from engine.core import shown
 
+#: The bot's player ids: a level's id lies here, and a person's never does (Discord's ids
+#: are far larger, the console's are over a million).
+BOT_ID_RANGE = range(1, 100)
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Level:
+    id: int  # the bot's player id at this level: permanent, never another level's
     name: str
     seconds: float  # the search's time per action (with `nodes`: its most)
     nodes: int | None  # a simulation budget instead (calibrated by strength, not time)
@@ -25,19 +32,27 @@ class Level:
     about: str  # what a player is told
 
 
-LEVELS: Mapping[str, Level] = {
-    level.name: level
-    for level in (
-        Level("beginner", 1.0, 100, 0.3, "a short search, and a random move one time in three"),
-        Level("easy", 1.0, 1_000, 0.0, "a search of 1,000 simulations (a second at most)"),
-        Level("medium", 1.0, None, 0.0, "about 1 s of search a move"),
-        Level("hard", 10.0, None, 0.0, "about 10 s of search a move"),
-        Level("max", 60.0, None, 0.0, "a minute of search a move: for slow games"),
-    )
-}
+def levels_of(*levels: Level) -> Mapping[str, Level]:
+    """The levels by name, in the order players read them; refused at import if two share a
+    name or an id, or an id is outside BOT_ID_RANGE."""
+    by_id = {level.id: level for level in levels}
+    by_name = {level.name: level for level in levels}
+    if len(by_id) != len(levels) or len(by_name) != len(levels):
+        raise ValueError("each of the bot's levels needs a name and an id of its own")
+    if not set(by_id) <= set(BOT_ID_RANGE):
+        raise ValueError(f"the bot's ids lie in {BOT_ID_RANGE}")
+    return by_name
+
+
+#: An id is never changed or given to another level: stored games' seats hold it.
+LEVELS = levels_of(
+    Level(1, "beginner", 1.0, 100, 0.3, "a short search, and a random move one time in three"),
+    Level(2, "easy", 1.0, 1_000, 0.0, "a search of 1,000 simulations (a second at most)"),
+    Level(3, "medium", 1.0, None, 0.0, "about 1 s of search a move"),
+    Level(4, "hard", 10.0, None, 0.0, "about 10 s of search a move"),
+    Level(5, "max", 60.0, None, 0.0, "a minute of search a move: for slow games"),
+)
 DEFAULT_LEVEL = "medium"
-#: The bot's player ids, one per level: Discord ids are far larger, console ids too.
-BOT_IDS: Mapping[str, int] = {name: i + 1 for i, name in enumerate(LEVELS)}
 #: The bot resigns a hopeless game: its chance below this after at least HOPELESS_SIMULATIONS.
 HOPELESS_CHANCE = 0.02
 HOPELESS_SIMULATIONS = 5_000
@@ -56,10 +71,10 @@ def bot_player(level: str) -> Player:
             f"The bot's levels are {', '.join(LEVELS)}; {shown(level)} is none.",
             code=Code.BAD_OPTION,
         )
-    return Player(BOT_IDS[level], f"Paperboard ({level})")
+    return Player(LEVELS[level].id, f"Paperboard ({level})")
 
 
 def bot_name(player_id: int) -> str | None:
     """The bot's name at the level `player_id` stands for; None for anyone else."""
-    level = next((name for name, bot_id in BOT_IDS.items() if bot_id == player_id), None)
+    level = next((level.name for level in LEVELS.values() if level.id == player_id), None)
     return None if level is None else bot_player(level).name

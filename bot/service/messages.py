@@ -16,6 +16,7 @@ from datetime import datetime
 import engine
 from bot.service.levels import bot_name, levels_text
 from bot.service.models import (
+    DAYS_PER_MOVE,
     BotThinking,
     ChallengeClosed,
     ChallengeIssued,
@@ -351,6 +352,10 @@ def _days(days: float) -> str:
     "1 vacation day" (to a tenth)."""
     number = f"{days:.1f}".removesuffix(".0")
     return f"{number} vacation day{'' if number == '1' else 's'}"
+
+
+#: Days per move as menus offer them: each number the service takes, and no clock.
+DAYS_PER_MOVE_CHOICES = (*(str(days) for days in DAYS_PER_MOVE), NO_CLOCK)
 
 
 def parse_days(text: str | None, *, unset: str) -> int | str | None:

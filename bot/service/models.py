@@ -20,7 +20,9 @@ STATUSES: tuple[Status, ...] = (
     "open", "active", "finished", "aborted", "declined", "cancelled", "expired",
 )  # fmt: skip
 DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)  # or None: no clock
-FIRST_CHOICES: tuple[First, ...] = ("challenger", "opponent", "random")
+#: Who moves first, as a challenge chooses it: the default first, as the menus list them.
+FIRST_CHOICES: tuple[First, ...] = ("random", "challenger", "opponent")
+REMINDERS: tuple[Reminders, ...] = ("dm", "thread", "digest", "off")
 
 
 class Refused(Exception):

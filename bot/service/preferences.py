@@ -13,7 +13,14 @@ import sqlalchemy as sa
 
 from bot.service import deadlines as clocks
 from bot.service import digest
-from bot.service.models import DAYS_PER_MOVE, GuildSettings, Player, PlayerSettings, Refused
+from bot.service.models import (
+    DAYS_PER_MOVE,
+    REMINDERS,
+    GuildSettings,
+    Player,
+    PlayerSettings,
+    Refused,
+)
 from bot.service.records import Records
 from bot.store.schema import guild_settings, players
 from bot.store.upserts import upsert
@@ -45,7 +52,7 @@ class Preferences(Records):
         if confirm_moves is not None:
             values["confirm_moves"] = confirm_moves
         if reminders is not None:
-            if reminders not in ("dm", "thread", "digest", "off"):
+            if reminders not in REMINDERS:
                 raise Refused(
                     "Reminders go each turn by dm or in the game's thread, in a daily digest, "
                     "or off.",

@@ -38,7 +38,13 @@ from bot.service.models import (
     TurnStarted,
 )
 from bot.service.painter import Painter
-from bot.service.rules import check_ids, deadline_caption, finishing_ranks, require_active
+from bot.service.rules import (
+    check_ids,
+    check_people,
+    deadline_caption,
+    finishing_ranks,
+    require_active,
+)
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import (
@@ -248,6 +254,7 @@ class Records:
     async def remember(self, conn: AsyncConnection, *people: Player) -> None:
         """Create or rename the players' rows (cached rosters may hold the old names),
         locking them in id order: two challenges crossing each other never deadlock."""
+        check_people(*people)
         self.forget_rosters()
         now = self.clock()
         await upsert(

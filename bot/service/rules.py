@@ -9,7 +9,8 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.service.models import GameSummary, Refused
+from bot.service.levels import BOT_ID_RANGE, bot_name
+from bot.service.models import GameSummary, Player, Refused
 from engine import Code, GameState
 
 MAX_ID = 2**63 - 1
@@ -84,7 +85,16 @@ def whole(value: object) -> bool:
 def check_ids(*ids: int) -> None:
     for value in ids:
         if not whole(value) or not 0 <= value <= MAX_ID:
-            raise Refused("That id is not one I know.", code=Code.BAD_ID)
+            raise _unknown_id()
+
+
+def check_people(*people: Player) -> None:
+    """People's ids, and none in the bot's range (`BOT_ID_RANGE`) but the bot's own
+    identities: Discord's and the console's ids are far above it, and one there would
+    read as a level of the bot."""
+    check_ids(*(person.id for person in people))
+    if any(p.id in BOT_ID_RANGE and bot_name(p.id) != p.name for p in people):
+        raise _unknown_id()
 
 
 def check_ply(game_id: int, last: int, ply: int | None) -> None:
@@ -152,3 +162,7 @@ def deadline_caption(summary: GameSummary, zone_name: str | None = None) -> str 
         return "clock stopped: on vacation"
     shown_in = zone_name or (summary.zone_of(mover) if mover is not None else None)
     return f"due {local_time(summary.deadline, shown_in)}"
+
+
+def _unknown_id() -> Refused:
+    return Refused("That id is not one I know.", code=Code.BAD_ID)
