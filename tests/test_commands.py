@@ -234,3 +234,12 @@ async def test_the_console_reads_each_parameter_as_the_registry_says(
 def test_the_console_has_a_handler_for_each_console_command(tmp_path: Path) -> None:
     handled = {*Reading(tmp_path).handlers, "quit"}
     assert sorted(handled) == sorted(c.name for c in COMMANDS if c.console)
+
+
+async def test_the_days_menu_reads_as_the_clock_does(
+    slash_commands: dict[str, app_commands.Command[Any, ..., Any]],
+) -> None:
+    days = next(p for p in slash_commands["challenge"].parameters if p.name == "days_per_move")
+    names = [choice.name for choice in days.choices]
+    assert names[:2] == ["1 day per move", "2 days per move"], names  # it read "1 days"
+    assert names[-1] == "no clock"

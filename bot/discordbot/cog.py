@@ -36,6 +36,7 @@ from bot.service import (
     Result,
     UndoAnswered,
     bot_record_lines,
+    clock_text,
     conditional_text,
     leaderboard_line,
     parse_days,
@@ -78,8 +79,9 @@ def menu(param: Param) -> list[Choice[str]]:
         return [Choice(name=engine.GAMES[game].title, value=game) for game in param.choices]
     if param.kind == "days":
         return [
-            Choice(name=d if parse_days(d, unset="default") is None else f"{d} days", value=d)
+            Choice(name=clock_text(days if isinstance(days, int) else None), value=d)
             for d in param.choices
+            for days in [parse_days(d, unset="default")]
         ]
     return [Choice(name=choice, value=choice) for choice in param.choices]
 
@@ -511,11 +513,11 @@ class GamesCog(commands.Cog):
             rated=rated,
         )
         where = ", ".join(f"<#{c}>" for c in found.channels) or "every channel"
-        clock = f"{found.days_per_move} days" if found.days_per_move else "no clock"
         rated_words = "on" if found.rated else "off"
         await reply(
             interaction,
-            f"Games may start in {where}; time per move {clock}; rated games {rated_words}.",
+            f"Games may start in {where}; {clock_text(found.days_per_move)}; "
+            f"rated games {rated_words}.",
         )
 
     # -- helpers -----------------------------------------------------------------------------------
