@@ -2,8 +2,9 @@
 
 Like the engine, nothing here does I/O or keeps state: given the entrants, the results so
 far and the rules of the format, these functions return the next round, the bracket, the
-divisions or the table. The service stores events and starts their games; this package
-decides. It imports only the standard library and rustworkx (the matching of Swiss pairing).
+divisions or the table. This package decides; storing events and starting their games
+is the service's part, which no use case does yet. It imports only the standard library
+and rustworkx (the matching of Swiss pairing).
 The rules and every choice made where the literature differs: docs/TOURNAMENTS.md.
 """
 
