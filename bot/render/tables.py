@@ -483,6 +483,7 @@ def bracket_png(bracket: Bracket) -> bytes:
     winner in bold, the loser grey) with the score, joined to the match its winner plays
     next; the winner of the final beside it. Up to 512 players: more is a ValueError."""
     rounds = _full_rounds(bracket)
+    byes = bool(bracket.rounds)  # a missing first-round player is a bye
     style = COMPACT_BRACKET_STYLE if len(rounds[0]) > 64 else BRACKET_STYLE
     box = style.name + style.score + 2 * BOX_PADDING
     pitch = 2 * style.line + style.gap
@@ -503,7 +504,7 @@ def bracket_png(bracket: Bracket) -> bytes:
         span = pitch << index
         for number_, match in enumerate(matches):
             centre = top + span * (number_ + 0.5)
-            _match_box(canvas, style, match, (left, centre), index == 0)
+            _match_box(canvas, style, match, (left, centre), index == 0 and byes)
             if index + 1 < len(rounds):
                 _connector(canvas, style, left + box, centre, top + 2 * span * (number_ // 2 + 0.5))
     if champion is not None:
@@ -586,8 +587,9 @@ def _text_match(match: BracketMatch, first_round: bool) -> tuple[str, str, str, 
 def bracket_text(bracket: Bracket) -> str:
     """The bracket round by round, a match a line: "ann  v  bob  2–1  → ann"."""
     rounds = _full_rounds(bracket)
+    byes = bool(bracket.rounds)
     shown = [
-        [_text_match(match, index == 0) for match in matches]
+        [_text_match(match, index == 0 and byes) for match in matches]
         for index, matches in enumerate(rounds)
     ]
     every = [line for matches in shown for line in matches]
