@@ -212,6 +212,10 @@ def _grid_widths(grid: _Grid) -> list[int]:
         cells = (row[index] for row in grid.rows if index < len(row))
         widest = max(_cell_width(cells, CELL_SIZE), text_width(column.header, HEADER_SIZE))
         widths.append(math.ceil(min(widest, column.widest)) + 2 * CELL_PADDING)
+    # the results' columns all as wide as the widest: a square grid
+    boxed = [index for index, column in enumerate(grid.columns) if column.boxed]
+    for index in boxed:
+        widths[index] = max(widths[i] for i in boxed)
     return widths
 
 
@@ -383,7 +387,7 @@ def _crosstable_grid(table: Crosstable) -> _Grid:
         results = []
         for j, cell in enumerate(cells):
             if i == j or cell == "×":
-                results.append(_Cell("", "×", fill="faint"))
+                results.append(_Cell("", "×", fill="paper_edge"))
             else:
                 results.append(_result_cell(cell))
         rows.append(
@@ -434,9 +438,9 @@ class _BracketStyle:
     between: int  # between two rounds' columns, where the connectors run
 
 
-BRACKET_STYLE = _BracketStyle(size=13, line=18, gap=10, name=170, score=52, between=28)
+BRACKET_STYLE = _BracketStyle(size=13, line=18, gap=10, name=170, score=58, between=28)
 #: 512 players: about 1,900 x 8,300 px.
-COMPACT_BRACKET_STYLE = _BracketStyle(size=11, line=14, gap=4, name=130, score=44, between=20)
+COMPACT_BRACKET_STYLE = _BracketStyle(size=11, line=14, gap=4, name=130, score=48, between=20)
 BOX_PADDING = 6
 _BLANK = BracketMatch(None, None, "", None)
 
