@@ -130,9 +130,12 @@ def test_standings_small_and_largest() -> None:
 
 def test_standings_beyond_the_picture_are_counted_and_listed_in_the_text() -> None:
     table = standings(300)
-    most = picture(standings_png(standings(tables.MOST_PICTURE_ROWS)))
     cut = picture(standings_png(table))
-    assert cut.height == most.height + tables.ROW_HEIGHT  # the line "… and 44 more"
+    rows = tables.MOST_PICTURE_ROWS + 1  # the last line: "… and 44 more"
+    assert (
+        cut.height
+        == tables.TITLE_HEIGHT + tables.HEADER_HEIGHT + rows * tables.ROW_HEIGHT + tables.MARGIN
+    )
     text = standings_text(table)
     assert len(text.splitlines()) == 3 + 300  # title, blank line, header, every row
     assert text.splitlines()[-1].startswith("=300 ") and "more" not in text
@@ -275,7 +278,11 @@ def test_bracket_text_byes_unknowns_and_winner() -> None:
     assert lines[-1] == "Winner: ann"
     matches = [lines[3], lines[4], lines[7]]
     assert len({columns(line[: line.index(" v ")]) for line in matches}) == 1
-    picture(bracket_png(bracket))
+    # the winner of the final gets a column of their own
+    undecided = Bracket("Cup", (bracket.rounds[0], (BracketMatch("ann", "李小龙", "½–½", None),)))
+    assert "Winner" not in bracket_text(undecided)
+    won, open_ = picture(bracket_png(bracket)), picture(bracket_png(undecided))
+    assert won.width > open_.width + tables.BRACKET_STYLE.name
 
 
 def test_rounds_not_given_yet_are_drawn_as_unknown() -> None:

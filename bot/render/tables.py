@@ -229,7 +229,7 @@ def _grid_image(grid: _Grid, theme: Mapping[str, str]) -> Image.Image:
     _title_band(canvas, grid.title, width)
     lefts = [MARGIN + sum(widths[:i]) for i in range(len(widths))]
     for index, column in enumerate(grid.columns):
-        header = fit_text(column.header, HEADER_SIZE, widths[index] - 4)
+        header = fit_text(column.header, HEADER_SIZE, widths[index] - 2 * CELL_PADDING)
         canvas.text(
             (
                 _anchor_x(lefts[index], widths[index], column.align),
