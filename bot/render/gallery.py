@@ -1,5 +1,6 @@
 """The gallery: an opening, a middle game and a finished game of every game, drawn
-from fixed random games so the pictures only change when the drawing does.
+from fixed random games so the pictures only change when the drawing does; and the
+tournament pictures (standings, crosstable, bracket) of a fixed 8-player event.
 
 Run: .venv/bin/python -m bot.render.gallery docs/img   (or: make gallery)
 """
