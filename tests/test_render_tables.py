@@ -305,3 +305,16 @@ def test_an_odd_name_stays_in_its_bracket_line(name: str) -> None:
     assert left >= tables.MARGIN + tables.BOX_PADDING
     assert right <= tables.MARGIN + tables.BOX_PADDING + style.name + 1
     assert box_top <= top and bottom <= box_top + style.line + 1
+
+
+def test_blank_places_and_scores_stay_blank() -> None:
+    row = StandingRow("", "ann", 1.0, (), 0, "")
+    text = standings_text(StandingsTable("Table", (), (row,)))
+    assert text.splitlines()[3].split() == ["ann", "1", "0"]
+    match = BracketMatch("ann", "bob", "  ", None)
+    assert bracket_text(Bracket("Cup", ((match,),))).splitlines()[-1].split() == ["ann", "v", "bob"]
+    blank, spaces = (
+        bracket_png(Bracket("Cup", ((BracketMatch("ann", "bob", score, None),),)))
+        for score in ("", "  ")
+    )
+    assert blank == spaces

@@ -309,6 +309,13 @@ def _grid_text(grid: _Grid) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _short_cell(words: str, blank: str, colour: str = "ink") -> _Cell:
+    """A cell of a few characters (a place, a result); `blank` in the text when empty."""
+    if not words.strip():
+        return _Cell("", blank, colour)
+    return _Cell(picture_name(words, 6), plain_name(words, 6), colour)
+
+
 # --- standings -------------------------------------------------------------------------------
 
 
@@ -332,7 +339,7 @@ def _standings_grid(table: StandingsTable, most_rows: int | None) -> _Grid:
         note = plain_name(row.note, 24) if row.note else ""
         rows.append(
             (
-                _Cell(picture_name(row.place, 6), plain_name(row.place, 6), "muted"),
+                _short_cell(row.place, "", "muted"),
                 _Cell(picture_name(row.name), plain_name(row.name), "muted" if out else "ink"),
                 _Cell(number(row.score), number(row.score), bold=True),
                 *(_Cell(value, value) for value in tiebreaks),
@@ -403,9 +410,7 @@ def _crosstable_grid(table: Crosstable) -> _Grid:
 
 def _result_cell(cell: str) -> _Cell:
     """A game's cell: "" for a game not played yet ("·" in the text)."""
-    if not cell.strip():
-        return _Cell("", "·")
-    return _Cell(picture_name(cell, 6), plain_name(cell, 6))
+    return _short_cell(cell, "·")
 
 
 def crosstable_png(table: Crosstable) -> bytes:
@@ -555,7 +560,7 @@ def _match_box(
         words = fit_text(picture_name(name), style.size, style.name, bold=won)
         y = centre + (side - 0.5) * style.line
         canvas.text((left + BOX_PADDING, y), words, style.size, colour, anchor="lm", bold=won)
-    if match.score:
+    if match.score.strip():
         score_left = right - style.score
         canvas.rectangle(
             (score_left, centre - style.line + 1, score_left + 1, centre + style.line - 1), "faint"
@@ -583,7 +588,7 @@ def _text_match(match: BracketMatch, first_round: bool) -> tuple[str, str, str, 
     return (
         plain_name(top) if top is not None else "?",
         plain_name(bottom) if bottom is not None else "?",
-        plain_name(match.score, 12) if match.score else "",
+        plain_name(match.score, 12) if match.score.strip() else "",
         _winner(match),
     )
 
