@@ -444,7 +444,7 @@ class _BracketStyle:
 
 
 BRACKET_STYLE = _BracketStyle(size=13, line=18, gap=10, name=170, score=58, between=28)
-#: 512 players: about 1,900 x 8,300 px.
+#: 512 players: about 1,900 x 8,280 px.
 COMPACT_BRACKET_STYLE = _BracketStyle(size=11, line=14, gap=4, name=130, score=48, between=20)
 BOX_PADDING = 6
 _BLANK = BracketMatch(None, None, "", None)
