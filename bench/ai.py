@@ -45,8 +45,8 @@ from collections.abc import Callable
 import engine
 from engine import GameState, ai, notation
 from engine.ai import disthexsolve, hexsolve
-from engine.ai.adapter import adapter_for
 from engine.ai.mcts import Search, Settings
+from engine.ai.registry import adapter_for
 from engine.ai.solver import Budget, OutOfTime
 
 #: (label, game, options, players)

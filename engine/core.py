@@ -136,7 +136,8 @@ class BadOptions(ValueError):
 
 
 class End(enum.StrEnum):
-    """Why a game ended."""
+    """Why a game ended. Each game declares the ones its rules produce in its
+    `GameInfo.ends`."""
 
     CONNECTION = "connection"  # Hex, Disthex
     LAST_WIRE = "last wire"  # Hot Wire: the opponent connected the hot wire
@@ -148,6 +149,11 @@ class End(enum.StrEnum):
     TURN_LIMIT = "turn limit"  # Short Circuit max-turns: draw
     RESIGNATION = "resignation"  # set by the service, not the rules
     TIME = "time"  # set by the service, not the rules
+
+
+#: The ways a game ends that the service sets, in every game; a game's own are in its
+#: `GameInfo.ends`.
+SERVICE_ENDS = frozenset({End.RESIGNATION, End.TIME})
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +202,7 @@ class GameInfo:
     options: Mapping[str, Option]
     summary: str  # a short rules summary, the player's words
     credit: str
+    ends: frozenset[End]  # every End its rules can finish a game with (Outcome.reason)
 
     def seat_name(self, seat: int) -> str:
         if seat < len(self.seat_names):

@@ -80,6 +80,7 @@ INFO = GameInfo(
         "over the opening stone and play Black."
     ),
     credit="Piet Hein and John Nash",
+    ends=frozenset({End.CONNECTION}),
 )
 
 DISTHEX_INFO = GameInfo(
@@ -95,6 +96,7 @@ DISTHEX_INFO = GameInfo(
         "most recent stone. When no cell is left to you, you pass automatically."
     ),
     credit="Ryoji Ishii and Cameron Browne (2017)",
+    ends=frozenset({End.CONNECTION}),
 )
 
 # Edge bits of a cell or of a group, for the colour that owns it: Black's first

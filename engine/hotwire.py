@@ -96,6 +96,7 @@ INFO = GameInfo(
         "Phil Leduc (2010). The author asks anyone who programs or sells Hot Wire "
         "to contact him for permission."
     ),
+    ends=frozenset({End.LAST_WIRE}),
 )
 
 

@@ -87,6 +87,7 @@ INFO = GameInfo(
         "offense. After the last round the highest total wins."
     ),
     credit="Leroy Quet (2009)",
+    ends=frozenset({End.POINTS}),
 )
 
 

@@ -96,6 +96,7 @@ INFO = GameInfo(
         "With no legal move you pass; two passes in a row are a draw."
     ),
     credit="Charlie Fish and James Folkard (rules reconstructed from their text)",
+    ends=frozenset({End.BASE_REACHED, End.PASSES}),
 )
 
 # -- dots, lines and moves ------------------------------------------------------

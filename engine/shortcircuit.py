@@ -104,6 +104,7 @@ INFO = GameInfo(
         "End a turn with a closed loop of your connectors to win."
     ),
     credit="Short Circuit; or Graph Coloring and Cycles (rules page, author not named).",
+    ends=frozenset({End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT}),
 )
 
 # -- notation ---------------------------------------------------------------------

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 import engine
 from bot import cli
 from engine import GameState, ai
-from engine.ai import disthexsolve, hotwireai, others
-from engine.ai.adapter import adapter_for
+from engine.ai import disthexsolve, hotwireai, intersectionsai
+from engine.ai.intersectionsai import IntersectionsAdapter
 from engine.ai.mcts import Node, Search
-from engine.ai.others import IntersectionsAdapter
+from engine.ai.registry import adapter_for
 from engine.intersections import IntersectionsState
 from engine.livewire import LivewireState
 from tests.conftest import cpu_clock, kept_time
@@ -521,7 +521,7 @@ def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None
     state = engine.new("intersections", 3).play("a1-a3")
     assert isinstance(state, IntersectionsState)
     rng = random.Random(4)
-    finished = others.policy_round(state, rng)
+    finished = intersectionsai.policy_round(state, rng)
     assert finished.moves[:1] == state.moves and len(finished.moves) == state.segments_per_round
     assert finished.round == 2 and finished.outcome is None and state.ply == 1
     assert finished.scores == (finished.round_points[0], 0, 0)  # seat 0 was the offense
@@ -534,7 +534,7 @@ def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None
 
     empty = engine.new("intersections", 3)
     assert isinstance(empty, IntersectionsState)
-    greedy = [others.policy_round(empty, rng).scores[0] for _ in range(300)]
+    greedy = [intersectionsai.policy_round(empty, rng).scores[0] for _ in range(300)]
     uniform = [uniform_round(empty).scores[0] for _ in range(300)]
     assert statistics.mean(greedy) > statistics.mean(uniform) + 1
 

@@ -58,6 +58,7 @@ def assert_valid_end(state: GameState) -> None:
     assert state.to_move is None
     assert state.legal_moves() == []
     assert isinstance(outcome.reason, End)
+    assert outcome.reason in engine.GAMES[state.name].ends  # the ways the game declares
     assert len(set(outcome.winners)) == len(outcome.winners)
     assert all(0 <= seat < state.players for seat in outcome.winners)
     if outcome.scores is not None:

@@ -3,7 +3,8 @@
 Render imports the engine and nothing else of the project. Each game has one
 module here with a `BoardRenderer` subclass (bot/render/board.py) drawn on the
 canvas (canvas.py, theme.py, fonts.py) with the caption band (caption.py) and
-encoded by encode.py; the registry below maps game names to them.
+encoded by encode.py; each module registers its renderer in board.py's registry
+(`RENDERERS`), which the functions below draw through.
 
     >>> import engine
     >>> png = render_png(engine.new("hex", size=5).play("c3"))
@@ -14,27 +15,15 @@ encoded by encode.py; the registry below maps game names to them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from PIL import Image
 
 import engine
-from bot.render import hex, hotwire, intersections, livewire, shortcircuit
-from bot.render.board import BoardRenderer, Extras
+from bot.render import hex, hotwire, intersections, livewire, shortcircuit  # noqa: F401  (register)
+from bot.render.board import RENDERERS, Extras
 from bot.render.encode import encode_gif, encode_png
 from bot.render.theme import theme_with
 from engine import GameState
-
-#: Each renderer draws its own game's state and view classes (checked by mypy);
-#: `BoardRenderer.typed` checks that a state reached its own game's renderer.
-RENDERERS: dict[str, BoardRenderer[Any, Any]] = {
-    "hotwire": hotwire.HotWireRenderer(),
-    "hex": hex.HexRenderer("hex"),
-    "disthex": hex.HexRenderer("disthex"),
-    "shortcircuit": shortcircuit.ShortCircuitRenderer(),
-    "livewire": livewire.LivewireRenderer(),
-    "intersections": intersections.IntersectionsRenderer(),
-}
 
 #: GIF timing: a slow game replays briskly, and the end stays on screen.
 GIF_FRAME_MS = 600

@@ -4,7 +4,8 @@ top, and the caption band.
 Each game's renderer is a `BoardRenderer[ItsState, ItsView]`: its hooks take
 the game's own state and view classes, so mypy checks every renderer against
 the view it draws. The one check that a state came to its own game's
-renderer is `BoardRenderer.typed`, where every drawing starts.
+renderer is `BoardRenderer.typed`, where every drawing starts. Each game's
+render module registers its renderer here (`register`, last in the module).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from PIL import Image, ImageChops, ImageFilter
 
@@ -165,3 +166,22 @@ SUGGESTION_RING = 9
 
 _BACKGROUNDS: dict[Hashable, Image.Image] = {}
 _BACKGROUND_LIMIT = 64
+
+
+# -- the registry ------------------------------------------------------------------
+
+#: Game name -> its renderer. Each renderer draws its own game's state and view classes
+#: (checked by mypy); `BoardRenderer.typed` checks that a state reached its own game's.
+RENDERERS: dict[str, BoardRenderer[Any, Any]] = {}
+#: Game name -> the options the gallery (gallery.py, docs/img) draws it with.
+GALLERY: dict[str, Mapping[str, object]] = {}
+
+
+def register(renderer: BoardRenderer[Any, Any], *, gallery: Mapping[str, object]) -> None:
+    """Add a game's renderer, under its `game`, and the options the gallery draws the
+    game with ({}: its defaults). Each game's render module calls this last, as engine
+    modules call `engine.core.register`. A duplicate name raises."""
+    if renderer.game in RENDERERS:
+        raise ValueError(f"a renderer for {renderer.game!r} is already registered")
+    RENDERERS[renderer.game] = renderer
+    GALLERY[renderer.game] = gallery

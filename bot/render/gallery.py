@@ -1,6 +1,7 @@
 """The gallery: an opening, a middle game and a finished game of every game, drawn
-from fixed random games so the pictures only change when the drawing does; and the
-tournament pictures (standings, crosstable, bracket) of a fixed 8-player event.
+from fixed random games so the pictures only change when the drawing does; each
+game is drawn with the options its render module registered (board.py's GALLERY).
+And the tournament pictures (standings, crosstable, bracket) of a fixed 8-player event.
 
 Run: .venv/bin/python -m bot.render.gallery docs/img   (or: make gallery)
 """
@@ -9,10 +10,12 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import engine
 from bot.render import render_png
+from bot.render.board import GALLERY
 from bot.render.tables import (
     Bracket,
     BracketMatch,
@@ -25,21 +28,13 @@ from bot.render.tables import (
 )
 from engine import GameState
 
-#: The options each game is shown with, and display names for the seats.
-SHOWN: dict[str, dict[str, object]] = {
-    "hotwire": {},
-    "hex": {},
-    "disthex": {},
-    "shortcircuit": {},
-    "livewire": {},
-    "intersections": {"players": 3},
-}
+#: Display names for the seats.
 NAMES = ("ann", "bob", "cat")
 #: The players of the tournament pictures.
 ENTRANTS = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal")
 
 
-def stages(name: str, options: dict[str, object], seed: int = 2026) -> dict[str, GameState]:
+def stages(name: str, options: Mapping[str, object], seed: int = 2026) -> dict[str, GameState]:
     """Opening, middle and end of one random game (the longest of a few)."""
     rng = random.Random(seed)
     start = engine.replay(name, options, ())
@@ -55,7 +50,7 @@ def stages(name: str, options: dict[str, object], seed: int = 2026) -> dict[str,
 def main(folder: str) -> None:
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    for name, options in SHOWN.items():
+    for name, options in GALLERY.items():
         for label, state in stages(name, options).items():
             players = NAMES[: state.players]
             (target / f"{name}-{label}.png").write_bytes(render_png(state, players=players))

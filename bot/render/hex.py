@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from bot.render.board import BoardRenderer, Extras
+from bot.render.board import BoardRenderer, Extras, register
 from bot.render.canvas import Canvas
 from bot.render.theme import Marker, Point, SeatStyle
 from engine.hex import BLACK, COLOUR_NAMES, HexState, HexView
@@ -172,3 +172,7 @@ def _hexagon(centre: Point, radius: float) -> list[Point]:
         )
         for i in range(6)
     ]
+
+
+register(HexRenderer("hex"), gallery={})
+register(HexRenderer("disthex"), gallery={})

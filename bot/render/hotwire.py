@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from PIL import ImageColor
 
-from bot.render.board import BoardRenderer, Extras
+from bot.render.board import BoardRenderer, Extras, register
 from bot.render.canvas import Canvas
 from bot.render.caption import default_status
 from bot.render.fonts import clean_name
@@ -474,3 +474,6 @@ def _mix_hex(colour: str, paper: str, amount: float) -> str:
 def tinted(theme: Mapping[str, str], key: str, amount: float) -> str:
     """A theme colour washed onto the paper: amount 0 is paper, 1 the colour itself."""
     return _mix_hex(theme[key], theme["paper"], amount)
+
+
+register(HotWireRenderer(), gallery={})

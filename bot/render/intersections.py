@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from bot.render.board import BoardRenderer, Extras
+from bot.render.board import BoardRenderer, Extras, register
 from bot.render.canvas import Canvas
 from bot.render.fonts import clean_name, fit_text
 from bot.render.theme import Marker, Point, SeatStyle
@@ -403,3 +403,6 @@ def _name_chip(canvas: Canvas, style: SeatStyle, name: str, at: Point) -> None:
 def _scoring_ring(canvas: Canvas, centre: Point, radius: float, degree: int, size: float) -> None:
     canvas.marker("circle", centre, radius, "win", outline="ink", width=1.5)
     canvas.text((centre[0], centre[1] + 0.5), str(degree), size, bold=True)
+
+
+register(IntersectionsRenderer(), gallery={"players": 3})

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from PIL import ImageColor
 
-from bot.render.board import BoardRenderer, Extras
+from bot.render.board import BoardRenderer, Extras, register
 from bot.render.canvas import Canvas
 from bot.render.caption import CAPTION_HEIGHT, default_status
 from bot.render.fonts import clean_name, font
@@ -431,3 +431,6 @@ class LivewireRenderer(BoardRenderer[LivewireState, LivewireView]):
                     canvas.marker("star", at, star, "win", outline="ink", width=1)
                 canvas.marker(shape, at, radius, colour, outline="ink", width=1.5)
                 canvas.marker(shape, at, radius * 0.4, "white")
+
+
+register(LivewireRenderer(), gallery={})

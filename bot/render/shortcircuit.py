@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import engine
-from bot.render.board import BoardRenderer, Extras
+from bot.render.board import BoardRenderer, Extras, register
 from bot.render.canvas import Canvas
 from bot.render.fonts import clean_name, text_width
 from bot.render.theme import Marker, Point, SeatStyle
@@ -372,3 +372,6 @@ def hexagon(centre: Point, radius: float) -> list[Point]:
     x, y = centre
     angles = [math.radians(30 + 60 * i) for i in range(6)]
     return [(x + radius * math.cos(a), y + radius * math.sin(a)) for a in angles]
+
+
+register(ShortCircuitRenderer(), gallery={})

@@ -40,7 +40,7 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.rules import option_word, options_text
-from engine import Code
+from engine import Code, End
 
 Mention = Callable[[int], str]
 NO_CLOCK = "none"  # the days-per-move word for no clock
@@ -48,16 +48,21 @@ NO_CLOCK = "none"  # the days-per-move word for no clock
 CLOSE_ENOUGH = 0.75
 When = Callable[[datetime, str | None], str]  # a moment, and the zone of whom it is for
 
-REASONS = {
-    "connection": "by connecting their edges",
-    "last wire": "because the opponent connected the last wire",
-    "loop": "by closing a loop",
-    "no connectors": "because the opponent has no connector left",
-    "base reached": "by reaching a base",
-    "points": "on points",
-    "resignation": "by resignation",
-    "time": "on time",
+#: How a game was won, after "wins": a sentence for every way of ending that has a
+#: winner (each game's `GameInfo.ends`, and the service's own: engine.core.SERVICE_ENDS).
+REASONS: dict[str, str] = {
+    End.CONNECTION: "by connecting their edges",
+    End.LAST_WIRE: "because the opponent connected the last wire",
+    End.LOOP: "by closing a loop",
+    End.NO_CONNECTORS: "because the opponent has no connector left",
+    End.BASE_REACHED: "by reaching a base",
+    End.POINTS: "on points",
+    End.RESIGNATION: "by resignation",
+    End.TIME: "on time",
 }
+#: The ways of ending that are always draws, named by their own words: "Livewire #3
+#: ends in a draw (passes)."
+DRAWS = frozenset({End.PASSES, End.TURN_LIMIT})
 
 
 def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> str:

@@ -23,10 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import engine
-from engine.ai import disthexsolve, hexai, hotwireai, livewireai, others  # noqa: F401  (register)
-from engine.ai.adapter import Adapter, adapter_for
+from engine.ai import hexai, hotwireai, intersectionsai, livewireai, shortcircuitai  # noqa: F401  (register)
+from engine.ai.adapter import Adapter
 from engine.ai.mcts import Search, Settings
-from engine.ai.solver import SOLVERS, Asked, Budget, OutOfTime, Solution, minimax_solve
+from engine.ai.registry import SOLVERS, adapter_for
+from engine.ai.solver import Asked, Budget, OutOfTime, Solution, minimax_solve
 from engine.core import GameState
 
 __all__ = [

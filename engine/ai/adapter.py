@@ -1,11 +1,11 @@
-"""What the search needs from a game, and the registry of per-game knowledge.
+"""What the search needs from a game.
 
 The search (MCTS and the exact solvers) never touches a game's rules itself: it
-asks an `Adapter`. `GenericAdapter` works for any game through the public
-state API (`legal_moves`, a copy plus one action, `random_playout`); a game
-module of engine/ai may register a faster adapter built on the fast internals
+asks an `Adapter`. `Adapter` itself works for any game through the public
+state API (`legal_moves`, a copy plus one action, `random_playout`); a game's
+module of engine/ai registers it or a faster adapter built on the fast internals
 its engine module exposes, with knowledge: a playout policy, decisive moves,
-move pruning, an evaluation.
+move pruning, an evaluation (engine/ai/registry.py).
 
 Positions and moves are whatever the adapter chooses (a state, a bitboard, a
 wire index); the search only compares moves for equality, hashes `key(pos)`
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from engine.core import GameState
@@ -136,24 +136,3 @@ class Adapter:
         from the mover (true for Hot Wire and Livewire, passes included)."""
         seat, players = self.mover(pos), self.players
         return [((seat + index) % players, move) for index, move in enumerate(record)]
-
-
-#: Game name -> the adapter class for it; games absent use `Adapter`.
-ADAPTERS: dict[str, Callable[[GameState], Adapter]] = {}
-
-
-def register(*names: str) -> Callable[[type[Adapter]], type[Adapter]]:
-    """Class decorator: use this adapter for the games named."""
-
-    def add(cls: type[Adapter]) -> type[Adapter]:
-        for name in names:
-            ADAPTERS[name] = cls
-        return cls
-
-    return add
-
-
-def adapter_for(state: GameState) -> Adapter:
-    """The adapter for this position: the game's own one if it takes the position."""
-    factory = ADAPTERS.get(state.name, Adapter)
-    return factory(state)

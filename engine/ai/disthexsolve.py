@@ -24,7 +24,7 @@ depth-first search with a table did not in a minute (docs/PERFORMANCE.md).
 from __future__ import annotations
 
 from engine.ai.hexsolve import INFINITE, flood, geometry, turn, turns_into_itself
-from engine.ai.solver import SOLVERS, Asked, Budget, Solution, winning
+from engine.ai.solver import Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import DisthexState, board
 
@@ -210,6 +210,3 @@ def solve_disthex(state: GameState, budget: Budget, asked: Asked) -> Solution | 
         winner=mover if won else 1 - mover,
         winning_moves=tuple(move for move in legal if move in won),
     )
-
-
-SOLVERS["disthex"] = solve_disthex

@@ -1,4 +1,5 @@
-"""Hex and Disthex: a fast adapter for MCTS, and Hex's exact solver.
+"""Hex and Disthex: a fast adapter for MCTS, and Hex's exact solver (Disthex's is
+engine/ai/disthexsolve.py; both games are registered here).
 
 Knowledge (Hex): decisive moves (a cell that completes the mover's chain),
 anti-decisive moves (when the opponent threatens to complete a chain at one
@@ -28,9 +29,11 @@ from collections.abc import Hashable
 from functools import cache
 from typing import Any
 
-from engine.ai.adapter import Adapter, Rewards, register
+from engine.ai.adapter import Adapter, Rewards
+from engine.ai.disthexsolve import solve_disthex
 from engine.ai.hexsolve import HexProver, connected, turns_into_itself
-from engine.ai.solver import SOLVERS, Asked, Budget, Solution, winning
+from engine.ai.registry import register
+from engine.ai.solver import Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
 
@@ -181,14 +184,11 @@ class DisthexAdapter(HexAdapter):
     disthex = True
 
 
-def _hex_adapter(state: GameState) -> Adapter:
+def hex_adapter(state: GameState) -> Adapter:
     assert isinstance(state, HexState)
     if state.options["swap"] and state.ply <= 1 and state.outcome is None:
         return Adapter(state)  # the swap decision: the engine's own rules
     return DisthexAdapter(state) if isinstance(state, DisthexState) else HexAdapter(state)
-
-
-register("hex", "disthex")(_hex_adapter)  # type: ignore[arg-type]
 
 
 # -- board knowledge -------------------------------------------------------------------
@@ -402,4 +402,5 @@ def solve_hex(state: GameState, budget: Budget, asked: Asked) -> Solution | None
     )
 
 
-SOLVERS["hex"] = solve_hex
+register("hex", hex_adapter, solve_hex)
+register("disthex", hex_adapter, solve_disthex)

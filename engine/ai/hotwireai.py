@@ -26,8 +26,9 @@ import time
 from collections.abc import Hashable, Iterator
 from typing import Any, Protocol
 
-from engine.ai.adapter import Adapter, Rewards, register
-from engine.ai.solver import SOLVERS, Asked, Budget, OutOfTime, Solution, winning
+from engine.ai.adapter import Adapter, Rewards
+from engine.ai.registry import register
+from engine.ai.solver import Asked, Budget, OutOfTime, Solution, winning
 from engine.core import GameState
 from engine.hotwire import HotWireState, wires_of
 
@@ -38,7 +39,6 @@ Position = tuple[int, int]
 SMALL = 100
 
 
-@register("hotwire")
 class HotWireAdapter(Adapter):
     def __init__(self, state: GameState) -> None:
         super().__init__(state)
@@ -307,7 +307,7 @@ def solve_hotwire(state: GameState, budget: Budget, asked: Asked) -> Solution | 
     )
 
 
-SOLVERS["hotwire"] = solve_hotwire
+register("hotwire", HotWireAdapter, solve_hotwire)
 
 
 # -- helpers -----------------------------------------------------------------------------

@@ -21,7 +21,8 @@ import math
 import random
 from typing import Any
 
-from engine.ai.adapter import Adapter, Rewards, register
+from engine.ai.adapter import Adapter, Rewards
+from engine.ai.registry import register
 from engine.core import GameState
 from engine.livewire import LivewireState
 
@@ -41,7 +42,6 @@ CLOSED = 99
 Line = tuple[int, int]
 
 
-@register("livewire")
 class LivewireAdapter(Adapter):
     cheap_decisive = True
 
@@ -112,3 +112,6 @@ class LivewireAdapter(Adapter):
         return min(
             (distances.get(dot, CLOSED) for dot in state.growing_points(seat)), default=CLOSED
         )
+
+
+register("livewire", LivewireAdapter)

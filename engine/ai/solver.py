@@ -1,5 +1,6 @@
 """Exact solving: minimax with alpha-beta and a transposition table, for any
-two-player game through its adapter, and the registry of games' own solvers.
+two-player game through its adapter (games register their own solvers with their
+adapters: engine/ai/registry.py).
 
 Values are from seat 0's side: 1 seat 0 wins, -1 seat 1 wins, 0 a draw (or a
 shared win). The search stops with `OutOfTime` at the deadline or the node
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from engine.ai.adapter import Adapter
-from engine.core import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +63,6 @@ class Asked:
     every: bool = True  # every winning move; False: the value and the first winning move
     first: str | None = None  # a move to try before the others (an analysis: the one played)
 
-
-#: Game name -> its own solver (a state, a budget and what is asked -> the solution,
-#: or None when it does not take the position); games absent use `minimax_solve`.
-SOLVERS: dict[str, Callable[[GameState, Budget, Asked], Solution | None]] = {}
 
 Move = TypeVar("Move")
 

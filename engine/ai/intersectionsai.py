@@ -1,6 +1,5 @@
-"""Adapters for the games searched through the generic state API: what each
-needs beyond it is who played each move of a playout (for AMAF) and a
-transposition key for the solver."""
+"""Making Intersections: an adapter whose playouts finish the round by a greedy offense
+and score it by the standings, and which knows whose segment each ply of a round is."""
 
 from __future__ import annotations
 
@@ -8,16 +7,13 @@ import functools
 import math
 import random
 import statistics
-import time
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from engine.ai.adapter import Adapter, Rewards, register
-from engine.ai.solver import OutOfTime
+from engine.ai.adapter import Adapter, Rewards
+from engine.ai.registry import register
 from engine.core import GameState, OptionValue
 from engine.intersections import IntersectionsState
-from engine.notation import sort_key
-from engine.shortcircuit import ShortCircuitState
 
 #: Segments drawn in all when sampling the points a playout round scores on average:
 #: 64 rounds of 12 on 6x6 (about 6 points with 3 players), fewer but longer rounds on
@@ -42,7 +38,6 @@ MARGIN_WEIGHT = 0.3
 PLAYOUT_TRIES = 4
 
 
-@register("intersections")
 class IntersectionsAdapter(Adapter):
     """Seat of ply k: the round's offense rotates, so it is (round + drawn) mod players."""
 
@@ -127,36 +122,4 @@ def round_average(options: tuple[tuple[str, OptionValue], ...]) -> float:
     return statistics.fmean(policy_round(empty, rng).scores[0] for _ in range(rounds))
 
 
-@register("shortcircuit")
-class ShortCircuitAdapter(Adapter):
-    """Moves are the engine's actions (no text to parse in the tree or playouts)."""
-
-    def moves(self, pos: Any) -> list[Any]:
-        assert isinstance(pos, ShortCircuitState)
-        return sorted(pos.actions(), key=lambda action: sort_key(pos.action_text(action)))
-
-    def play(self, pos: Any, move: Any) -> Any:
-        after = pos.copy()
-        after.apply(move)
-        return after
-
-    def text(self, pos: Any, move: Any) -> str:
-        return str(pos.action_text(move))
-
-    def key(self, pos: Any) -> Hashable:
-        assert isinstance(pos, ShortCircuitState)
-        return pos.position_key()
-
-    def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
-        state = pos.copy()
-        played: list[tuple[int, Any]] = []
-        while state.outcome is None:
-            # a game of max_turns=9999 plays out for a second: the search's deadline holds
-            if not len(played) & 255 and time.monotonic() > self.deadline:
-                raise OutOfTime
-            action = rng.choice(state.actions())
-            played.append((state.to_move, action))
-            state.apply(action)
-        result = self.result(state)
-        assert result is not None
-        return result, played
+register("intersections", IntersectionsAdapter)

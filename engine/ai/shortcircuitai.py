@@ -1,0 +1,52 @@
+"""Short Circuit: an adapter over the engine's actions (no move text in the tree or
+the playouts) with a transposition key for the solver."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Hashable
+from typing import Any
+
+from engine.ai.adapter import Adapter, Rewards
+from engine.ai.registry import register
+from engine.ai.solver import OutOfTime
+from engine.notation import sort_key
+from engine.shortcircuit import ShortCircuitState
+
+
+class ShortCircuitAdapter(Adapter):
+    """Moves are the engine's actions (no text to parse in the tree or playouts)."""
+
+    def moves(self, pos: Any) -> list[Any]:
+        assert isinstance(pos, ShortCircuitState)
+        return sorted(pos.actions(), key=lambda action: sort_key(pos.action_text(action)))
+
+    def play(self, pos: Any, move: Any) -> Any:
+        after = pos.copy()
+        after.apply(move)
+        return after
+
+    def text(self, pos: Any, move: Any) -> str:
+        return str(pos.action_text(move))
+
+    def key(self, pos: Any) -> Hashable:
+        assert isinstance(pos, ShortCircuitState)
+        return pos.position_key()
+
+    def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
+        state = pos.copy()
+        played: list[tuple[int, Any]] = []
+        while state.outcome is None:
+            # a game of max_turns=9999 plays out for a second: the search's deadline holds
+            if not len(played) & 255 and time.monotonic() > self.deadline:
+                raise OutOfTime
+            action = rng.choice(state.actions())
+            played.append((state.to_move, action))
+            state.apply(action)
+        result = self.result(state)
+        assert result is not None
+        return result, played
+
+
+register("shortcircuit", ShortCircuitAdapter)
