@@ -399,7 +399,7 @@ async def main(url, guild, game_ids):
 
     async def accept(game_id):
         try:
-            result = await service.accept(game_id, guild, BOB)
+            result = await service.accept(game_id, guild, Player(9002, "bob"))  # BOB
         except Refused as refusal:
             return f"refused {game_id} {refusal.code}"
         except Exception as error:
