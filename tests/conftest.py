@@ -1,4 +1,6 @@
-"""Shared fixtures: a database of each backend, a service with a controllable clock."""
+"""Shared fixtures and helpers: a database (SQLite; PostgreSQL too for a test marked
+`both_backends`), a service with a controllable clock, the people who play in tests, and a
+game with moves played."""
 
 from __future__ import annotations
 
@@ -15,21 +17,27 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import asyncpg
 import pytest
 from hypothesis import HealthCheck, settings
 from sqlalchemy.engine import make_url
 
+import engine
 from bot.service import GameService, Player
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.database import scratch_schema
+from engine import GameState
 
 POSTGRES_URL = os.environ.get(
     "PAPERBOARD_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
 )
 REQUIRE_POSTGRES = os.environ.get("PAPERBOARD_REQUIRE_POSTGRES") == "1"
+#: Every test that takes a database on both backends, not only those marked `both_backends`
+#: (for a change to the store: what the marked tests do not reach shows here).
+ALL_ON_BOTH_BACKENDS = os.environ.get("PAPERBOARD_ALL_BACKENDS") == "1"
 ROOT = Path(__file__).resolve().parents[1]
 # Hypothesis times each example and the drawing of data by the wall clock: on a loaded
 # machine that measures the load, not the code.
@@ -44,7 +52,24 @@ settings.load_profile("any machine")
 PATIENCE_SECONDS = 300.0
 #: People in tests: ids above the bot's (BOT_ID_RANGE, bot/service/levels.py), as every
 #: person's is; the service refuses a person there, who would read as a level of the bot.
-ANN, BOB, CAT = Player(9001, "ann"), Player(9002, "bob"), Player(9003, "cat")
+ANN, BOB = Player(9001, "ann"), Player(9002, "bob")
+CAT, DAN = Player(9003, "cat"), Player(9004, "dan")
+State = TypeVar("State", bound=GameState)
+
+
+def play(state: State, *moves: str) -> State:
+    """`state` after `moves`, played one after the other (each move makes a new state)."""
+    for move in moves:
+        state = state.play(move)
+    return state
+
+
+def game(kind: type[State], *moves: str, players: object = None, **options: object) -> State:
+    """A new game of the state class `kind` with `moves` played, started as a player's would be
+    (engine.new by the game's name: the options and players are checked)."""
+    state = engine.new(kind.info.name, players, **options)
+    assert isinstance(state, kind)
+    return play(state, *moves)
 
 
 @contextmanager
@@ -206,13 +231,42 @@ def migrated_postgres() -> Iterator[str | None]:
         asyncio.run(_on_server(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+#: The backends a test marked `both_backends` runs on; every other test that takes a database
+#: (`database_url`, `service`) runs on the first alone.
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that takes a database runs on SQLite, and on PostgreSQL too when it is marked
+    `both_backends`: the store, races, migrations, claims shared by processes, SQL types
+    and ranges, whose outcome can depend on the backend. The rest speak to the store through
+    the same SQLAlchemy statements, which the marked tests run on both."""
+    if "database_url" not in metafunc.fixturenames or _parametrizes_database(metafunc):
+        return
+    both = ALL_ON_BOTH_BACKENDS or metafunc.definition.get_closest_marker("both_backends")
+    metafunc.parametrize("database_url", BACKENDS if both else BACKENDS[:1], indirect=True)
+
+
+def _parametrizes_database(metafunc: pytest.Metafunc) -> bool:
+    """Whether the test names its backends itself (@pytest.mark.parametrize("database_url"))."""
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if isinstance(names, str):
+            names = names.replace(" ", "").split(",")
+        if "database_url" in names:
+            return True
+    return False
+
+
+@pytest.fixture
 async def database_url(
     request: pytest.FixtureRequest,
     tmp_path: Path,
     migrated_sqlite: Path,
     migrated_postgres: str | None,
 ) -> AsyncIterator[str]:
+    """A migrated database of this test's own: SQLite, or PostgreSQL for a `both_backends`
+    test's second run (pytest_generate_tests)."""
     if request.param == "sqlite":
         shutil.copyfile(migrated_sqlite, tmp_path / "paperboard.db")
         yield f"sqlite:///{tmp_path / 'paperboard.db'}"

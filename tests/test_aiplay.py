@@ -45,6 +45,8 @@ from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import ai_jobs, moves
 from tests.conftest import (
+    ANN,
+    BOB,
     PATIENCE_SECONDS,
     ROOT,
     Clock,
@@ -59,8 +61,6 @@ from tests.test_discord import World, play_typed, settled_game, world_on
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
-ANN = Player(101, "ann")
-BOB = Player(102, "bob")
 NODES = 20  # simulations per search: fast and deterministic
 LATER = aiqueue.LEASE * 2  # past the lease of a claim whose worker died
 
@@ -376,6 +376,7 @@ async def test_each_level_keeps_its_own_record(service: GameService, runner: AiR
 # -- exactly once ----------------------------------------------------------------------------------
 
 
+@pytest.mark.both_backends
 async def test_a_claim_overtaken_by_another_worker_commits_nothing(
     service: GameService, clock: Clock
 ) -> None:
@@ -417,6 +418,7 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize("crash", ["searching", "after-commit"])
 async def test_a_bot_move_killed_midway_is_made_once_after_the_restart(
     service: GameService, runner: AiRunner, clock: Clock, database_url: str, crash: str
@@ -652,6 +654,7 @@ async def test_the_bots_moves_never_wait_behind_an_analysis(
     assert (await service.analysis(finished.id, GUILD)).done
 
 
+@pytest.mark.both_backends
 async def test_a_search_of_a_position_an_undo_took_back_is_never_committed(
     service: GameService,
 ) -> None:
@@ -793,6 +796,7 @@ async def test_after_an_undo_hints_and_analyses_are_of_the_moves_played_now(
     assert analysis.done and "move 1 a1" not in analysis.text  # a1 was taken back
 
 
+@pytest.mark.both_backends
 async def test_finished_move_and_hint_jobs_are_cleaned_up_after_a_day(
     service: GameService, runner: AiRunner, clock: Clock
 ) -> None:

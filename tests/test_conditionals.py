@@ -211,6 +211,7 @@ async def test_the_console_adds_lists_and_answers_conditional_lines(
     assert said[-1] == "You have no conditional lines in Hex #1."
 
 
+@pytest.mark.both_backends
 async def test_the_move_and_its_conditional_reply_commit_together_or_not_at_all(
     service: GameService, monkeypatch: pytest.MonkeyPatch
 ) -> None:

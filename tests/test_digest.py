@@ -7,13 +7,15 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from bot.schedule import Scheduler
 from bot.service import Digest, GameService, Reminder, describe, local_time
 from bot.service.digest import next_digest
 from engine import Code
-from tests.conftest import Clock
+from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_schedule import Outbox
-from tests.test_service import ANN, BOB, CAT, GUILD, refused, start
+from tests.test_service import GUILD, refused, start
 
 PARIS_NINE = datetime(2026, 11, 22, 8, 0, tzinfo=UTC)  # 09:00 in Paris (UTC+1 in November)
 
@@ -66,6 +68,7 @@ async def test_one_digest_a_day_lists_the_games_on_move_and_none_when_empty(
     await refused(Code.BAD_SETTING, service.player_settings(ANN, digest_hour=24))
 
 
+@pytest.mark.both_backends
 async def test_a_digest_goes_out_once_across_processes_and_after_a_crash(
     service: GameService, clock: Clock
 ) -> None:

@@ -16,8 +16,8 @@ from bot.cli import main as paperboard
 from bot.service import GameService, GameSummary, Player, Refused
 from bot.service.exports import finished_games
 from engine import Code
-from tests.conftest import Clock
-from tests.test_service import ANN, BOB, GUILD, player_at, start
+from tests.conftest import ANN, BOB, Clock
+from tests.test_service import GUILD, player_at, start
 
 
 async def play_out(
@@ -129,6 +129,7 @@ async def _refused(call: object) -> Refused:
     return caught.value
 
 
+@pytest.mark.both_backends
 async def test_finished_games_stream_page_by_page_since_a_date(
     service: GameService, clock: Clock
 ) -> None:

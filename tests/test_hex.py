@@ -16,16 +16,14 @@ from engine import BadOptions, Code
 from engine.core import End, GameState, IllegalMove
 from engine.hex import DisthexState, HexState, HexView
 from engine.notation import label, point, sort_key
+from tests.conftest import play
 
 # The six neighbours of (c, r), as docs/RULES.md lists them.
 DIRECTIONS = ((0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1))
 
 
 def game(name: str = "hex", moves: str = "", **options: object) -> GameState:
-    state = engine.new(name, None, **options)
-    for move in moves.split():
-        state = state.play(move)
-    return state
+    return play(engine.new(name, None, **options), *moves.split())
 
 
 def refused(state: GameState, move: str) -> IllegalMove:

@@ -25,6 +25,7 @@ from engine.hotwire import (
     wires_of,
 )
 from engine.notation import Point, label, point, sort_key
+from tests.conftest import game, play
 
 # -- independent brute force: docs/RULES.md read literally ---------------------------
 
@@ -123,15 +124,7 @@ def player_to_move_wins(state: HotWireState, memo: dict[tuple[str, ...], bool]) 
 
 
 def new(**options: object) -> HotWireState:
-    state = engine.new("hotwire", None, **options)
-    assert isinstance(state, HotWireState)
-    return state
-
-
-def play(state: HotWireState, *moves: str) -> HotWireState:
-    for move in moves:
-        state = state.play(move)
-    return state
+    return game(HotWireState, **options)
 
 
 def refused(state: HotWireState, text: str, code: Code, *named: str) -> IllegalMove:

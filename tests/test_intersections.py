@@ -16,20 +16,14 @@ import engine
 from engine import BadOptions, Code, End, IllegalMove
 from engine.intersections import INFO, IntersectionsState, IntersectionsView
 from engine.notation import Point, label, sort_key
+from tests.conftest import game as new_game
+from tests.conftest import play
 
 Segment = tuple[Point, Point]
 
 
 def game(players: int = 2, **options: object) -> IntersectionsState:
-    state = engine.new("intersections", players=players, **options)
-    assert isinstance(state, IntersectionsState)
-    return state
-
-
-def play(state: IntersectionsState, *moves: str) -> IntersectionsState:
-    for move in moves:
-        state = state.play(move)
-    return state
+    return new_game(IntersectionsState, players=players, **options)
 
 
 def refusal(state: IntersectionsState, text: str) -> IllegalMove:

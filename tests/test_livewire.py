@@ -17,6 +17,7 @@ import engine
 from engine import BadOptions, Code
 from engine.core import End, GameState, IllegalMove
 from engine.livewire import Dot, Line, LivewireState, LivewireView, base_rows
+from tests.conftest import game as new_game
 
 SMALL = "17x14"
 #: Player 2 moves along the top edge, far from every position below.
@@ -27,11 +28,7 @@ P2_FILLER = (
 
 
 def game(*moves: str, size: str = SMALL, lengths: str = "2,1") -> LivewireState:
-    state = engine.new("livewire", size=size, lengths=lengths)
-    for move in moves:
-        state = state.play(move)
-    assert isinstance(state, LivewireState)
-    return state
+    return new_game(LivewireState, *moves, size=size, lengths=lengths)
 
 
 def player1(*moves: str) -> LivewireState:

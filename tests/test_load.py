@@ -26,16 +26,15 @@ from PIL import Image
 import engine
 from bench.load import with_record
 from bot.render import encode, render_gif
-from bot.service import GameService, Place, Player, Refused
+from bot.service import GameService, Place, Refused
 from bot.service.painter import Painter
 from bot.settings import Settings
 from bot.store import Database
 from engine import Code, hotwire
-from tests.conftest import frozen_heap
+from tests.conftest import ANN, BOB, frozen_heap
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
-ANN, BOB = Player(101, "ann"), Player(102, "bob")
 PNG = b"\x89PNG\r\n\x1a\n"
 #: In CPU time, so a loaded machine changes nothing: ~12 ms measured; a 120-move replay on the
 #: loop holds it 270 ms (before the sliced replay these stalls measured 360 ms to seconds).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
@@ -15,6 +16,8 @@ from bot.store import Database
 from bot.store.database import MIGRATIONS
 from bot.store.schema import games, seats
 from tests.conftest import ANN, BOB
+
+pytestmark = pytest.mark.both_backends
 
 
 def upgrade(connection: Connection, revision: str) -> None:

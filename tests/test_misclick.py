@@ -9,8 +9,9 @@ import pytest
 
 from bot.service import GameService, MovePreview, MoveResult, Refused
 from engine import Code
+from tests.conftest import ANN, BOB
 from tests.test_console import HEX_WITH_SWAP, transcript_of
-from tests.test_service import ANN, BOB, GUILD, start
+from tests.test_service import GUILD, start
 
 
 async def test_a_guarded_move_waits_for_its_confirmation(service: GameService) -> None:

@@ -37,11 +37,11 @@ from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import outbox as outbox_table
 from engine import Code
-from tests.conftest import PATIENCE_SECONDS, Clock
+from tests.conftest import ANN, BOB, PATIENCE_SECONDS, Clock
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.test_discord import World, play_slash, play_typed, start, world_on
-from tests.test_service import ANN, BOB, GUILD, PLACE, refused
+from tests.test_service import GUILD, PLACE, refused
 from tests.test_service import start as start_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,6 +154,7 @@ async def test_delivered_rows_are_marked_and_failed_ones_go_again(
     assert [r.id for r in await stored(service)] == [fresh.outbox_id]
 
 
+@pytest.mark.both_backends
 async def test_a_claimed_row_waits_for_its_lease_to_run_out(
     service: GameService, clock: Clock
 ) -> None:
@@ -167,6 +168,7 @@ async def test_a_claimed_row_waits_for_its_lease_to_run_out(
     assert [p.id for p in await outbox.claim(service, "two")] == [p.id for p in first]
 
 
+@pytest.mark.both_backends
 async def test_a_slow_delivery_keeps_its_row_from_a_second_posting(
     service: GameService, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -189,6 +191,7 @@ async def test_a_slow_delivery_keeps_its_row_from_a_second_posting(
     assert again.results == [] and all(r.delivered_at for r in await stored(service))
 
 
+@pytest.mark.both_backends
 async def test_two_processes_never_claim_the_same_row(database_url: str, clock: Clock) -> None:
     services = [await _open(database_url, clock) for _ in range(2)]
     try:
@@ -285,6 +288,7 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 
+@pytest.mark.both_backends
 async def test_a_reminder_lost_to_a_kill_is_delivered_after_the_restart_once(
     database_url: str, clock: Clock
 ) -> None:
@@ -377,6 +381,7 @@ async def _killed_bot(world: World, clock: Clock, crash: str) -> asyncio.subproc
     return child
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize("crash", ["after-commit", "after-send"])
 async def test_a_move_killed_before_its_announcement_is_announced_once_after_restart(
     world: World, clock: Clock, crash: str

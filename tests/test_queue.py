@@ -9,11 +9,12 @@ import pytest
 
 from bot.service import GameService, Refused
 from engine import Code
-from tests.conftest import Clock
+from tests.conftest import ANN, BOB, Clock
 from tests.test_console import transcript_of
-from tests.test_service import ANN, BOB, GUILD, start
+from tests.test_service import GUILD, start
 
 
+@pytest.mark.both_backends
 async def test_the_queue_goes_by_time_left_and_round(service: GameService, clock: Clock) -> None:
     no_clock = await start(service, "hex", {"size": "3"}, days=None)
     slow = await start(service, "hex", {"size": "3"}, days=7)

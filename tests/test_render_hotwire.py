@@ -27,6 +27,7 @@ from engine import GameState
 from engine.hotwire import HotWireState, HotWireView
 from engine.notation import Point as Pin
 from engine.notation import point
+from tests.conftest import game
 from tests.render_probes import closest, rgb
 
 MAX_BYTES = 300 * 1024
@@ -35,11 +36,7 @@ TWO_WIRES = ["a1-b1", "d4-e6"]
 
 
 def play(moves: list[str], **options: str) -> HotWireState:
-    state = engine.new("hotwire", **options)
-    for move in moves:
-        state = state.play(move)
-    assert isinstance(state, HotWireState)
-    return state
+    return game(HotWireState, *moves, **options)
 
 
 def random_state(rng: random.Random, plies: int, **options: str) -> GameState:

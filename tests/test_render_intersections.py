@@ -8,7 +8,6 @@ import random
 import pytest
 from PIL import Image
 
-import engine
 from bot.render import render_png
 from bot.render.intersections import (
     LABEL_OFFSET,
@@ -27,6 +26,8 @@ from bot.render.intersections import (
 from bot.render.theme import MAX_SIDE, Point
 from engine.intersections import IntersectionsState, IntersectionsView
 from engine.notation import point
+from tests.conftest import game as new_game
+from tests.conftest import play
 from tests.render_probes import rgb
 
 MAX_BYTES = 300_000
@@ -34,15 +35,7 @@ NAMES = ["alice", "bob", "carol", "dave", "eve", "frank", "grace", "heidi"]
 
 
 def game(players: int = 2, **options: object) -> IntersectionsState:
-    state = engine.new("intersections", players=players, **options)
-    assert isinstance(state, IntersectionsState)
-    return state
-
-
-def play(state: IntersectionsState, *moves: str) -> IntersectionsState:
-    for move in moves:
-        state = state.play(move)
-    return state
+    return new_game(IntersectionsState, players=players, **options)
 
 
 def picture(state: IntersectionsState, players: list[str] | None = None) -> Image.Image:

@@ -32,6 +32,7 @@ from engine import GameState
 from engine.core import End
 from engine.livewire import LivewireState, LivewireView, base_rows
 from engine.notation import column_label, label
+from tests.conftest import game
 from tests.render_probes import closest, rgb
 
 MAX_BYTES = 300 * 1024
@@ -64,11 +65,7 @@ def offset(point: tuple[float, float], dx: float, dy: float) -> tuple[float, flo
 
 
 def play(moves: list[str], **options: object) -> LivewireState:
-    state = engine.new("livewire", **options)
-    for move in moves:
-        state = state.play(move)
-    assert isinstance(state, LivewireState)
-    return state
+    return game(LivewireState, *moves, **options)
 
 
 def race(runner: int, **options: object) -> GameState:

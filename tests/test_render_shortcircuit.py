@@ -24,7 +24,8 @@ from bot.render.shortcircuit import (
 from bot.render.theme import DEFAULT_THEME, MAX_SIDE
 from engine import GameState
 from engine.notation import point
-from engine.shortcircuit import ShortCircuitView
+from engine.shortcircuit import ShortCircuitState, ShortCircuitView
+from tests.conftest import game
 
 RGB = tuple[int, int, int]
 Cell = tuple[int, int]
@@ -38,10 +39,7 @@ FILL = {"red": "vermillion", "yellow": "yellow", "blue": "blue", "green": "green
 
 
 def play(moves: Iterable[str], **options: int) -> GameState:
-    state = engine.new("shortcircuit", **options)
-    for move in moves:
-        state = state.play(move)
-    return state
+    return game(ShortCircuitState, *moves, **options)
 
 
 def picture(state: GameState) -> Image.Image:

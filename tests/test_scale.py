@@ -30,10 +30,12 @@ from bot.store import Database, notify
 from bot.store.database import MIGRATIONS
 from bot.store.schema import ai_jobs
 from bot.store.schema import outbox as outbox_table
-from tests.conftest import ROOT, fresh_database, postgres_schema
+from tests.conftest import ANN, BOB, ROOT, fresh_database, postgres_schema
 from tests.fakediscord import FakeDiscord
 from tests.fleet import PATIENCE, Fleet, fleet_on, until
-from tests.test_service import ANN, BOB, GUILD, PLACE
+from tests.test_service import GUILD, PLACE
+
+pytestmark = pytest.mark.both_backends
 
 NODES = 20  # simulations per search: fast and deterministic
 NEVER = timedelta(hours=1)  # a poll or a pass that never comes within a test

@@ -42,8 +42,8 @@ from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines
 from engine import Code
-from tests.conftest import PATIENCE_SECONDS, Clock, run_together
-from tests.test_service import ANN, BOB, CAT, GUILD, PLACE, refused, start
+from tests.conftest import ANN, BOB, CAT, PATIENCE_SECONDS, Clock, run_together
+from tests.test_service import GUILD, PLACE, refused, start
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
 
@@ -416,6 +416,7 @@ async def test_finished_games_leave_no_deadline_rows(
 # -- restarts, several processes, leases --------------------------------------------------------
 
 
+@pytest.mark.both_backends
 async def test_a_restart_sends_nothing_twice(
     database_url: str, service: GameService, clock: Clock
 ) -> None:
@@ -437,6 +438,7 @@ async def test_a_restart_sends_nothing_twice(
     ] * 2
 
 
+@pytest.mark.both_backends
 async def test_catch_up_after_downtime_sends_one_reminder_per_game(
     service: GameService, outbox: Outbox, clock: Clock
 ) -> None:
@@ -459,6 +461,7 @@ async def test_catch_up_after_downtime_sends_one_reminder_per_game(
     assert not scheduler.running
 
 
+@pytest.mark.both_backends
 async def test_two_schedulers_on_one_database_send_each_reminder_once(
     database_url: str, service: GameService, clock: Clock
 ) -> None:
@@ -489,6 +492,7 @@ async def test_two_schedulers_on_one_database_send_each_reminder_once(
     assert timeouts == Counter(ids)
 
 
+@pytest.mark.both_backends
 async def test_a_crashed_claimers_rows_are_claimed_again(
     service: GameService, scheduler: Scheduler, clock: Clock
 ) -> None:

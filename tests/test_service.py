@@ -24,11 +24,10 @@ from bot.service import (
     rules_card,
 )
 from engine import Code
-from tests.conftest import Clock
+from tests.conftest import ANN, BOB, CAT, DAN, Clock
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
-ANN, BOB, CAT, DAN = Player(101, "ann"), Player(102, "bob"), Player(103, "cat"), Player(104, "dan")
 OUTSIDER = Player(999, "eve")
 
 
@@ -157,6 +156,7 @@ async def test_first_player_choices(service: GameService) -> None:
 # -- moves -------------------------------------------------------------------------------
 
 
+@pytest.mark.both_backends
 async def test_a_whole_game_to_its_result(service: GameService) -> None:
     game = await start(service, "hotwire", {"size": "3x3"})
     state = engine.new("hotwire", size="3x3")
@@ -220,6 +220,7 @@ async def test_hostile_moves_are_refused(service: GameService, text: str) -> Non
     assert (await service.game(game.id, GUILD)).ply == 0
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize(
     "bad_id", [-1, 0, 2**63, 10**30, 12345, pytest.param(10**5000, id="5001 digits")]
 )
@@ -369,6 +370,7 @@ async def test_rematch_rotates_the_seats(service: GameService) -> None:
     assert [s.player_id for s in started.game.seats] == [BOB.id, ANN.id]
 
 
+@pytest.mark.both_backends
 async def test_listing_puts_my_turn_first(service: GameService) -> None:
     a = await start(service, "hex", {"size": 5})
     b = await start(service, "hotwire")
@@ -478,6 +480,7 @@ async def test_a_move_stands_when_its_picture_cannot_be_drawn(
 # -- ids ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize("game_id", [2**31, 2**53 - 1, 2**63 - 1])
 async def test_any_game_id_up_to_the_column_range_is_refused_in_words(
     service: GameService, game_id: int
@@ -567,6 +570,7 @@ async def test_a_boards_deadline_is_in_its_viewers_zone_else_the_movers(
     assert captions == {"due 24 Nov 13:00 CET", "due 24 Nov 21:00 JST"}
 
 
+@pytest.mark.both_backends
 async def test_the_leaderboard_reads_about_1500_settled_players_first(
     service: GameService,
 ) -> None:

@@ -28,10 +28,11 @@ from bot.service import (
 from bot.settings import Settings
 from bot.store import Database
 from engine import Code
-from tests.conftest import Clock, postgres_schema, run_together
+from tests.conftest import ANN, BOB, CAT, DAN, Clock, postgres_schema, run_together
+
+pytestmark = pytest.mark.both_backends
 
 TRIALS = 12  # races per scenario: enough to lose some on PostgreSQL without the locks
-ANN, BOB, CAT, DAN = Player(201, "ann"), Player(202, "bob"), Player(203, "cat"), Player(204, "dan")
 HEX_TO_WIN = ("b3", "c2", "b1", "a2")  # hex 3x3: ANN (seat 0) wins with b2 after these
 
 
@@ -398,7 +399,7 @@ async def main(url, guild, game_ids):
 
     async def accept(game_id):
         try:
-            result = await service.accept(game_id, guild, Player(202, "bob"))
+            result = await service.accept(game_id, guild, Player(9002, "bob"))  # BOB
         except Refused as refusal:
             return f"refused {game_id} {refusal.code}"
         except Exception as error:

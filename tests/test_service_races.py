@@ -20,6 +20,8 @@ from engine import Code
 from tests.conftest import ANN, BOB
 from tests.test_service import GUILD, PLACE, start
 
+pytestmark = pytest.mark.both_backends
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -26,6 +26,7 @@ from engine.shortcircuit import (
     _direct_placement,
     _pop_links,
 )
+from tests.conftest import game
 
 #: A game Player 1 wins with the ring d4 c4 b3 b2 c2 d3 around c3 (side 5).
 LOOP_GAME = [
@@ -46,16 +47,11 @@ POP_LAST_GAME = ["b e5", "y f5", "cap f5", "g d5", "cap e4", "pop e4 f5", "g f6"
 
 
 def new(**options: object) -> ShortCircuitState:
-    state = engine.new("shortcircuit", **options)
-    assert isinstance(state, ShortCircuitState)
-    return state
+    return game(ShortCircuitState, **options)
 
 
 def played(moves: Iterable[str], **options: object) -> ShortCircuitState:
-    state = new(**options)
-    for move in moves:
-        state = state.play(move)
-    return state
+    return game(ShortCircuitState, *moves, **options)
 
 
 def position(

@@ -15,6 +15,8 @@ import engine
 from bot.store import Database
 from bot.store.schema import MAX_SEAT, games, metadata, moves, players, seats
 
+pytestmark = pytest.mark.both_backends
+
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
 GAME = {
