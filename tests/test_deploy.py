@@ -39,7 +39,11 @@ def test_make_install_installs_no_dev_tools() -> None:
     """What `make install` would run from scratch (make -n prints it, runs nothing; without
     the directory lines, as a clone under a path such as /tmp/pytest-of-root would match)."""
     planned = subprocess.run(
-        ["make", "--no-print-directory", "-n", "-B", "install"], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "--no-print-directory", "-n", "-B", "install"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "pip install" in planned and not DEV_TOOLS.search(planned), planned
 

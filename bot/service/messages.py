@@ -35,6 +35,7 @@ from bot.service.models import (
     Reminder,
     SeatTaken,
     TimedOut,
+    TournamentNews,
     TurnStarted,
     UndoAnswered,
     UndoRequested,
@@ -57,6 +58,7 @@ REASONS = {
     "points": "on points",
     "resignation": "by resignation",
     "time": "on time",
+    "forfeit": "by forfeit (the opponent left the event)",
 }
 
 
@@ -157,6 +159,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return taken_back_text(undone, game, mention, place=f" in {title}")
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
+        case TournamentNews(text=text):
+            return text
         case Digest(player_id=player_id, games=listed):
             count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
             zone = game.zone_of(player_id)  # the digest's game is one of theirs
