@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from bot.console.console import GUILD as CONSOLE_GUILD
 from bot.service import GameService, Place, Player, Refused
 from bot.service.models import TournamentNews
 from bot.settings import Settings
@@ -17,6 +19,7 @@ from bot.store import Database
 from bot.store.schema import entrants, games, outbox, pairings, tournament_rounds, tournaments
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
+from tests.test_console import transcript_of
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
@@ -270,3 +273,63 @@ async def test_entrants_are_listed_in_entry_order(spare: GameService) -> None:
     assert await _count(spare, entrants) == 3
     listed = await spare.list_tournaments(GUILD)
     assert [t.id for t in listed] == [tid]
+
+
+async def test_the_console_runs_an_event_with_the_documented_lines(
+    service: GameService, tmp_path: Path
+) -> None:
+    """The console's syntax end to end: a round robin of three created, entered, started,
+    played (each game resigned) and its standings printed; then the other formats and
+    the refusals."""
+    lines = [
+        "as ann",
+        "tournament create hex format=roundrobin size=5 days=3 name=Spring",
+        "tournament join 1",
+        "as bob",
+        "tournament join 1",
+        "tournament join 1",
+        "as cat",
+        "tournament join 1",
+        "as ann",
+        "tournament withdraw 1 @cat",
+        "as cat",
+        "tournament join 1",
+        "as ann",
+        "tournament start 1",
+        "tournament start 1",
+        "tournament pairings 1",
+        "tournament list",
+        "tournament create hex format=swiss rounds=4",
+        "tournament create hex format=knockout match=3",
+        "tournament create hex format=league",
+        "tournament create hex format=ladder",
+        "tournament create hex format=marathon",
+        "tournament create hex format=swiss rounds=0",
+        "tournament frobnicate 1",
+        "tournament add-bot 2 level=easy",
+        "tournament cancel 2",
+        "tournament standings 1",
+    ]
+    said = "\n".join(await transcript_of(service, tmp_path, lines))
+    assert "Spring Hex (#1), a round robin, is open for entries: tournament join 1." in said
+    assert "You are in Spring Hex already." in said
+    assert "Spring Hex has started." in said and "Spring Hex has started already." in said
+    assert "Spring Hex: all 3 games start now." in said
+    assert "Spring Hex · round" in said  # pairings
+    assert "#1 Spring Hex: round robin, active, 3 players" in said
+    assert "There is no format “marathon”; the formats are roundrobin" in said
+    assert "A Swiss tournament has 1 to 999 rounds." in said
+    assert "Say what to do: tournament create, join, leave, start" in said
+    assert "cat left Spring Hex." in said
+    assert "Paperboard (easy) joined Swiss Hex (1 player)." in said
+    assert "Swiss Hex is called off." in said
+    assert "Sonneborn-Berger" in said or "SB" in said
+    # play it out: each game's second seat resigns; the last game's end finishes the event
+    playing = await _under_way(service, 1)
+    resigning = []
+    for game_id, _, _ in playing:
+        game = await service.game(game_id, CONSOLE_GUILD)
+        resigning += [f"as {game.seats[1].name}", f"resign {game_id}", "y"]
+    said = "\n".join(await transcript_of(service, tmp_path, [*resigning, "tournament standings 1"]))
+    assert "Spring Hex is over. Final standings:" in said
+    assert (await service.tournament(1, CONSOLE_GUILD)).status == "finished"
