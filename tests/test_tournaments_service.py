@@ -333,3 +333,47 @@ async def test_the_console_runs_an_event_with_the_documented_lines(
     said = "\n".join(await transcript_of(service, tmp_path, [*resigning, "tournament standings 1"]))
     assert "Spring Hex is over. Final standings:" in said
     assert (await service.tournament(1, CONSOLE_GUILD)).status == "finished"
+
+
+FRED, GIL = Player(9006, "fred"), Player(9007, "gil")
+
+
+async def test_a_league_starts_its_next_season_when_the_last_game_ends(
+    service: GameService,
+) -> None:
+    everyone = (*PEOPLE, FRED, GIL)
+    tid = await _event(service, "league", everyone[:6])
+    await service.start_tournament(tid, GUILD, ANN)
+    assert len(await _under_way(service, tid)) == 15  # one division of six
+    late = await service.join_tournament(tid, GUILD, GIL)  # a newcomer waits for next season
+    assert "next season" in late.note
+    for game_id, _, _ in await _under_way(service, tid):
+        game = await service.game(game_id, GUILD)
+        loser = next(p for p in everyone if p.id == game.seats[1].player_id)
+        await service.resign(game_id, GUILD, loser)
+    season = await service.tournament(tid, GUILD)
+    assert season.status == "active" and season.round == 2
+    playing = await _under_way(service, tid)
+    assert len(playing) == 21 and {r for _, _, r in playing} == {2}  # seven now
+    assert "season" in [n.kind for n in await _news(service)]
+
+
+async def test_two_losses_on_time_in_a_row_withdraw_a_player(
+    service: GameService, clock: Clock
+) -> None:
+    from datetime import timedelta
+
+    tid = await _event(service, "swiss", (ANN, BOB, CAT, DAN), days_per_move=1, rounds=3)
+    await service.start_tournament(tid, GUILD, ANN)
+    for _ in range(2):  # every player to move runs out of time, twice
+        clock.advance(days=2)
+        for claim in await service.claim_deadlines("test", timedelta(minutes=5)):
+            await service.act_on_deadline(claim, "test")
+    summary = await service.tournament(tid, GUILD)
+    out = [e.name for e in summary.entrants if e.withdrawn]
+    assert out, "nobody was withdrawn after two losses on time"
+    news = [n for n in await _news(service) if n.kind == "withdrawn"]
+    assert news and "lost two games on time in a row" in news[0].text
+    for game_id, _, _ in await _under_way(service, tid):  # never paired again
+        game = await service.game(game_id, GUILD)
+        assert not {s.name for s in game.seats} & set(out)
