@@ -377,3 +377,16 @@ async def test_two_losses_on_time_in_a_row_withdraw_a_player(
     for game_id, _, _ in await _under_way(service, tid):  # never paired again
         game = await service.game(game_id, GUILD)
         assert not {s.name for s in game.seats} & set(out)
+
+
+async def test_pairings_and_thread_titles_name_the_event(service: GameService) -> None:
+    from bot.service.messages import thread_title
+
+    tid = await _event(service, "roundrobin", (ANN, BOB, CAT, DAN), name="Spring")
+    await service.start_tournament(tid, GUILD, ANN)
+    listed = await service.tournament_pairings(tid, GUILD)
+    assert listed.count("under way") == 6  # a round robin lists every game
+    game_id, _, number = (await _under_way(service, tid))[-1]
+    game = await service.game(game_id, GUILD)
+    names = " v ".join(s.name or "" for s in game.seats)
+    assert thread_title(game) == f"Spring Hex · round {number} · {names}"
