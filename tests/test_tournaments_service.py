@@ -390,3 +390,22 @@ async def test_pairings_and_thread_titles_name_the_event(service: GameService) -
     game = await service.game(game_id, GUILD)
     names = " v ".join(s.name or "" for s in game.seats)
     assert thread_title(game) == f"Spring Hex · round {number} · {names}"
+
+
+async def test_an_event_may_keep_its_clocks_running_through_vacations(
+    service: GameService, clock: Clock
+) -> None:
+    from datetime import timedelta
+
+    for vacations, status in ((True, "active"), (False, "finished")):
+        tid = await _event(
+            service, "roundrobin", (ANN, BOB, CAT), days_per_move=1, vacations=vacations
+        )
+        await service.start_tournament(tid, GUILD, ANN)
+        game_id, first, _ = (await _under_way(service, tid))[0]
+        await service.player_settings(_person(first), vacation=True)
+        clock.advance(hours=30)
+        for claim in await service.claim_deadlines("test", timedelta(minutes=5)):
+            await service.act_on_deadline(claim, "test")
+        assert (await service.game(game_id, GUILD)).status == status, vacations
+        await service.player_settings(_person(first), vacation=False)
