@@ -409,3 +409,34 @@ async def test_an_event_may_keep_its_clocks_running_through_vacations(
             await service.act_on_deadline(claim, "test")
         assert (await service.game(game_id, GUILD)).status == status, vacations
         await service.player_settings(_person(first), vacation=False)
+
+
+async def test_a_swiss_of_ten_thousand_is_refused_at_its_start(service: GameService) -> None:
+    """Entries stop at the format's most (LIMITS); entrants beyond it (written here
+    directly) are refused at the start, with nothing made."""
+    from datetime import UTC, datetime
+
+    from bot.store.schema import players
+
+    tid = await _event(service, "swiss", ())
+    now = datetime.now(UTC)
+    people = [{"id": 100_000 + i, "name": f"p{i}", "created_at": now} for i in range(10_000)]
+    async with service.db.write() as conn:
+        await conn.execute(players.insert(), people)
+        await conn.execute(
+            entrants.insert(),
+            [
+                {"tournament_id": tid, "player_id": p["id"], "seq": i, "joined_at": now}
+                for i, p in enumerate(people)
+            ],
+        )
+    with pytest.raises(Refused) as refused:
+        await service.join_tournament(tid, GUILD, ANN)
+    assert str(refused.value) == "Swiss Hex is full: 1,000 players."
+    with pytest.raises(Refused) as refused:
+        await service.start_tournament(tid, GUILD, ANN)
+    assert str(refused.value) == (
+        "A Swiss tournament takes at most 1,000 players; this one has 10,000."
+    )
+    assert (await service.tournament(tid, GUILD)).status == "open"
+    assert await _count(service, games) == 0 and await _count(service, pairings) == 0
