@@ -51,7 +51,10 @@ class Code(enum.StrEnum):
     DM = "dm"
     DUPLICATE_OPPONENT = "duplicate_opponent"
     EMPTY = "empty"
+    ENTERED = "entered"
     ENGINE_HELP = "engine_help"
+    EVENT_GAME = "event_game"
+    EVENT_SIZE = "event_size"
     EXPIRED = "expired"
     FORBIDDEN = "forbidden"
     GAME_OVER = "game_over"
@@ -64,6 +67,7 @@ class Code(enum.StrEnum):
     NOT_ADMIN = "not_admin"
     NOT_AGAINST_BOT = "not_against_bot"
     NOT_CHALLENGER = "not_challenger"
+    NOT_ENTERED = "not_entered"
     NOT_FINISHED = "not_finished"
     NOT_INVITED = "not_invited"
     NOT_OPEN = "not_open"
@@ -74,6 +78,7 @@ class Code(enum.StrEnum):
     NO_CAPACITOR = "no_capacitor"
     NO_CONNECTOR = "no_connector"
     NO_DOT = "no_dot"
+    NO_EVENT = "no_event"
     NO_GAME = "no_game"
     NO_OPEN_SEAT = "no_open_seat"
     NO_OTHER_COLOUR = "no_other_colour"
@@ -149,11 +154,12 @@ class End(enum.StrEnum):
     TURN_LIMIT = "turn limit"  # Short Circuit max-turns: draw
     RESIGNATION = "resignation"  # set by the service, not the rules
     TIME = "time"  # set by the service, not the rules
+    FORFEIT = "forfeit"  # set by the service: a player left the event the game is part of
 
 
 #: The ways a game ends that the service sets, in every game; a game's own are in its
 #: `GameInfo.ends`.
-SERVICE_ENDS = frozenset({End.RESIGNATION, End.TIME})
+SERVICE_ENDS = frozenset({End.RESIGNATION, End.TIME, End.FORFEIT})
 
 
 @dataclass(frozen=True, slots=True)

@@ -571,10 +571,8 @@ def test_cli_prints_the_analysis_as_json(capsys: pytest.CaptureFixture[str]) -> 
     record = "a1-b1,c4-d4,a4-b4"
     # --solve: the exact solver proves this position in 0.03 s of CPU, well inside its
     # second however busy the machine; a search of one second alone may not prove it
-    code = cli.main(
-        ["ai", "hotwire", "--option", "size=4x4", "--moves", record, "--seconds", "1"]
-        + ["--solve", "--json"]
-    )
+    asked = ["--seconds", "1", "--solve", "--json"]
+    code = cli.main(["ai", "hotwire", "--option", "size=4x4", "--moves", record, *asked])
     assert code == 0
     shown = json.loads(capsys.readouterr().out)
     assert set(shown) >= {"move", "win_chance", "best", "pv", "proven"}

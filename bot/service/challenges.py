@@ -19,7 +19,6 @@ import engine
 from bot.service.levels import bot_player
 from bot.service.messages import unknown_game
 from bot.service.models import (
-    DAYS_PER_MOVE,
     FIRST_CHOICES,
     ChallengeIssued,
     Event,
@@ -31,8 +30,8 @@ from bot.service.models import (
     Result,
     SeatTaken,
 )
-from bot.service.records import Records, new_state
-from bot.service.rules import check_ids, status_words, whole
+from bot.service.records import Records, first_position, new_state
+from bot.service.rules import check_ids, game_terms, status_words, whole
 from bot.store.schema import deadlines, games, players, seats
 from engine import Code
 
@@ -104,37 +103,19 @@ class Challenges(Records):
         now = self.clock()
         async with self.db.write() as conn:
             guild = await self.load_guild_settings(conn, place.guild_id)
-            if guild.channels and place.channel_id not in guild.channels:
-                raise Refused("Games cannot be started in this channel.", code=Code.CHANNEL)
-            days = guild.days_per_move if days_per_move == "default" else days_per_move
-            if days is not None and (not whole(days) or days not in DAYS_PER_MOVE):
-                allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
-                raise Refused(
-                    f"Days per move must be one of {allowed}, or none.", code=Code.BAD_OPTION
-                )
-            if rated and not guild.rated:
-                raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
+            days = game_terms(guild, place.channel_id, days_per_move, rated)
             # players first (their rows locked in id order), then the limits under that lock
             await self.remember(conn, challenger, *opponents, *set(robots))
             await self._check_limits(conn, challenger.id)
             # the options last: checking them builds the game's tables, after every cheap check
-            try:
-                start = await new_state(game, settings, seat_count)
-            except engine.BadOptions as exc:
-                raise Refused(str(exc), code=exc.code) from None
-            if start.outcome is not None:
-                raise Refused(
-                    f"With these options {info.title} is over before the first move; "
-                    "choose other options.",
-                    code=Code.OVER_AT_START,
-                )
+            start = await first_position(game, settings, seat_count)
             game_id = await self._insert_game(
                 conn,
                 place=place,
                 game=game,
                 options=start.options,
                 challenger=challenger.id,
-                days=days if isinstance(days, int) else None,
+                days=days,
                 first=first,
                 rated=guild.rated and not robots if rated is None else rated,
                 now=now,

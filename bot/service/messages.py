@@ -35,6 +35,7 @@ from bot.service.models import (
     Reminder,
     SeatTaken,
     TimedOut,
+    TournamentNews,
     TurnStarted,
     UndoAnswered,
     UndoRequested,
@@ -59,10 +60,21 @@ REASONS: dict[str, str] = {
     End.POINTS: "on points",
     End.RESIGNATION: "by resignation",
     End.TIME: "on time",
+    End.FORFEIT: "by forfeit (the opponent left the event)",
 }
 #: The ways of ending that are always draws, named by their own words: "Livewire #3
 #: ends in a draw (passes)."
 DRAWS = frozenset({End.PASSES, End.TURN_LIMIT})
+
+
+def thread_title(game: GameSummary) -> str:
+    """The name of a game's thread: "Hex #12: ann vs bob", or for a game of an event
+    "Spring Hex · round 2 · ann v bob" (at most 100 characters, Discord's limit)."""
+    if game.event is not None:
+        names = " v ".join(s.name or "?" for s in game.seats)
+        return f"{game.event} · {names}"[:100]
+    names = " vs ".join(s.name or "?" for s in game.seats)
+    return f"{game.title} #{game.id}: {names}"[:100]
 
 
 def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> str:
@@ -162,6 +174,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return taken_back_text(undone, game, mention, place=f" in {title}")
         case UndoAnswered(player_id=player_id):
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
+        case TournamentNews(text=text):
+            return text
         case Digest(player_id=player_id, games=listed):
             count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
             zone = game.zone_of(player_id)  # the digest's game is one of theirs

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from bot.render.tables import Bracket, Crosstable, StandingsTable
 from engine import Code
 
 Status = Literal["open", "active", "finished", "aborted", "declined", "cancelled", "expired"]
@@ -23,6 +24,8 @@ DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)  # or None: no clock
 #: Who moves first, as a challenge chooses it: the default first, as the menus list them.
 FIRST_CHOICES: tuple[First, ...] = ("random", "challenger", "opponent")
 REMINDERS: tuple[Reminders, ...] = ("dm", "thread", "digest", "off")
+#: Who may create and run events on a server (`/config tournaments:`).
+TOURNAMENT_RUNNERS = ("managers", "everyone")
 
 
 class Refused(Exception):
@@ -83,6 +86,8 @@ class GameSummary:
     scores: tuple[int, ...] | None = None
     seat_names: tuple[str, ...] = ()  # "Red", "Black": the game's names for the seats
     away: tuple[int, ...] = ()  # player ids on vacation: their clocks are stopped
+    event: str | None = None  # a game of an event: "Spring Hex · round 2"
+    event_id: int | None = None  # its tournament's number
 
     @property
     def player_to_move(self) -> int | None:
@@ -239,6 +244,17 @@ class Digest(Event):
     games: tuple[DigestLine, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentNews(Event):
+    """An event's announcement for its channel (a round starts, a bye, a withdrawal,
+    promotions, the final standings). `game_id` is a game of the event it goes with: its
+    channel is the event's."""
+
+    tournament_id: int
+    kind: str  # round bye withdrawn annulled season final cancelled
+    text: str
+
+
 # -- results ---------------------------------------------------------------------------
 
 
@@ -334,3 +350,64 @@ class GuildSettings:
     channels: tuple[int, ...] = ()  # empty: every channel
     days_per_move: int | None = 3
     rated: bool = True
+    tournaments: str = "managers"  # who may create and run events: TOURNAMENT_RUNNERS
+
+
+# -- events: tournaments, leagues, ladders ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantLine:
+    player_id: int
+    name: str
+    bot: str | None  # the bot's level when the bot plays
+    withdrawn: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSummary:
+    """An event as adapters show it."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    name: str
+    title: str  # "Spring Hex"
+    game: str
+    format: str  # bot/events Format values
+    options: dict[str, int | str | bool]
+    status: str  # open active finished cancelled
+    round: int  # the round (a league's season) under way; 0 before the start
+    rounds: int | None  # a Swiss tournament's rounds
+    match_games: int | None  # a knockout's games per match
+    double: bool
+    days_per_move: int | None
+    rated: bool
+    vacations: bool
+    organizer_id: int
+    entrants: tuple[EntrantLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentResult:
+    """A tournament use case's answer: the event as it is now, a sentence for whoever
+    asked, and the results to announce (each game started or ended, each announcement
+    with a game of the event), each written into the outbox in the use case's transaction."""
+
+    tournament: TournamentSummary
+    note: str
+    results: tuple[Result, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTables:
+    """An event's standings: one table per division (one for most formats), its
+    crosstable (round robins, a league's divisions), its bracket (knockout), as text and
+    as a picture (empty when it could not be drawn)."""
+
+    tournament: TournamentSummary
+    tables: tuple[StandingsTable, ...]
+    crosstables: tuple[Crosstable, ...]
+    bracket: Bracket | None
+    text: str
+    png: bytes = b""

@@ -145,10 +145,12 @@ def _typed(hint: Any, value: Any) -> Any:
 _INSERT = outbox.insert().returning(outbox.c.id)
 
 
-async def write(service: Host, conn: AsyncConnection, result: R) -> R:
+async def write(service: Host, conn: AsyncConnection, result: R, *, later: bool = False) -> R:
     """Store `result`'s events in the use case's transaction, leased to this process,
     which delivers them right after the commit; the result carries the row's id. A
-    process that does not announce leaves the row to those that do, told at the commit."""
+    process that does not announce leaves the row to those that do, told at the commit;
+    so does `later`: a result that follows from another use case's (an event's next round
+    after a game's end), which that use case's caller does not deliver."""
     if not result.events:
         return result
     now = service.clock()
@@ -160,7 +162,7 @@ async def write(service: Host, conn: AsyncConnection, result: R) -> R:
         "claimed_until": now + LEASE,
         "attempts": 1,
     }
-    if not service.announces:
+    if later or not service.announces:
         row.update(claimed_by=None, claimed_until=None, attempts=0)
         await notify(conn, NEWS)
     inserted = await conn.execute(_INSERT, row)

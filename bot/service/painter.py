@@ -26,7 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import TypeVar
 
-from bot.render import render_gif, render_png
+from bot.render import render_gif, render_png, tables
 from engine import GameState
 
 log = logging.getLogger("paperboard.painter")
@@ -116,9 +116,21 @@ class Painter:
             partial(render_gif, state.name, state.options, state.moves, players=tuple(players))
         )
 
+    async def table(self, table: tables.StandingsTable | tables.Bracket) -> bytes:
+        """An event's standings or bracket (empty until bot/render/tables.py draws it)."""
+        return await self.slow.run(partial(draw_table, table))
+
     def close(self) -> None:
         self.boards.close()
         self.slow.close()
+
+
+def draw_table(table: tables.StandingsTable | tables.Bracket) -> bytes:
+    """The picture of an event's table, in a worker (empty when render has no drawing
+    of it)."""
+    name = "bracket_png" if isinstance(table, tables.Bracket) else "standings_png"
+    draw = getattr(tables, name, None)
+    return bytes(draw(table)) if draw is not None else b""
 
 
 def _ready() -> None:

@@ -292,7 +292,13 @@ class Play(Records):
     async def abort(self, game_id: int, guild_id: int, player: Player) -> Result:
         """Call a game off, only before every player has moved once. No rating changes."""
         async with self.db.write() as conn:
-            _, summary, _ = await self.seated(conn, game_id, guild_id, player)
+            row, summary, _ = await self.seated(conn, game_id, guild_id, player)
+            if row.tournament_id is not None:
+                raise Refused(
+                    f"{summary.title} #{game_id} is a game of an event and cannot be aborted: "
+                    "resign it, or leave the event.",
+                    code=Code.EVENT_GAME,
+                )
             movers = set(
                 (
                     await conn.scalars(

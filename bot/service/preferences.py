@@ -16,6 +16,7 @@ from bot.service import digest
 from bot.service.models import (
     DAYS_PER_MOVE,
     REMINDERS,
+    TOURNAMENT_RUNNERS,
     GuildSettings,
     Player,
     PlayerSettings,
@@ -113,9 +114,11 @@ class Preferences(Records):
         channels: Sequence[int] | None = None,
         days_per_move: int | str | None = "keep",
         rated: bool | None = None,
+        tournaments: str | None = None,
     ) -> GuildSettings:
         """Read or change a server's settings (adapters check the admin permission).
-        Only what the call names is written: two calls at once keep both changes."""
+        Only what the call names is written: two calls at once keep both changes.
+        `tournaments`: who may create and run events, "managers" or "everyone"."""
         if (
             days_per_move != "keep"
             and days_per_move is not None
@@ -125,7 +128,13 @@ class Preferences(Records):
             raise Refused(
                 f"Days per move must be one of {allowed}, or none.", code=Code.BAD_SETTING
             )
+        if tournaments is not None and tournaments not in TOURNAMENT_RUNNERS:
+            raise Refused(
+                f"Events are run by {' or '.join(TOURNAMENT_RUNNERS)}.", code=Code.BAD_SETTING
+            )
         changes: dict[str, Any] = {}
+        if tournaments is not None:
+            changes["tournaments"] = tournaments
         if channels is not None:
             changes["channels"] = list(channels)
         if days_per_move != "keep":
@@ -140,6 +149,7 @@ class Preferences(Records):
                     "channels": list(default.channels),
                     "days_per_move": default.days_per_move,
                     "rated": default.rated,
+                    "tournaments": default.tournaments,
                 } | changes
                 await upsert(
                     conn, guild_settings, new_row, keys=("guild_id",), update=tuple(changes)

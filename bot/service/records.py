@@ -55,6 +55,7 @@ from bot.store.schema import (
     moves,
     players,
     seats,
+    tournaments,
 )
 from bot.store.upserts import upsert
 from engine import Code, GameState
@@ -130,6 +131,7 @@ class Records:
             OrderedDict()
         )
         self.painter = Painter(settings.render_processes)
+        self._event_titles: dict[int, str] = {}  # tournament id -> "Spring Hex" (fixed)
         # a roster read in a transaction that rolled back may be one never committed (a
         # start's drawn seat order)
         database.rolled_back.append(self.forget_rosters)
@@ -182,6 +184,11 @@ class Records:
             row = (await conn.execute(sa.select(games).where(games.c.id == game_id))).one()
         roster, away = await self.roster(conn, game_id, row.status)
         info = engine.GAMES[row.game]
+        event = None
+        if row.tournament_id is not None:
+            event = (
+                f"{await self.event_title(conn, row.tournament_id)} · round {row.tournament_round}"
+            )
         return GameSummary(
             id=row.id,
             game=row.game,
@@ -207,7 +214,24 @@ class Records:
             scores=tuple(row.scores) if row.scores is not None else None,
             seat_names=tuple(info.seat_name(i) for i in range(len(roster))),
             away=away if row.status == "active" else (),
+            event=event,
+            event_id=row.tournament_id,
         )
+
+    async def event_title(self, conn: AsyncConnection, tournament_id: int) -> str:
+        """An event's title, its name and game: "Spring Hex" (kept: it never changes)."""
+        title = self._event_titles.get(tournament_id)
+        if title is None:
+            found = (
+                await conn.execute(
+                    sa.select(tournaments.c.name, tournaments.c.game).where(
+                        tournaments.c.id == tournament_id
+                    )
+                )
+            ).one()
+            title = f"{found.name} {engine.GAMES[found.game].title}"
+            self._event_titles[tournament_id] = title
+        return title
 
     async def roster(
         self, conn: AsyncConnection, game_id: int, status: str
@@ -286,7 +310,9 @@ class Records:
         ).one_or_none()
         if row is None:
             return GuildSettings(guild_id)
-        return GuildSettings(guild_id, tuple(row.channels), row.days_per_move, row.rated)
+        return GuildSettings(
+            guild_id, tuple(row.channels), row.days_per_move, row.rated, row.tournaments
+        )
 
     # == turns and ends ================================================================
 
@@ -389,10 +415,29 @@ class Records:
         await self.clear_conditionals(conn, row.id)
         ids = tuple(s.player_id or 0 for s in summary.seats)
         log.info("game=%d over reason=%s winners=%s", row.id, reason, list(winners))
+        if row.tournament_id is not None:  # the event's row before the ratings (lock order)
+            await self.lock_event(conn, row.tournament_id)
         if row.rated:
             ranks = finishing_ranks(len(ids), winners, scores, loser)
             await ratings.update(conn, row.guild_id, row.game, ids, ranks)
-        return GameOver(row.id, tuple(ids[s] for s in winners), reason, scores, ids)
+        over = GameOver(row.id, tuple(ids[s] for s in winners), reason, scores, ids)
+        if row.tournament_id is not None:
+            await self.event_game_over(conn, row, over)
+        return over
+
+    async def lock_event(self, conn: AsyncConnection, tournament_id: int) -> Any:
+        """An event's row, locked until the commit: whoever ends a game of it, starts,
+        joins or leaves it waits for the others (the lock order: docs/ARCHITECTURE.md)."""
+        return (
+            await conn.execute(
+                sa.select(tournaments).where(tournaments.c.id == tournament_id).with_for_update()
+            )
+        ).one()
+
+    async def event_game_over(self, conn: AsyncConnection, row: Any, over: GameOver) -> None:
+        """A game of an event ended, in the transaction that ended it (the event's row is
+        locked): the event records it and goes on. The one hook from a game's end into
+        the events; bot/service/tournaments.py does the work."""
 
     # == pictures and announcements ====================================================
 
@@ -446,6 +491,22 @@ async def _close_deadlines(conn: AsyncConnection, game_id: int) -> None:
 def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
     while len(cache) > size:
         cache.popitem(last=False)
+
+
+async def first_position(game: str, options: Mapping[str, Any], seats: int) -> GameState:
+    """A new game's first position, refused when the options are bad or the game would be
+    over before its first move (building it builds the game's tables: check it last)."""
+    try:
+        start = await new_state(game, options, seats)
+    except engine.BadOptions as exc:
+        raise Refused(str(exc), code=exc.code) from None
+    if start.outcome is not None:
+        raise Refused(
+            f"With these options {engine.GAMES[game].title} is over before the first move; "
+            "choose other options.",
+            code=Code.OVER_AT_START,
+        )
+    return start
 
 
 async def new_state(name: str, options: Mapping[str, Any], players: int | None = None) -> GameState:

@@ -10,7 +10,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.service.levels import BOT_ID_RANGE, bot_name
-from bot.service.models import GameSummary, Player, Refused
+from bot.service.models import DAYS_PER_MOVE, GameSummary, GuildSettings, Player, Refused
 from engine import Code, GameState
 
 MAX_ID = 2**63 - 1
@@ -75,6 +75,27 @@ def status_words(status: str) -> str:
         "cancelled": "cancelled",
         "expired": "expired",
     }.get(status, status)
+
+
+def game_terms(
+    guild: GuildSettings,
+    channel_id: int,
+    days_per_move: int | str | None,
+    rated: bool | None,
+    *,
+    what: str = "Games",
+) -> int | None:
+    """The days per move of a new game (or event) on this server, refused where the server
+    does not allow its channel, its clock ("default": the server's) or a rated game."""
+    if guild.channels and channel_id not in guild.channels:
+        raise Refused(f"{what} cannot be started in this channel.", code=Code.CHANNEL)
+    days = guild.days_per_move if days_per_move == "default" else days_per_move
+    if days is not None and (not whole(days) or days not in DAYS_PER_MOVE):
+        allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
+        raise Refused(f"Days per move must be one of {allowed}, or none.", code=Code.BAD_OPTION)
+    if rated and not guild.rated:
+        raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
+    return days if isinstance(days, int) else None
 
 
 def whole(value: object) -> bool:

@@ -15,6 +15,11 @@ nothing. GameService is the use cases put together, each family in its own modul
     conditionals.py add_conditional, remove_conditional, clear_conditionals_of,
                     conditional_lines (play.py answers with them)
     queue.py        next_game (the games waiting for your move, least time left first)
+    tournaments.py  create_tournament, join_tournament, leave_tournament,
+                    withdraw_from_tournament, start_tournament, cancel_tournament,
+                    add_bot_to_tournament, list_tournaments, tournament,
+                    tournament_pairings, tournament_standings; and what a game's end
+                    does to its event (event_game_over, called by Records.finish)
     exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
     records.py      what they stand on: the game row, summary and state, the
                     caches, the turn's deadlines, the end of a game
@@ -49,6 +54,7 @@ from bot.service.queue import Queue
 
 # tests/test_schedule.py reads the caption's words by this name
 from bot.service.rules import deadline_caption as _deadline_caption  # noqa: F401
+from bot.service.tournaments import Tournaments
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines, digests, games
@@ -56,7 +62,17 @@ from bot.store.schema import deadlines, digests, games
 log = logging.getLogger("paperboard.service")
 
 
-class GameService(Challenges, AiPlay, Analyses, Lookups, Preferences, Exports, Conditionals, Queue):
+class GameService(
+    Challenges,
+    AiPlay,
+    Analyses,
+    Lookups,
+    Preferences,
+    Exports,
+    Conditionals,
+    Queue,
+    Tournaments,
+):
     """The application core every adapter calls."""
 
     @classmethod

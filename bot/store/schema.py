@@ -115,6 +115,8 @@ games = Table(
     Column("reason", String(20)),
     Column("scores", JSON),
     Column("rematch_of", ID, ForeignKey("games.id")),
+    Column("tournament_id", ID),  # a game of an event (migration 0008): tournaments.id
+    Column("tournament_round", Integer),  # its round (a league's: the season's round)
     Index("games_by_guild_status", "guild_id", "status"),
     Index("games_by_thread", "thread_id"),
     Index("games_by_status_expiry", "status", "expires_at"),
@@ -214,6 +216,85 @@ guild_settings = Table(
     Column("channels", JSON, nullable=False),  # channel ids where games may start; [] = all
     Column("days_per_move", Integer),
     Column("rated", Boolean, nullable=False, server_default="1"),
+    # who may create and run events: "managers" (Manage Server) or "everyone" (migration 0008)
+    Column("tournaments", String(12), nullable=False, server_default="managers"),
+)
+
+#: Events (tournaments, leagues, ladders; migration 0008). The rules: bot/events/.
+TOURNAMENT_STATUSES = ("open", "active", "finished", "cancelled")
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("guild_id", BigInteger, nullable=False),
+    Column("channel_id", BigInteger, nullable=False),  # where it is announced, its games open
+    Column("name", String(100), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("options", JSON, nullable=False),  # the game's options, canonical
+    Column("format", String(12), nullable=False),  # bot/events Format values
+    Column("rounds", Integer),  # a Swiss tournament's rounds
+    Column("match_games", SmallInteger),  # a knockout's games per match: 1, 3 or 5
+    Column("double", Boolean, nullable=False, server_default="0"),  # a double round robin
+    Column("days_per_move", Integer),  # None: no clock
+    Column("vacations", Boolean, nullable=False, server_default="1"),  # vacations stop clocks
+    Column("rated", Boolean, nullable=False),
+    Column("organizer_id", BigInteger, nullable=False),
+    Column("status", String(12), nullable=False),
+    # the round (a league's season) under way: the next is paired by the one transaction
+    # whose `UPDATE ... SET round = n + 1 WHERE round = n` touches the row
+    Column("round", Integer, nullable=False, server_default="0"),
+    Column("seed", Integer, nullable=False),  # the lots drawn (round robin's table order)
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("started_at", UTCDateTime()),
+    Column("finished_at", UTCDateTime()),
+    Index("tournaments_by_guild_status", "guild_id", "status"),
+    CheckConstraint(
+        "status IN ('open', 'active', 'finished', 'cancelled')", name="tournaments_known_status"
+    ),
+    CheckConstraint("round >= 0", name="tournaments_round_not_negative"),
+)
+
+entrants = Table(
+    "entrants",
+    metadata,
+    Column("tournament_id", ID, ForeignKey("tournaments.id"), primary_key=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), primary_key=True),
+    Column("seq", Integer, nullable=False),  # entry order: orders equal ratings
+    Column("bot_level", String(12)),  # the bot at this level
+    Column("rating", Float, nullable=False, server_default="0"),  # as seeded at the start
+    Column("withdrawn", Boolean, nullable=False, server_default="0"),
+    Column("division", SmallInteger),  # a league's, this season (0 is the top)
+    Column("place", Integer),  # a ladder's (1 is the top)
+    Column("joined_at", UTCDateTime(), nullable=False),
+)
+
+tournament_rounds = Table(  # one row per round started: its primary key pairs it once
+    "tournament_rounds",
+    metadata,
+    Column("tournament_id", ID, ForeignKey("tournaments.id"), primary_key=True),
+    Column("number", Integer, primary_key=True),
+    Column("bye_id", BigInteger),  # a Swiss bye
+    Column("matches", JSON),  # a knockout round's matches: [[high, low or null], ...]
+    Column("started_at", UTCDateTime(), nullable=False),
+)
+
+pairings = Table(  # one row per game of an event
+    "pairings",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("tournament_id", ID, ForeignKey("tournaments.id"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("division", SmallInteger, nullable=False, server_default="0"),  # a league's
+    Column("match", SmallInteger),  # a knockout match's index in its round
+    Column("first_id", BigInteger, nullable=False),
+    Column("second_id", BigInteger, nullable=False),
+    Column("game_id", ID, ForeignKey("games.id")),
+    Column("done", Boolean, nullable=False, server_default="0"),
+    Column("winner_id", BigInteger),  # None: a draw (or, forfeited, both lost)
+    Column("finish", String(8)),  # played time forfeit (bot/events Finish)
+    Column("ended_at", UTCDateTime()),
+    UniqueConstraint("game_id", name="one_pairing_per_game"),
+    Index("pairings_by_round", "tournament_id", "round", "done"),
 )
 
 outbox = Table(
@@ -256,12 +337,16 @@ __all__ = [
     "conditionals",
     "deadlines",
     "digests",
+    "entrants",
     "games",
     "guild_settings",
     "metadata",
     "moves",
     "outbox",
+    "pairings",
     "players",
     "ratings",
     "seats",
+    "tournament_rounds",
+    "tournaments",
 ]
