@@ -26,7 +26,7 @@ from PIL import Image
 import engine
 from bench.load import with_record
 from bot.render import encode, render_gif
-from bot.service import GameService, Place, Player, Refused
+from bot.service import GameService, Place, Player, Refused, ServiceCode
 from bot.service.painter import Painter
 from bot.settings import Settings
 from bot.store import Database
@@ -151,7 +151,7 @@ async def test_a_refused_challenge_builds_no_wire_table(
         await service.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
-    assert refusal.value.code == Code.CHANNEL
+    assert refusal.value.code == ServiceCode.CHANNEL
     await service.guild_settings(GUILD, channels=[])
     service.settings.max_open_challenges = 1
     await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
@@ -159,7 +159,7 @@ async def test_a_refused_challenge_builds_no_wire_table(
         await service.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
-    assert refusal.value.code == Code.LIMIT
+    assert refusal.value.code == ServiceCode.LIMIT
     assert built == []
 
 

@@ -31,6 +31,7 @@ from bot.service import (
     Reminder,
     Result,
     SeatTaken,
+    ServiceCode,
     TimedOut,
     TurnStarted,
     away_note,
@@ -366,7 +367,7 @@ async def test_vacation_days_run_out(
     mine = await service.player_settings(ANN)
     assert mine.on_vacation_since is None and mine.vacation_days_left == 0
     assert (await service.game(game.id, GUILD)).deadline == started + 17 * DAY
-    await refused(Code.NO_VACATION, service.player_settings(ANN, vacation=True))
+    await refused(ServiceCode.NO_VACATION, service.player_settings(ANN, vacation=True))
     clock.now = started + 17 * DAY
     [over] = await scheduler.tick()
     assert isinstance(over.events[0], TimedOut)

@@ -35,12 +35,12 @@ from bot.service.models import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     UndoRequested,
 )
 from bot.service.play import Play
 from bot.service.rules import forfeit
 from bot.store.schema import games, seats
-from engine import Code
 
 log = logging.getLogger("paperboard.ai")
 
@@ -252,7 +252,7 @@ class AiPlay(Play):
             await outbox.mark_delivered(self, asked.outbox_id)
         if answered is None:
             raise Refused(
-                "The bot moved while you asked; ask for the undo again.", code=Code.NO_UNDO
+                "The bot moved while you asked; ask for the undo again.", code=ServiceCode.NO_UNDO
             )
         return answered
 

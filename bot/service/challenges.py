@@ -30,6 +30,7 @@ from bot.service.models import (
     Refused,
     Result,
     SeatTaken,
+    ServiceCode,
 )
 from bot.service.records import Records, new_state
 from bot.service.rules import check_ids, status_words, whole
@@ -82,12 +83,16 @@ class Challenges(Records):
                 f"Open seats are a number from 0 to {info.max_players - 1}.", code=Code.BAD_OPTION
             )
         if any(p.id == challenger.id for p in opponents):
-            raise Refused("You cannot challenge yourself.", code=Code.SELF_CHALLENGE)
+            raise Refused("You cannot challenge yourself.", code=ServiceCode.SELF_CHALLENGE)
         if len({p.id for p in opponents}) != len(opponents):
-            raise Refused("Each opponent can take only one seat.", code=Code.DUPLICATE_OPPONENT)
+            raise Refused(
+                "Each opponent can take only one seat.", code=ServiceCode.DUPLICATE_OPPONENT
+            )
         robots = [bot_player(level) for level in bots]
         if robots and rated:
-            raise Refused("Games against the bot are casual, never rated.", code=Code.UNRATED)
+            raise Refused(
+                "Games against the bot are casual, never rated.", code=ServiceCode.UNRATED
+            )
         if not opponents and open_seats == 0 and not robots:
             open_seats = info.min_players - 1
         seat_count = 1 + len(opponents) + len(robots) + open_seats
@@ -105,7 +110,7 @@ class Challenges(Records):
         async with self.db.write() as conn:
             guild = await self.load_guild_settings(conn, place.guild_id)
             if guild.channels and place.channel_id not in guild.channels:
-                raise Refused("Games cannot be started in this channel.", code=Code.CHANNEL)
+                raise Refused("Games cannot be started in this channel.", code=ServiceCode.CHANNEL)
             days = guild.days_per_move if days_per_move == "default" else days_per_move
             if days is not None and (not whole(days) or days not in DAYS_PER_MOVE):
                 allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
@@ -113,7 +118,9 @@ class Challenges(Records):
                     f"Days per move must be one of {allowed}, or none.", code=Code.BAD_OPTION
                 )
             if rated and not guild.rated:
-                raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
+                raise Refused(
+                    "Rated games are switched off on this server.", code=ServiceCode.UNRATED
+                )
             # players first (their rows locked in id order), then the limits under that lock
             await self.remember(conn, challenger, *opponents, *set(robots))
             await self._check_limits(conn, challenger.id)
@@ -126,7 +133,7 @@ class Challenges(Records):
                 raise Refused(
                     f"With these options {info.title} is over before the first move; "
                     "choose other options.",
-                    code=Code.OVER_AT_START,
+                    code=ServiceCode.OVER_AT_START,
                 )
             game_id = await self._insert_game(
                 conn,
@@ -177,7 +184,9 @@ class Challenges(Records):
             row = await self._open_challenge(conn, game_id, guild_id)
             seat = await self._invited_seat(conn, game_id, player.id)
             if seat is None:
-                raise Refused("This challenge is not waiting for you.", code=Code.NOT_INVITED)
+                raise Refused(
+                    "This challenge is not waiting for you.", code=ServiceCode.NOT_INVITED
+                )
             return await self._take_seat(conn, row, seat, player)
 
     async def join(self, game_id: int, guild_id: int, player: Player) -> Result:
@@ -189,10 +198,12 @@ class Challenges(Records):
             )
             rows = taken.all()
             if any(r.player_id == player.id for r in rows):
-                raise Refused("You already have a seat in this game.", code=Code.ALREADY_SEATED)
+                raise Refused(
+                    "You already have a seat in this game.", code=ServiceCode.ALREADY_SEATED
+                )
             free = [r.seat for r in rows if r.player_id is None]
             if not free:
-                raise Refused("This challenge has no open seat.", code=Code.NO_OPEN_SEAT)
+                raise Refused("This challenge has no open seat.", code=ServiceCode.NO_OPEN_SEAT)
             return await self._take_seat(conn, row, min(free), player)
 
     async def _take_seat(
@@ -229,7 +240,8 @@ class Challenges(Records):
             await self._open_challenge(conn, game_id, guild_id)
             if await self._invited_seat(conn, game_id, player.id) is None:
                 raise Refused(
-                    "Only an invited player can decline this challenge.", code=Code.NOT_INVITED
+                    "Only an invited player can decline this challenge.",
+                    code=ServiceCode.NOT_INVITED,
                 )
             return await self.close_challenge(conn, game_id, "declined", player.id)
 
@@ -239,7 +251,8 @@ class Challenges(Records):
             row = await self._open_challenge(conn, game_id, guild_id)
             if row.challenger_id != player.id:
                 raise Refused(
-                    "Only the challenger can cancel this challenge.", code=Code.NOT_CHALLENGER
+                    "Only the challenger can cancel this challenge.",
+                    code=ServiceCode.NOT_CHALLENGER,
                 )
             return await self.close_challenge(conn, game_id, "cancelled", player.id)
 
@@ -250,10 +263,12 @@ class Challenges(Records):
             summary = await self.summary(conn, game_id, row)
             if summary.seat_of(player.id) is None:
                 raise Refused(
-                    "Only a player of that game can ask for a rematch.", code=Code.NOT_SEATED
+                    "Only a player of that game can ask for a rematch.", code=ServiceCode.NOT_SEATED
                 )
             if row.status not in ("finished", "aborted"):
-                raise Refused("A rematch can follow only a finished game.", code=Code.NOT_FINISHED)
+                raise Refused(
+                    "A rematch can follow only a finished game.", code=ServiceCode.NOT_FINISHED
+                )
             offered = await conn.execute(
                 sa.select(games).where(
                     games.c.rematch_of == game_id,
@@ -264,7 +279,7 @@ class Challenges(Records):
                 if not self.overdue(earlier):
                     raise Refused(
                         f"A rematch of #{game_id} is already offered (#{earlier.id}).",
-                        code=Code.REMATCH_OFFERED,
+                        code=ServiceCode.REMATCH_OFFERED,
                     )
             await self._check_limits(conn, player.id)
             now = self.clock()
@@ -310,13 +325,16 @@ class Challenges(Records):
     async def _open_challenge(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
         row = await self.game_row(conn, game_id, guild_id, lock=True)
         if self.overdue(row):  # the scheduler closes it; until then it is refused
-            raise Refused("This challenge has expired.", code=Code.EXPIRED)
+            raise Refused("This challenge has expired.", code=ServiceCode.EXPIRED)
         if row.status == "active":
             raise Refused(
-                "This challenge was already accepted: the game is under way.", code=Code.NOT_OPEN
+                "This challenge was already accepted: the game is under way.",
+                code=ServiceCode.NOT_OPEN,
             )
         if row.status != "open":
-            raise Refused(f"This challenge is {status_words(row.status)}.", code=Code.NOT_OPEN)
+            raise Refused(
+                f"This challenge is {status_words(row.status)}.", code=ServiceCode.NOT_OPEN
+            )
         return row
 
     async def _insert_game(
@@ -439,7 +457,7 @@ class Challenges(Records):
             if (open_count or 0) >= self.settings.max_open_challenges:
                 raise Refused(
                     f"You have {open_count} open challenges, the most allowed; cancel one first.",
-                    code=Code.LIMIT,
+                    code=ServiceCode.LIMIT,
                 )
         active = await conn.scalar(
             sa.select(sa.func.count())
@@ -449,5 +467,5 @@ class Challenges(Records):
         if (active or 0) >= self.settings.max_active_games:
             raise Refused(
                 f"You are playing {active} games, the most allowed; finish one first.",
-                code=Code.LIMIT,
+                code=ServiceCode.LIMIT,
             )

@@ -34,6 +34,7 @@ from bot.service.models import (
     Refused,
     Reminder,
     SeatTaken,
+    ServiceCode,
     TimedOut,
     TurnStarted,
     UndoAnswered,
@@ -372,6 +373,6 @@ def parse_days(text: str | None, *, unset: str) -> int | str | None:
     if not word.isdecimal() or len(word) > 4:
         raise Refused(
             f"Days per move is a whole number or {NO_CLOCK}, not {engine.core.shown(text)}.",
-            code=Code.BAD_SETTING,
+            code=ServiceCode.BAD_SETTING,
         )
     return int(word)

@@ -31,6 +31,7 @@ from bot.service.models import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     TurnStarted,
     UndoAnswered,
     UndoRequested,
@@ -38,7 +39,7 @@ from bot.service.models import (
 from bot.service.records import Records, replay
 from bot.service.rules import check_ids, forfeit, seat_names_now
 from bot.store.schema import games, moves, players
-from engine import Code, GameState, IllegalMove
+from engine import GameState, IllegalMove
 
 log = logging.getLogger("paperboard.service")
 
@@ -158,7 +159,7 @@ class Play(Records):
             if expected_ply is not None and expected_ply != row.ply:
                 raise Refused(
                     f"This board is out of date: the game is at move {row.ply} now.",
-                    code=Code.STALE,
+                    code=ServiceCode.STALE,
                 )
             state = await self.load_state(conn, row)
             if state.to_move != seat:
@@ -166,7 +167,7 @@ class Play(Records):
                     summary.name_of_seat(state.to_move) if state.to_move is not None else "nobody"
                 )
                 raise Refused(
-                    f"It is not your turn: {to_move} is to move.", code=Code.NOT_YOUR_TURN
+                    f"It is not your turn: {to_move} is to move.", code=ServiceCode.NOT_YOUR_TURN
                 )
             try:
                 after = state.play(text)
@@ -305,7 +306,7 @@ class Play(Records):
             if len(movers) >= len(summary.seats):
                 raise Refused(
                     "Every player has moved already: resign instead, or ask for an undo.",
-                    code=Code.TOO_LATE,
+                    code=ServiceCode.TOO_LATE,
                 )
             await self.set_status(conn, game_id, "aborted")
             return await self._announce(
@@ -325,7 +326,8 @@ class Play(Records):
             await self._undo_cut(conn, row, seat)  # refuses when there is nothing to take back
             if row.undo_seat is not None and row.undo_ply == row.ply:
                 raise Refused(
-                    "An undo request is already waiting for an answer.", code=Code.UNDO_PENDING
+                    "An undo request is already waiting for an answer.",
+                    code=ServiceCode.UNDO_PENDING,
                 )
             agreeing = self.agreeing_at_once(summary, seat)
             await conn.execute(
@@ -361,10 +363,12 @@ class Play(Records):
             # a move since the request (or the game's end) leaves it stale: nothing to answer
             pending = row.undo_seat is not None and row.undo_ply == row.ply
             if not pending or row.status != "active" or expected_ply not in (None, row.undo_ply):
-                raise Refused("There is no undo request waiting for an answer.", code=Code.NO_UNDO)
+                raise Refused(
+                    "There is no undo request waiting for an answer.", code=ServiceCode.NO_UNDO
+                )
             if seat == row.undo_seat:
                 raise Refused(
-                    "You asked for this undo; your opponents answer it.", code=Code.OWN_UNDO
+                    "You asked for this undo; your opponents answer it.", code=ServiceCode.OWN_UNDO
                 )
             if not accept:
                 await self._clear_undo(conn, game_id)
@@ -465,7 +469,7 @@ class Play(Records):
         ).all()
         own = [i for i, entry in enumerate(record) if entry.seat == seat and entry.text != "pass"]
         if not own:
-            raise Refused("You have no move to take back yet.", code=Code.NOTHING_TO_UNDO)
+            raise Refused("You have no move to take back yet.", code=ServiceCode.NOTHING_TO_UNDO)
         cut = own[-1]
         texts = [entry.text for entry in record]
         # a turn of several actions (Short Circuit's pops) is taken back whole: step back
@@ -491,4 +495,4 @@ class Play(Records):
                 return await attempt()
             except _Conflict:
                 continue
-        raise Refused("The game is busy; try that again in a moment.", code=Code.BUSY)
+        raise Refused("The game is busy; try that again in a moment.", code=ServiceCode.BUSY)

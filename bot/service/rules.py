@@ -10,7 +10,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.service.levels import BOT_ID_RANGE, bot_name
-from bot.service.models import GameSummary, Player, Refused
+from bot.service.models import GameSummary, Player, Refused, ServiceCode
 from engine import Code, GameState
 
 MAX_ID = 2**63 - 1
@@ -60,7 +60,8 @@ def require_active(row: Any) -> None:
         return
     if row.status == "open":
         raise Refused(
-            "This game has not started yet: it is waiting for players.", code=Code.NOT_STARTED
+            "This game has not started yet: it is waiting for players.",
+            code=ServiceCode.NOT_STARTED,
         )
     raise Refused(f"This game is {status_words(row.status)}.", code=Code.GAME_OVER)
 
@@ -101,7 +102,8 @@ def check_ply(game_id: int, last: int, ply: int | None) -> None:
     """Refuse a move number the game does not have (None: the position now)."""
     if ply is not None and not 0 <= ply <= last:
         raise Refused(
-            f"Game #{game_id} has moves 0 to {last}; there is no move {ply}.", code=Code.BAD_PLY
+            f"Game #{game_id} has moves 0 to {last}; there is no move {ply}.",
+            code=ServiceCode.BAD_PLY,
         )
 
 
@@ -165,4 +167,4 @@ def deadline_caption(summary: GameSummary, zone_name: str | None = None) -> str 
 
 
 def _unknown_id() -> Refused:
-    return Refused("That id is not one I know.", code=Code.BAD_ID)
+    return Refused("That id is not one I know.", code=ServiceCode.BAD_ID)
