@@ -427,10 +427,17 @@ def state_class(name: str) -> type[GameState]:
     try:
         return _STATES[name]
     except KeyError:
-        raise BadOptions(
-            f"There is no game called {shown(name)}; the games are {', '.join(_STATES)}.",
-            code=Code.UNKNOWN_GAME,
-        ) from None
+        raise unknown_game(name) from None
+
+
+def unknown_game(name: str, meant: str | None = None) -> BadOptions:
+    """The refusal of a game name that is none of the registry's; `meant`, the name the
+    asker most likely meant, when one is close."""
+    games = f"did you mean {meant}? The games are" if meant else "the games are"
+    return BadOptions(
+        f"There is no game called {shown(name)}; {games} {', '.join(_STATES)}.",
+        code=Code.UNKNOWN_GAME,
+    )
 
 
 def new(name: str, /, players: object = None, **options: object) -> GameState:

@@ -345,3 +345,19 @@ def test_no_code_is_both_a_rules_and_a_service_code() -> None:
 def test_every_service_code_is_used_by_the_service_or_an_adapter() -> None:
     bot = [path for path in SOURCES if path.is_relative_to(ROOT / "bot")]
     assert code_members("ServiceCode", bot) >= set(ServiceCode.__members__)
+
+
+def test_the_unknown_game_sentence_is_written_once() -> None:
+    """The engine's refusal and the service's (which adds the name meant) are one sentence."""
+    written = [
+        path.relative_to(ROOT)
+        for path in SOURCES
+        if not path.is_relative_to(ROOT / "tests")
+        for _ in range(path.read_text().count("no game called"))
+    ]
+    assert written == [Path("engine/core.py")], written
+    with pytest.raises(BadOptions) as caught:
+        engine.new("hexx")
+    assert str(caught.value) == str(engine.core.unknown_game("hexx"))
+    meant = str(engine.core.unknown_game("hexx", "hex"))
+    assert meant.startswith("There is no game called “hexx”; did you mean hex? The games are hex,")

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service.levels import bot_player
-from bot.service.messages import unknown_game
+from bot.service.messages import game_info
 from bot.service.models import (
     DAYS_PER_MOVE,
     FIRST_CHOICES,
@@ -60,9 +60,7 @@ class Challenges(Records):
         """A direct challenge (named opponents), an open one (seats anyone may take), or both;
         `bots`: a seat for the bot at each of these levels (it sits down at once)."""
         check_ids(place.guild_id, place.channel_id, challenger.id, *(p.id for p in opponents))
-        info = engine.GAMES.get(game)
-        if info is None:
-            raise unknown_game(game)
+        info = game_info(game)
         if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
             raise Refused(
                 f"Who moves first must be one of {', '.join(sorted(FIRST_CHOICES))}.",

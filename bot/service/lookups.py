@@ -11,7 +11,7 @@ import sqlalchemy as sa
 import engine
 from bot.render import render_text
 from bot.service import ratings
-from bot.service.messages import unknown_game
+from bot.service.messages import game_info
 from bot.service.models import (
     STATUSES,
     Board,
@@ -247,7 +247,7 @@ class Lookups(Records):
             return await self.time_zone_of(conn, player_id)
 
     async def leaderboard(self, guild_id: int, game: str, *, limit: int = 10) -> list[RatingLine]:
-        _known_game(game)
+        game_info(game)
         async with self.db.read() as conn:
             return await ratings.leaderboard(conn, guild_id, game, limit)
 
@@ -255,11 +255,6 @@ class Lookups(Records):
         self, guild_id: int, player_id: int, game: str | None = None
     ) -> list[RatingLine]:
         if game is not None:
-            _known_game(game)
+            game_info(game)
         async with self.db.read() as conn:
             return await ratings.of_player(conn, guild_id, player_id, game)
-
-
-def _known_game(game: str) -> None:
-    if game not in engine.GAMES:
-        raise unknown_game(game)
