@@ -40,8 +40,9 @@ from bot.service import (
     local_time,
     taken_back_text,
 )
-from bot.service.aiplayer import think
+from bot.service.aiplayer import AiPlay, think
 from bot.service.levels import LEVELS, Level, bot_name, bot_player
+from bot.service.play import Play
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import ai_jobs, moves
@@ -943,3 +944,30 @@ async def test_analysis_on_discord_edits_one_message_into_the_chart(
             assert f"Analysis of Hex #{game.id}" in message.content
             (png,) = message.files.values()
             assert png.startswith(b"\x89PNG") and len(png) <= 200_000
+
+
+async def test_a_move_that_leaves_the_bot_to_move_calls_the_hook_before_the_board(
+    service: GameService,
+) -> None:
+    """`Play.on_bot_turn` is the one hook (no method a subclass overrides): a person's move
+    that leaves the bot to move calls it once, before the player's board is drawn; a move
+    after which a person moves does not."""
+    assert "on_bot_turn" in vars(Play) and not hasattr(Play, "committed")
+    assert not {"on_bot_turn", "committed"} & set(vars(AiPlay))
+    heard: list[str] = []
+    drawing = service.render
+
+    async def render(*args: Any, **kwargs: Any) -> bytes:
+        heard.append("board")
+        return await drawing(*args, **kwargs)
+
+    service.render = render  # type: ignore[method-assign]
+    service.on_bot_turn = lambda: heard.append("bot")
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+    assert heard == ["bot", "board"]
+    people = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="challenger")
+    await service.accept(people.game.id, GUILD, BOB)
+    heard.clear()
+    await service.move(people.game.id, GUILD, ANN, "b2")
+    assert heard == ["board"]

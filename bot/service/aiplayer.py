@@ -18,7 +18,7 @@ import dataclasses
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -39,7 +39,7 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.play import Play
-from bot.service.rules import forfeit
+from bot.service.rules import bot_to_move, forfeit
 from bot.store.schema import games, seats
 
 log = logging.getLogger("paperboard.ai")
@@ -125,15 +125,6 @@ class Turn:
 
 class AiPlay(Play):
     """The bot's side of a game: its moves, its resignations, undo granted at once."""
-
-    #: Told when a use case of this process queued a bot's move (the AI runner's poke).
-    on_bot_turn: Callable[[], None] | None = None
-
-    def committed(self, result: Result) -> None:
-        """A person's move is committed: when a bot is to move, the AI runner hears now,
-        before the player's board is drawn."""
-        if bot_to_move(result.game) is not None and self.on_bot_turn is not None:
-            self.on_bot_turn()
 
     async def move(
         self,
@@ -290,11 +281,3 @@ class AiPlay(Play):
             ((level, game, *counts) for (level, game), counts in tally.items()),  # type: ignore[misc]
             key=lambda line: (order.index(line[0]), line[1]),
         )
-
-
-def bot_to_move(game: GameSummary) -> str | None:
-    """The level of the bot whose turn it is in an active game, or None."""
-    seat = game.to_move
-    if game.status != "active" or seat is None:
-        return None
-    return game.seats[seat].bot

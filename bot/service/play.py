@@ -37,7 +37,7 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.records import Records, replay
-from bot.service.rules import check_ids, forfeit, seat_names_now
+from bot.service.rules import bot_to_move, check_ids, forfeit, seat_names_now
 from bot.store.schema import games, moves, players
 from engine import GameState, IllegalMove
 
@@ -77,6 +77,11 @@ class _Conflict(Exception):
 class Play(Records):
     """The use cases of a game under way."""
 
+    #: The hook a person's move calls once it is committed, when a bot is to move next,
+    #: before the player's board is drawn: the AI runner sets its poke here, so the bot's
+    #: search starts while the board is drawn (without it, the runner's next poll).
+    on_bot_turn: Callable[[], None] | None = None
+
     async def move(
         self,
         game_id: int,
@@ -92,7 +97,8 @@ class Play(Records):
         result, after = await self._retry(
             lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
         )
-        self.committed(result)
+        if self.on_bot_turn is not None and bot_to_move(result.game) is not None:
+            self.on_bot_turn()
         try:
             png = await self.render(game_id, after, result.game, groups=False, after_move=True)
         except Exception:  # the move is made and kept; only its picture is missing
@@ -120,10 +126,6 @@ class Play(Records):
         played = ", ".join(entry for entry, actor in entries if actor == seat)
         typed = " ".join(text.lower().split())
         return MovePreview(summary, row.ply, typed, played, png, render_text(after))
-
-    def committed(self, result: Result) -> None:
-        """A move is committed; its board is drawn next. (AiPlay wakes the AI runner here,
-        so the bot's search starts while the player's board is drawn.)"""
 
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None

@@ -44,6 +44,14 @@ def finishing_ranks(
     return [ordered.index(key) + 1 for key in keys]
 
 
+def bot_to_move(game: GameSummary) -> str | None:
+    """The level of the bot whose turn it is in an active game, or None."""
+    seat = game.to_move
+    if game.status != "active" or seat is None:
+        return None
+    return game.seats[seat].bot
+
+
 def alone_with_the_bot(summary: GameSummary, player_id: int | None) -> bool:
     """`player_id` plays here against the bot alone: every other seat is the bot's. Only
     then is the engine's help (a hint, an analysis of a game under way) fair play; with
