@@ -33,7 +33,7 @@ from bot.service import GameService, Result, aiqueue
 from bot.service.aiplayer import think
 from bot.service.aiqueue import Job
 from bot.service.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
-from bot.service.painter import Lane
+from bot.workers import Lane
 
 log = logging.getLogger("paperboard.ai")
 
