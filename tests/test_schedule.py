@@ -38,7 +38,7 @@ from bot.service import (
     describe,
     local_time,
 )
-from bot.service.service import _deadline_caption
+from bot.service.rules import deadline_caption
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines
@@ -308,7 +308,7 @@ async def test_vacation_stops_the_clock_and_shifts_the_deadline(
     await service.player_settings(ANN, vacation=True)
     away = await service.game(game.id, GUILD)
     assert away.away == (ANN.id,) and away.deadline == started + 3 * DAY
-    assert _deadline_caption(away) == "clock stopped: on vacation"
+    assert deadline_caption(away) == "clock stopped: on vacation"
     assert away_note(away, lambda pid: f"@{pid}") == (
         f"@{ANN.id} is on vacation: clocks stop on their turns."
     )
