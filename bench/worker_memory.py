@@ -1,6 +1,6 @@
 """One search in the bot's own AI worker process: its time and the worker's peak memory.
 
-The AI lane's worker (painter.Lane, spawned) imports the bot's service package to
+The AI lane's worker (bot/workers.py's Lane, spawned) imports the bot's service package to
 unpickle `think` and `judge`, so it holds ~116 MB before it searches; `bench.ai`'s
 memory section measures a bare process. Each run searches once in a fresh worker and
 reads the worker's peak RSS once the pool has shut down.
@@ -22,7 +22,7 @@ from functools import partial
 from bot.schedule.airunner import AI_NICENESS, HINT_SECONDS
 from bot.service.aiplayer import think
 from bot.service.analysis import judge
-from bot.service.painter import Lane
+from bot.workers import Lane
 
 
 def _peak_mb() -> float:

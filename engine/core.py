@@ -24,94 +24,51 @@ OptionValue = int | str | bool
 
 
 class Code(enum.StrEnum):
-    """Why something was refused: the one vocabulary of the engine's and the service's
-    refusals. Adapters and tests compare against these, never against prose."""
+    """Why the rules refused something: a move, or a game that cannot start as asked (the
+    application's own refusals, a player not seated..., have a vocabulary of their own).
+    Adapters and tests compare against these, never against prose."""
 
     AFTER_PIECE = "after_piece"
-    AGAINST_BOT = "against_bot"
-    ALREADY_SEATED = "already_seated"
-    AMBIGUOUS_GAME = "ambiguous_game"
     BACKWARD = "backward"
-    BAD_ID = "bad_id"
     BAD_LINE = "bad_line"
     BAD_OPTION = "bad_option"
-    BAD_PLY = "bad_ply"
     BAD_RECORD = "bad_record"
-    BAD_SETTING = "bad_setting"
-    BAD_STATUS = "bad_status"
-    BOT_OPPONENT = "bot_opponent"
-    BUSY = "busy"
     CAPACITOR_AFTER_POP = "capacitor_after_pop"
     CAPACITOR_NOT_NEAR = "capacitor_not_near"
-    CHANNEL = "channel"
     CROSSING = "crossing"
     DEAD_DOT = "dead_dot"
     DEAD_END = "dead_end"
     DIAGONAL_FROM_STRAIGHT = "diagonal_from_straight"
-    DM = "dm"
-    DUPLICATE_OPPONENT = "duplicate_opponent"
     EMPTY = "empty"
-    ENTERED = "entered"
-    ENGINE_HELP = "engine_help"
-    EVENT_GAME = "event_game"
-    EVENT_SIZE = "event_size"
-    EXPIRED = "expired"
     FORBIDDEN = "forbidden"
     GAME_OVER = "game_over"
     ILLEGAL = "illegal"
     LANDS_ON_DEAD = "lands_on_dead"
     LANDS_ON_LINE = "lands_on_line"
     LENGTH = "length"
-    LIMIT = "limit"
-    NOTHING_TO_UNDO = "nothing_to_undo"
-    NOT_ADMIN = "not_admin"
-    NOT_AGAINST_BOT = "not_against_bot"
-    NOT_CHALLENGER = "not_challenger"
-    NOT_ENTERED = "not_entered"
-    NOT_FINISHED = "not_finished"
-    NOT_INVITED = "not_invited"
-    NOT_OPEN = "not_open"
-    NOT_SEATED = "not_seated"
-    NOT_STARTED = "not_started"
     NOT_YOURS = "not_yours"
-    NOT_YOUR_TURN = "not_your_turn"
     NO_CAPACITOR = "no_capacitor"
     NO_CONNECTOR = "no_connector"
     NO_DOT = "no_dot"
-    NO_EVENT = "no_event"
-    NO_GAME = "no_game"
-    NO_OPEN_SEAT = "no_open_seat"
     NO_OTHER_COLOUR = "no_other_colour"
     NO_PASS = "no_pass"
     NO_SUPPLY = "no_supply"
     NO_SWAP = "no_swap"
-    NO_UNDO = "no_undo"
-    NO_VACATION = "no_vacation"
     OCCUPIED = "occupied"
     OFF_BOARD = "off_board"
     OVERLAP = "overlap"
-    OVER_AT_START = "over_at_start"
     OWN_BASE = "own_base"
-    OWN_UNDO = "own_undo"
     PASSES_OVER = "passes_over"
     PLAYER_COUNT = "player_count"
     POP_NOT_LINKED = "pop_not_linked"
-    REMATCH_OFFERED = "rematch_offered"
     SAME_COLOUR = "same_colour"
     SAME_POINT = "same_point"
-    SELF_CHALLENGE = "self_challenge"
     SETUP = "setup"
-    STALE = "stale"
     SYNTAX = "syntax"
-    THREAD = "thread"
     THROUGH_BASE = "through_base"
     THROUGH_LINE = "through_line"
-    TOO_LATE = "too_late"
     TOO_LONG = "too_long"
-    UNDO_PENDING = "undo_pending"
     UNKNOWN_GAME = "unknown_game"
-    UNRATED = "unrated"
-    USAGE = "usage"
     USED_DOT = "used_dot"
     WRONG_KIND = "wrong_kind"
 
@@ -478,10 +435,17 @@ def state_class(name: str) -> type[GameState]:
     try:
         return _STATES[name]
     except KeyError:
-        raise BadOptions(
-            f"There is no game called {shown(name)}; the games are {', '.join(_STATES)}.",
-            code=Code.UNKNOWN_GAME,
-        ) from None
+        raise unknown_game(name) from None
+
+
+def unknown_game(name: str, meant: str | None = None) -> BadOptions:
+    """The refusal of a game name that is none of the registry's; `meant`, the name the
+    asker most likely meant, when one is close."""
+    games = f"did you mean {meant}? The games are" if meant else "the games are"
+    return BadOptions(
+        f"There is no game called {shown(name)}; {games} {', '.join(_STATES)}.",
+        code=Code.UNKNOWN_GAME,
+    )
 
 
 def new(name: str, /, players: object = None, **options: object) -> GameState:

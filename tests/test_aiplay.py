@@ -31,6 +31,7 @@ from bot.service import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     UndoAnswered,
     aiqueue,
     bot_record_lines,
@@ -39,8 +40,9 @@ from bot.service import (
     local_time,
     taken_back_text,
 )
-from bot.service.aiplayer import think
+from bot.service.aiplayer import AiPlay, think
 from bot.service.levels import LEVELS, Level, bot_name, bot_player
+from bot.service.play import Play
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import ai_jobs, moves
@@ -171,7 +173,7 @@ async def test_no_person_takes_an_id_in_the_bots_range(service: GameService) -> 
     for person in (Player(LEVELS["easy"].id, "mallory"), Player(50, "mallory")):
         with pytest.raises(Refused) as refused:
             await service.challenge(PLACE, person, "hex", opponents=[BOB])
-        assert refused.value.code == Code.BAD_ID
+        assert refused.value.code == ServiceCode.BAD_ID
         with pytest.raises(Refused):
             await service.player_settings(person, reminders="dm")
 
@@ -179,7 +181,7 @@ async def test_no_person_takes_an_id_in_the_bots_range(service: GameService) -> 
 async def test_the_bot_refuses_rated_games_and_unknown_levels(service: GameService) -> None:
     with pytest.raises(Refused) as rated:
         await service.challenge(PLACE, ANN, "hex", bots=["easy"], rated=True)
-    assert rated.value.code == Code.UNRATED
+    assert rated.value.code == ServiceCode.UNRATED
     with pytest.raises(Refused) as level:
         await service.challenge(PLACE, ANN, "hex", bots=["grandmaster"])
     assert level.value.code == Code.BAD_OPTION and "beginner" in str(level.value)
@@ -309,7 +311,7 @@ async def test_an_undo_the_bots_move_overtook_is_refused_and_never_posted(
 
     async def overtaken(*args: Any, **kwargs: Any) -> Result:
         assert await runner.run_once() == 1  # the bot's move lands between the two
-        raise Refused("There is no undo request waiting for an answer.", code=Code.NO_UNDO)
+        raise Refused("There is no undo request waiting for an answer.", code=ServiceCode.NO_UNDO)
 
     monkeypatch.setattr(service, "answer_undo", overtaken)
     with pytest.raises(Refused) as refused:
@@ -589,7 +591,7 @@ async def test_analysis_is_refused_for_a_game_under_way_between_people(
     game = await human_game(service, ["b2", "c3"])
     with pytest.raises(Refused) as refused:
         await service.analysis(game.id, GUILD)
-    assert refused.value.code == Code.ENGINE_HELP and "cheating" in str(refused.value)
+    assert refused.value.code == ServiceCode.ENGINE_HELP and "cheating" in str(refused.value)
     async with service.db.read() as conn:
         assert await conn.scalar(sa.select(sa.func.count()).select_from(ai_jobs)) == 0
 
@@ -714,7 +716,7 @@ async def test_hints_only_in_a_casual_game_against_the_bot(
     rated = await human_game(service, ["b2"], rated=True)
     with pytest.raises(Refused) as refused:
         await service.hint(rated.id, GUILD, BOB.id)
-    assert refused.value.code == Code.NOT_AGAINST_BOT
+    assert refused.value.code == ServiceCode.NOT_AGAINST_BOT
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
     asked = await service.hint(game.id, GUILD, ANN.id)
     assert asked.move is None
@@ -727,7 +729,7 @@ async def test_hints_only_in_a_casual_game_against_the_bot(
     for someone in (BOB.id, None):  # anyone else: help for the player against the bot
         with pytest.raises(Refused) as refused:
             await service.analysis(game.id, GUILD, someone)
-        assert refused.value.code == Code.ENGINE_HELP
+        assert refused.value.code == ServiceCode.ENGINE_HELP
 
 
 async def test_no_help_where_another_person_shares_the_game_with_the_bot(
@@ -744,11 +746,11 @@ async def test_no_help_where_another_person_shares_the_game_with_the_bot(
     for asker in (ANN, BOB):
         with pytest.raises(Refused) as refused:
             await service.hint(game.id, GUILD, asker.id)
-        assert refused.value.code == Code.NOT_AGAINST_BOT
+        assert refused.value.code == ServiceCode.NOT_AGAINST_BOT
     for someone in (ANN.id, BOB.id, 999, None):
         with pytest.raises(Refused) as refused:
             await service.analysis(game.id, GUILD, someone)
-        assert refused.value.code == Code.ENGINE_HELP and "cheating" in str(refused.value)
+        assert refused.value.code == ServiceCode.ENGINE_HELP and "cheating" in str(refused.value)
     async with service.db.read() as conn:
         kinds = (await conn.scalars(sa.select(ai_jobs.c.kind))).all()
     assert "hint" not in kinds and "analysis" not in kinds
@@ -946,3 +948,30 @@ async def test_analysis_on_discord_edits_one_message_into_the_chart(
             assert f"Analysis of Hex #{game.id}" in message.content
             (png,) = message.files.values()
             assert png.startswith(b"\x89PNG") and len(png) <= 200_000
+
+
+async def test_a_move_that_leaves_the_bot_to_move_calls_the_hook_before_the_board(
+    service: GameService,
+) -> None:
+    """`Play.on_bot_turn` is the one hook (no method a subclass overrides): a person's move
+    that leaves the bot to move calls it once, before the player's board is drawn; a move
+    after which a person moves does not."""
+    assert "on_bot_turn" in vars(Play) and not hasattr(Play, "committed")
+    assert not {"on_bot_turn", "committed"} & set(vars(AiPlay))
+    heard: list[str] = []
+    drawing = service.render
+
+    async def render(*args: Any, **kwargs: Any) -> bytes:
+        heard.append("board")
+        return await drawing(*args, **kwargs)
+
+    service.render = render  # type: ignore[method-assign]
+    service.on_bot_turn = lambda: heard.append("bot")
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
+    await service.move(game.id, GUILD, ANN, "b2")
+    assert heard == ["bot", "board"]
+    people = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="challenger")
+    await service.accept(people.game.id, GUILD, BOB)
+    heard.clear()
+    await service.move(people.game.id, GUILD, ANN, "b2")
+    assert heard == ["board"]

@@ -19,6 +19,7 @@ from bot.service import (
     GameService,
     MovePlayed,
     Refused,
+    ServiceCode,
     TurnStarted,
     conditional_text,
     describe,
@@ -35,7 +36,7 @@ HEX = {"size": "5", "swap": "off"}
 OPTIONS = {"hex": {"size": 5}, "hotwire": {"size": "5x5"}, "shortcircuit": {"size": 3}}
 
 
-async def refused(call: object, code: Code = Code.BAD_LINE) -> str:
+async def refused(call: object, code: Code | ServiceCode = Code.BAD_LINE) -> str:
     with pytest.raises(Refused) as caught:
         await call  # type: ignore[misc]
     assert caught.value.code == code, str(caught.value)
@@ -110,8 +111,8 @@ async def test_lines_are_checked_on_entry_and_refusals_say_which_move_and_why(
     assert longer.lines == ("if b2 then c3, if d4 then e5",)  # it extends the shorter one
     said = await refused(service.conditional(game, GUILD, BOB, line="c3 d4"))
     assert said.startswith("It is your move now")
-    await refused(service.conditional(game, GUILD, OUTSIDER, line="b2 c3"), Code.NOT_SEATED)
-    await refused(service.conditional(game, GUILD, ANN, "shout"), Code.USAGE)
+    await refused(service.conditional(game, GUILD, OUTSIDER, line="b2 c3"), ServiceCode.NOT_SEATED)
+    await refused(service.conditional(game, GUILD, ANN, "shout"), ServiceCode.USAGE)
     await refused(service.conditional(game, GUILD, ANN, "remove"))
     assert (await service.conditional(game, GUILD, ANN)).lines == ("if b2 then c3, if d4 then e5",)
 
@@ -181,7 +182,7 @@ async def test_games_of_more_than_two_players_refuse_conditional_lines(
 async def test_games_against_the_bot_refuse_conditional_lines(service: GameService) -> None:
     result = await service.challenge(PLACE, ANN, "hex", options=HEX, bots=["easy"])
     said = await refused(
-        service.conditional(result.game.id, GUILD, ANN, line="a1 b2"), Code.AGAINST_BOT
+        service.conditional(result.game.id, GUILD, ANN, line="a1 b2"), ServiceCode.AGAINST_BOT
     )
     assert said.startswith("Conditional moves are for games between people")
 

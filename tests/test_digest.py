@@ -10,9 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.schedule import Scheduler
-from bot.service import Digest, GameService, Reminder, describe, local_time
+from bot.service import Digest, GameService, Reminder, ServiceCode, describe, local_time
 from bot.service.digest import next_digest
-from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_schedule import Outbox
 from tests.test_service import GUILD, refused, start
@@ -65,7 +64,7 @@ async def test_one_digest_a_day_lists_the_games_on_move_and_none_when_empty(
     assert not [
         e for e in outbox.events(Reminder) if isinstance(e, Reminder) and e.player_id == ANN.id
     ]
-    await refused(Code.BAD_SETTING, service.player_settings(ANN, digest_hour=24))
+    await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, digest_hour=24))
 
 
 @pytest.mark.both_backends

@@ -27,10 +27,18 @@ from bot.discordbot.announce import CANNOT_READ
 from bot.discordbot.client import PERMISSIONS
 from bot.discordbot.text import status_text
 from bot.discordbot.views import CHALLENGE_ACTIONS, ChallengeButton
-from bot.service import GameService, GameSummary, Place, Player, Refused, Result, SeatTaken
+from bot.service import (
+    GameService,
+    GameSummary,
+    Place,
+    Player,
+    Refused,
+    Result,
+    SeatTaken,
+    ServiceCode,
+)
 from bot.settings import Settings
 from bot.store import Database
-from engine import Code
 from tests.conftest import PATIENCE_SECONDS, Clock
 from tests.fakediscord import Channel, FakeDiscord, Guild, Message, User, run_bot
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
@@ -801,7 +809,7 @@ async def test_every_answer_fits_in_a_discord_message(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def long_refusal(*args: Any, **kwargs: Any) -> None:
-        raise Refused("é" * 5000, code=Code.USAGE)
+        raise Refused("é" * 5000, code=ServiceCode.USAGE)
 
     monkeypatch.setattr(world.service, "games", long_refusal)
     async with world.running():
@@ -815,7 +823,7 @@ async def test_every_answer_fits_in_a_discord_message(
         lines = [f"line {n}: " + "x" * 40 for n in range(100)]
 
         async def long_listing(*args: Any, **kwargs: Any) -> None:
-            raise Refused("\n".join(lines), code=Code.USAGE)
+            raise Refused("\n".join(lines), code=ServiceCode.USAGE)
 
         monkeypatch.setattr(world.service, "games", long_listing)
         handle = await world.fake.slash(world.users["ann"], "games", {}, channel=world.channel)

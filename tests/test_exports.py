@@ -13,9 +13,8 @@ import pytest
 
 import engine
 from bot.cli import main as paperboard
-from bot.service import GameService, GameSummary, Player, Refused
+from bot.service import GameService, GameSummary, Player, Refused, ServiceCode
 from bot.service.exports import finished_games
-from engine import Code
 from tests.conftest import ANN, BOB, Clock
 from tests.test_service import GUILD, player_at, start
 
@@ -94,9 +93,9 @@ async def test_the_json_record_has_everything_under_way_or_over(
     await service.move(game.id, GUILD, ANN, first)
     under_way = json.loads((await service.export(game.id, GUILD, "json")).data)
     assert under_way["result"] is None and [m["text"] for m in under_way["moves"]] == [first]
-    for fmt, code in (("sgf", Code.BAD_SETTING), ("pdf", Code.BAD_SETTING)):
+    for fmt, code in (("sgf", ServiceCode.BAD_SETTING), ("pdf", ServiceCode.BAD_SETTING)):
         assert (await _refused(service.export(game.id, GUILD, fmt))).code == code
-    assert (await _refused(service.export(game.id, GUILD + 1))).code == Code.NO_GAME
+    assert (await _refused(service.export(game.id, GUILD + 1))).code == ServiceCode.NO_GAME
 
     clock.advance(hours=1)
     await service.resign(game.id, GUILD, BOB)

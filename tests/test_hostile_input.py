@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from bot.service import GameService, Place, Player, Refused
-from engine import BadOptions, Code, IllegalMove
+from bot.service import GameService, Place, Player, Refused, ServiceCode
+from engine import BadOptions, IllegalMove
 from tests.conftest import ANN, BOB
 
 NAMES = sorted(engine.GAMES)
@@ -137,7 +137,7 @@ async def test_the_challenge_settings_refuse_wrong_types(service: GameService) -
 async def test_quiet_hours_refuse_what_is_not_two_hours(service: GameService, typed: str) -> None:
     with pytest.raises(Refused) as refused:
         await service.player_settings(ANN, quiet_hours=typed)
-    assert refused.value.code == Code.BAD_SETTING
+    assert refused.value.code == ServiceCode.BAD_SETTING
 
 
 async def test_quiet_hours_read_any_decimal_digits(service: GameService) -> None:

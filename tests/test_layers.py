@@ -277,3 +277,29 @@ def test_no_module_uses_another_modules_private_names(path: Path) -> None:
         and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
     ]
     assert set(reached) <= PUBLIC_UNDERSCORES, f"private attributes of others: {reached}"
+
+
+def test_no_name_is_kept_under_a_private_alias_for_the_tests() -> None:
+    """A module of bot/ imports no project name as a private alias (`import x as _y`, the
+    shape of a name kept only so a test can reach it), and no test imports a private name
+    of bot/: a test imports a helper from the module that defines it, by its own name."""
+    aliased = [
+        f"{path.relative_to(ROOT)}: {alias.name} as {alias.asname}"
+        for path in SOURCES
+        if under(path, "bot")
+        for node in ast.walk(TREES[path])
+        if isinstance(node, ast.ImportFrom) and node.module and project({node.module})
+        for alias in node.names
+        if alias.asname and private(alias.asname)
+    ]
+    assert not aliased, aliased
+    tests = sorted((ROOT / "tests").glob("test_*.py"))
+    reached = [
+        f"{path.name}: {node.module}.{alias.name}"
+        for path in tests
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot")
+        for alias in node.names
+        if private(alias.name)
+    ]
+    assert not reached, reached

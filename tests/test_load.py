@@ -26,10 +26,13 @@ from PIL import Image
 import engine
 from bench.load import with_record
 from bot.render import encode, render_gif
-from bot.service import GameService, Place, Refused
+from bot.schedule import airunner
+from bot.service import GameService, Place, Refused, ServiceCode
+from bot.service import painter as painter_module
 from bot.service.painter import Painter
 from bot.settings import Settings
 from bot.store import Database
+from bot.workers import Lane
 from engine import Code, hotwire
 from tests.conftest import ANN, BOB, frozen_heap
 
@@ -150,7 +153,7 @@ async def test_a_refused_challenge_builds_no_wire_table(
         await service.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
-    assert refusal.value.code == Code.CHANNEL
+    assert refusal.value.code == ServiceCode.CHANNEL
     await service.guild_settings(GUILD, channels=[])
     service.settings.max_open_challenges = 1
     await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
@@ -158,7 +161,7 @@ async def test_a_refused_challenge_builds_no_wire_table(
         await service.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
-    assert refusal.value.code == Code.LIMIT
+    assert refusal.value.code == ServiceCode.LIMIT
     assert built == []
 
 
@@ -224,6 +227,14 @@ async def test_a_killed_drawing_worker_is_replaced() -> None:
         assert (await painter.png(after, players=["ann", "bob"], groups=True)).startswith(PNG)
     finally:
         painter.close()
+
+
+def test_the_service_and_the_ai_runner_share_one_worker_pool() -> None:
+    """`Lane` lives outside the service (bot/workers.py): the painter's two lanes and the
+    AI runner's are the same class, defined once."""
+    assert Lane.__module__ == "bot.workers"
+    assert airunner.Lane is painter_module.Lane is Lane
+    assert not hasattr(painter_module, "_start_worker")
 
 
 async def test_a_moves_board_does_not_wait_for_a_slow_gif() -> None:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.service import Code, PlayerSettings, RatingLine, Refused
+from bot.service import Code, PlayerSettings, RatingLine, Refused, ServiceCode
 from bot.service.messages import (
     clock_text,
     closest,
@@ -84,7 +84,7 @@ def test_parse_days_reads_a_number_none_or_nothing(
 def test_parse_days_refuses_anything_else(typed: str) -> None:
     with pytest.raises(Refused) as refused:
         parse_days(typed, unset="default")
-    assert refused.value.code == Code.BAD_SETTING
+    assert refused.value.code == ServiceCode.BAD_SETTING
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, MovePreview, MoveResult, Refused
+from bot.service import GameService, MovePreview, MoveResult, Refused, ServiceCode
 from engine import Code
 from tests.conftest import ANN, BOB
 from tests.test_console import HEX_WITH_SWAP, transcript_of
@@ -32,7 +32,7 @@ async def test_a_guarded_move_waits_for_its_confirmation(service: GameService) -
     assert played.game.ply == 1
     with pytest.raises(Refused) as stale:  # the first preview's position is gone
         await service.move(game.id, GUILD, ANN, preview.move, expected_ply=preview.ply)
-    assert stale.value.code == Code.STALE
+    assert stale.value.code == ServiceCode.STALE
     unguarded = await service.propose_move(game.id, GUILD, BOB, "d4")  # bob's guard is off
     assert isinstance(unguarded, MoveResult) and unguarded.game.ply == 2
 

@@ -30,6 +30,7 @@ from bot.service import (
     Player,
     Reminder,
     Result,
+    ServiceCode,
     models,
     outbox,
 )
@@ -101,10 +102,10 @@ async def test_a_refused_or_rolled_back_use_case_writes_nothing(
 ) -> None:
     game = await start_game(service, "hex", {"size": 5})
     before = await stored(service)
-    await refused(Code.NOT_YOUR_TURN, service.move(game.id, GUILD, BOB, "b2"))
+    await refused(ServiceCode.NOT_YOUR_TURN, service.move(game.id, GUILD, BOB, "b2"))
     await refused(Code.OFF_BOARD, service.move(game.id, GUILD, ANN, "z9"))
-    await refused(Code.NOT_OPEN, service.accept(game.id, GUILD, ANN))
-    await refused(Code.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, BOB))
+    await refused(ServiceCode.NOT_OPEN, service.accept(game.id, GUILD, ANN))
+    await refused(ServiceCode.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, BOB))
 
     async def announce_then_fail(conn: Any, result: Result) -> Result:
         await outbox.write(service, conn, result)

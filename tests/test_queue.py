@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, Refused
-from engine import Code
+from bot.service import GameService, Refused, ServiceCode
 from tests.conftest import ANN, BOB, Clock
 from tests.test_console import transcript_of
 from tests.test_service import GUILD, start
@@ -35,7 +34,7 @@ async def test_the_queue_goes_by_time_left_and_round(service: GameService, clock
     assert {bob_next.game.id} <= {theirs.id, fast.id} and bob_next.waiting == 2
     with pytest.raises(Refused) as refused:
         await service.next_game(GUILD + 1, ANN.id)
-    assert refused.value.code == Code.NO_GAME
+    assert refused.value.code == ServiceCode.NO_GAME
     assert str(refused.value) == "No game here is waiting for your move."
 
 

@@ -31,13 +31,14 @@ from bot.service import (
     Reminder,
     Result,
     SeatTaken,
+    ServiceCode,
     TimedOut,
     TurnStarted,
     away_note,
     describe,
     local_time,
 )
-from bot.service.service import _deadline_caption
+from bot.service.rules import deadline_caption
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines
@@ -307,7 +308,7 @@ async def test_vacation_stops_the_clock_and_shifts_the_deadline(
     await service.player_settings(ANN, vacation=True)
     away = await service.game(game.id, GUILD)
     assert away.away == (ANN.id,) and away.deadline == started + 3 * DAY
-    assert _deadline_caption(away) == "clock stopped: on vacation"
+    assert deadline_caption(away) == "clock stopped: on vacation"
     assert away_note(away, lambda pid: f"@{pid}") == (
         f"@{ANN.id} is on vacation: clocks stop on their turns."
     )
@@ -366,7 +367,7 @@ async def test_vacation_days_run_out(
     mine = await service.player_settings(ANN)
     assert mine.on_vacation_since is None and mine.vacation_days_left == 0
     assert (await service.game(game.id, GUILD)).deadline == started + 17 * DAY
-    await refused(Code.NO_VACATION, service.player_settings(ANN, vacation=True))
+    await refused(ServiceCode.NO_VACATION, service.player_settings(ANN, vacation=True))
     clock.now = started + 17 * DAY
     [over] = await scheduler.tick()
     assert isinstance(over.events[0], TimedOut)

@@ -18,6 +18,7 @@ from bot.service import (
     Place,
     Player,
     Refused,
+    ServiceCode,
     TurnStarted,
     UndoAnswered,
     describe,
@@ -58,7 +59,7 @@ def player_at(game: GameSummary, seat: int) -> Player:
     return next(p for p in (ANN, BOB, CAT, DAN) if p.id == pid)
 
 
-async def refused(code: Code, call: object) -> Refused:
+async def refused(code: Code | ServiceCode, call: object) -> Refused:
     with pytest.raises(Refused) as caught:
         await call  # type: ignore[misc]
     assert caught.value.code == code, str(caught.value)
@@ -85,15 +86,15 @@ async def test_open_challenge_fills_seats_with_join(service: GameService) -> Non
     issued = await service.challenge(PLACE, ANN, "intersections", open_seats=2)
     assert len(issued.game.seats) == 3
     await service.join(issued.game.id, GUILD, BOB)
-    await refused(Code.ALREADY_SEATED, service.join(issued.game.id, GUILD, BOB))
+    await refused(ServiceCode.ALREADY_SEATED, service.join(issued.game.id, GUILD, BOB))
     done = await service.join(issued.game.id, GUILD, CAT)
     assert done.game.status == "active"
     assert sorted(done.game.player_ids()) == [ANN.id, BOB.id, CAT.id]
-    await refused(Code.NOT_OPEN, service.join(issued.game.id, GUILD, DAN))
+    await refused(ServiceCode.NOT_OPEN, service.join(issued.game.id, GUILD, DAN))
 
 
 async def test_challenge_refusals_change_nothing(service: GameService) -> None:
-    await refused(Code.SELF_CHALLENGE, service.challenge(PLACE, ANN, "hex", opponents=[ANN]))
+    await refused(ServiceCode.SELF_CHALLENGE, service.challenge(PLACE, ANN, "hex", opponents=[ANN]))
     await refused(Code.UNKNOWN_GAME, service.challenge(PLACE, ANN, "chess", opponents=[BOB]))
     await refused(
         Code.BAD_OPTION,
@@ -126,16 +127,16 @@ async def test_a_challenge_refuses_bad_options_only_not_any_value_error(
 
 async def test_decline_cancel_and_expiry(service: GameService, clock: Clock) -> None:
     first = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await refused(Code.NOT_INVITED, service.decline(first.game.id, GUILD, CAT))
+    await refused(ServiceCode.NOT_INVITED, service.decline(first.game.id, GUILD, CAT))
     declined = await service.decline(first.game.id, GUILD, BOB)
     assert declined.game.status == "declined"
     assert isinstance(declined.events[0], ChallengeClosed)
     second = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await refused(Code.NOT_CHALLENGER, service.cancel(second.game.id, GUILD, BOB))
+    await refused(ServiceCode.NOT_CHALLENGER, service.cancel(second.game.id, GUILD, BOB))
     assert (await service.cancel(second.game.id, GUILD, ANN)).game.status == "cancelled"
     third = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
     clock.advance(hours=25)
-    await refused(Code.EXPIRED, service.accept(third.game.id, GUILD, BOB))
+    await refused(ServiceCode.EXPIRED, service.accept(third.game.id, GUILD, BOB))
     assert (await service.game(third.game.id, GUILD)).status == "expired"
 
 
@@ -143,7 +144,7 @@ async def test_limits_on_open_challenges(service: GameService) -> None:
     service.settings.max_open_challenges = 2
     await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
     await service.challenge(PLACE, ANN, "hex", opponents=[CAT])
-    error = await refused(Code.LIMIT, service.challenge(PLACE, ANN, "hex", opponents=[DAN]))
+    error = await refused(ServiceCode.LIMIT, service.challenge(PLACE, ANN, "hex", opponents=[DAN]))
     assert "2 open challenges" in str(error)
 
 
@@ -186,18 +187,18 @@ async def test_a_whole_game_to_its_result(service: GameService) -> None:
 async def test_move_refusals_change_nothing(service: GameService) -> None:
     game = await start(service, "hotwire")
     to_move, waiting = player_at(game, 0), player_at(game, 1)
-    await refused(Code.NOT_YOUR_TURN, service.move(game.id, GUILD, waiting, "a1 b2"))
-    await refused(Code.NOT_SEATED, service.move(game.id, GUILD, OUTSIDER, "a1 b2"))
+    await refused(ServiceCode.NOT_YOUR_TURN, service.move(game.id, GUILD, waiting, "a1 b2"))
+    await refused(ServiceCode.NOT_SEATED, service.move(game.id, GUILD, OUTSIDER, "a1 b2"))
     illegal = await refused(Code.PASSES_OVER, service.move(game.id, GUILD, to_move, "a1 a3"))
     assert str(illegal) == "a1-a3 passes over pin a2."
-    await refused(Code.STALE, service.move(game.id, GUILD, to_move, "a1 b2", expected_ply=3))
-    await refused(Code.NO_GAME, service.move(game.id, GUILD + 1, to_move, "a1 b2"))
+    await refused(ServiceCode.STALE, service.move(game.id, GUILD, to_move, "a1 b2", expected_ply=3))
+    await refused(ServiceCode.NO_GAME, service.move(game.id, GUILD + 1, to_move, "a1 b2"))
     after = await service.game(game.id, GUILD)
     assert after.ply == 0 and after.player_to_move == to_move.id
     played = await service.move(game.id, GUILD, to_move, "A1-b2")
     assert played.game.ply == 1
     assert isinstance(played.events[0], MovePlayed) and played.events[0].texts == ("a1-b2",)
-    await refused(Code.NOT_YOUR_TURN, service.move(game.id, GUILD, to_move, "c1 d2"))
+    await refused(ServiceCode.NOT_YOUR_TURN, service.move(game.id, GUILD, to_move, "c1 d2"))
 
 
 HOSTILE = [
@@ -243,8 +244,8 @@ async def test_hostile_ids_are_refused(service: GameService, bad_id: int) -> Non
 
 async def test_another_guilds_game_does_not_exist_here(service: GameService) -> None:
     game = await start(service, "hex", {"size": 5})
-    await refused(Code.NO_GAME, service.board(game.id, GUILD + 7))
-    await refused(Code.NO_GAME, service.record(game.id, GUILD + 7))
+    await refused(ServiceCode.NO_GAME, service.board(game.id, GUILD + 7))
+    await refused(ServiceCode.NO_GAME, service.record(game.id, GUILD + 7))
     assert await service.games(GUILD + 7) == []
 
 
@@ -257,7 +258,7 @@ async def test_board_at_any_ply_and_groups(service: GameService) -> None:
     groups = await service.board(game.id, GUILD, groups=True)
     assert now.ply == 2 and start_board.ply == 0
     assert now.png != start_board.png and groups.png != now.png
-    await refused(Code.BAD_PLY, service.board(game.id, GUILD, ply=5))
+    await refused(ServiceCode.BAD_PLY, service.board(game.id, GUILD, ply=5))
 
 
 # -- ending early ------------------------------------------------------------------------
@@ -272,7 +273,7 @@ async def test_resign_and_abort(service: GameService) -> None:
     first, second = player_at(game, 0), player_at(game, 1)
     await service.move(game.id, GUILD, first, "c3")
     await service.move(game.id, GUILD, second, "b2")
-    await refused(Code.TOO_LATE, service.abort(game.id, GUILD, first))
+    await refused(ServiceCode.TOO_LATE, service.abort(game.id, GUILD, first))
     over = await service.resign(game.id, GUILD, first)
     assert over.game.status == "finished" and over.game.reason == "resignation"
     assert over.game.winners == (1,)
@@ -294,10 +295,10 @@ async def test_undo_by_consent(service: GameService) -> None:
     game = await start(service, "hotwire")
     first, second = player_at(game, 0), player_at(game, 1)
     taken_back = await service.move(game.id, GUILD, first, "a1 b2")
-    await refused(Code.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, second))
+    await refused(ServiceCode.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, second))
     asked = await service.request_undo(game.id, GUILD, first)
     assert asked.events[0].waiting_for == (second.id,)  # type: ignore[attr-defined]
-    await refused(Code.OWN_UNDO, service.answer_undo(game.id, GUILD, first, accept=True))
+    await refused(ServiceCode.OWN_UNDO, service.answer_undo(game.id, GUILD, first, accept=True))
     done = await service.answer_undo(game.id, GUILD, second, accept=True)
     assert isinstance(done.events[0], UndoAnswered) and done.events[0].done
     assert done.game.ply == 0 and done.game.player_to_move == first.id
@@ -307,7 +308,7 @@ async def test_undo_by_consent(service: GameService) -> None:
     await service.request_undo(game.id, GUILD, first)
     declined = await service.answer_undo(game.id, GUILD, second, accept=False)
     assert declined.game.ply == 1
-    await refused(Code.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
+    await refused(ServiceCode.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
 
 
 async def test_an_undo_request_goes_stale_when_the_game_moves(service: GameService) -> None:
@@ -316,7 +317,7 @@ async def test_an_undo_request_goes_stale_when_the_game_moves(service: GameServi
     await service.move(game.id, GUILD, first, "a1 b2")
     await service.request_undo(game.id, GUILD, first)
     await service.move(game.id, GUILD, second, "c3 d4")
-    await refused(Code.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
+    await refused(ServiceCode.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
 
 
 async def test_undo_takes_back_a_whole_short_circuit_turn(service: GameService) -> None:
@@ -362,7 +363,7 @@ async def test_a_whole_short_circuit_turn_on_one_line_is_the_movers(service: Gam
 
 async def test_rematch_rotates_the_seats(service: GameService) -> None:
     game = await start(service, "hex", {"size": 4})
-    await refused(Code.NOT_FINISHED, service.rematch(game.id, GUILD, ANN))
+    await refused(ServiceCode.NOT_FINISHED, service.rematch(game.id, GUILD, ANN))
     await service.resign(game.id, GUILD, ANN)
     again = await service.rematch(game.id, GUILD, BOB)
     assert again.game.status == "open" and again.game.options == game.options
@@ -389,7 +390,7 @@ async def test_default_game_is_the_threads_or_my_only_turn(service: GameService)
     mover = player_at(game, 0)
     assert (await service.default_game(GUILD, mover.id, None)).id == game.id
     other = player_at(game, 1)
-    await refused(Code.NO_GAME, service.default_game(GUILD, other.id, None))
+    await refused(ServiceCode.NO_GAME, service.default_game(GUILD, other.id, None))
 
 
 async def test_without_a_game_named_undo_means_the_game_of_your_last_move(
@@ -402,7 +403,7 @@ async def test_without_a_game_named_undo_means_the_game_of_your_last_move(
     await service.move(second.id, GUILD, ANN, "c3")
     # two games under way, neither on move: which one is for the command to say
     listed = await refused(
-        Code.AMBIGUOUS_GAME, service.default_game(GUILD, ANN.id, None, my_turn=False)
+        ServiceCode.AMBIGUOUS_GAME, service.default_game(GUILD, ANN.id, None, my_turn=False)
     )
     assert str(listed) == f"Name the game: you have several (#{second.id}, #{first.id})."
     last = await service.default_game(GUILD, ANN.id, None, my_turn=False, last_moved=True)
@@ -420,7 +421,7 @@ async def test_without_a_game_named_undo_means_the_game_of_your_last_move(
 async def test_may_resign_refuses_at_once_as_resigning_would(service: GameService) -> None:
     game = await start(service, "hex", {"size": 5})
     assert (await service.may_resign(game.id, GUILD, BOB)).id == game.id
-    await refused(Code.NOT_SEATED, service.may_resign(game.id, GUILD, CAT))
+    await refused(ServiceCode.NOT_SEATED, service.may_resign(game.id, GUILD, CAT))
     await service.resign(game.id, GUILD, BOB)
     await refused(Code.GAME_OVER, service.may_resign(game.id, GUILD, ANN))
     assert (await service.game(game.id, GUILD)).status == "finished"
@@ -432,11 +433,11 @@ async def test_player_settings(service: GameService, clock: Clock) -> None:
     settings = await service.player_settings(ANN, quiet_hours="22-7")
     assert settings.quiet_hours == (22, 7)
     for zone in ("Mars/Olympus", "Europe", "/etc/passwd", "x" * 100_000, "Europe/\x00"):
-        await refused(Code.BAD_SETTING, service.player_settings(ANN, time_zone=zone))
+        await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, time_zone=zone))
     settings = await service.player_settings(ANN, time_zone="america/NEW_york")
     assert settings.time_zone == "America/New_York"
-    await refused(Code.BAD_SETTING, service.player_settings(ANN, quiet_hours="25-3"))
-    await refused(Code.BAD_SETTING, service.player_settings(ANN, reminders="pigeon"))
+    await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, quiet_hours="25-3"))
+    await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, reminders="pigeon"))
     on = await service.player_settings(ANN, vacation=True)
     assert on.on_vacation_since == clock.now
     clock.advance(days=3)
@@ -446,9 +447,10 @@ async def test_player_settings(service: GameService, clock: Clock) -> None:
 
 async def test_guild_settings_limit_channels_and_rating(service: GameService) -> None:
     await service.guild_settings(GUILD, channels=[42], rated=False)
-    await refused(Code.CHANNEL, service.challenge(PLACE, ANN, "hex", opponents=[BOB]))
+    await refused(ServiceCode.CHANNEL, service.challenge(PLACE, ANN, "hex", opponents=[BOB]))
     await refused(
-        Code.UNRATED, service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB], rated=True)
+        ServiceCode.UNRATED,
+        service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB], rated=True),
     )
     issued = await service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB])
     assert issued.game.rated is False
@@ -505,7 +507,7 @@ async def test_any_game_id_up_to_the_column_range_is_refused_in_words(
         service.replay_gif(game_id, GUILD),
     ]
     for use in uses:
-        refusal = await refused(Code.NO_GAME, use)
+        refusal = await refused(ServiceCode.NO_GAME, use)
         assert str(refusal) == f"There is no game #{game_id} here."
     await service.attach(game_id, thread_id=2**63 - 1)  # nothing there: nothing happens
     assert await service.game_in_thread(2**63 - 1) is None
@@ -517,10 +519,10 @@ async def test_a_second_rematch_of_a_game_is_refused_while_the_first_stands(
     game = await start(service, "hex", {"size": "3"})
     await service.resign(game.id, GUILD, ANN)
     first = await service.rematch(game.id, GUILD, ANN)
-    again = await refused(Code.REMATCH_OFFERED, service.rematch(game.id, GUILD, BOB))
+    again = await refused(ServiceCode.REMATCH_OFFERED, service.rematch(game.id, GUILD, BOB))
     assert str(again) == f"A rematch of #{game.id} is already offered (#{first.game.id})."
     await service.accept(first.game.id, GUILD, BOB)
-    await refused(Code.REMATCH_OFFERED, service.rematch(game.id, GUILD, ANN))
+    await refused(ServiceCode.REMATCH_OFFERED, service.rematch(game.id, GUILD, ANN))
     await service.resign(first.game.id, GUILD, BOB)
     declined = await service.rematch(first.game.id, GUILD, ANN)
     await service.decline(declined.game.id, GUILD, BOB)
@@ -530,7 +532,7 @@ async def test_a_second_rematch_of_a_game_is_refused_while_the_first_stands(
 async def test_options_that_end_the_game_before_a_move_are_refused(service: GameService) -> None:
     options = {"size": "2x2", "lengths": "5"}
     over = await refused(
-        Code.OVER_AT_START,
+        ServiceCode.OVER_AT_START,
         service.challenge(PLACE, ANN, "hotwire", opponents=[BOB], options=options),
     )
     assert "over before the first move" in str(over)

@@ -22,6 +22,7 @@ from bot.service import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     TimedOut,
     UndoAnswered,
 )
@@ -72,7 +73,7 @@ async def race(*calls: Awaitable[Any]) -> tuple[list[Any], list[Refused]]:
     return won, [o for o in outcomes if isinstance(o, Refused)]
 
 
-async def one_wins(code: Code, *calls: Awaitable[Any]) -> Any:
+async def one_wins(code: Code | ServiceCode, *calls: Awaitable[Any]) -> Any:
     """Exactly one of the calls succeeds, the others are refused with `code`: the winner."""
     won, lost = await race(*calls)
     assert len(won) == 1 and [r.code for r in lost] == [code] * (len(calls) - 1), lost
@@ -127,7 +128,7 @@ async def test_a_double_accept_starts_the_game_once(one: GameService, two: GameS
     async def trial(where: Place) -> None:
         game = await challenge(one, where, first="random")
         accepts = (s.accept(game.id, where.guild_id, BOB) for s in (one, two))
-        won = await one_wins(Code.NOT_OPEN, *accepts)
+        won = await one_wins(ServiceCode.NOT_OPEN, *accepts)
         (begins,) = events([won], GameStarted)
         stored = await two.game(game.id, where.guild_id)
         assert stored.status == "active" and stored.player_ids() == begins.players
@@ -152,7 +153,7 @@ async def test_accept_racing_cancel_or_decline_does_one(
             if closing == "cancel"
             else two.decline(game.id, where.guild_id, BOB)
         )
-        won = await one_wins(Code.NOT_OPEN, one.accept(game.id, where.guild_id, BOB), close)
+        won = await one_wins(ServiceCode.NOT_OPEN, one.accept(game.id, where.guild_id, BOB), close)
         stored = await one.game(game.id, where.guild_id)
         closed = {"cancel": "cancelled", "decline": "declined"}[closing]
         assert stored.status == ("active" if events([won], GameStarted) else closed)
@@ -164,7 +165,7 @@ async def test_two_joins_for_the_last_seat_seat_one(one: GameService, two: GameS
     async def trial(where: Place) -> None:
         game = await challenge(one, where, opponents=[], open_seats=1)
         won = await one_wins(
-            Code.NOT_OPEN,
+            ServiceCode.NOT_OPEN,
             one.join(game.id, where.guild_id, CAT),
             two.join(game.id, where.guild_id, DAN),
         )
@@ -210,7 +211,7 @@ async def test_a_players_limits_hold_when_two_requests_come_at_once(
             challenger = Player(3000 + 2 * trial, f"c{trial}")
             opponent = Player(3001 + 2 * trial, f"o{trial}")
             one_of_two = await one_wins(
-                Code.LIMIT,
+                ServiceCode.LIMIT,
                 tight[0].challenge(place(trial), challenger, "hex", opponents=[BOB]),
                 tight[1].challenge(place(trial), challenger, "hex", opponents=[CAT]),
             )
@@ -224,7 +225,7 @@ async def test_a_players_limits_hold_when_two_requests_come_at_once(
                 )
             ]
             await one_wins(
-                Code.LIMIT,
+                ServiceCode.LIMIT,
                 *(
                     service.accept(game.id, game.guild_id, opponent)
                     for service, game in zip(tight, invitations, strict=True)
@@ -317,7 +318,7 @@ async def test_a_double_accept_undo_refuses_the_second(one: GameService, two: Ga
         await one.move(game.id, where.guild_id, ANN, "b3")
         await one.request_undo(game.id, where.guild_id, ANN)
         answers = (s.answer_undo(game.id, where.guild_id, BOB, accept=True) for s in (one, two))
-        won = await one_wins(Code.NO_UNDO, *answers)
+        won = await one_wins(ServiceCode.NO_UNDO, *answers)
         (answer,) = events([won], UndoAnswered)
         assert answer.done and (await one.game(game.id, where.guild_id)).ply == 0
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import engine
-from bot.service import GameService, Place, Player, Refused
+from bot.service import GameService, Place, Player, Refused, ServiceCode
 from bot.settings import Settings
 from bot.store import Database
 from engine import Code
@@ -43,8 +43,8 @@ async def test_200_concurrent_attempts_on_one_game(service: GameService) -> None
             except Refused as refusal:
                 current = (await service.game(game.id, GUILD)).ply
                 if current > ply or refusal.code in (
-                    Code.NOT_SEATED,
-                    Code.NOT_YOUR_TURN,
+                    ServiceCode.NOT_SEATED,
+                    ServiceCode.NOT_YOUR_TURN,
                     Code.GAME_OVER,
                 ):
                     return
@@ -102,8 +102,8 @@ async def test_1000_concurrent_commands_over_100_games(service: GameService) -> 
             result = await service.move(game_id, GUILD, player, text, expected_ply=state.ply)
         except Refused as refusal:
             assert refusal.code in (
-                Code.NOT_YOUR_TURN,
-                Code.STALE,
+                ServiceCode.NOT_YOUR_TURN,
+                ServiceCode.STALE,
                 Code.GAME_OVER,
                 Code.OCCUPIED,
             ), refusal

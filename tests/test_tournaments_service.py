@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from bot.console.console import GUILD as CONSOLE_GUILD
-from bot.service import GameService, Place, Player, Refused
+from bot.service import GameService, Place, Player, Refused, ServiceCode
 from bot.service.models import TournamentNews
 from bot.settings import Settings
 from bot.store import Database
@@ -163,7 +163,7 @@ async def test_bad_requests_are_refused_and_make_nothing(service: GameService) -
     assert refused.value.code == Code.UNKNOWN_GAME
     with pytest.raises(Refused) as refused:  # only managers, by default
         await service.create_tournament(PLACE, BOB, "hex", format="swiss")
-    assert refused.value.code == Code.NOT_ADMIN
+    assert refused.value.code == ServiceCode.NOT_ADMIN
     assert await _count(service, tournaments) == 0
     await service.guild_settings(GUILD, tournaments="everyone")
     assert (await service.create_tournament(PLACE, BOB, "hex", format="swiss")).tournament.id
@@ -177,10 +177,10 @@ async def test_starting_too_small_or_twice_and_joining_twice(service: GameServic
     assert await _count(service, games) == 0 and await _count(service, tournament_rounds) == 0
     with pytest.raises(Refused) as refused:
         await service.join_tournament(tid, GUILD, BOB)
-    assert refused.value.code == Code.ENTERED
+    assert refused.value.code == ServiceCode.ENTERED
     with pytest.raises(Refused) as refused:  # only the organizer or a manager starts it
         await service.start_tournament(tid, GUILD, BOB)
-    assert refused.value.code == Code.NOT_ADMIN
+    assert refused.value.code == ServiceCode.NOT_ADMIN
     await service.join_tournament(tid, GUILD, DAN)
     # two presses of Start at once: one start, one refusal
     first, second = await asyncio.gather(
@@ -209,7 +209,7 @@ async def test_a_game_of_an_event_cannot_be_aborted(service: GameService) -> Non
     game_id, first, _ = (await _under_way(service, tid))[0]
     with pytest.raises(Refused) as refused:
         await service.abort(game_id, GUILD, _person(first))
-    assert refused.value.code == Code.EVENT_GAME
+    assert refused.value.code == ServiceCode.EVENT_GAME
     assert (await service.game(game_id, GUILD)).status == "active"
 
 
@@ -227,7 +227,7 @@ async def test_a_leaver_forfeits_and_a_round_robin_annuls_their_results(
     assert standings.tables[0].rows[-1].note == "annulled"
     with pytest.raises(Refused) as refused:
         await service.leave_tournament(tid, GUILD, DAN)
-    assert refused.value.code == Code.NOT_ENTERED
+    assert refused.value.code == ServiceCode.NOT_ENTERED
 
 
 async def test_the_next_round_is_paired_once_when_two_games_end_at_once(

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import engine
+from bot.service import ServiceCode
 from engine import NOT_A_MOVE, BadOptions, Code, IllegalMove
 from tests.test_conformance import IDS, OPTION_SETS
 
@@ -110,10 +111,11 @@ def test_every_bad_option_of_every_game_raises_bad_options_with_a_code(
 
 # -- codes are compared as members, never as text ------------------------------------------
 
-CODE_VALUES = {code.value for code in Code}
+CODE_VALUES = {code.value for code in Code} | {code.value for code in ServiceCode}
 SOURCES = sorted(
     path for folder in ("engine", "bot", "tests", "bench") for path in (ROOT / folder).rglob("*.py")
 )
+ENGINE_SOURCES = [path for path in SOURCES if path.is_relative_to(ROOT / "engine")]
 #: The fake Discord speaks Discord's own error codes, not ours.
 OUR_CODES = [path for path in SOURCES if not path.is_relative_to(ROOT / "tests" / "fakediscord")]
 
@@ -307,3 +309,55 @@ def test_the_docs_check_finds_what_it_looks_for() -> None:
     assert not inside(ROOT / "deploy" / ".." / ".." / "x") and inside(
         ROOT / "deploy" / ".." / ".env"
     )
+
+
+# -- each layer its own codes ------------------------------------------------------------------
+
+
+def code_members(enum_name: str, paths: list[Path]) -> set[str]:
+    """The members named as `<enum_name>.MEMBER` in the source of `paths`."""
+    return {
+        node.attr
+        for path in paths
+        for node in ast.walk(TREES[path])
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == enum_name
+    }
+
+
+def test_the_engine_keeps_only_the_rules_refusals() -> None:
+    """Every member of `engine.Code` is a refusal the engine itself makes (one no rule
+    raises belongs to the service), and the engine never names a service code."""
+    assert code_members("Code", ENGINE_SOURCES) >= set(Code.__members__), set(
+        Code.__members__
+    ) - code_members("Code", ENGINE_SOURCES)
+    assert not any("ServiceCode" in path.read_text() for path in ENGINE_SOURCES)
+    assert {"NOT_ADMIN", "DM", "THREAD", "NO_VACATION"} <= set(ServiceCode.__members__)
+
+
+def test_no_code_is_both_a_rules_and_a_service_code() -> None:
+    """The two are StrEnums: a value in both would compare equal across them."""
+    assert not set(Code.__members__) & set(ServiceCode.__members__)
+    assert not {c.value for c in Code} & {c.value for c in ServiceCode}
+
+
+def test_every_service_code_is_used_by_the_service_or_an_adapter() -> None:
+    bot = [path for path in SOURCES if path.is_relative_to(ROOT / "bot")]
+    assert code_members("ServiceCode", bot) >= set(ServiceCode.__members__)
+
+
+def test_the_unknown_game_sentence_is_written_once() -> None:
+    """The engine's refusal and the service's (which adds the name meant) are one sentence."""
+    written = [
+        path.relative_to(ROOT)
+        for path in SOURCES
+        if not path.is_relative_to(ROOT / "tests")
+        for _ in range(path.read_text().count("no game called"))
+    ]
+    assert written == [Path("engine/core.py")], written
+    with pytest.raises(BadOptions) as caught:
+        engine.new("hexx")
+    assert str(caught.value) == str(engine.core.unknown_game("hexx"))
+    meant = str(engine.core.unknown_game("hexx", "hex"))
+    assert meant.startswith("There is no game called “hexx”; did you mean hex? The games are hex,")

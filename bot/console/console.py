@@ -33,7 +33,6 @@ from bot.schedule.airunner import AiRunner
 from bot.service import (
     DEFAULT_LEVEL,
     LEVELS,
-    Code,
     Event,
     GameService,
     GameSummary,
@@ -43,6 +42,7 @@ from bot.service import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     TournamentResult,
     UndoAnswered,
     away_note,
@@ -268,7 +268,8 @@ class Console:
         meant = self.command_meant(word)
         guess = f"did you mean {meant}? Type" if meant else "type"
         return Refused(
-            f"There is no command {shown(word)}; {guess} help for the commands.", code=Code.USAGE
+            f"There is no command {shown(word)}; {guess} help for the commands.",
+            code=ServiceCode.USAGE,
         )
 
     def refused(self, refusal: Refused) -> None:
@@ -279,7 +280,7 @@ class Console:
 
     async def challenge(self, words: list[str], _: str) -> None:
         if not words:
-            raise Refused("Name a game: challenge hotwire @bob.", code=Code.USAGE)
+            raise Refused("Name a game: challenge hotwire @bob.", code=ServiceCode.USAGE)
         game, *rest = words
         mentioned = [word[1:] for word in rest if word.startswith("@")]
         opponents = [self.player(name) for name in mentioned if name.lower() != BOT_NAME]
@@ -291,7 +292,9 @@ class Console:
             raise _loose_word(loose[0])
         given = _keyed(settings, "challenge")
         if "level" in given and len(opponents) == len(mentioned):
-            raise Refused("level= is for a game against the bot: mention @ai.", code=Code.USAGE)
+            raise Refused(
+                "level= is for a game against the bot: mention @ai.", code=ServiceCode.USAGE
+            )
         options = {k: v for k, v in settings.items() if k not in KEYS["challenge"]}
         result = await self.service.challenge(
             Place(GUILD, CHANNEL),
@@ -332,7 +335,7 @@ class Console:
         if not text:
             example = await self.service.example_move(game, GUILD, self.me.id)
             if example is not None:  # else the empty move hears why not (whose turn, over)
-                raise Refused(f"Type the move: move {example}.", code=Code.USAGE)
+                raise Refused(f"Type the move: move {example}.", code=ServiceCode.USAGE)
         proposed = await self.service.propose_move(game, GUILD, self.me, text)
         if isinstance(proposed, MovePreview):  # the misclick guard: ask first
             self.say(proposed.text)
@@ -367,7 +370,7 @@ class Console:
         The last answer, ready or not, after BOT_WAIT_SECONDS."""
         runner = self.runner
         if runner is None:
-            raise Refused("Nobody plays the bot in this console.", code=Code.BUSY)
+            raise Refused("Nobody plays the bot in this console.", code=ServiceCode.BUSY)
         deadline = asyncio.get_running_loop().time() + BOT_WAIT_SECONDS
         answer = await ask()
         while not ready(answer) and asyncio.get_running_loop().time() < deadline:
@@ -383,7 +386,7 @@ class Console:
         try:
             return (await self.service.default_game(GUILD, self.me.id, None)).id
         except Refused as refusal:
-            if refusal.code != Code.NO_GAME:
+            if refusal.code != ServiceCode.NO_GAME:
                 raise
         return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
 
@@ -435,7 +438,7 @@ class Console:
         answers = [w.lower() for w in words if w.lower() in UNDO_ANSWERS]
         rest = [w for w in words if w.lower() not in UNDO_ANSWERS]
         if len(answers) > 1:
-            raise Refused("Answer once: undo accept or undo decline.", code=Code.USAGE)
+            raise Refused("Answer once: undo accept or undo decline.", code=ServiceCode.USAGE)
         if not answers:  # the game meant: where your last move was
             game = await self.game_id(rest, last_moved=True)
             await self.announce(await self.service.request_undo(game, GUILD, self.me))
@@ -477,7 +480,7 @@ class Console:
             raise Refused(
                 f"Export game NUMBER as {' or '.join(EXPORT_FORMATS)}, "
                 f"not {shown(' '.join(words))}.",
-                code=Code.USAGE,
+                code=ServiceCode.USAGE,
             )
         game = named if named is not None else await self.game_meant(any_status=True)
         exported = await self.service.export(game, GUILD, fmt)
@@ -495,7 +498,7 @@ class Console:
                 self.say(f"analysing move {progress.progress}/{progress.total}")
         report = await working
         if not report.done:
-            raise Refused("The analysis is queued; ask again in a while.", code=Code.BUSY)
+            raise Refused("The analysis is queued; ask again in a while.", code=ServiceCode.BUSY)
         path = self.save(f"game-{game}-analysis.png", report.png)
         self.say(f"Analysis of {report.game.title} #{game}:\n{report.text}\nChart: {path}")
 
@@ -505,7 +508,9 @@ class Console:
             partial(self.service.hint, game, GUILD, self.me.id), lambda hint: hint.move is not None
         )
         if found.move is None:
-            raise Refused("The bot is busy; ask for the hint again in a while.", code=Code.BUSY)
+            raise Refused(
+                "The bot is busy; ask for the hint again in a while.", code=ServiceCode.BUSY
+            )
         path = self.save(f"game-{game}-hint.png", found.png)
         self.say(f"The bot would play {found.move}. Board: {path}")
 
@@ -533,7 +538,7 @@ class Console:
 
     async def leaderboard(self, words: list[str], _: str) -> None:
         if not words:
-            raise Refused("Name a game: leaderboard hotwire.", code=Code.USAGE)
+            raise Refused("Name a game: leaderboard hotwire.", code=ServiceCode.USAGE)
         lines = await self.service.leaderboard(GUILD, words[0].lower())
         if not lines:
             self.say("Nobody has finished a rated game of that yet.")
@@ -546,7 +551,7 @@ class Console:
                 raise Refused(
                     f"There is no setting {shown(key)}; the settings are "
                     f"{', '.join(sorted(set(SETTING_NAMES.values())))}.",
-                    code=Code.USAGE,
+                    code=ServiceCode.USAGE,
                 )
             if not value:
                 raise _no_value(key)
@@ -658,7 +663,7 @@ class Console:
 
     async def act_as(self, words: list[str], _: str) -> None:
         if not words:
-            raise Refused("Name the player: as bob.", code=Code.USAGE)
+            raise Refused("Name the player: as bob.", code=ServiceCode.USAGE)
         self.me = self.player(words[0].lstrip("@"))
         self.zone = await self.service.time_zone(self.me.id)
         self.say(f"You are {self.me.name}.")
@@ -674,9 +679,9 @@ class Console:
     def player(self, name: str) -> Player:
         cleaned = name.strip()[:32]
         if not cleaned:
-            raise Refused("Name the player after @, as in @bob.", code=Code.USAGE)
+            raise Refused("Name the player after @, as in @bob.", code=ServiceCode.USAGE)
         if any(unicodedata.category(ch) == "Cc" for ch in cleaned):  # NUL, escape codes
-            raise Refused("A player's name cannot hold control characters.", code=Code.USAGE)
+            raise Refused("A player's name cannot hold control characters.", code=ServiceCode.USAGE)
         player = Player(player_id(cleaned), cleaned)
         self.names[player.id] = cleaned
         return player
@@ -694,7 +699,7 @@ class Console:
         (last_moved); your only game under way."""
         named, rest = named_game(words)
         if rest:
-            raise Refused(f"{shown(rest[0])} is not a game number.", code=Code.USAGE)
+            raise Refused(f"{shown(rest[0])} is not a game number.", code=ServiceCode.USAGE)
         if named is not None:
             return named
         return await self.game_meant(
@@ -715,12 +720,14 @@ class Console:
             pending = invited or open_games
             if len(pending) == 1:
                 return pending[0].id
-            raise Refused("Name the challenge's number (games open lists them).", code=Code.NO_GAME)
+            raise Refused(
+                "Name the challenge's number (games open lists them).", code=ServiceCode.NO_GAME
+            )
         if any_status:
             mine = await self.service.games(GUILD, player_id=self.me.id, viewer_id=self.me.id)
             if mine:
                 return mine[0].id
-            raise Refused("You have no games here.", code=Code.NO_GAME)
+            raise Refused("You have no games here.", code=ServiceCode.NO_GAME)
         meant = await self.service.default_game(
             GUILD, self.me.id, None, my_turn=False, last_moved=last_moved
         )
@@ -793,7 +800,7 @@ class Console:
         except OSError as error:
             raise Refused(
                 f"I could not save {path} ({error.strerror or error}); check BOARD_DIR.",
-                code=Code.USAGE,
+                code=ServiceCode.USAGE,
             ) from None
         return path
 
@@ -822,14 +829,14 @@ def named_game(words: list[str]) -> tuple[int | None, list[str]]:
         if rest and rest[end].lstrip("#").isdecimal():
             named.append(rest.pop(end))
     if len(named) > 1:
-        raise Refused("Name one game: 12, #12 or game=12.", code=Code.USAGE)
+        raise Refused("Name one game: 12, #12 or game=12.", code=ServiceCode.USAGE)
     return (_int(named[0].lstrip("#"), "game") if named else None), rest
 
 
 def _event_number(words: list[str]) -> int:
     """The event a tournament command names: its number (1 or #1)."""
     if len(words) != 1 or not words[0].lstrip("#").isdecimal():
-        raise Refused("Name the event by its number: tournament join 1.", code=Code.USAGE)
+        raise Refused("Name the event by its number: tournament join 1.", code=ServiceCode.USAGE)
     return _int(words[0].lstrip("#"), "event")
 
 
@@ -851,7 +858,7 @@ def _loose_word(word: str) -> Refused:
         meant = f"to challenge that player, write @{word}"
     else:
         meant = "options are key=value"
-    return Refused(f"I don't understand {shown(word)}; {meant}.", code=Code.USAGE)
+    return Refused(f"I don't understand {shown(word)}; {meant}.", code=ServiceCode.USAGE)
 
 
 def _no_value(word: str) -> Refused:
@@ -859,8 +866,10 @@ def _no_value(word: str) -> Refused:
     param = PARAMS["settings"][SETTING_NAMES[word]]
     choices = ("on", "off") if param.kind == "bool" else param.choices
     if choices:
-        return Refused(f"Say {word}={', '.join(choices[:-1])} or {choices[-1]}.", code=Code.USAGE)
-    return Refused(f"Give {word} a value ({param.help}).", code=Code.USAGE)
+        return Refused(
+            f"Say {word}={', '.join(choices[:-1])} or {choices[-1]}.", code=ServiceCode.USAGE
+        )
+    return Refused(f"Give {word} a value ({param.help}).", code=ServiceCode.USAGE)
 
 
 def _keyed(settings: dict[str, str], command: str) -> dict[str, str]:
@@ -880,7 +889,7 @@ def _pair(word: str) -> tuple[str, str]:
 
 def _int(text: str, what: str) -> int:
     if not text.strip().isdecimal() or len(text.strip()) > 12:
-        raise Refused(f"{what} must be a whole number, not {shown(text)}.", code=Code.USAGE)
+        raise Refused(f"{what} must be a whole number, not {shown(text)}.", code=ServiceCode.USAGE)
     return int(text)
 
 
@@ -888,4 +897,4 @@ def _bool(text: str) -> bool:
     try:
         return BOOLEAN_WORDS[text.strip().lower()]
     except KeyError:
-        raise Refused(f"Say yes or no, not {shown(text)}.", code=Code.USAGE) from None
+        raise Refused(f"Say yes or no, not {shown(text)}.", code=ServiceCode.USAGE) from None

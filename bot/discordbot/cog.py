@@ -34,6 +34,7 @@ from bot.service import (
     Place,
     Refused,
     Result,
+    ServiceCode,
     UndoAnswered,
     bot_record_lines,
     clock_text,
@@ -133,11 +134,12 @@ class GamesCog(commands.Cog):
             raise Refused(
                 "Challenges are made in a server's channel, where the game gets its own "
                 "thread; not in direct messages.",
-                code=Code.DM,
+                code=ServiceCode.DM,
             )
         if isinstance(interaction.channel, discord.Thread):
             raise Refused(
-                "Start challenges in a channel; each game gets its own thread.", code=Code.THREAD
+                "Start challenges in a channel; each game gets its own thread.",
+                code=ServiceCode.THREAD,
             )
         named = [
             u
@@ -149,7 +151,7 @@ class GamesCog(commands.Cog):
         people = [u for u in named if u not in robots]
         if any(user.bot for user in people):
             raise Refused(
-                "Other bots can't play; challenge a person, or me.", code=Code.BOT_OPPONENT
+                "Other bots can't play; challenge a person, or me.", code=ServiceCode.BOT_OPPONENT
             )
         bots = [level or DEFAULT_LEVEL] * len(robots) or ([level] if level else [])
         settings = _options(options)
@@ -505,7 +507,9 @@ class GamesCog(commands.Cog):
     ) -> None:
         member = interaction.user
         if not isinstance(member, discord.Member) or not member.guild_permissions.manage_guild:
-            raise Refused("You need the Manage Server permission for that.", code=Code.NOT_ADMIN)
+            raise Refused(
+                "You need the Manage Server permission for that.", code=ServiceCode.NOT_ADMIN
+            )
         found = await self.service.guild_settings(
             guild_of(interaction),
             channels=_channel_ids(channels),
@@ -600,5 +604,7 @@ def _channel_ids(text: str | None) -> list[int] | None:
         return []
     ids = [int(match) for match in re.findall(r"\d{15,20}", text)]
     if not ids:
-        raise Refused("Name channels with #mentions or ids, or say all.", code=Code.BAD_SETTING)
+        raise Refused(
+            "Name channels with #mentions or ids, or say all.", code=ServiceCode.BAD_SETTING
+        )
     return ids

@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import discord
 
-from bot.service import Code, GameService, Player, Refused, Result
+from bot.service import GameService, Player, Refused, Result, ServiceCode
 
 
 class Publisher(Protocol):
@@ -53,5 +53,5 @@ def guild_of(interaction: discord.Interaction) -> int:
     """The server a command or button is used in. Every game lives in a server; in a
     direct message there is none (and guild 0 is the console's pretend server)."""
     if interaction.guild_id is None:
-        raise Refused("Use this in the server where the game is.", code=Code.DM)
+        raise Refused("Use this in the server where the game is.", code=ServiceCode.DM)
     return interaction.guild_id

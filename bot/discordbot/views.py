@@ -23,6 +23,7 @@ from bot.service import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     UndoAnswered,
 )
 
@@ -174,7 +175,7 @@ class ResignButton(
         async def resign() -> Result:
             game = await bot.service.game(self.game_id, guild_id)
             if game.ply != self.ply:
-                raise Refused(f"the game is at move {game.ply} now.", code=Code.STALE)
+                raise Refused(f"the game is at move {game.ply} now.", code=ServiceCode.STALE)
             return await bot.service.resign(self.game_id, guild_id, asker(interaction))
 
         result = await self.answered(interaction, resign)
@@ -341,7 +342,13 @@ async def decided(
 
 
 async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refused) -> None:
-    if refusal.code in (Code.STALE, Code.NO_UNDO, Code.NOT_OPEN, Code.EXPIRED, Code.GAME_OVER):
+    if refusal.code in (
+        ServiceCode.STALE,
+        ServiceCode.NO_UNDO,
+        ServiceCode.NOT_OPEN,
+        ServiceCode.EXPIRED,
+        Code.GAME_OVER,
+    ):
         await latest_board(interaction, game_id, f"This game has moved on: {refusal}")
     else:
         await reply(interaction, str(refusal))

@@ -3,7 +3,7 @@
 `AiRunner` claims jobs (bot/service/aiqueue.py) for as many searches as it has
 worker processes (`AI_PROCESSES`), first come first served, one search per game
 at a time (a game has one move job per position). Each search runs in a worker
-process at a lower priority (bot/service/painter.py's `Lane`), never on the event
+process at a lower priority (`Lane`, bot/workers.py), never on the event
 loop; while it runs the runner renews the job's lease. The bot's move is committed
 through the service (`AiPlay.play_for_bot`), which checks that the claim still
 holds, and is then announced by the adapter's `deliver`, like any move. Nothing
@@ -33,7 +33,7 @@ from bot.service import GameService, Result, aiqueue
 from bot.service.aiplayer import think
 from bot.service.aiqueue import Job
 from bot.service.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
-from bot.service.painter import Lane
+from bot.workers import Lane
 
 log = logging.getLogger("paperboard.ai")
 

@@ -18,7 +18,7 @@ import dataclasses
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -35,12 +35,12 @@ from bot.service.models import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     UndoRequested,
 )
 from bot.service.play import Play
-from bot.service.rules import forfeit
+from bot.service.rules import bot_to_move, forfeit
 from bot.store.schema import games, seats
-from engine import Code
 
 log = logging.getLogger("paperboard.ai")
 
@@ -125,15 +125,6 @@ class Turn:
 
 class AiPlay(Play):
     """The bot's side of a game: its moves, its resignations, undo granted at once."""
-
-    #: Told when a use case of this process queued a bot's move (the AI runner's poke).
-    on_bot_turn: Callable[[], None] | None = None
-
-    def committed(self, result: Result) -> None:
-        """A person's move is committed: when a bot is to move, the AI runner hears now,
-        before the player's board is drawn."""
-        if bot_to_move(result.game) is not None and self.on_bot_turn is not None:
-            self.on_bot_turn()
 
     async def move(
         self,
@@ -252,7 +243,7 @@ class AiPlay(Play):
             await outbox.mark_delivered(self, asked.outbox_id)
         if answered is None:
             raise Refused(
-                "The bot moved while you asked; ask for the undo again.", code=Code.NO_UNDO
+                "The bot moved while you asked; ask for the undo again.", code=ServiceCode.NO_UNDO
             )
         return answered
 
@@ -290,11 +281,3 @@ class AiPlay(Play):
             ((level, game, *counts) for (level, game), counts in tally.items()),  # type: ignore[misc]
             key=lambda line: (order.index(line[0]), line[1]),
         )
-
-
-def bot_to_move(game: GameSummary) -> str | None:
-    """The level of the bot whose turn it is in an active game, or None."""
-    seat = game.to_move
-    if game.status != "active" or seat is None:
-        return None
-    return game.seats[seat].bot

@@ -25,7 +25,7 @@ from bot.render import RENDERERS
 from bot.render.chart import win_chart
 from bot.service import aiqueue
 from bot.service.aiqueue import Job, Kind
-from bot.service.models import GameSummary, Refused
+from bot.service.models import GameSummary, Refused, ServiceCode
 from bot.service.records import Records
 from bot.service.rules import alone_with_the_bot
 from bot.store.schema import games, moves
@@ -351,11 +351,11 @@ class Analyses(Records):
                     raise Refused(
                         "This game is under way with people in it: analysing it would be "
                         "engine help, which is cheating. Ask again when it is over.",
-                        code=Code.ENGINE_HELP,
+                        code=ServiceCode.ENGINE_HELP,
                     )
                 raise Refused(
                     "Only a finished game (or one against the bot) can be analysed.",
-                    code=Code.NOT_FINISHED,
+                    code=ServiceCode.NOT_FINISHED,
                 )
             job = await aiqueue.request(conn, game_id, "analysis", row.ply, self.clock())
             if job.done and not job.result:  # put aside after failing: try again now
@@ -382,12 +382,12 @@ class Analyses(Records):
                 raise Refused(
                     "Hints are for your casual games against the bot alone; in any other game "
                     "they would be engine help.",
-                    code=Code.NOT_AGAINST_BOT,
+                    code=ServiceCode.NOT_AGAINST_BOT,
                 )
             if row.status != "active":
                 raise Refused("This game is over: ask for its analysis.", code=Code.GAME_OVER)
             if row.to_move != seat:
-                raise Refused("A hint is for your own turn.", code=Code.NOT_YOUR_TURN)
+                raise Refused("A hint is for your own turn.", code=ServiceCode.NOT_YOUR_TURN)
             job = await aiqueue.request(conn, game_id, "hint", row.ply, self.clock())
             if job.done and not job.result:
                 # the worker found the game moved on (it came back here by an undo): ask again

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service.levels import bot_player
-from bot.service.messages import unknown_game
+from bot.service.messages import game_info
 from bot.service.models import (
     FIRST_CHOICES,
     ChallengeIssued,
@@ -29,6 +29,7 @@ from bot.service.models import (
     Refused,
     Result,
     SeatTaken,
+    ServiceCode,
 )
 from bot.service.records import Records, first_position, new_state
 from bot.service.rules import check_ids, game_terms, status_words, whole
@@ -58,9 +59,7 @@ class Challenges(Records):
         """A direct challenge (named opponents), an open one (seats anyone may take), or both;
         `bots`: a seat for the bot at each of these levels (it sits down at once)."""
         check_ids(place.guild_id, place.channel_id, challenger.id, *(p.id for p in opponents))
-        info = engine.GAMES.get(game)
-        if info is None:
-            raise unknown_game(game)
+        info = game_info(game)
         if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
             raise Refused(
                 f"Who moves first must be one of {', '.join(sorted(FIRST_CHOICES))}.",
@@ -81,12 +80,16 @@ class Challenges(Records):
                 f"Open seats are a number from 0 to {info.max_players - 1}.", code=Code.BAD_OPTION
             )
         if any(p.id == challenger.id for p in opponents):
-            raise Refused("You cannot challenge yourself.", code=Code.SELF_CHALLENGE)
+            raise Refused("You cannot challenge yourself.", code=ServiceCode.SELF_CHALLENGE)
         if len({p.id for p in opponents}) != len(opponents):
-            raise Refused("Each opponent can take only one seat.", code=Code.DUPLICATE_OPPONENT)
+            raise Refused(
+                "Each opponent can take only one seat.", code=ServiceCode.DUPLICATE_OPPONENT
+            )
         robots = [bot_player(level) for level in bots]
         if robots and rated:
-            raise Refused("Games against the bot are casual, never rated.", code=Code.UNRATED)
+            raise Refused(
+                "Games against the bot are casual, never rated.", code=ServiceCode.UNRATED
+            )
         if not opponents and open_seats == 0 and not robots:
             open_seats = info.min_players - 1
         seat_count = 1 + len(opponents) + len(robots) + open_seats
@@ -158,7 +161,9 @@ class Challenges(Records):
             row = await self._open_challenge(conn, game_id, guild_id)
             seat = await self._invited_seat(conn, game_id, player.id)
             if seat is None:
-                raise Refused("This challenge is not waiting for you.", code=Code.NOT_INVITED)
+                raise Refused(
+                    "This challenge is not waiting for you.", code=ServiceCode.NOT_INVITED
+                )
             return await self._take_seat(conn, row, seat, player)
 
     async def join(self, game_id: int, guild_id: int, player: Player) -> Result:
@@ -170,10 +175,12 @@ class Challenges(Records):
             )
             rows = taken.all()
             if any(r.player_id == player.id for r in rows):
-                raise Refused("You already have a seat in this game.", code=Code.ALREADY_SEATED)
+                raise Refused(
+                    "You already have a seat in this game.", code=ServiceCode.ALREADY_SEATED
+                )
             free = [r.seat for r in rows if r.player_id is None]
             if not free:
-                raise Refused("This challenge has no open seat.", code=Code.NO_OPEN_SEAT)
+                raise Refused("This challenge has no open seat.", code=ServiceCode.NO_OPEN_SEAT)
             return await self._take_seat(conn, row, min(free), player)
 
     async def _take_seat(
@@ -210,7 +217,8 @@ class Challenges(Records):
             await self._open_challenge(conn, game_id, guild_id)
             if await self._invited_seat(conn, game_id, player.id) is None:
                 raise Refused(
-                    "Only an invited player can decline this challenge.", code=Code.NOT_INVITED
+                    "Only an invited player can decline this challenge.",
+                    code=ServiceCode.NOT_INVITED,
                 )
             return await self.close_challenge(conn, game_id, "declined", player.id)
 
@@ -220,7 +228,8 @@ class Challenges(Records):
             row = await self._open_challenge(conn, game_id, guild_id)
             if row.challenger_id != player.id:
                 raise Refused(
-                    "Only the challenger can cancel this challenge.", code=Code.NOT_CHALLENGER
+                    "Only the challenger can cancel this challenge.",
+                    code=ServiceCode.NOT_CHALLENGER,
                 )
             return await self.close_challenge(conn, game_id, "cancelled", player.id)
 
@@ -231,10 +240,12 @@ class Challenges(Records):
             summary = await self.summary(conn, game_id, row)
             if summary.seat_of(player.id) is None:
                 raise Refused(
-                    "Only a player of that game can ask for a rematch.", code=Code.NOT_SEATED
+                    "Only a player of that game can ask for a rematch.", code=ServiceCode.NOT_SEATED
                 )
             if row.status not in ("finished", "aborted"):
-                raise Refused("A rematch can follow only a finished game.", code=Code.NOT_FINISHED)
+                raise Refused(
+                    "A rematch can follow only a finished game.", code=ServiceCode.NOT_FINISHED
+                )
             offered = await conn.execute(
                 sa.select(games).where(
                     games.c.rematch_of == game_id,
@@ -245,7 +256,7 @@ class Challenges(Records):
                 if not self.overdue(earlier):
                     raise Refused(
                         f"A rematch of #{game_id} is already offered (#{earlier.id}).",
-                        code=Code.REMATCH_OFFERED,
+                        code=ServiceCode.REMATCH_OFFERED,
                     )
             await self._check_limits(conn, player.id)
             now = self.clock()
@@ -291,13 +302,16 @@ class Challenges(Records):
     async def _open_challenge(self, conn: AsyncConnection, game_id: int, guild_id: int) -> Any:
         row = await self.game_row(conn, game_id, guild_id, lock=True)
         if self.overdue(row):  # the scheduler closes it; until then it is refused
-            raise Refused("This challenge has expired.", code=Code.EXPIRED)
+            raise Refused("This challenge has expired.", code=ServiceCode.EXPIRED)
         if row.status == "active":
             raise Refused(
-                "This challenge was already accepted: the game is under way.", code=Code.NOT_OPEN
+                "This challenge was already accepted: the game is under way.",
+                code=ServiceCode.NOT_OPEN,
             )
         if row.status != "open":
-            raise Refused(f"This challenge is {status_words(row.status)}.", code=Code.NOT_OPEN)
+            raise Refused(
+                f"This challenge is {status_words(row.status)}.", code=ServiceCode.NOT_OPEN
+            )
         return row
 
     async def _insert_game(
@@ -420,7 +434,7 @@ class Challenges(Records):
             if (open_count or 0) >= self.settings.max_open_challenges:
                 raise Refused(
                     f"You have {open_count} open challenges, the most allowed; cancel one first.",
-                    code=Code.LIMIT,
+                    code=ServiceCode.LIMIT,
                 )
         active = await conn.scalar(
             sa.select(sa.func.count())
@@ -430,5 +444,5 @@ class Challenges(Records):
         if (active or 0) >= self.settings.max_active_games:
             raise Refused(
                 f"You are playing {active} games, the most allowed; finish one first.",
-                code=Code.LIMIT,
+                code=ServiceCode.LIMIT,
             )

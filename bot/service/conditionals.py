@@ -32,6 +32,7 @@ from bot.service.models import (
     GameSummary,
     Player,
     Refused,
+    ServiceCode,
 )
 from bot.service.records import Records
 from bot.service.rules import check_ids
@@ -78,7 +79,7 @@ class Conditionals(Records):
         if chosen not in ACTIONS:
             raise Refused(
                 f"Conditional lines are {', '.join(ACTIONS)}; not {shown(chosen)}.",
-                code=Code.USAGE,
+                code=ServiceCode.USAGE,
             )
         if chosen in ("add", "remove") and not line:
             raise Refused(f"Type the line to {chosen}: e5 d6 c3 c4.", code=Code.BAD_LINE)
@@ -173,7 +174,7 @@ class Conditionals(Records):
             raise Refused(
                 "Conditional moves are for games between people: the bot answers at once, "
                 "so a line would never wait for it.",
-                code=Code.AGAINST_BOT,
+                code=ServiceCode.AGAINST_BOT,
             )
         if len(summary.seats) != 2:
             raise Refused(

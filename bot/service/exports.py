@@ -19,12 +19,11 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 import engine
-from bot.service.models import Refused
+from bot.service.models import Refused, ServiceCode
 from bot.service.records import Records
 from bot.service.rules import check_ids
 from bot.store import Database
 from bot.store.schema import games, moves, players, seats
-from engine import Code
 from engine.core import shown
 
 ExportFormat = Literal["json", "sgf"]
@@ -54,14 +53,14 @@ class Exports(Records):
         if fmt not in EXPORT_FORMATS:
             raise Refused(
                 f"Exports are {' or '.join(EXPORT_FORMATS)}, not {shown(fmt)}.",
-                code=Code.BAD_SETTING,
+                code=ServiceCode.BAD_SETTING,
             )
         async with self.db.read() as conn:
             row = await self.game_row(conn, game_id, guild_id)
             if fmt == "sgf" and row.game not in SGF_GAMES:
                 raise Refused(
                     "SGF is written for Hex and Disthex only; json works for every game.",
-                    code=Code.BAD_SETTING,
+                    code=ServiceCode.BAD_SETTING,
                 )
             state = await self.load_state(conn, row)
             roster = (await conn.execute(_ROSTER.where(seats.c.game_id == game_id))).all()

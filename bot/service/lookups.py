@@ -11,8 +11,16 @@ import sqlalchemy as sa
 import engine
 from bot.render import render_text
 from bot.service import ratings
-from bot.service.messages import unknown_game
-from bot.service.models import STATUSES, Board, GameSummary, RatingLine, Record, Refused
+from bot.service.messages import game_info
+from bot.service.models import (
+    STATUSES,
+    Board,
+    GameSummary,
+    RatingLine,
+    Record,
+    Refused,
+    ServiceCode,
+)
 from bot.service.records import Records, replay
 from bot.service.rules import (
     check_ids,
@@ -23,7 +31,7 @@ from bot.service.rules import (
     seat_names_now,
 )
 from bot.store.schema import games, moves, seats
-from engine import Code, GameState
+from engine import GameState
 
 
 class Lookups(Records):
@@ -100,7 +108,9 @@ class Lookups(Records):
     ) -> list[GameSummary]:
         """Games of a guild: a player's, a channel's; the viewer's turn first."""
         if status is not None and status not in STATUSES:
-            raise Refused(f"A game's status is one of {', '.join(STATUSES)}.", code=Code.BAD_STATUS)
+            raise Refused(
+                f"A game's status is one of {', '.join(STATUSES)}.", code=ServiceCode.BAD_STATUS
+            )
         check_ids(guild_id, *(x for x in (player_id, channel_id, viewer_id) if x is not None))
         query = sa.select(games.c.id).where(games.c.guild_id == guild_id)
         if player_id is not None:
@@ -160,9 +170,13 @@ class Lookups(Records):
             return candidates[0]
         if not candidates:
             where = "waiting for your move" if my_turn else "under way"
-            raise Refused(f"You have no game {where} here; name the game.", code=Code.NO_GAME)
+            raise Refused(
+                f"You have no game {where} here; name the game.", code=ServiceCode.NO_GAME
+            )
         listed = ", ".join(f"#{g.id}" for g in candidates[:10])
-        raise Refused(f"Name the game: you have several ({listed}).", code=Code.AMBIGUOUS_GAME)
+        raise Refused(
+            f"Name the game: you have several ({listed}).", code=ServiceCode.AMBIGUOUS_GAME
+        )
 
     async def _last_moved_in(self, guild_id: int, player_id: int) -> int | None:
         """The game under way where the player's latest move was (passes aside)."""
@@ -233,7 +247,7 @@ class Lookups(Records):
             return await self.time_zone_of(conn, player_id)
 
     async def leaderboard(self, guild_id: int, game: str, *, limit: int = 10) -> list[RatingLine]:
-        _known_game(game)
+        game_info(game)
         async with self.db.read() as conn:
             return await ratings.leaderboard(conn, guild_id, game, limit)
 
@@ -241,11 +255,6 @@ class Lookups(Records):
         self, guild_id: int, player_id: int, game: str | None = None
     ) -> list[RatingLine]:
         if game is not None:
-            _known_game(game)
+            game_info(game)
         async with self.db.read() as conn:
             return await ratings.of_player(conn, guild_id, player_id, game)
-
-
-def _known_game(game: str) -> None:
-    if game not in engine.GAMES:
-        raise unknown_game(game)

@@ -34,6 +34,7 @@ from bot.service.models import (
     Refused,
     Reminder,
     SeatTaken,
+    ServiceCode,
     TimedOut,
     TournamentNews,
     TurnStarted,
@@ -41,7 +42,7 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.rules import option_word, options_text
-from engine import Code, End
+from engine import End
 
 Mention = Callable[[int], str]
 NO_CLOCK = "none"  # the days-per-move word for no clock
@@ -286,20 +287,21 @@ def closest(word: str, names: Iterable[str]) -> str | None:
 
 def unknown_game(name: str) -> Refused:
     """The refusal of a game name that is none of ours, with the name it most likely meant."""
-    guess = closest(name, engine.GAMES)
-    meant = f"did you mean {guess}? The" if guess else "the"
-    return Refused(
-        f"There is no game called {engine.core.shown(name)}; "
-        f"{meant} games are {', '.join(engine.GAMES)}.",
-        code=Code.UNKNOWN_GAME,
-    )
+    refusal = engine.core.unknown_game(name, closest(name, engine.GAMES))
+    return Refused(str(refusal), code=refusal.code)
+
+
+def game_info(name: str) -> engine.GameInfo:
+    """The game called `name`; refused (with the name it most likely meant) if none is."""
+    info = engine.GAMES.get(name)
+    if info is None:
+        raise unknown_game(name)
+    return info
 
 
 def rules_card(name: str) -> str:
     """A game's rules card: how to play, the options, the credit."""
-    info = engine.GAMES.get(name)
-    if info is None:
-        raise unknown_game(name)
+    info = game_info(name)
     players = (
         f"{info.min_players} players"
         if info.min_players == info.max_players
@@ -391,6 +393,6 @@ def parse_days(text: str | None, *, unset: str) -> int | str | None:
     if not word.isdecimal() or len(word) > 4:
         raise Refused(
             f"Days per move is a whole number or {NO_CLOCK}, not {engine.core.shown(text)}.",
-            code=Code.BAD_SETTING,
+            code=ServiceCode.BAD_SETTING,
         )
     return int(word)

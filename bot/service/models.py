@@ -6,6 +6,7 @@ is an id with a display name, a place is a (guild, channel) pair of ids.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -28,12 +29,65 @@ REMINDERS: tuple[Reminders, ...] = ("dm", "thread", "digest", "off")
 TOURNAMENT_RUNNERS = ("managers", "everyone")
 
 
-class Refused(Exception):
-    """A use case said no. `str(exc)` is the sentence for the player; nothing changed."""
+class ServiceCode(enum.StrEnum):
+    """Why the service refused something the rules have no word for: a player not
+    seated, a command used in a DM, a stale button... (The rules' refusals are
+    `engine.Code`; no value is in both.) Adapters and tests compare against these, never
+    against prose."""
 
-    def __init__(self, sentence: str, *, code: Code) -> None:
+    AGAINST_BOT = "against_bot"
+    ALREADY_SEATED = "already_seated"
+    AMBIGUOUS_GAME = "ambiguous_game"
+    BAD_ID = "bad_id"
+    BAD_PLY = "bad_ply"
+    BAD_SETTING = "bad_setting"
+    BAD_STATUS = "bad_status"
+    BOT_OPPONENT = "bot_opponent"
+    BUSY = "busy"
+    CHANNEL = "channel"
+    DM = "dm"
+    DUPLICATE_OPPONENT = "duplicate_opponent"
+    ENGINE_HELP = "engine_help"
+    ENTERED = "entered"
+    EVENT_GAME = "event_game"
+    EVENT_SIZE = "event_size"
+    EXPIRED = "expired"
+    LIMIT = "limit"
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    NOT_ADMIN = "not_admin"
+    NOT_AGAINST_BOT = "not_against_bot"
+    NOT_CHALLENGER = "not_challenger"
+    NOT_ENTERED = "not_entered"
+    NOT_FINISHED = "not_finished"
+    NOT_INVITED = "not_invited"
+    NOT_OPEN = "not_open"
+    NOT_SEATED = "not_seated"
+    NOT_STARTED = "not_started"
+    NOT_YOUR_TURN = "not_your_turn"
+    NO_EVENT = "no_event"
+    NO_GAME = "no_game"
+    NO_OPEN_SEAT = "no_open_seat"
+    NO_UNDO = "no_undo"
+    NO_VACATION = "no_vacation"
+    OVER_AT_START = "over_at_start"
+    OWN_UNDO = "own_undo"
+    REMATCH_OFFERED = "rematch_offered"
+    SELF_CHALLENGE = "self_challenge"
+    STALE = "stale"
+    THREAD = "thread"
+    TOO_LATE = "too_late"
+    UNDO_PENDING = "undo_pending"
+    UNRATED = "unrated"
+    USAGE = "usage"
+
+
+class Refused(Exception):
+    """A use case said no. `str(exc)` is the sentence for the player; nothing changed.
+    `code` is the rules' (a refused move or game) or the service's own."""
+
+    def __init__(self, sentence: str, *, code: Code | ServiceCode) -> None:
         super().__init__(sentence)
-        self.code = code
+        self.code: Code | ServiceCode = code
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,14 +31,15 @@ from bot.service.models import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     TurnStarted,
     UndoAnswered,
     UndoRequested,
 )
 from bot.service.records import Records, replay
-from bot.service.rules import check_ids, forfeit, seat_names_now
+from bot.service.rules import bot_to_move, check_ids, forfeit, seat_names_now
 from bot.store.schema import games, moves, players
-from engine import Code, GameState, IllegalMove
+from engine import GameState, IllegalMove
 
 log = logging.getLogger("paperboard.service")
 
@@ -76,6 +77,11 @@ class _Conflict(Exception):
 class Play(Records):
     """The use cases of a game under way."""
 
+    #: The hook a person's move calls once it is committed, when a bot is to move next,
+    #: before the player's board is drawn: the AI runner sets its poke here, so the bot's
+    #: search starts while the board is drawn (without it, the runner's next poll).
+    on_bot_turn: Callable[[], None] | None = None
+
     async def move(
         self,
         game_id: int,
@@ -91,7 +97,8 @@ class Play(Records):
         result, after = await self._retry(
             lambda: self._move_once(game_id, guild_id, player, text, expected_ply)
         )
-        self.committed(result)
+        if self.on_bot_turn is not None and bot_to_move(result.game) is not None:
+            self.on_bot_turn()
         try:
             png = await self.render(game_id, after, result.game, groups=False, after_move=True)
         except Exception:  # the move is made and kept; only its picture is missing
@@ -119,10 +126,6 @@ class Play(Records):
         played = ", ".join(entry for entry, actor in entries if actor == seat)
         typed = " ".join(text.lower().split())
         return MovePreview(summary, row.ply, typed, played, png, render_text(after))
-
-    def committed(self, result: Result) -> None:
-        """A move is committed; its board is drawn next. (AiPlay wakes the AI runner here,
-        so the bot's search starts while the player's board is drawn.)"""
 
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
@@ -158,7 +161,7 @@ class Play(Records):
             if expected_ply is not None and expected_ply != row.ply:
                 raise Refused(
                     f"This board is out of date: the game is at move {row.ply} now.",
-                    code=Code.STALE,
+                    code=ServiceCode.STALE,
                 )
             state = await self.load_state(conn, row)
             if state.to_move != seat:
@@ -166,7 +169,7 @@ class Play(Records):
                     summary.name_of_seat(state.to_move) if state.to_move is not None else "nobody"
                 )
                 raise Refused(
-                    f"It is not your turn: {to_move} is to move.", code=Code.NOT_YOUR_TURN
+                    f"It is not your turn: {to_move} is to move.", code=ServiceCode.NOT_YOUR_TURN
                 )
             try:
                 after = state.play(text)
@@ -297,7 +300,7 @@ class Play(Records):
                 raise Refused(
                     f"{summary.title} #{game_id} is a game of an event and cannot be aborted: "
                     "resign it, or leave the event.",
-                    code=Code.EVENT_GAME,
+                    code=ServiceCode.EVENT_GAME,
                 )
             movers = set(
                 (
@@ -311,7 +314,7 @@ class Play(Records):
             if len(movers) >= len(summary.seats):
                 raise Refused(
                     "Every player has moved already: resign instead, or ask for an undo.",
-                    code=Code.TOO_LATE,
+                    code=ServiceCode.TOO_LATE,
                 )
             await self.set_status(conn, game_id, "aborted")
             return await self._announce(
@@ -331,7 +334,8 @@ class Play(Records):
             await self._undo_cut(conn, row, seat)  # refuses when there is nothing to take back
             if row.undo_seat is not None and row.undo_ply == row.ply:
                 raise Refused(
-                    "An undo request is already waiting for an answer.", code=Code.UNDO_PENDING
+                    "An undo request is already waiting for an answer.",
+                    code=ServiceCode.UNDO_PENDING,
                 )
             agreeing = self.agreeing_at_once(summary, seat)
             await conn.execute(
@@ -367,10 +371,12 @@ class Play(Records):
             # a move since the request (or the game's end) leaves it stale: nothing to answer
             pending = row.undo_seat is not None and row.undo_ply == row.ply
             if not pending or row.status != "active" or expected_ply not in (None, row.undo_ply):
-                raise Refused("There is no undo request waiting for an answer.", code=Code.NO_UNDO)
+                raise Refused(
+                    "There is no undo request waiting for an answer.", code=ServiceCode.NO_UNDO
+                )
             if seat == row.undo_seat:
                 raise Refused(
-                    "You asked for this undo; your opponents answer it.", code=Code.OWN_UNDO
+                    "You asked for this undo; your opponents answer it.", code=ServiceCode.OWN_UNDO
                 )
             if not accept:
                 await self._clear_undo(conn, game_id)
@@ -471,7 +477,7 @@ class Play(Records):
         ).all()
         own = [i for i, entry in enumerate(record) if entry.seat == seat and entry.text != "pass"]
         if not own:
-            raise Refused("You have no move to take back yet.", code=Code.NOTHING_TO_UNDO)
+            raise Refused("You have no move to take back yet.", code=ServiceCode.NOTHING_TO_UNDO)
         cut = own[-1]
         texts = [entry.text for entry in record]
         # a turn of several actions (Short Circuit's pops) is taken back whole: step back
@@ -497,4 +503,4 @@ class Play(Records):
                 return await attempt()
             except _Conflict:
                 continue
-        raise Refused("The game is busy; try that again in a moment.", code=Code.BUSY)
+        raise Refused("The game is busy; try that again in a moment.", code=ServiceCode.BUSY)

@@ -21,11 +21,11 @@ from bot.service.models import (
     Player,
     PlayerSettings,
     Refused,
+    ServiceCode,
 )
 from bot.service.records import Records
 from bot.store.schema import guild_settings, players
 from bot.store.upserts import upsert
-from engine import Code
 from engine.core import shown, whole_number
 
 
@@ -48,7 +48,9 @@ class Preferences(Records):
         values: dict[str, Any] = {}
         if digest_hour is not None:
             if not 0 <= digest_hour <= 23:
-                raise Refused("The digest's hour is a local hour, 0 to 23.", code=Code.BAD_SETTING)
+                raise Refused(
+                    "The digest's hour is a local hour, 0 to 23.", code=ServiceCode.BAD_SETTING
+                )
             values["digest_hour"] = digest_hour
         if confirm_moves is not None:
             values["confirm_moves"] = confirm_moves
@@ -57,7 +59,7 @@ class Preferences(Records):
                 raise Refused(
                     "Reminders go each turn by dm or in the game's thread, in a daily digest, "
                     "or off.",
-                    code=Code.BAD_SETTING,
+                    code=ServiceCode.BAD_SETTING,
                 )
             values["reminders"] = reminders
         if time_zone is not None:
@@ -77,7 +79,7 @@ class Preferences(Records):
             if vacation is True and row.vacation_since is None:
                 if days_left <= 0:
                     raise Refused(
-                        "You have no vacation days left this year.", code=Code.NO_VACATION
+                        "You have no vacation days left this year.", code=ServiceCode.NO_VACATION
                     )
                 values["vacation_since"] = now
             elif vacation is False and row.vacation_since is not None:
@@ -126,11 +128,12 @@ class Preferences(Records):
         ):
             allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
             raise Refused(
-                f"Days per move must be one of {allowed}, or none.", code=Code.BAD_SETTING
+                f"Days per move must be one of {allowed}, or none.", code=ServiceCode.BAD_SETTING
             )
         if tournaments is not None and tournaments not in TOURNAMENT_RUNNERS:
             raise Refused(
-                f"Events are run by {' or '.join(TOURNAMENT_RUNNERS)}.", code=Code.BAD_SETTING
+                f"Events are run by {' or '.join(TOURNAMENT_RUNNERS)}.",
+                code=ServiceCode.BAD_SETTING,
             )
         changes: dict[str, Any] = {}
         if tournaments is not None:
@@ -164,7 +167,7 @@ def _time_zone(name: str) -> str:
     if canonical is None:
         raise Refused(
             f"I don't know the time zone {shown(name)}; try one like Europe/Paris.",
-            code=Code.BAD_SETTING,
+            code=ServiceCode.BAD_SETTING,
         )
     return canonical
 
@@ -182,4 +185,6 @@ def _quiet_hours(text: str) -> tuple[int | None, int | None]:
     match hours:
         case [int(start), int(end)] if start != end and start < 24 and end < 24:
             return start, end
-    raise Refused("Quiet hours are two local hours like 22-7, or off.", code=Code.BAD_SETTING)
+    raise Refused(
+        "Quiet hours are two local hours like 22-7, or off.", code=ServiceCode.BAD_SETTING
+    )

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from bot.service.models import NextGame, Refused
+from bot.service.models import NextGame, Refused, ServiceCode
 from bot.service.records import Records
 from bot.service.rules import check_ids, seat_names_now
 from bot.store.schema import games, seats
-from engine import Code
 
 #: The games where the player is to move, by time left (games without a clock last).
 _ON_MOVE = (
@@ -40,7 +39,7 @@ class Queue(Records):
                 await conn.scalars(_ON_MOVE, {"guild_id": guild_id, "player_id": player_id})
             )
             if not waiting:
-                raise Refused("No game here is waiting for your move.", code=Code.NO_GAME)
+                raise Refused("No game here is waiting for your move.", code=ServiceCode.NO_GAME)
             position = waiting.index(after) + 1 if after in waiting else 0
             position %= len(waiting)
             row = await self.game_row(conn, waiting[position], guild_id)

@@ -34,6 +34,7 @@ from bot.service.models import (
     Refused,
     Result,
     Seat,
+    ServiceCode,
     Status,
     TurnStarted,
 )
@@ -58,7 +59,7 @@ from bot.store.schema import (
     tournaments,
 )
 from bot.store.upserts import upsert
-from engine import Code, GameState
+from engine import GameState
 
 log = logging.getLogger("paperboard.service")
 
@@ -147,7 +148,7 @@ class Records:
         statement = _LOCKED_GAME_ROW if lock else _GAME_ROW
         row = (await conn.execute(statement, {"game_id": game_id})).one_or_none()
         if row is None or row.guild_id != guild_id:  # another guild's game does not exist here
-            raise Refused(f"There is no game #{game_id} here.", code=Code.NO_GAME)
+            raise Refused(f"There is no game #{game_id} here.", code=ServiceCode.NO_GAME)
         return row
 
     async def seated(
@@ -166,7 +167,7 @@ class Records:
         summary = await self.summary(conn, game_id, row)
         seat = summary.seat_of(player.id)
         if seat is None:
-            raise Refused("You are not playing in this game.", code=Code.NOT_SEATED)
+            raise Refused("You are not playing in this game.", code=ServiceCode.NOT_SEATED)
         if active:
             require_active(row)
         return row, summary, seat
@@ -504,7 +505,7 @@ async def first_position(game: str, options: Mapping[str, Any], seats: int) -> G
         raise Refused(
             f"With these options {engine.GAMES[game].title} is over before the first move; "
             "choose other options.",
-            code=Code.OVER_AT_START,
+            code=ServiceCode.OVER_AT_START,
         )
     return start
 

@@ -10,7 +10,14 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.service.levels import BOT_ID_RANGE, bot_name
-from bot.service.models import DAYS_PER_MOVE, GameSummary, GuildSettings, Player, Refused
+from bot.service.models import (
+    DAYS_PER_MOVE,
+    GameSummary,
+    GuildSettings,
+    Player,
+    Refused,
+    ServiceCode,
+)
 from engine import Code, GameState
 
 MAX_ID = 2**63 - 1
@@ -44,6 +51,14 @@ def finishing_ranks(
     return [ordered.index(key) + 1 for key in keys]
 
 
+def bot_to_move(game: GameSummary) -> str | None:
+    """The level of the bot whose turn it is in an active game, or None."""
+    seat = game.to_move
+    if game.status != "active" or seat is None:
+        return None
+    return game.seats[seat].bot
+
+
 def alone_with_the_bot(summary: GameSummary, player_id: int | None) -> bool:
     """`player_id` plays here against the bot alone: every other seat is the bot's. Only
     then is the engine's help (a hint, an analysis of a game under way) fair play; with
@@ -60,7 +75,8 @@ def require_active(row: Any) -> None:
         return
     if row.status == "open":
         raise Refused(
-            "This game has not started yet: it is waiting for players.", code=Code.NOT_STARTED
+            "This game has not started yet: it is waiting for players.",
+            code=ServiceCode.NOT_STARTED,
         )
     raise Refused(f"This game is {status_words(row.status)}.", code=Code.GAME_OVER)
 
@@ -88,13 +104,13 @@ def game_terms(
     """The days per move of a new game (or event) on this server, refused where the server
     does not allow its channel, its clock ("default": the server's) or a rated game."""
     if guild.channels and channel_id not in guild.channels:
-        raise Refused(f"{what} cannot be started in this channel.", code=Code.CHANNEL)
+        raise Refused(f"{what} cannot be started in this channel.", code=ServiceCode.CHANNEL)
     days = guild.days_per_move if days_per_move == "default" else days_per_move
     if days is not None and (not whole(days) or days not in DAYS_PER_MOVE):
         allowed = ", ".join(str(d) for d in DAYS_PER_MOVE)
         raise Refused(f"Days per move must be one of {allowed}, or none.", code=Code.BAD_OPTION)
     if rated and not guild.rated:
-        raise Refused("Rated games are switched off on this server.", code=Code.UNRATED)
+        raise Refused("Rated games are switched off on this server.", code=ServiceCode.UNRATED)
     return days if isinstance(days, int) else None
 
 
@@ -122,7 +138,8 @@ def check_ply(game_id: int, last: int, ply: int | None) -> None:
     """Refuse a move number the game does not have (None: the position now)."""
     if ply is not None and not 0 <= ply <= last:
         raise Refused(
-            f"Game #{game_id} has moves 0 to {last}; there is no move {ply}.", code=Code.BAD_PLY
+            f"Game #{game_id} has moves 0 to {last}; there is no move {ply}.",
+            code=ServiceCode.BAD_PLY,
         )
 
 
@@ -186,4 +203,4 @@ def deadline_caption(summary: GameSummary, zone_name: str | None = None) -> str 
 
 
 def _unknown_id() -> Refused:
-    return Refused("That id is not one I know.", code=Code.BAD_ID)
+    return Refused("That id is not one I know.", code=ServiceCode.BAD_ID)

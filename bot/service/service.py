@@ -51,9 +51,6 @@ from bot.service.lookups import Lookups
 from bot.service.models import Result
 from bot.service.preferences import Preferences
 from bot.service.queue import Queue
-
-# tests/test_schedule.py reads the caption's words by this name
-from bot.service.rules import deadline_caption as _deadline_caption  # noqa: F401
 from bot.service.tournaments import Tournaments
 from bot.settings import Settings
 from bot.store import Database

@@ -71,6 +71,7 @@ from bot.service.models import (
     Player,
     Refused,
     Result,
+    ServiceCode,
     TournamentNews,
     TournamentResult,
     TournamentSummary,
@@ -178,7 +179,7 @@ class Tournaments(Records):
             if guild.tournaments != "everyone" and not manages:
                 raise Refused(
                     "Only members who can manage the server create events here.",
-                    code=Code.NOT_ADMIN,
+                    code=ServiceCode.NOT_ADMIN,
                 )
             days = game_terms(guild, place.channel_id, days_per_move, rated, what="Events")
             start = await first_position(game, settings, 2)
@@ -255,7 +256,8 @@ class Tournaments(Records):
             late = row.status == "active" and kind in (Format.LEAGUE, Format.LADDER)
             if row.status != "open" and not late:
                 raise Refused(
-                    f"{await self._title(conn, row)} {_closed(row.status)}.", code=Code.NOT_OPEN
+                    f"{await self._title(conn, row)} {_closed(row.status)}.",
+                    code=ServiceCode.NOT_OPEN,
                 )
             listed = await self._entrants(conn, row.id)
             known = next((e for e in listed if e.player_id == player.id), None)
@@ -265,12 +267,12 @@ class Tournaments(Records):
                 if known.withdrawn:
                     raise Refused(
                         f"{who} out of {title}: a player who left does not return.",
-                        code=Code.ENTERED,
+                        code=ServiceCode.ENTERED,
                     )
-                raise Refused(f"{who} in {title} already.", code=Code.ENTERED)
+                raise Refused(f"{who} in {title} already.", code=ServiceCode.ENTERED)
             most = LIMITS[kind].most
             if len(listed) >= most:
-                raise Refused(f"{title} is full: {most:,} players.", code=Code.EVENT_SIZE)
+                raise Refused(f"{title} is full: {most:,} players.", code=ServiceCode.EVENT_SIZE)
             await self.remember(conn, player)
             place = None
             if kind is Format.LADDER and row.status == "active":
@@ -333,11 +335,11 @@ class Tournaments(Records):
             ).one_or_none()
             you = "You are" if by.id == player.id else f"{player.name} is"
             if entry is None:
-                raise Refused(f"{you} not in {title}.", code=Code.NOT_ENTERED)
+                raise Refused(f"{you} not in {title}.", code=ServiceCode.NOT_ENTERED)
             if entry.withdrawn:
-                raise Refused(f"{you} out of {title} already.", code=Code.NOT_ENTERED)
+                raise Refused(f"{you} out of {title} already.", code=ServiceCode.NOT_ENTERED)
             if row.status in ("finished", "cancelled"):
-                raise Refused(f"{title} {_closed(row.status)}.", code=Code.NOT_OPEN)
+                raise Refused(f"{title} {_closed(row.status)}.", code=ServiceCode.NOT_OPEN)
             results: list[Result] = []
             if row.status == "open" or Format(row.format) is Format.LADDER:
                 await conn.execute(
@@ -369,14 +371,14 @@ class Tournaments(Records):
             await self._may_run(conn, row, by, manages)
             title = await self._title(conn, row)
             if row.status == "active":
-                raise Refused(f"{title} has started already.", code=Code.NOT_OPEN)
+                raise Refused(f"{title} has started already.", code=ServiceCode.NOT_OPEN)
             if row.status != "open":
-                raise Refused(f"{title} {_closed(row.status)}.", code=Code.NOT_OPEN)
+                raise Refused(f"{title} {_closed(row.status)}.", code=ServiceCode.NOT_OPEN)
             kind = Format(row.format)
             listed = await self._entrants(conn, row.id)
             refusal = size_refusal(kind, len(listed))
             if refusal is not None:
-                raise Refused(refusal, code=Code.EVENT_SIZE)
+                raise Refused(refusal, code=ServiceCode.EVENT_SIZE)
             await self._seed(conn, row, listed)
             touched = await conn.execute(
                 tournaments.update()
@@ -384,7 +386,7 @@ class Tournaments(Records):
                 .values(status="active", round=1, started_at=self.clock())
             )
             if touched.rowcount != 1:  # cannot happen under the row lock; never start twice
-                raise Refused(f"{title} has started already.", code=Code.NOT_OPEN)
+                raise Refused(f"{title} has started already.", code=ServiceCode.NOT_OPEN)
             row = await self._event(conn, row.id, guild_id)
             results = await self._begin(conn, row)
             for result in results:
@@ -403,7 +405,7 @@ class Tournaments(Records):
             await self._may_run(conn, row, by, manages)
             title = await self._title(conn, row)
             if row.status in ("finished", "cancelled"):
-                raise Refused(f"{title} {_closed(row.status)}.", code=Code.NOT_OPEN)
+                raise Refused(f"{title} {_closed(row.status)}.", code=ServiceCode.NOT_OPEN)
             await conn.execute(
                 tournaments.update()
                 .where(tournaments.c.id == row.id)
@@ -978,7 +980,7 @@ class Tournaments(Records):
             statement = statement.with_for_update()
         row = (await conn.execute(statement)).one_or_none()
         if row is None or row.guild_id != guild_id:
-            raise Refused(f"There is no event #{tournament_id} here.", code=Code.NO_EVENT)
+            raise Refused(f"There is no event #{tournament_id} here.", code=ServiceCode.NO_EVENT)
         return row
 
     async def _fresh(self, conn: AsyncConnection, tournament_id: int) -> Any:
@@ -994,7 +996,7 @@ class Tournaments(Records):
             title = await self._title(conn, row)
             raise Refused(
                 f"Only the organizer of {title} or a member who can manage the server runs it.",
-                code=Code.NOT_ADMIN,
+                code=ServiceCode.NOT_ADMIN,
             )
 
     async def _title(self, conn: AsyncConnection, row: Any) -> str:
