@@ -365,3 +365,92 @@ async def test_refusals_on_an_unknown_or_foreign_event(service: GameService) -> 
         await service.add_bot_to_tournament(tid, GUILD, ORGANIZER, "grandmaster")
     assert refused.value.code == Code.BAD_OPTION and _plain(refused.value)
     assert len((await service.tournament(tid, GUILD)).entrants) == 4
+
+
+async def test_a_late_entrant_racing_a_seasons_end_is_enrolled_once(
+    database_url: str, clock: Clock
+) -> None:
+    """A newcomer joins a league while (on another service) the last game of its season
+    ends: they play in the lowest division of the next season, or wait for the one after;
+    never both, never lost."""
+    async with services(database_url, clock, 2) as (one, two):
+        tid = await open_event(one, "league", PEOPLE[:6], rated=False)
+        await one.start_tournament(tid, GUILD, ORGANIZER)
+        playing = await under_way(one, tid)
+        for game_id, _, second in playing[:-1]:
+            await lose(one, game_id, second)
+        last, _, second = playing[-1]
+        newcomer = PEOPLE[6]
+        ended, joined = await asyncio.gather(
+            lose(one, last, second), two.join_tournament(tid, GUILD, newcomer)
+        )
+        assert ended is None and isinstance(joined, TournamentResult)
+        assert (await one.tournament(tid, GUILD)).round == 2
+        async with one.db.read() as conn:
+            division = await conn.scalar(
+                sa.select(entrants.c.division).where(
+                    entrants.c.tournament_id == tid, entrants.c.player_id == newcomer.id
+                )
+            )
+        second_season = [p for p in await all_pairings(one, tid) if p.round == 2]
+        theirs = [p for p in second_season if newcomer.id in (p.first_id, p.second_id)]
+        if division is None:  # joined after the season turned: waits for season 3
+            assert len(second_season) == 15 and not theirs
+        else:  # seven in one division: each plays six
+            assert division == 0 and len(second_season) == 21 and len(theirs) == 6
+
+
+async def test_calling_an_event_off_racing_the_end_of_its_round(
+    database_url: str, clock: Clock
+) -> None:
+    """The organizer cancels a Swiss while its round's last game ends elsewhere: the event
+    is called off either way, and the next round is paired at most once."""
+    async with services(database_url, clock, 2) as (one, two):
+        tid = await open_event(one, "swiss", PEOPLE[:4])
+        await one.start_tournament(tid, GUILD, ORGANIZER)
+        (a, _, a2), (b, _, b2) = await under_way(one, tid)
+        await lose(one, a, a2)
+        ended, cancelled = await asyncio.gather(
+            lose(one, b, b2), two.cancel_tournament(tid, GUILD, ORGANIZER)
+        )
+        assert ended is None and isinstance(cancelled, TournamentResult)
+        summary = await one.tournament(tid, GUILD)
+        assert summary.status == "cancelled"
+        rows = await all_pairings(one, tid)
+        assert Counter(p.round for p in rows)[2] in (0, 2)
+        assert await count(one, tournament_rounds) == summary.round
+        assert len(await news(one, "cancelled")) == 1 and not await news(one, "final")
+        # games under way play on as ordinary games; no round follows them
+        for game_id, _, second in await under_way(one, tid):
+            await lose(one, game_id, second)
+        assert (await one.tournament(tid, GUILD)).round == summary.round
+        assert len(await all_pairings(one, tid)) == len(rows)
+
+
+async def test_a_knockout_player_who_leaves_mid_match_loses_it_at_once(
+    service: GameService,
+) -> None:
+    tid = await open_event(service, "knockout", PEOPLE[:4], match=3)
+    await service.start_tournament(tid, GUILD, ORGANIZER)
+    (a, _, a2), (b, _, b2) = await under_way(service, tid)
+    await lose(service, a, a2)  # 1-0 in match A
+    await lose(service, b, b2)  # 1-0 in match B
+    (a, a1, a2), (b, _, b2) = await under_way(service, tid)  # their second games
+    leaver = next(p for p in PEOPLE if p.id == a1)
+    await service.leave_tournament(tid, GUILD, leaver)
+    assert (await service.game(a, GUILD)).status == "finished"
+    assert (await service.tournament(tid, GUILD)).round == 1  # match B goes on
+    await lose(service, b, b2)  # seats alternate: game 1's winner loses, 1-1: a third game
+    ((c, _, c2),) = await under_way(service, tid)
+    await lose(service, c, c2)
+    assert (await service.tournament(tid, GUILD)).round == 2
+    ((_, f1, f2),) = await under_way(service, tid)
+    assert leaver.id not in (f1, f2) and a2 in (f1, f2)
+    for _ in range(3):  # the final, to its end: the first seat loses each game (1-1, 2-1)
+        for game_id, first, _ in await under_way(service, tid):
+            await lose(service, game_id, first)
+    assert not await under_way(service, tid)
+    summary = await service.tournament(tid, GUILD)
+    assert summary.status == "finished"
+    table = (await service.tournament_standings(tid, GUILD)).tables[0]
+    assert [r.note for r in table.rows].count("withdrawn") == 1
