@@ -315,7 +315,7 @@ async def test_the_console_runs_an_event_with_the_documented_lines(
     assert "You are in Spring Hex already." in said
     assert "Spring Hex has started." in said and "Spring Hex has started already." in said
     assert "Spring Hex: all 3 games start now." in said
-    assert "Spring Hex · round" in said  # pairings
+    assert "Spring Hex, every game:" in said  # pairings
     assert "#1 Spring Hex: round robin, active, 3 players" in said
     assert "There is no format “marathon”; the formats are roundrobin" in said
     assert "A Swiss tournament has 1 to 999 rounds." in said
@@ -390,3 +390,53 @@ async def test_pairings_and_thread_titles_name_the_event(service: GameService) -
     game = await service.game(game_id, GUILD)
     names = " v ".join(s.name or "" for s in game.seats)
     assert thread_title(game) == f"Spring Hex · round {number} · {names}"
+
+
+async def test_an_event_may_keep_its_clocks_running_through_vacations(
+    service: GameService, clock: Clock
+) -> None:
+    from datetime import timedelta
+
+    for vacations, status in ((True, "active"), (False, "finished")):
+        tid = await _event(
+            service, "roundrobin", (ANN, BOB, CAT), days_per_move=1, vacations=vacations
+        )
+        await service.start_tournament(tid, GUILD, ANN)
+        game_id, first, _ = (await _under_way(service, tid))[0]
+        await service.player_settings(_person(first), vacation=True)
+        clock.advance(hours=30)
+        for claim in await service.claim_deadlines("test", timedelta(minutes=5)):
+            await service.act_on_deadline(claim, "test")
+        assert (await service.game(game_id, GUILD)).status == status, vacations
+        await service.player_settings(_person(first), vacation=False)
+
+
+async def test_a_swiss_of_ten_thousand_is_refused_at_its_start(service: GameService) -> None:
+    """Entries stop at the format's most (LIMITS); entrants beyond it (written here
+    directly) are refused at the start, with nothing made."""
+    from datetime import UTC, datetime
+
+    from bot.store.schema import players
+
+    tid = await _event(service, "swiss", ())
+    now = datetime.now(UTC)
+    people = [{"id": 100_000 + i, "name": f"p{i}", "created_at": now} for i in range(10_000)]
+    async with service.db.write() as conn:
+        await conn.execute(players.insert(), people)
+        await conn.execute(
+            entrants.insert(),
+            [
+                {"tournament_id": tid, "player_id": p["id"], "seq": i, "joined_at": now}
+                for i, p in enumerate(people)
+            ],
+        )
+    with pytest.raises(Refused) as refused:
+        await service.join_tournament(tid, GUILD, ANN)
+    assert str(refused.value) == "Swiss Hex is full: 1,000 players."
+    with pytest.raises(Refused) as refused:
+        await service.start_tournament(tid, GUILD, ANN)
+    assert str(refused.value) == (
+        "A Swiss tournament takes at most 1,000 players; this one has 10,000."
+    )
+    assert (await service.tournament(tid, GUILD)).status == "open"
+    assert await _count(service, games) == 0 and await _count(service, pairings) == 0
