@@ -12,7 +12,7 @@ from collections.abc import Awaitable
 import pytest
 import sqlalchemy as sa
 
-from bot.service import GameService, Player, Refused
+from bot.service import GameService, Player, Refused, ServiceCode
 from bot.service.models import TournamentResult
 from bot.store.schema import entrants, games, pairings, players, tournament_rounds, tournaments
 from engine import Code
@@ -120,7 +120,7 @@ async def test_a_join_racing_the_start_is_in_the_first_round_or_refused(
                 )
             listed = {e.player_id for e in (await one.tournament(tid, GUILD)).entrants}
             if isinstance(joined, Refused):  # the start came first
-                assert joined.code == Code.NOT_OPEN
+                assert joined.code == ServiceCode.NOT_OPEN
                 assert late.id not in listed
                 assert _plain(joined) == "Swiss Hex is under way."
             else:
@@ -139,7 +139,7 @@ async def test_two_presses_of_start_on_two_services_start_it_once(
             one.start_tournament(tid, GUILD, ORGANIZER),
             two.start_tournament(tid, GUILD, ORGANIZER),
         )
-        assert refused.code == Code.NOT_OPEN
+        assert refused.code == ServiceCode.NOT_OPEN
         assert _plain(refused) == "Round robin Hex has started already."
         assert await count(one, games) == 10 and await count(one, pairings) == 10
         assert await count(one, tournament_rounds) == 1
@@ -156,7 +156,7 @@ async def test_two_presses_of_join_on_two_services_enter_once(
                 one.join_tournament(tid, GUILD, person),
                 two.join_tournament(tid, GUILD, person),
             )
-            assert refused.code == Code.ENTERED and _plain(refused)
+            assert refused.code == ServiceCode.ENTERED and _plain(refused)
         summary = await one.tournament(tid, GUILD)
         assert [e.player_id for e in summary.entrants] == [p.id for p in PEOPLE[1:4]]
         async with one.db.read() as conn:
@@ -262,7 +262,7 @@ async def test_starting_too_few_is_refused_and_starts_nothing(
     tid = await open_event(service, fmt, PEOPLE[:entered])
     with pytest.raises(Refused) as refused:
         await service.start_tournament(tid, GUILD, ORGANIZER)
-    assert refused.value.code == Code.EVENT_SIZE
+    assert refused.value.code == ServiceCode.EVENT_SIZE
     assert _plain(refused.value) == words
     summary = await service.tournament(tid, GUILD)
     assert summary.status == "open" and summary.round == 0
@@ -290,14 +290,14 @@ async def test_a_10000_player_swiss_is_refused(service: GameService) -> None:
         )
     with pytest.raises(Refused) as refused:
         await service.start_tournament(tid, GUILD, ORGANIZER)
-    assert refused.value.code == Code.EVENT_SIZE
+    assert refused.value.code == ServiceCode.EVENT_SIZE
     assert (
         _plain(refused.value)
         == "A Swiss tournament takes at most 1,000 players; this one has 10,000."
     )
     with pytest.raises(Refused) as refused:
         await service.join_tournament(tid, GUILD, PEOPLE[1])
-    assert refused.value.code == Code.EVENT_SIZE
+    assert refused.value.code == ServiceCode.EVENT_SIZE
     assert _plain(refused.value) == "Swiss Hex is full: 1,000 players."
     assert await count(service, entrants) == 10_000
     assert await count(service, games) == 0 and await count(service, tournament_rounds) == 0
@@ -314,13 +314,13 @@ async def test_an_event_whose_organizer_left_the_server_is_run_by_a_manager(
     for attempt in (service.start_tournament, service.cancel_tournament):
         with pytest.raises(Refused) as refused:
             await attempt(tid, GUILD, member)
-        assert refused.value.code == Code.NOT_ADMIN
+        assert refused.value.code == ServiceCode.NOT_ADMIN
         assert _plain(refused.value) == (
             "Only the organizer of Round robin Hex or a member who can manage the server runs it."
         )
     with pytest.raises(Refused) as refused:
         await service.withdraw_from_tournament(tid, GUILD, member, PEOPLE[1])
-    assert refused.value.code == Code.NOT_ADMIN
+    assert refused.value.code == ServiceCode.NOT_ADMIN
     assert await count(service, games) == 0
     # the organizer, entered as a player, leaves: the event stays, with three players
     await service.leave_tournament(tid, GUILD, ORGANIZER)
@@ -344,7 +344,7 @@ async def test_a_game_of_an_event_is_never_aborted_and_the_round_goes_on(
     for who in (b1, b2):
         with pytest.raises(Refused) as refused:
             await service.abort(b, GUILD, next(p for p in PEOPLE if p.id == who))
-        assert refused.value.code == Code.EVENT_GAME
+        assert refused.value.code == ServiceCode.EVENT_GAME
         assert _plain(refused.value).endswith("resign it, or leave the event.")
     assert (await service.game(b, GUILD)).status == "active"
     assert (await service.tournament(tid, GUILD)).round == 1
@@ -359,7 +359,7 @@ async def test_refusals_on_an_unknown_or_foreign_event(service: GameService) -> 
     for bad_id, guild in ((tid + 1, GUILD), (tid, GUILD + 1)):
         with pytest.raises(Refused) as refused:
             await service.join_tournament(bad_id, guild, stranger)
-        assert refused.value.code == Code.NO_EVENT
+        assert refused.value.code == ServiceCode.NO_EVENT
         assert _plain(refused.value) == f"There is no event #{bad_id} here."
     with pytest.raises(Refused) as refused:
         await service.add_bot_to_tournament(tid, GUILD, ORGANIZER, "grandmaster")
