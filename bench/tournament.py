@@ -6,7 +6,8 @@ in eight; the odd player out has the bye) and times the pairing of round 5: the 
 the slowest. Then, for the largest, the event loop's longest stall while the pairing runs in
 a thread (`asyncio.to_thread`, as the service would call it), sampled by a task that sleeps
 1 ms at a time. Also: a 16-player round robin's schedule (120 games), the Swiss standings of
-1,000 players after 5 rounds. Last line:
+1,000 players after 5 rounds, and the picture of a 256-player Swiss's standings (the PNG the
+bot posts: median CPU time of `--pictures` draws, as bench/render.py times boards). Last line:
 
     swiss 1000 players: <ms> ms
 
@@ -24,8 +25,11 @@ import time
 from collections.abc import Callable
 
 from bot.events import Bye, Entrant, GameResult, Round, pair_swiss, round_robin, swiss_standings
+from bot.render import canvas, fonts
+from bot.render.tables import StandingRow, StandingsTable, standings_png
 
 SIZES = (64, 256, 1000)
+PICTURE_SIZE = 256
 HISTORY_ROUNDS = 4
 
 
@@ -60,6 +64,41 @@ def next_round(
     return functools.partial(pair_swiss, entrants, results, byes=byes, number=HISTORY_ROUNDS + 1)
 
 
+def standings_table(size: int) -> StandingsTable:
+    """The picture's data for the standings of a `size`-player Swiss after four rounds, as
+    the service would build it (names of 12 to 32 characters)."""
+    entrants, results, byes = history(size, 1)
+    standings = swiss_standings(entrants, results, byes=byes)
+    counts = [standing.place for standing in standings.rows]
+    rows = tuple(
+        StandingRow(
+            f"={standing.place}" if counts.count(standing.place) > 1 else str(standing.place),
+            f"player {standing.player:04d} " + "x" * (standing.player % 21),
+            standing.points,
+            standing.tiebreaks,
+            1,
+            "withdrawn" if standing.withdrawn else "",
+        )
+        for standing in standings.rows
+    )
+    return StandingsTable(f"Swiss of {size} · round 5", standings.tiebreaks, rows)
+
+
+def forget_words() -> None:
+    """Empty the caches of measured and rendered words: every name is drawn as if new."""
+    fonts.text_mask.cache_clear()
+    fonts._width.cache_clear()
+    canvas._text_piece.cache_clear()
+
+
+def cpu_timed(action: Callable[[], object]) -> float:
+    """This thread's CPU time for `action`: what other processes on the machine take does
+    not count (bench/render.py)."""
+    start = time.thread_time()
+    action()
+    return time.thread_time() - start
+
+
 def timed(action: Callable[[], object]) -> float:
     start = time.perf_counter()
     action()
@@ -92,6 +131,7 @@ async def longest_stall(action: Callable[[], object]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tournaments", type=int, default=5)
+    parser.add_argument("--pictures", type=int, default=5)
     args = parser.parse_args()
     medians: dict[int, float] = {}
     for size in SIZES:
@@ -115,6 +155,16 @@ def main() -> None:
     standings = timed(lambda: swiss_standings(entrants, results, byes=byes))
     print(
         f"swiss standings of {SIZES[-1]} after {HISTORY_ROUNDS} rounds: {1000 * standings:.1f} ms"
+    )
+    table = standings_table(PICTURE_SIZE)
+    png = standings_png(table)  # fonts and text masks loaded, as in a running bot
+    again = statistics.median(cpu_timed(lambda: standings_png(table)) for _ in range(args.pictures))
+    fresh = statistics.median(
+        cpu_timed(lambda: (forget_words(), standings_png(table))) for _ in range(args.pictures)
+    )
+    print(
+        f"standings picture of {PICTURE_SIZE} players: {1000 * fresh:.0f} ms CPU, "
+        f"{1000 * again:.0f} ms drawn again (medians of {args.pictures}), {len(png) // 1024} KB"
     )
     print(f"swiss {SIZES[-1]} players: {1000 * medians[SIZES[-1]]:.0f} ms")
 
