@@ -116,8 +116,10 @@ class Painter:
             partial(render_gif, state.name, state.options, state.moves, players=tuple(players))
         )
 
-    async def table(self, table: tables.StandingsTable | tables.Bracket) -> bytes:
-        """An event's standings or bracket (empty until bot/render/tables.py draws it)."""
+    async def table(
+        self, table: tables.StandingsTable | tables.Crosstable | tables.Bracket
+    ) -> bytes:
+        """An event's standings, crosstable or bracket."""
         return await self.slow.run(partial(draw_table, table))
 
     def close(self) -> None:
@@ -125,12 +127,13 @@ class Painter:
         self.slow.close()
 
 
-def draw_table(table: tables.StandingsTable | tables.Bracket) -> bytes:
-    """The picture of an event's table, in a worker (empty when render has no drawing
-    of it)."""
-    name = "bracket_png" if isinstance(table, tables.Bracket) else "standings_png"
-    draw = getattr(tables, name, None)
-    return bytes(draw(table)) if draw is not None else b""
+def draw_table(table: tables.StandingsTable | tables.Crosstable | tables.Bracket) -> bytes:
+    """The picture of an event's table, in a worker."""
+    if isinstance(table, tables.Bracket):
+        return tables.bracket_png(table)
+    if isinstance(table, tables.Crosstable):
+        return tables.crosstable_png(table)
+    return tables.standings_png(table)
 
 
 def _ready() -> None:

@@ -490,11 +490,15 @@ class Tournaments(Records):
             + [_crosstable_text(c) for c in crosses]
             + ([_bracket_text(bracket)] if bracket is not None else [])
         )
+        drawn: list[StandingsTable | Crosstable | Bracket] = [*tables, *crosses]
+        if bracket is not None:
+            drawn.append(bracket)
+        pictures = tuple([await self.painter.table(t) for t in drawn])
         png = b""
         shown = bracket if bracket is not None else tables[0] if tables else None
         if shown is not None:
-            png = await self.painter.table(shown)
-        return TournamentTables(summary, tables, crosses, bracket, text, png)
+            png = pictures[drawn.index(shown)]
+        return TournamentTables(summary, tables, crosses, bracket, text, png, pictures)
 
     # == a game of an event ended (Records.finish, in its transaction) ======================
 
