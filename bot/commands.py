@@ -19,6 +19,7 @@ from bot.service.exports import EXPORT_FORMATS
 from bot.service.levels import LEVELS
 from bot.service.messages import DAYS_PER_MOVE_CHOICES
 from bot.service.models import FIRST_CHOICES, REMINDERS, STATUSES
+from bot.service.tournaments import FORMAT_WORDS, MATCH_WORDS
 
 #: "days": a time per move, a number of days or none.
 ParamKind = Literal["game", "game_id", "user", "text", "int", "bool", "choice", "days"]
@@ -68,6 +69,9 @@ GAME_NUMBERS = (
     "game under way; for undo, the game of your last move."
 )
 GAME_NAME = Param("game", "game", "which game", required=True, choices=tuple(engine.GAMES))
+
+#: An event's number, as `tournament list` shows it.
+EVENT = Param("event", "int", "the event's number (tournament list)", required=True, typed="number")
 
 COMMANDS: tuple[Command, ...] = (
     Command(
@@ -339,6 +343,84 @@ COMMANDS: tuple[Command, ...] = (
         ),
         discord="/config days_per_move:5 rated:true",
         admin=True,
+    ),
+    # Events: console commands for now ("tournament create": a command and its action).
+    Command(
+        "tournament create",
+        "Create an event (a round robin, Swiss, knockout, league or ladder) open for entries.",
+        (
+            GAME_NAME,
+            Param(
+                "format",
+                "choice",
+                "roundrobin, swiss, knockout, league or ladder",
+                required=True,
+                choices=FORMAT_WORDS,
+            ),
+            Param("name", "text", "the event's name, at most 50 characters"),
+            Param("rounds", "int", "Swiss: how many rounds (default: log2 of the players + 1)"),
+            Param("match", "choice", "knockout: games per match", choices=MATCH_WORDS),
+            Param("double", "bool", "round robin: each pair plays twice, once in each seat"),
+            Param(
+                "days_per_move",
+                "days",
+                "time per move in the event's games",
+                choices=DAYS_PER_MOVE_CHOICES,
+                keys=("days",),
+            ),
+            Param("rated", "bool", "rated games (games against the bot never are)"),
+            Param("vacations", "bool", "whether a vacation stops the event's clocks (yes)"),
+            Param("size", "text", "the games' board size, e.g. 11", typed="option"),
+            Param("options", "text", "other game options as key=value", typed="options"),
+        ),
+        console="tournament create hex format=roundrobin size=5 days=3 name=Spring   "
+        "(also: tournament create hex format=swiss rounds=4 | "
+        "tournament create hex format=knockout match=3 | tournament create hex format=league | "
+        "tournament create hex format=ladder)",
+    ),
+    Command("tournament join", "Enter an event.", (EVENT,), console="tournament join 1"),
+    Command(
+        "tournament leave",
+        "Leave an event: after its start your games under way are forfeited.",
+        (EVENT,),
+        console="tournament leave 1",
+    ),
+    Command(
+        "tournament start",
+        "Start an event (its organizer or a manager): its first games open.",
+        (EVENT,),
+        console="tournament start 1",
+    ),
+    Command(
+        "tournament standings",
+        "An event's standings (its crosstable, its bracket) as text and a picture.",
+        (EVENT,),
+        console="tournament standings 1",
+    ),
+    Command(
+        "tournament pairings",
+        "The games of an event's current round.",
+        (EVENT,),
+        console="tournament pairings 1",
+    ),
+    Command(
+        "tournament withdraw",
+        "Withdraw a player from an event (yourself, or anyone: its organizer or a manager).",
+        (EVENT, Param("player", "user", "whom to withdraw; you by default")),
+        console="tournament withdraw 1   (tournament withdraw 1 @bob)",
+    ),
+    Command("tournament list", "The events of this server.", console="tournament list"),
+    Command(
+        "tournament cancel",
+        "Call an event off (its organizer or a manager).",
+        (EVENT,),
+        console="tournament cancel 1",
+    ),
+    Command(
+        "tournament add-bot",
+        "Enter the bot in an event (its organizer or a manager); the AI plays its games.",
+        (EVENT, Param("level", "choice", "how strong, see /rules", choices=tuple(LEVELS))),
+        console="tournament add-bot 1 level=easy",
     ),
     Command(
         "as",

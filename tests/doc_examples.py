@@ -58,10 +58,20 @@ def forms(
     return shown
 
 
+def command_of(text: str) -> str | None:
+    """The registry's name of the command a console line types: its first word, or its
+    first two ("tournament join 1"); None for none (a bare move)."""
+    words = [word.lower() for word in text.split()[:2]]
+    for name in (" ".join(words), words[0] if words else ""):
+        if name in BY_NAME:
+            return name
+    return None
+
+
 def is_console_line(text: str) -> bool:
     """A command's name first, or a bare move ("d5 g3", which holds a digit)."""
     word = text.split()[0].lower() if text.split() else ""
-    return word in BY_NAME or any(ch.isdigit() for ch in word)
+    return command_of(text) is not None or any(ch.isdigit() for ch in word)
 
 
 def console_forms(example: str) -> list[str]:
@@ -142,11 +152,8 @@ def registry_examples(kind: str) -> list[Example]:
             continue
         split = console_forms if kind == "console" else discord_forms
         for text in split(example):
-            if kind == "console":
-                first = text.split()[0].lower()
-                name = first if first in BY_NAME else "move"
-            else:
-                name = slash_parts(text)[0]
+            console = kind == "console"
+            name = (command_of(text) or "move") if console else slash_parts(text)[0]
             found.append(Example(text, f"bot/commands.py {command.name} {kind}=", name))
     return found
 
@@ -359,6 +366,33 @@ async def against_the_bot(table: Table, example: Example) -> None:
     )  # fmt: skip
 
 
+async def event_open(table: Table, example: Example, players: int = 1) -> int:
+    """Ann's round robin of Hex 5x5, event #1, open for entries, with ann (then bob, cat,
+    dan: `players`) in it."""
+    made = await table.service.create_tournament(
+        table.place, table.player("ann"), "hex", format="roundrobin", options={"size": 5},
+        manages=True,
+    )  # fmt: skip
+    event = made.tournament.id
+    assert event == example.number, f"the event was made as #{event}, not #{example.number}"
+    for name in ("ann", "bob", "cat", "dan")[:players]:
+        await table.service.join_tournament(event, table.place.guild_id, table.player(name))
+    return event
+
+
+async def event_joined(table: Table, example: Example) -> None:
+    await event_open(table, example, players=2)
+
+
+async def event_full(table: Table, example: Example) -> None:
+    await event_open(table, example, players=4)
+
+
+async def event_started(table: Table, example: Example) -> None:
+    event = await event_open(table, example, players=4)
+    await table.service.start_tournament(event, table.place.guild_id, table.player("ann"))
+
+
 #: By the registry's command name (or its name and first word, as "undo accept").
 CONTEXTS: dict[str, Context] = {
     "challenge": Context(),
@@ -387,6 +421,16 @@ CONTEXTS: dict[str, Context] = {
     "leaderboard": Context(),
     "settings": Context(),
     "config": Context(me="owner"),
+    "tournament create": Context(),
+    "tournament join": Context(event_open, me="bob"),
+    "tournament leave": Context(event_joined, me="bob"),
+    "tournament start": Context(event_full),
+    "tournament standings": Context(event_started),
+    "tournament pairings": Context(event_started),
+    "tournament withdraw": Context(event_started),
+    "tournament list": Context(event_open),
+    "tournament cancel": Context(event_open),
+    "tournament add-bot": Context(event_open),
     "as": Context(),
     "help": Context(),
     "quit": Context(),

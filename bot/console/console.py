@@ -43,6 +43,7 @@ from bot.service import (
     Player,
     Refused,
     Result,
+    TournamentResult,
     UndoAnswered,
     away_note,
     bot_record_lines,
@@ -62,6 +63,11 @@ log = logging.getLogger("paperboard.console")
 
 #: The console plays as one pretend server and channel.
 GUILD, CHANNEL = 0, 0
+#: Commands typed with an action word ("tournament join 1"): their actions.
+ACTIONS_OF = {
+    name: tuple(c.name.split(" ", 1)[1] for c in COMMANDS if c.name.startswith(f"{name} "))
+    for name in {c.name.split(" ", 1)[0] for c in COMMANDS if " " in c.name}
+}
 #: The parameters of each command, by name (bot/commands.py: how the console reads each).
 PARAMS = {command.name: {param.name: param for param in command.params} for command in COMMANDS}
 #: The keys of each command's key=value parameters, the shorter ones too (days= for
@@ -144,6 +150,16 @@ class Console:
             "rating": self.rating,
             "leaderboard": self.leaderboard,
             "settings": self.settings,
+            "tournament create": self.tournament_create,
+            "tournament join": self.tournament_join,
+            "tournament leave": self.tournament_leave,
+            "tournament start": self.tournament_start,
+            "tournament standings": self.tournament_standings,
+            "tournament pairings": self.tournament_pairings,
+            "tournament withdraw": self.tournament_withdraw,
+            "tournament list": self.tournament_list,
+            "tournament cancel": self.tournament_cancel,
+            "tournament add-bot": self.tournament_add_bot,
             "as": self.act_as,
             "help": self.help,
         }
@@ -197,6 +213,16 @@ class Console:
         except ValueError as error:
             self.say(f"I can't read that line ({error}).")
             return True
+        if word in ACTIONS_OF:  # a command with an action: "tournament join 1"
+            action = words[0].lower() if words else ""
+            word = f"{word} {action}"
+            if word not in self.handlers:
+                self.say(
+                    f"Say what to do: {text.split()[0].lower()} "
+                    f"{', '.join(ACTIONS_OF[text.split()[0].lower()])}."
+                )
+                return True
+            words, rest = words[1:], rest.strip().partition(" ")[2]
         handler = self.handlers.get(word)
         self.answering = True
         try:
@@ -208,6 +234,9 @@ class Console:
                 raise self.no_command(word)
             if not self.interactive:
                 await self.bot_turns()
+                # what followed from the line in the outbox (an event's next round after
+                # its last game ended), printed before the next line is read
+                await self.service.redeliver(self.print_result)
         except Refused as refusal:
             self.refused(refusal)
         except Exception:  # a bug must not end the session or lose the games
@@ -538,6 +567,95 @@ class Console:
         self.zone = settings.time_zone
         self.say(f"{self.me.name} · {settings_line(settings, self.when)}")
 
+    # -- events -------------------------------------------------------------------------
+
+    async def tournament_create(self, words: list[str], _: str) -> None:
+        game = next((w.lower() for w in words if "=" not in w), "")
+        loose = [w for w in words if "=" not in w][1:]
+        if loose:
+            raise _loose_word(loose[0])
+        settings = {key.replace("-", "_"): value for key, value in map(_pair, words) if value}
+        given = _keyed(settings, "tournament create")
+        options = {k: v for k, v in settings.items() if k not in KEYS["tournament create"]}
+        rounds, match = given.get("rounds"), given.get("match")
+        result = await self.service.create_tournament(
+            Place(GUILD, CHANNEL),
+            self.me,
+            game,
+            format=given.get("format", ""),
+            name=given.get("name"),
+            options=options,
+            rounds=_int(rounds, "rounds") if rounds is not None else None,
+            match=_int(match, "match") if match is not None else None,
+            double=_bool(given["double"]) if "double" in given else False,
+            days_per_move=parse_days(given.get("days_per_move"), unset="default"),
+            rated=_bool(given["rated"]) if "rated" in given else None,
+            vacations=_bool(given["vacations"]) if "vacations" in given else True,
+            manages=True,  # the console is its own server's manager
+        )
+        await self.tournament_said(result)
+
+    async def tournament_join(self, words: list[str], _: str) -> None:
+        event = _event_number(words)
+        await self.tournament_said(await self.service.join_tournament(event, GUILD, self.me))
+
+    async def tournament_leave(self, words: list[str], _: str) -> None:
+        event = _event_number(words)
+        await self.tournament_said(await self.service.leave_tournament(event, GUILD, self.me))
+
+    async def tournament_start(self, words: list[str], _: str) -> None:
+        event = _event_number(words)
+        started = await self.service.start_tournament(event, GUILD, self.me, manages=True)
+        await self.tournament_said(started)
+
+    async def tournament_withdraw(self, words: list[str], _: str) -> None:
+        named = [self.player(w[1:]) for w in words if w.startswith("@")]
+        event = _event_number([w for w in words if not w.startswith("@")])
+        withdrawn = await self.service.withdraw_from_tournament(
+            event, GUILD, self.me, named[0] if named else None, manages=True
+        )
+        await self.tournament_said(withdrawn)
+
+    async def tournament_cancel(self, words: list[str], _: str) -> None:
+        event = _event_number(words)
+        cancelled = await self.service.cancel_tournament(event, GUILD, self.me, manages=True)
+        await self.tournament_said(cancelled)
+
+    async def tournament_add_bot(self, words: list[str], _: str) -> None:
+        level = dict(map(_pair, [w for w in words if "=" in w])).get("level", DEFAULT_LEVEL)
+        event = _event_number([w for w in words if "=" not in w])
+        added = await self.service.add_bot_to_tournament(
+            event, GUILD, self.me, level.lower(), manages=True
+        )
+        await self.tournament_said(added)
+
+    async def tournament_standings(self, words: list[str], _: str) -> None:
+        event = _event_number(words)
+        standings = await self.service.tournament_standings(event, GUILD)
+        self.say(standings.text)
+        if standings.png:
+            self.say(f"Standings: {self.save(f'event-{event}-standings.png', standings.png)}")
+
+    async def tournament_pairings(self, words: list[str], _: str) -> None:
+        self.say(await self.service.tournament_pairings(_event_number(words), GUILD))
+
+    async def tournament_list(self, words: list[str], _: str) -> None:
+        listed = await self.service.list_tournaments(GUILD)
+        if not listed:
+            self.say("No events here yet: tournament create hex format=swiss name=Spring.")
+        for event in listed:
+            players = len([e for e in event.entrants if not e.withdrawn])
+            self.say(
+                f"#{event.id} {event.title}: {event.format.replace('_', ' ')}, {event.status}, "
+                f"{players} player{'s' * (players != 1)}"
+            )
+
+    async def tournament_said(self, result: TournamentResult) -> None:
+        """A tournament use case's sentence, then each game and announcement it made."""
+        self.say(result.note)
+        for each in result.results:
+            await self.announce(each)
+
     async def act_as(self, words: list[str], _: str) -> None:
         if not words:
             raise Refused("Name the player: as bob.", code=Code.USAGE)
@@ -706,6 +824,13 @@ def named_game(words: list[str]) -> tuple[int | None, list[str]]:
     if len(named) > 1:
         raise Refused("Name one game: 12, #12 or game=12.", code=Code.USAGE)
     return (_int(named[0].lstrip("#"), "game") if named else None), rest
+
+
+def _event_number(words: list[str]) -> int:
+    """The event a tournament command names: its number (1 or #1)."""
+    if len(words) != 1 or not words[0].lstrip("#").isdecimal():
+        raise Refused("Name the event by its number: tournament join 1.", code=Code.USAGE)
+    return _int(words[0].lstrip("#"), "event")
 
 
 def _bot_to_move(game: GameSummary) -> bool:
