@@ -381,7 +381,8 @@ COMMANDS: tuple[Command, ...] = (
             Param("options", "text", "other game options as key=value", typed="options"),
         ),
         discord="/tournament create game:hex format:roundrobin size:5 days_per_move:3 "
-        "name:Spring   (also: format:swiss rounds:4; format:knockout match:3)",
+        "name:Spring   (also: /tournament create game:hex format:swiss rounds:4 | "
+        "/tournament create game:hex format:knockout match:3)",
         console="tournament create hex format=roundrobin size=5 days=3 name=Spring   "
         "(also: tournament create hex format=swiss rounds=4 | "
         "tournament create hex format=knockout match=3 | tournament create hex format=league | "
