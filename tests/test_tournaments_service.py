@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from bot.console.console import GUILD as CONSOLE_GUILD
 from bot.service import GameService, Place, Player, Refused
 from bot.service.models import TournamentNews
 from bot.settings import Settings
@@ -17,6 +19,7 @@ from bot.store import Database
 from bot.store.schema import entrants, games, outbox, pairings, tournament_rounds, tournaments
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
+from tests.test_console import transcript_of
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
@@ -270,3 +273,170 @@ async def test_entrants_are_listed_in_entry_order(spare: GameService) -> None:
     assert await _count(spare, entrants) == 3
     listed = await spare.list_tournaments(GUILD)
     assert [t.id for t in listed] == [tid]
+
+
+async def test_the_console_runs_an_event_with_the_documented_lines(
+    service: GameService, tmp_path: Path
+) -> None:
+    """The console's syntax end to end: a round robin of three created, entered, started,
+    played (each game resigned) and its standings printed; then the other formats and
+    the refusals."""
+    lines = [
+        "as ann",
+        "tournament create hex format=roundrobin size=5 days=3 name=Spring",
+        "tournament join 1",
+        "as bob",
+        "tournament join 1",
+        "tournament join 1",
+        "as cat",
+        "tournament join 1",
+        "as ann",
+        "tournament withdraw 1 @cat",
+        "as cat",
+        "tournament join 1",
+        "as ann",
+        "tournament start 1",
+        "tournament start 1",
+        "tournament pairings 1",
+        "tournament list",
+        "tournament create hex format=swiss rounds=4",
+        "tournament create hex format=knockout match=3",
+        "tournament create hex format=league",
+        "tournament create hex format=ladder",
+        "tournament create hex format=marathon",
+        "tournament create hex format=swiss rounds=0",
+        "tournament frobnicate 1",
+        "tournament add-bot 2 level=easy",
+        "tournament cancel 2",
+        "tournament standings 1",
+    ]
+    said = "\n".join(await transcript_of(service, tmp_path, lines))
+    assert "Spring Hex (#1), a round robin, is open for entries: tournament join 1." in said
+    assert "You are in Spring Hex already." in said
+    assert "Spring Hex has started." in said and "Spring Hex has started already." in said
+    assert "Spring Hex: all 3 games start now." in said
+    assert "Spring Hex · round" in said  # pairings
+    assert "#1 Spring Hex: round robin, active, 3 players" in said
+    assert "There is no format “marathon”; the formats are roundrobin" in said
+    assert "A Swiss tournament has 1 to 999 rounds." in said
+    assert "Say what to do: tournament create, join, leave, start" in said
+    assert "cat left Spring Hex." in said
+    assert "Paperboard (easy) joined Swiss Hex (1 player)." in said
+    assert "Swiss Hex is called off." in said
+    assert "Sonneborn-Berger" in said or "SB" in said
+    # play it out: each game's second seat resigns; the last game's end finishes the event
+    playing = await _under_way(service, 1)
+    resigning = []
+    for game_id, _, _ in playing:
+        game = await service.game(game_id, CONSOLE_GUILD)
+        resigning += [f"as {game.seats[1].name}", f"resign {game_id}", "y"]
+    said = "\n".join(await transcript_of(service, tmp_path, [*resigning, "tournament standings 1"]))
+    assert "Spring Hex is over. Final standings:" in said
+    assert (await service.tournament(1, CONSOLE_GUILD)).status == "finished"
+
+
+FRED, GIL = Player(9006, "fred"), Player(9007, "gil")
+
+
+async def test_a_league_starts_its_next_season_when_the_last_game_ends(
+    service: GameService,
+) -> None:
+    everyone = (*PEOPLE, FRED, GIL)
+    tid = await _event(service, "league", everyone[:6])
+    await service.start_tournament(tid, GUILD, ANN)
+    assert len(await _under_way(service, tid)) == 15  # one division of six
+    late = await service.join_tournament(tid, GUILD, GIL)  # a newcomer waits for next season
+    assert "next season" in late.note
+    for game_id, _, _ in await _under_way(service, tid):
+        game = await service.game(game_id, GUILD)
+        loser = next(p for p in everyone if p.id == game.seats[1].player_id)
+        await service.resign(game_id, GUILD, loser)
+    season = await service.tournament(tid, GUILD)
+    assert season.status == "active" and season.round == 2
+    playing = await _under_way(service, tid)
+    assert len(playing) == 21 and {r for _, _, r in playing} == {2}  # seven now
+    assert "season" in [n.kind for n in await _news(service)]
+
+
+async def test_two_losses_on_time_in_a_row_withdraw_a_player(
+    service: GameService, clock: Clock
+) -> None:
+    from datetime import timedelta
+
+    tid = await _event(service, "swiss", (ANN, BOB, CAT, DAN), days_per_move=1, rounds=3)
+    await service.start_tournament(tid, GUILD, ANN)
+    for _ in range(2):  # every player to move runs out of time, twice
+        clock.advance(days=2)
+        for claim in await service.claim_deadlines("test", timedelta(minutes=5)):
+            await service.act_on_deadline(claim, "test")
+    summary = await service.tournament(tid, GUILD)
+    out = [e.name for e in summary.entrants if e.withdrawn]
+    assert out, "nobody was withdrawn after two losses on time"
+    news = [n for n in await _news(service) if n.kind == "withdrawn"]
+    assert news and "lost two games on time in a row" in news[0].text
+    for game_id, _, _ in await _under_way(service, tid):  # never paired again
+        game = await service.game(game_id, GUILD)
+        assert not {s.name for s in game.seats} & set(out)
+
+
+async def test_pairings_and_thread_titles_name_the_event(service: GameService) -> None:
+    from bot.service.messages import thread_title
+
+    tid = await _event(service, "roundrobin", (ANN, BOB, CAT, DAN), name="Spring")
+    await service.start_tournament(tid, GUILD, ANN)
+    listed = await service.tournament_pairings(tid, GUILD)
+    assert listed.count("under way") == 6  # a round robin lists every game
+    game_id, _, number = (await _under_way(service, tid))[-1]
+    game = await service.game(game_id, GUILD)
+    names = " v ".join(s.name or "" for s in game.seats)
+    assert thread_title(game) == f"Spring Hex · round {number} · {names}"
+
+
+async def test_an_event_may_keep_its_clocks_running_through_vacations(
+    service: GameService, clock: Clock
+) -> None:
+    from datetime import timedelta
+
+    for vacations, status in ((True, "active"), (False, "finished")):
+        tid = await _event(
+            service, "roundrobin", (ANN, BOB, CAT), days_per_move=1, vacations=vacations
+        )
+        await service.start_tournament(tid, GUILD, ANN)
+        game_id, first, _ = (await _under_way(service, tid))[0]
+        await service.player_settings(_person(first), vacation=True)
+        clock.advance(hours=30)
+        for claim in await service.claim_deadlines("test", timedelta(minutes=5)):
+            await service.act_on_deadline(claim, "test")
+        assert (await service.game(game_id, GUILD)).status == status, vacations
+        await service.player_settings(_person(first), vacation=False)
+
+
+async def test_a_swiss_of_ten_thousand_is_refused_at_its_start(service: GameService) -> None:
+    """Entries stop at the format's most (LIMITS); entrants beyond it (written here
+    directly) are refused at the start, with nothing made."""
+    from datetime import UTC, datetime
+
+    from bot.store.schema import players
+
+    tid = await _event(service, "swiss", ())
+    now = datetime.now(UTC)
+    people = [{"id": 100_000 + i, "name": f"p{i}", "created_at": now} for i in range(10_000)]
+    async with service.db.write() as conn:
+        await conn.execute(players.insert(), people)
+        await conn.execute(
+            entrants.insert(),
+            [
+                {"tournament_id": tid, "player_id": p["id"], "seq": i, "joined_at": now}
+                for i, p in enumerate(people)
+            ],
+        )
+    with pytest.raises(Refused) as refused:
+        await service.join_tournament(tid, GUILD, ANN)
+    assert str(refused.value) == "Swiss Hex is full: 1,000 players."
+    with pytest.raises(Refused) as refused:
+        await service.start_tournament(tid, GUILD, ANN)
+    assert str(refused.value) == (
+        "A Swiss tournament takes at most 1,000 players; this one has 10,000."
+    )
+    assert (await service.tournament(tid, GUILD)).status == "open"
+    assert await _count(service, games) == 0 and await _count(service, pairings) == 0

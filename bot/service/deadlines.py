@@ -43,7 +43,7 @@ from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Reminder, Result, TimedOut
 from bot.service.records import REMINDER_LEADS, Records
 from bot.service.rules import forfeit, zone
-from bot.store.schema import deadlines, games, players, seats
+from bot.store.schema import deadlines, games, players, seats, tournaments
 
 log = logging.getLogger("paperboard.deadlines")
 
@@ -170,7 +170,11 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
                 _MOVER.where(seats.c.game_id == game.id, seats.c.seat == game.to_move)
             )
         ).one()
-        if mover.vacation_since is not None and mover.vacation_since < row.due_at:
+        if (
+            mover.vacation_since is not None
+            and mover.vacation_since < row.due_at
+            and await _vacations_stop(conn, game)
+        ):
             # the clock stopped before this fell due: hold it until the vacation ends
             days = max(0.0, mover.vacation_days_left)
             hold = max(mover.vacation_since + timedelta(days=days), now + MIN_HOLD)
@@ -298,6 +302,7 @@ async def resume_clocks(
                 games.c.status == "active",
                 games.c.deadline_at.is_not(None),
                 games.c.days_per_move.is_not(None),
+                _STOPPED_BY_VACATIONS,
             )
         )
     ).all()
@@ -351,6 +356,23 @@ async def resume_clocks(
         log.info("game=%d clock resumed player=%d shift=%s", turn.id, player_id, shift)
         shifted.append(turn.id)
     return shifted
+
+
+#: A game whose clock a vacation stops: any but an event's that says vacations do not.
+_STOPPED_BY_VACATIONS = sa.or_(
+    games.c.tournament_id.is_(None),
+    games.c.tournament_id.in_(sa.select(tournaments.c.id).where(tournaments.c.vacations.is_(True))),
+)
+
+
+async def _vacations_stop(conn: AsyncConnection, game: Any) -> bool:
+    """Whether a vacation stops this game's clock (an event may say it does not)."""
+    if game.tournament_id is None:
+        return True
+    stops = await conn.scalar(
+        sa.select(tournaments.c.vacations).where(tournaments.c.id == game.tournament_id)
+    )
+    return bool(stops)
 
 
 async def end_vacations(service: Records) -> int:

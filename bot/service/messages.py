@@ -62,6 +62,16 @@ REASONS = {
 }
 
 
+def thread_title(game: GameSummary) -> str:
+    """The name of a game's thread: "Hex #12: ann vs bob", or for a game of an event
+    "Spring Hex · round 2 · ann v bob" (at most 100 characters, Discord's limit)."""
+    if game.event is not None:
+        names = " v ".join(s.name or "?" for s in game.seats)
+        return f"{game.event} · {names}"[:100]
+    names = " vs ".join(s.name or "?" for s in game.seats)
+    return f"{game.title} #{game.id}: {names}"[:100]
+
+
 def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> str:
     """One line for the game's thread (or the terminal)."""
     title = f"{game.title} #{game.id}"

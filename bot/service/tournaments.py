@@ -451,14 +451,14 @@ class Tournaments(Records):
             if row.status == "open":
                 return f"{title} has not started yet."
             names = await self._names(conn, row.id)
-            listed = (
-                await conn.execute(
-                    sa.select(pairings, games.c.status)
-                    .select_from(pairings.outerjoin(games, games.c.id == pairings.c.game_id))
-                    .where(pairings.c.tournament_id == row.id, pairings.c.round == row.round)
-                    .order_by(pairings.c.division, pairings.c.id)
-                )
-            ).all()
+            statement = (
+                sa.select(pairings)
+                .where(pairings.c.tournament_id == row.id)
+                .order_by(pairings.c.division, pairings.c.id)
+            )
+            if Format(row.format) is not Format.ROUND_ROBIN:  # a round robin: every game
+                statement = statement.where(pairings.c.round == row.round)
+            listed = (await conn.execute(statement)).all()
             bye = await conn.scalar(
                 sa.select(tournament_rounds.c.bye_id).where(
                     tournament_rounds.c.tournament_id == row.id,
@@ -466,11 +466,13 @@ class Tournaments(Records):
                 )
             )
         kind = Format(row.format)
-        heading = "Season" if kind is Format.LEAGUE else "Round"
-        lines = [f"{title} · {heading.lower()} {row.round}:"]
+        lines = [f"{title} · {'season' if kind is Format.LEAGUE else 'round'} {row.round}:"]
+        if kind is Format.ROUND_ROBIN:
+            lines = [f"{title}, every game:"]
         for p in listed:
             state = "under way" if not p.done else _result_words(p, names)
             where = f" division {p.division + 1}" if kind is Format.LEAGUE else ""
+            where += f" round {p.round}" if kind is Format.ROUND_ROBIN else ""
             lines.append(
                 f"  {names.get(p.first_id, '?')} v {names.get(p.second_id, '?')} "
                 f"(#{p.game_id}{where}, {state})"
