@@ -315,7 +315,7 @@ async def test_the_console_runs_an_event_with_the_documented_lines(
     assert "You are in Spring Hex already." in said
     assert "Spring Hex has started." in said and "Spring Hex has started already." in said
     assert "Spring Hex: all 3 games start now." in said
-    assert "Spring Hex · round" in said  # pairings
+    assert "Spring Hex, every game:" in said  # pairings
     assert "#1 Spring Hex: round robin, active, 3 players" in said
     assert "There is no format “marathon”; the formats are roundrobin" in said
     assert "A Swiss tournament has 1 to 999 rounds." in said
