@@ -455,6 +455,7 @@ COMMANDS: tuple[Command, ...] = (
         "An event as a JSON file: entrants, rounds, each game's result and record, standings.",
         (EVENT,),
         discord="/tournament export event:1",
+        console="tournament export 1",
     ),
     Command(
         "as",

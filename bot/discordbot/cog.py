@@ -152,7 +152,7 @@ class GamesCog(commands.Cog):
                 "Other bots can't play; challenge a person, or me.", code=Code.BOT_OPPONENT
             )
         bots = [level or DEFAULT_LEVEL] * len(robots) or ([level] if level else [])
-        settings = _options(options)
+        settings = key_values(options)
         if size:
             settings["size"] = size
         result = await self.service.challenge(
@@ -581,7 +581,7 @@ def _game_line(game: GameSummary, viewer: int, *, plain: bool = False) -> str:
     return f"#{game.id} {game.title}: {names} · {standing}"
 
 
-def _options(text: str | None) -> dict[str, str]:
+def key_values(text: str | None) -> dict[str, str]:
     """key=value pairs typed in one field ("lengths=1,3,5 swap=off")."""
     found: dict[str, str] = {}
     for word in (text or "").split():

@@ -19,7 +19,7 @@ from discord.ext import commands
 
 import engine
 from bot.discordbot.announce import Announcer
-from bot.discordbot.cog import _options, described
+from bot.discordbot.cog import described, key_values
 from bot.discordbot.context import as_player, asker, context_of, guild_of
 from bot.discordbot.errors import fit, reply, report_error, update
 from bot.discordbot.text import MENTIONS, mention
@@ -192,7 +192,7 @@ class TournamentsCog(
             raise Refused(
                 "Create events in a channel; each game gets its own thread.", code=Code.THREAD
             )
-        settings: dict[str, object] = dict(_options(options))
+        settings: dict[str, object] = dict(key_values(options))
         if size:
             settings["size"] = size
         result = await self.service.create_tournament(
