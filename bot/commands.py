@@ -18,7 +18,7 @@ from bot.service.conditionals import ACTIONS
 from bot.service.exports import EXPORT_FORMATS
 from bot.service.levels import LEVELS
 from bot.service.messages import DAYS_PER_MOVE_CHOICES
-from bot.service.models import FIRST_CHOICES, REMINDERS, STATUSES
+from bot.service.models import FIRST_CHOICES, REMINDERS, STATUSES, TOURNAMENT_RUNNERS
 from bot.service.tournaments import FORMAT_WORDS, MATCH_WORDS
 
 #: "days": a time per move, a number of days or none.
@@ -331,7 +331,8 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "config",
-        "Server settings: where games may start, the default time per move, rated games.",
+        "Server settings: where games may start, the default time per move, rated games, "
+        "who runs events.",
         (
             Param(
                 "channels", "text", "channel mentions or ids where games may start; all: everywhere"
@@ -340,11 +341,17 @@ COMMANDS: tuple[Command, ...] = (
                 "days_per_move", "days", "the default time per move", choices=DAYS_PER_MOVE_CHOICES
             ),
             Param("rated", "bool", "allow rated games"),
+            Param(
+                "tournaments",
+                "choice",
+                "who creates and runs events: managers (Manage Server) or everyone",
+                choices=TOURNAMENT_RUNNERS,
+            ),
         ),
-        discord="/config days_per_move:5 rated:true",
+        discord="/config days_per_move:5 rated:true   (events: /config tournaments:everyone)",
         admin=True,
     ),
-    # Events: console commands for now ("tournament create": a command and its action).
+    # Events ("tournament create": a command and its action; on Discord a subcommand).
     Command(
         "tournament create",
         "Create an event (a round robin, Swiss, knockout, league or ladder) open for entries.",
@@ -373,54 +380,82 @@ COMMANDS: tuple[Command, ...] = (
             Param("size", "text", "the games' board size, e.g. 11", typed="option"),
             Param("options", "text", "other game options as key=value", typed="options"),
         ),
+        discord="/tournament create game:hex format:roundrobin size:5 days_per_move:3 "
+        "name:Spring   (also: /tournament create game:hex format:swiss rounds:4 | "
+        "/tournament create game:hex format:knockout match:3)",
         console="tournament create hex format=roundrobin size=5 days=3 name=Spring   "
         "(also: tournament create hex format=swiss rounds=4 | "
         "tournament create hex format=knockout match=3 | tournament create hex format=league | "
         "tournament create hex format=ladder)",
     ),
-    Command("tournament join", "Enter an event.", (EVENT,), console="tournament join 1"),
+    Command(
+        "tournament join",
+        "Enter an event.",
+        (EVENT,),
+        console="tournament join 1",
+        buttons="Join, on the event's sign-up message",
+    ),
     Command(
         "tournament leave",
         "Leave an event: after its start your games under way are forfeited.",
         (EVENT,),
         console="tournament leave 1",
+        buttons="Leave, on the event's sign-up message",
     ),
     Command(
         "tournament start",
         "Start an event (its organizer or a manager): its first games open.",
         (EVENT,),
+        discord="/tournament start event:1",
         console="tournament start 1",
     ),
     Command(
         "tournament standings",
         "An event's standings (its crosstable, its bracket) as text and a picture.",
         (EVENT,),
+        discord="/tournament standings event:1",
         console="tournament standings 1",
     ),
     Command(
         "tournament pairings",
         "The games of an event's current round.",
         (EVENT,),
+        discord="/tournament pairings event:1",
         console="tournament pairings 1",
     ),
     Command(
         "tournament withdraw",
         "Withdraw a player from an event (yourself, or anyone: its organizer or a manager).",
         (EVENT, Param("player", "user", "whom to withdraw; you by default")),
+        discord="/tournament withdraw event:1   (another player: player:@bob)",
         console="tournament withdraw 1   (tournament withdraw 1 @bob)",
     ),
-    Command("tournament list", "The events of this server.", console="tournament list"),
+    Command(
+        "tournament list",
+        "The events of this server.",
+        discord="/tournament list",
+        console="tournament list",
+    ),
     Command(
         "tournament cancel",
         "Call an event off (its organizer or a manager).",
         (EVENT,),
+        discord="/tournament cancel event:1",
         console="tournament cancel 1",
     ),
     Command(
         "tournament add-bot",
         "Enter the bot in an event (its organizer or a manager); the AI plays its games.",
         (EVENT, Param("level", "choice", "how strong, see /rules", choices=tuple(LEVELS))),
+        discord="/tournament add-bot event:1 level:easy",
         console="tournament add-bot 1 level=easy",
+    ),
+    Command(
+        "tournament export",
+        "An event as a JSON file: entrants, rounds, each game's result and record, standings.",
+        (EVENT,),
+        discord="/tournament export event:1",
+        console="tournament export 1",
     ),
     Command(
         "as",

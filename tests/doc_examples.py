@@ -29,7 +29,8 @@ ALTERNATIVES = re.compile(r" \| | / |, or ")
 GAME_NUMBER = re.compile(r"(?:^|\s)(?:game[=:])?#?(\d+)(?=\s|$)")
 PLY = re.compile(r"\bply[=:](\d+)")
 #: A Discord example: /name, then name:value pairs (a value may hold spaces: move:d5 g3).
-SLASH = re.compile(r"^/(?P<name>[\w-]+)(?P<params>.*)$")
+#: A subcommand is its group's name and its own: /tournament create game:hex.
+SLASH = re.compile(r"^/(?P<name>[\w-]+(?: [\w-]+(?=\s|$))?)(?P<params>.*)$")
 PARAM = re.compile(r"(\w+):(.*?)(?=\s+\w+:|$)")
 README_BLOCK = re.compile(r"^```text\n(.*?)^```", re.S | re.M)
 PROMPT = re.compile(r"^(?P<name>[^\s>]+)> (?P<line>.*)$")
@@ -421,7 +422,7 @@ CONTEXTS: dict[str, Context] = {
     "leaderboard": Context(),
     "settings": Context(),
     "config": Context(me="owner"),
-    "tournament create": Context(),
+    "tournament create": Context(me="owner"),  # a manager, on a server's default
     "tournament join": Context(event_open, me="bob"),
     "tournament leave": Context(event_joined, me="bob"),
     "tournament start": Context(event_full),
@@ -431,6 +432,7 @@ CONTEXTS: dict[str, Context] = {
     "tournament list": Context(event_open),
     "tournament cancel": Context(event_open),
     "tournament add-bot": Context(event_open),
+    "tournament export": Context(event_started),
     "as": Context(),
     "help": Context(),
     "quit": Context(),

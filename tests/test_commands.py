@@ -54,8 +54,12 @@ async def slash_commands() -> dict[str, app_commands.Command[Any, ..., Any]]:
     settings = Settings(_env_file=None).model_copy(update={"dev_guild_id": None})  # type: ignore[call-arg]
     bot = PaperboardBot(cast(GameService, None), settings, schedule=False)
     await bot.setup_hook()
-    found = bot.tree.get_commands()
-    return {c.name: c for c in found if isinstance(c, app_commands.Command)}
+    found = [
+        command
+        for top in bot.tree.get_commands()
+        for command in (top.walk_commands() if isinstance(top, app_commands.Group) else [top])
+    ]  # a group's commands by their whole name: "tournament create"
+    return {c.qualified_name: c for c in found if isinstance(c, app_commands.Command)}
 
 
 def slash_differences(

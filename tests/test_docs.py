@@ -238,7 +238,10 @@ def slash_options(
         name, params = slash_parts(example.text)
     except AssertionError as error:
         raise AssertionError(f"{example.source}: {error}") from None
-    command = next((c for c in registered if c["name"] == name), None)
+    group, _, sub = name.partition(" ")
+    command = next((c for c in registered if c["name"] == group), None)
+    if command is not None and sub:  # a subcommand: its options are the group's option's
+        command = next((o for o in command.get("options", []) if o["name"] == sub), None)
     assert command is not None, f"{example}: the bot registers no /{name}"
     options = {o["name"]: o for o in command.get("options", [])}
     values: dict[str, object] = {}

@@ -160,6 +160,7 @@ class Console:
             "tournament list": self.tournament_list,
             "tournament cancel": self.tournament_cancel,
             "tournament add-bot": self.tournament_add_bot,
+            "tournament export": self.tournament_export,
             "as": self.act_as,
             "help": self.help,
         }
@@ -633,6 +634,10 @@ class Console:
             event, GUILD, self.me, level.lower(), manages=True
         )
         await self.tournament_said(added)
+
+    async def tournament_export(self, words: list[str], _: str) -> None:
+        exported = await self.service.export_tournament(_event_number(words), GUILD)
+        self.say(f"Export: {self.save(exported.filename, exported.data)}")
 
     async def tournament_standings(self, words: list[str], _: str) -> None:
         event = _event_number(words)

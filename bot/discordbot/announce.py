@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -48,6 +49,7 @@ from bot.service import (
     Result,
     SeatTaken,
     TimedOut,
+    TournamentNews,
     TurnStarted,
     UndoAnswered,
     UndoRequested,
@@ -144,6 +146,8 @@ class Announcer:
                 await self.remind(game, event, nonce=_nonce(result, "r"))
             if isinstance(event, Digest):
                 await self.send_digest(event, nonce=_nonce(result, "d"))
+            if isinstance(event, TournamentNews):  # in the event's channel
+                await self.post_news(game, event, nonce=_nonce(result, "n"))
             if isinstance(event, PRIVATE_EVENTS):  # for the owner's eyes only
                 text = describe(event, game, mention, when) + f" {thread_link(game)}"
                 if not await self.direct(event.player_id, text, nonce=_nonce(result, "c")):
@@ -177,6 +181,25 @@ class Announcer:
         )
         if message is not None:
             await self.service.attach(game.id, message_id=message.id)
+
+    async def post_news(
+        self, game: GameSummary, news: TournamentNews, *, nonce: str | None = None
+    ) -> None:
+        """An event's announcement in its channel (the channel of its games); the final
+        standings come with their pictures."""
+        channel = await self.channel(game.channel_id)
+        if channel is None:
+            return
+        kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
+        if news.kind == "final":
+            found = await self.service.tournament_standings(news.tournament_id, game.guild_id)
+            pictures = [p for p in found.pictures or (found.png,) if p][:10]
+            if pictures:
+                kwargs["files"] = [
+                    discord.File(io.BytesIO(png), filename=f"event-{news.tournament_id}-{n}.png")
+                    for n, png in enumerate(pictures, 1)
+                ]
+        await self.send(channel, news.text, nonce=nonce, **kwargs)
 
     async def post_in_thread(
         self,
@@ -290,8 +313,11 @@ class Announcer:
         """A public thread under the challenge message (or the channel) for the game;
         one `replacing` a lost thread is the channel's (a message keeps its first)."""
         channel = await self.channel(game.channel_id)
-        names = " vs ".join(s.name or "?" for s in game.seats)
-        name = f"{game.title} #{game.id}: {names}"[:100]
+        if game.event:  # a game of an event: "Spring Hex · round 2 · ann v bob"
+            name = f"{game.event} · {' v '.join(s.name or '?' for s in game.seats)}"[:100]
+        else:
+            names = " vs ".join(s.name or "?" for s in game.seats)
+            name = f"{game.title} #{game.id}: {names}"[:100]
         thread: discord.abc.Snowflake | None = None
         try:
             if isinstance(channel, discord.TextChannel):

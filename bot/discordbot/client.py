@@ -17,6 +17,7 @@ from bot.discordbot.cog import GamesCog
 from bot.discordbot.endpoints import point_discord_at
 from bot.discordbot.errors import answer_in_time
 from bot.discordbot.text import MENTIONS
+from bot.discordbot.tournaments import SignupButton, TournamentsCog
 from bot.discordbot.views import (
     ChallengeButton,
     ConfirmMoveButton,
@@ -102,8 +103,9 @@ class PaperboardBot(commands.AutoShardedBot):
         games = GamesCog(self.service, self.announcer)
         await self.add_cog(games)
         await self.add_cog(AiCog(games))
+        await self.add_cog(TournamentsCog(self.service, self.announcer))
         self.add_dynamic_items(
-            ChallengeButton, ResignButton, UndoButton, NextButton, ConfirmMoveButton
+            ChallengeButton, ResignButton, UndoButton, NextButton, ConfirmMoveButton, SignupButton
         )
         if self.scheduler is not None:
             await self.scheduler.start()  # catches up at once on what fell due while down

@@ -67,8 +67,8 @@ def described(name: str, *, public: bool | Callable[[discord.Interaction], bool]
             function = app_commands.choices(**menus)(function)
         if helps:
             function = app_commands.describe(**helps)(function)
-        return app_commands.command(
-            name=name, description=spec.help[:100], extras={PUBLIC_ANSWER: public}
+        return app_commands.command(  # "tournament create": create, in a GroupCog
+            name=name.split()[-1], description=spec.help[:100], extras={PUBLIC_ANSWER: public}
         )(function)
 
     return decorate
@@ -154,7 +154,7 @@ class GamesCog(commands.Cog):
                 "Other bots can't play; challenge a person, or me.", code=ServiceCode.BOT_OPPONENT
             )
         bots = [level or DEFAULT_LEVEL] * len(robots) or ([level] if level else [])
-        settings = _options(options)
+        settings = key_values(options)
         if size:
             settings["size"] = size
         result = await self.service.challenge(
@@ -504,6 +504,7 @@ class GamesCog(commands.Cog):
         channels: str | None = None,
         days_per_move: str | None = None,
         rated: bool | None = None,
+        tournaments: str | None = None,
     ) -> None:
         member = interaction.user
         if not isinstance(member, discord.Member) or not member.guild_permissions.manage_guild:
@@ -515,13 +516,14 @@ class GamesCog(commands.Cog):
             channels=_channel_ids(channels),
             days_per_move=parse_days(days_per_move, unset="keep"),
             rated=rated,
+            tournaments=tournaments,
         )
         where = ", ".join(f"<#{c}>" for c in found.channels) or "every channel"
         rated_words = "on" if found.rated else "off"
         await reply(
             interaction,
             f"Games may start in {where}; {clock_text(found.days_per_move)}; "
-            f"rated games {rated_words}.",
+            f"rated games {rated_words}; events run by {found.tournaments}.",
         )
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -583,7 +585,7 @@ def _game_line(game: GameSummary, viewer: int, *, plain: bool = False) -> str:
     return f"#{game.id} {game.title}: {names} · {standing}"
 
 
-def _options(text: str | None) -> dict[str, str]:
+def key_values(text: str | None) -> dict[str, str]:
     """key=value pairs typed in one field ("lengths=1,3,5 swap=off")."""
     found: dict[str, str] = {}
     for word in (text or "").split():

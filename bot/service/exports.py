@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service.models import Refused, ServiceCode
@@ -62,10 +63,7 @@ class Exports(Records):
                     "SGF is written for Hex and Disthex only; json works for every game.",
                     code=ServiceCode.BAD_SETTING,
                 )
-            state = await self.load_state(conn, row)
-            roster = (await conn.execute(_ROSTER.where(seats.c.game_id == game_id))).all()
-            entries = (await conn.execute(_MOVES.where(moves.c.game_id == game_id))).all()
-        record = game_record(row, roster, entries, state)
+            record = await stored_record(self, conn, row)
         if fmt == "sgf":
             return ExportFile(f"{row.game}-{game_id}.sgf", hexgui_sgf(record).encode())
         text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
@@ -80,6 +78,14 @@ _ROSTER = (
 _MOVES = sa.select(
     moves.c.game_id, moves.c.ply, moves.c.seat, moves.c.text, moves.c.created_at
 ).order_by(moves.c.game_id, moves.c.ply)
+
+
+async def stored_record(records: Records, conn: AsyncConnection, row: Any) -> dict[str, Any]:
+    """The record (`game_record`) of the game whose row is `row`, read in `conn`."""
+    state = await records.load_state(conn, row)
+    roster = (await conn.execute(_ROSTER.where(seats.c.game_id == row.id))).all()
+    entries = (await conn.execute(_MOVES.where(moves.c.game_id == row.id))).all()
+    return game_record(row, roster, entries, state)
 
 
 def _iso(moment: datetime | None) -> str | None:

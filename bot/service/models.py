@@ -465,3 +465,4 @@ class TournamentTables:
     bracket: Bracket | None
     text: str
     png: bytes = b""
+    pictures: tuple[bytes, ...] = ()  # every table, then every crosstable, then the bracket

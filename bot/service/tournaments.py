@@ -19,6 +19,8 @@ the game returns only its own result.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
 import unicodedata
 from collections import Counter, defaultdict
@@ -61,6 +63,7 @@ from bot.events import (
 from bot.events import join as ladder_join
 from bot.render.tables import Bracket, BracketMatch, Crosstable, StandingRow, StandingsTable
 from bot.service import outbox
+from bot.service.exports import ExportFile, stored_record
 from bot.service.levels import LEVELS, bot_player
 from bot.service.messages import unknown_game
 from bot.service.models import (
@@ -493,11 +496,95 @@ class Tournaments(Records):
             + [_crosstable_text(c) for c in crosses]
             + ([_bracket_text(bracket)] if bracket is not None else [])
         )
+        drawn: list[StandingsTable | Crosstable | Bracket] = [*tables, *crosses]
+        if bracket is not None:
+            drawn.append(bracket)
+        pictures = tuple([await self.painter.table(t) for t in drawn])
         png = b""
         shown = bracket if bracket is not None else tables[0] if tables else None
         if shown is not None:
-            png = await self.painter.table(shown)
-        return TournamentTables(summary, tables, crosses, bracket, text, png)
+            png = pictures[drawn.index(shown)]
+        return TournamentTables(summary, tables, crosses, bracket, text, png, pictures)
+
+    async def export_tournament(self, tournament_id: int, guild_id: int) -> ExportFile:
+        """The event as JSON, for anyone in the server (the record's rule, as `export`):
+        what it is, its entrants, its rounds, each game's pairing and result with the
+        game's record, and its standings (tables, crosstables, bracket)."""
+        async with self.db.read() as conn:
+            row = await self._event(conn, tournament_id, guild_id, lock=False)
+            summary = await self._summary(conn, row.id)
+            listed = await self._entrants(conn, row.id)
+            stored = (
+                await conn.execute(
+                    sa.select(tournament_rounds)
+                    .where(tournament_rounds.c.tournament_id == row.id)
+                    .order_by(tournament_rounds.c.number)
+                )
+            ).all()
+            paired = (
+                await conn.execute(
+                    sa.select(pairings)
+                    .where(pairings.c.tournament_id == row.id)
+                    .order_by(pairings.c.round, pairings.c.division, pairings.c.id)
+                )
+            ).all()
+            game_rows = {
+                g.id: g
+                for g in await conn.execute(sa.select(games).where(games.c.tournament_id == row.id))
+            }
+            records = {i: await stored_record(self, conn, g) for i, g in game_rows.items()}
+            tables, crosses, bracket = await self._tables(conn, row)
+        names = {e.player_id: e.name for e in summary.entrants}
+        data = {
+            "id": row.id,
+            "name": row.name,
+            "title": summary.title,
+            "game": row.game,
+            "options": dict(row.options),
+            "format": row.format,
+            "status": row.status,
+            "round": row.round,
+            "rounds": row.rounds,
+            "match_games": row.match_games,
+            "double": row.double,
+            "days_per_move": row.days_per_move,
+            "rated": row.rated,
+            "organizer_id": row.organizer_id,
+            "created_at": _iso(row.created_at),
+            "entrants": [
+                {
+                    "id": e.player_id,
+                    "name": names.get(e.player_id, "?"),
+                    "bot": e.bot_level,
+                    "withdrawn": e.withdrawn,
+                    "division": e.division,
+                    "place": e.place,
+                }
+                for e in listed
+            ],
+            "rounds_played": [
+                {"number": r.number, "bye_id": r.bye_id, "matches": r.matches} for r in stored
+            ],
+            "games": [
+                {
+                    "round": p.round,
+                    "division": p.division,
+                    "match": p.match,
+                    "first_id": p.first_id,
+                    "second_id": p.second_id,
+                    "done": p.done,
+                    "winner_id": p.winner_id,
+                    "finish": p.finish,
+                    "record": records.get(p.game_id),
+                }
+                for p in paired
+            ],
+            "standings": [dataclasses.asdict(t) for t in tables],
+            "crosstables": [dataclasses.asdict(c) for c in crosses],
+            "bracket": dataclasses.asdict(bracket) if bracket is not None else None,
+        }
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        return ExportFile(f"event-{row.id}.json", text.encode())
 
     # == a game of an event ended (Records.finish, in its transaction) ======================
 
@@ -1293,6 +1380,10 @@ class Tournaments(Records):
             rows.append(StandingRow(place, name(player), float(depth), (), 0, note))
         table = StandingsTable(title, (), tuple(rows))
         return (table,), (), Bracket(title, tuple(rounds))
+
+
+def _iso(moment: Any) -> str | None:
+    return None if moment is None else moment.isoformat()
 
 
 def _clean_name(name: object) -> str:
