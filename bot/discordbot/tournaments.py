@@ -35,14 +35,6 @@ from bot.service import (
     parse_days,
 )
 
-#: The formats' words as a sign-up message reads them.
-FORMAT_NAMES = {
-    "round_robin": "round robin",
-    "swiss": "Swiss tournament",
-    "knockout": "knockout",
-    "league": "league",
-    "ladder": "ladder",
-}
 LATE_ENTRY = ("league", "ladder")  # events that take entries while under way
 SHOWN_ENTRANTS = 40  # names on the sign-up message; the count says the rest
 
@@ -79,7 +71,7 @@ def signup_text(event: TournamentSummary) -> str:
     if event.status == "active" and event.format in LATE_ENTRY:
         state = "Under way; Join still enters it."
     return (
-        f"**{event.title}** (event #{event.id}): a {FORMAT_NAMES.get(event.format, event.format)}"
+        f"**{event.title}** (event #{event.id}): a {event.format_title}"
         f" of {game}{f' ({options})' if options else ''}, {', '.join(terms)}. "
         f"Run by {mention(event.organizer_id)}.\n"
         f"{count} player{'s' * (count != 1)}{': ' + names if names else ''}\n{state}"
@@ -301,7 +293,7 @@ class TournamentsCog(
             await reply(interaction, "No events on this server yet: `/tournament create`.")
             return
         rows = [
-            f"#{e.id} **{e.title}**: {FORMAT_NAMES.get(e.format, e.format)}, "
+            f"#{e.id} **{e.title}**: {e.format_title}, "
             f"{len([x for x in e.entrants if not x.withdrawn])} players, {_state(e)}"
             for e in found
         ]

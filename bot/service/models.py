@@ -429,6 +429,7 @@ class TournamentSummary:
     title: str  # "Spring Hex"
     game: str
     format: str  # bot/events Format values
+    format_title: str  # "Swiss tournament", "round robin"
     options: dict[str, int | str | bool]
     status: str  # open active finished cancelled
     round: int  # the round (a league's season) under way; 0 before the start

@@ -1232,6 +1232,7 @@ class Tournaments(Records):
             title=await self.event_title(conn, row.id),
             game=row.game,
             format=row.format,
+            format_title=FORMAT_TITLES[Format(row.format)],
             options=dict(row.options),
             status=row.status,
             round=row.round,
