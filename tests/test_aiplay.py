@@ -772,30 +772,36 @@ async def test_a_hint_the_worker_gave_up_on_is_asked_again(
 
 
 async def test_after_an_undo_hints_and_analyses_are_of_the_moves_played_now(
-    service: GameService, runner: AiRunner
+    service: GameService,
 ) -> None:
     """An undo takes the hints and analyses of the positions taken back with them: the
     game comes back to the same ply another way, and the old hint's cell is taken.
-    (6x6: on a smaller board the bot may resign a lost game at once.)"""
-    game = await bot_game(service, "hex", {"size": 6, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "a1")
-    assert await runner.run_once() == 1  # the bot's answer
-    await service.hint(game.id, GUILD, ANN.id)
-    await service.analysis(game.id, GUILD, ANN.id)
-    assert await runner.run_once() + await runner.run_once() == 2
-    old_hint = (await service.hint(game.id, GUILD, ANN.id)).move
-    old_analysis = await service.analysis(game.id, GUILD, ANN.id)
-    assert old_hint is not None and old_analysis.done
-    assert (await service.request_undo(game.id, GUILD, ANN)).game.ply == 0  # granted at once
-    await service.move(game.id, GUILD, ANN, old_hint)
-    assert await runner.run_once() == 1  # ply 2 again, in another position
-    assert (await service.hint(game.id, GUILD, ANN.id)).move is None  # thought about afresh
-    assert not (await service.analysis(game.id, GUILD, ANN.id)).done
-    assert await runner.run_once() + await runner.run_once() == 2
-    state = await service.state(game.id, GUILD)
-    assert (await service.hint(game.id, GUILD, ANN.id)).move in state.legal_moves()
-    analysis = await service.analysis(game.id, GUILD, ANN.id)
-    assert analysis.done and "move 1 a1" not in analysis.text  # a1 was taken back
+    (6x6: on a smaller board the bot may resign a lost game at once. Few simulations: an
+    analysis gives the solver a budget in proportion, and a 6x6 proof attempt of 100
+    nodes takes seconds per position.)"""
+    runner = AiRunner(service, Delivered(service), processes=0, nodes=2)
+    try:
+        game = await bot_game(service, "hex", {"size": 6, "swap": "off"})
+        await service.move(game.id, GUILD, ANN, "a1")
+        assert await runner.run_once() == 1  # the bot's answer
+        await service.hint(game.id, GUILD, ANN.id)
+        await service.analysis(game.id, GUILD, ANN.id)
+        assert await runner.run_once() + await runner.run_once() == 2
+        old_hint = (await service.hint(game.id, GUILD, ANN.id)).move
+        old_analysis = await service.analysis(game.id, GUILD, ANN.id)
+        assert old_hint is not None and old_analysis.done
+        assert (await service.request_undo(game.id, GUILD, ANN)).game.ply == 0  # granted at once
+        await service.move(game.id, GUILD, ANN, old_hint)
+        assert await runner.run_once() == 1  # ply 2 again, in another position
+        assert (await service.hint(game.id, GUILD, ANN.id)).move is None  # thought about afresh
+        assert not (await service.analysis(game.id, GUILD, ANN.id)).done
+        assert await runner.run_once() + await runner.run_once() == 2
+        state = await service.state(game.id, GUILD)
+        assert (await service.hint(game.id, GUILD, ANN.id)).move in state.legal_moves()
+        analysis = await service.analysis(game.id, GUILD, ANN.id)
+        assert analysis.done and "move 1 a1" not in analysis.text  # a1 was taken back
+    finally:
+        await runner.stop()
 
 
 @pytest.mark.both_backends
