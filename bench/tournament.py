@@ -5,7 +5,9 @@ drawn around 1500; each game won by the first seat with its Elo expectation, a d
 in eight; the odd player out has the bye) and times the pairing of round 5: the median and
 the slowest. Then, for the largest, the event loop's longest stall while the pairing runs in
 a thread (`asyncio.to_thread`, as the service would call it), sampled by a task that sleeps
-1 ms at a time. Also: a 16-player round robin's schedule (120 games), the Swiss standings of
+1 ms at a time. Also: a 16-player round robin's schedule (120 games), and the same round
+robin started through the service on SQLite (its 120 games made in one transaction; the
+time, and the loop's longest stall meanwhile), the Swiss standings of
 1,000 players after 5 rounds, and the picture of a 256-player Swiss's standings (the PNG the
 bot posts: median CPU time of `--pictures` draws, as bench/render.py times boards). Last line:
 
@@ -21,16 +23,26 @@ import asyncio
 import functools
 import random
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+import sqlalchemy as sa
 
 from bot.events import Bye, Entrant, GameResult, Round, pair_swiss, round_robin, swiss_standings
 from bot.render import canvas, fonts
 from bot.render.tables import StandingRow, StandingsTable, standings_png
+from bot.service import GameService, Place, Player
+from bot.settings import Settings
+from bot.store import Database
+from bot.store.schema import games
 
 SIZES = (64, 256, 1000)
 PICTURE_SIZE = 256
 HISTORY_ROUNDS = 4
+T = TypeVar("T")
 
 
 def played(round_: Round, rng: random.Random, rating: dict[int, float]) -> list[GameResult]:
@@ -108,6 +120,12 @@ def timed(action: Callable[[], object]) -> float:
 async def longest_stall(action: Callable[[], object]) -> float:
     """The longest the event loop went without running a 1 ms ticker while `action` ran in
     a thread."""
+    return (await stalled_while(asyncio.to_thread(action)))[1]
+
+
+async def stalled_while(work: Awaitable[T]) -> tuple[T, float]:
+    """`work`'s result, and the longest the event loop went without running a 1 ms ticker
+    while it ran."""
     done = False
     worst = 0.0
 
@@ -122,10 +140,41 @@ async def longest_stall(action: Callable[[], object]) -> float:
 
     task = asyncio.create_task(ticker())
     await asyncio.sleep(0.01)
-    await asyncio.to_thread(action)
+    result = await work
     done = True
     await task
-    return worst
+    return result, worst
+
+
+async def round_robin_started(folder: Path, players: int) -> tuple[float, float, int]:
+    """A round robin of `players` started through the service on SQLite, its games all
+    created in start_tournament's one transaction: (seconds, the loop's longest stall
+    meanwhile, games made)."""
+    url = f"sqlite:///{folder / 'events.db'}"
+    settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
+    service = GameService(await Database.open(url), settings)
+    try:
+        organizer = Player(1000, "org")
+        made = await service.create_tournament(
+            Place(1, 1), organizer, "hex", format="roundrobin", days_per_move=3, manages=True
+        )
+        event = made.tournament.id
+        for i in range(players):
+            await service.join_tournament(event, 1, Player(1001 + i, f"p{i}"))
+        start = time.perf_counter()
+        _, stall = await stalled_while(service.start_tournament(event, 1, organizer))
+        took = time.perf_counter() - start
+        async with service.db.read() as conn:
+            games_made = (
+                await conn.execute(
+                    sa.select(sa.func.count())
+                    .select_from(games)
+                    .where(games.c.tournament_id == event)
+                )
+            ).scalar_one()
+        return took, stall, games_made
+    finally:
+        await service.close()
 
 
 def main() -> None:
@@ -152,6 +201,12 @@ def main() -> None:
     )
     schedule = timed(lambda: round_robin(range(16)))
     print(f"round robin of 16 (120 games): {1000 * schedule:.2f} ms")
+    with tempfile.TemporaryDirectory() as folder:
+        took, stall, made = asyncio.run(round_robin_started(Path(folder), 16))
+    print(
+        f"round robin of 16 started through the service on SQLite: {made} games in one "
+        f"transaction, {1000 * took:.0f} ms, event loop's longest stall {1000 * stall:.1f} ms"
+    )
     standings = timed(lambda: swiss_standings(entrants, results, byes=byes))
     print(
         f"swiss standings of {SIZES[-1]} after {HISTORY_ROUNDS} rounds: {1000 * standings:.1f} ms"
