@@ -33,6 +33,7 @@ from bot.service import (
     TournamentSummary,
     clock_text,
     parse_days,
+    start_words,
 )
 
 #: The formats' words as a sign-up message reads them.
@@ -78,6 +79,9 @@ def signup_text(event: TournamentSummary) -> str:
     }[event.status]
     if event.status == "active" and event.format in LATE_ENTRY:
         state = "Under way; Join still enters it."
+    starts = start_words(event, lambda moment: discord.utils.format_dt(moment, "f"))
+    if event.status == "open" and starts:
+        state = f"{starts} {state}"
     return (
         f"**{event.title}** (event #{event.id}): a {FORMAT_NAMES.get(event.format, event.format)}"
         f" of {game}{f' ({options})' if options else ''}, {', '.join(terms)}. "
@@ -183,6 +187,9 @@ class TournamentsCog(
         days_per_move: str | None = None,
         rated: bool | None = None,
         vacations: bool = True,
+        max_players: int | None = None,
+        start_players: int | None = None,
+        starts: str | None = None,
         size: str | None = None,
         options: str | None = None,
     ) -> None:
@@ -210,6 +217,9 @@ class TournamentsCog(
             rated=rated,
             vacations=vacations,
             manages=manages(interaction),
+            max_players=max_players,
+            start_players=start_players,
+            starts_at=starts,
         )
         await self.post_signup(interaction, result.tournament)
 
