@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from bot.console.console import GUILD as CONSOLE_GUILD
 from bot.schedule import Scheduler
 from bot.service import GameService, Refused, ServiceCode
 from bot.service.models import GameStarted
@@ -19,6 +21,7 @@ from bot.store.schema import games, tournament_rounds, tournaments
 from engine import Code
 from tests.conftest import Clock
 from tests.eventkit import GUILD, ORGANIZER, PEOPLE, PLACE, count, news, open_event, services
+from tests.test_console import transcript_of
 from tests.test_schedule import Outbox
 
 
@@ -161,3 +164,22 @@ def test_start_times_as_typed() -> None:
     assert start_time("2026-12-01 18:00", "America/New_York", now) == datetime(
         2026, 12, 1, 23, 0, tzinfo=UTC
     )
+
+
+async def test_the_console_creates_with_a_limit_and_a_start(
+    service: GameService, tmp_path: Path
+) -> None:
+    lines = [
+        "tournament create hex format=swiss max=5 start_players=4 starts=2026-12-01T18:00",
+        'tournament create hex format=swiss starts="in 3 days"',
+        "tournament create hex format=roundrobin max=30",
+    ]
+    said = "\n".join(await transcript_of(service, tmp_path, lines))
+    assert (
+        "Swiss Hex (#1), a Swiss tournament, is open for entries: tournament join 1. "
+        "At most 5 players; starts when 4 have joined, or at 01 Dec 18:00 UTC."
+    ) in said
+    assert "Starts at 24 Nov 12:00 UTC." in said
+    assert "A round robin takes 3 to 20 players." in said
+    first = await service.tournament(1, CONSOLE_GUILD)
+    assert (first.max_players, first.start_players) == (5, 4)
