@@ -117,6 +117,7 @@ async def test_the_scheduler_starts_an_event_at_its_time(
         start_words(summary, lambda t: local_time(t, "Europe/Paris"))
         == "Starts at 22 Nov 18:00 CET."
     )
+    assert await service.next_tournament_start() == summary.starts_at  # the wake-up
     outbox = Outbox()
     scheduler = Scheduler(service, outbox)
     await scheduler.tick()
@@ -126,6 +127,7 @@ async def test_the_scheduler_starts_an_event_at_its_time(
     assert await _status(service, event) == "active"
     assert len(outbox.events(GameStarted)) == 2  # 5 players: 2 games and a bye
     await scheduler.tick()  # once
+    assert await service.next_tournament_start() is None
     assert await count(service, games) == 2 and await count(service, tournament_rounds) == 1
 
 

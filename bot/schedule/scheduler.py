@@ -221,7 +221,8 @@ class Scheduler:
         if not self.running:
             return
         try:
-            when = await self.service.next_deadline()
+            due = [await self.service.next_deadline(), await self.service.next_tournament_start()]
+            when = min((t for t in due if t is not None), default=None)
         except Exception:
             log.exception("cannot read the next deadline; the sweep will retry")
             return

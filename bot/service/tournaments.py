@@ -464,6 +464,17 @@ class Tournaments(Records):
                     results += await self._start(conn, row, listed)
         return results
 
+    async def next_tournament_start(self) -> datetime | None:
+        """The next start time of an open event still to come (the scheduler wakes then)."""
+        async with self.db.read() as conn:
+            found: datetime | None = await conn.scalar(
+                sa.select(tournaments.c.starts_at)
+                .where(tournaments.c.status == "open", tournaments.c.starts_at > self.clock())
+                .order_by(tournaments.c.starts_at)
+                .limit(1)
+            )
+        return found
+
     async def _start(self, conn: AsyncConnection, row: Any, listed: Sequence[Any]) -> list[Result]:
         """Start the open event of `row` (locked) with `listed`: seeds, its first round's
         games and news, written into the outbox in this transaction."""
