@@ -53,7 +53,7 @@ async def test_joins_beyond_the_limit_are_refused(service: GameService) -> None:
         (
             "swiss",
             {"max_players": 8, "start_players": 9},
-            "The start when 9 have joined is not 4 to 8 players.",
+            "A start when enough have joined takes 4 to 8 players.",
         ),
         ("ladder", {"start_players": 4}, "A ladder starts when its organizer starts it."),
         (

@@ -197,8 +197,7 @@ class Tournaments(Records):
             most = limit.most if max_players is None else max_players
             if not whole(start_players) or not limit.least <= start_players <= most:
                 raise Refused(
-                    f"The start when {start_players} have joined is not {limit.least} to "
-                    f"{most:,} players.",
+                    f"A start when enough have joined takes {limit.least} to {most:,} players.",
                     code=Code.BAD_OPTION,
                 )
         if kind is Format.LADDER and (start_players is not None or starts_at is not None):
@@ -455,13 +454,16 @@ class Tournaments(Records):
             ).all()
         results: list[Result] = []
         for tournament_id, guild_id in due:
-            async with self.db.write() as conn:
-                row = await self._event(conn, tournament_id, guild_id)
-                if row.status != "open":
-                    continue  # another process started it, or it was called off
-                listed = await self._entrants(conn, row.id)
-                if size_refusal(Format(row.format), len(listed)) is None:
-                    results += await self._start(conn, row, listed)
+            try:
+                async with self.db.write() as conn:
+                    row = await self._event(conn, tournament_id, guild_id)
+                    if row.status != "open":
+                        continue  # another process started it, or it was called off
+                    listed = await self._entrants(conn, row.id)
+                    if size_refusal(Format(row.format), len(listed)) is None:
+                        results += await self._start(conn, row, listed)
+            except Exception:  # one event's failure holds no other's start; the next tick retries
+                log.exception("tournament=%d start failed", tournament_id)
         return results
 
     async def next_tournament_start(self) -> datetime | None:
