@@ -387,8 +387,7 @@ COMMANDS: tuple[Command, ...] = (
             Param(
                 "starts",
                 "text",
-                "start at this time, yours (2026-12-01T18:00) or in 3 days; too few "
-                "then: when the format's least have joined",
+                "start at this time: 2026-12-01T18:00 (your time zone) or in 3 days",
             ),
             Param("size", "text", "the games' board size, e.g. 11", typed="option"),
             Param("options", "text", "other game options as key=value", typed="options"),
