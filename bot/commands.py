@@ -377,16 +377,30 @@ COMMANDS: tuple[Command, ...] = (
             ),
             Param("rated", "bool", "rated games (games against the bot never are)"),
             Param("vacations", "bool", "whether a vacation stops the event's clocks (yes)"),
+            Param(
+                "max_players",
+                "int",
+                "entries are refused beyond this many players",
+                keys=("max",),
+            ),
+            Param("start_players", "int", "start when this many players have joined"),
+            Param(
+                "starts",
+                "text",
+                "start at this time: 2026-12-01T18:00 (your time zone) or in 3 days",
+            ),
             Param("size", "text", "the games' board size, e.g. 11", typed="option"),
             Param("options", "text", "other game options as key=value", typed="options"),
         ),
         discord="/tournament create game:hex format:roundrobin size:5 days_per_move:3 "
         "name:Spring   (also: /tournament create game:hex format:swiss rounds:4 | "
-        "/tournament create game:hex format:knockout match:3)",
+        "/tournament create game:hex format:knockout match:3 | /tournament create game:hex "
+        "format:swiss max_players:16 start_players:8 starts:2026-12-01T18:00)",
         console="tournament create hex format=roundrobin size=5 days=3 name=Spring   "
         "(also: tournament create hex format=swiss rounds=4 | "
         "tournament create hex format=knockout match=3 | tournament create hex format=league | "
-        "tournament create hex format=ladder)",
+        "tournament create hex format=ladder | tournament create hex format=swiss max=16 "
+        "start_players=8 starts=2026-12-01T18:00)",
     ),
     Command(
         "tournament join",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,25 @@ async def test_members_create_events_once_the_server_opens_them(world: World) ->
         ).reply()
         assert cancelled.content == "Open Hex is called off."
         assert (await world.service.tournament(1, world.guild.id)).status == "cancelled"
+
+
+async def test_a_limit_and_an_automatic_start_on_the_sign_up(world: World, clock: Clock) -> None:
+    """/tournament create with max_players:, start_players: and starts:: the sign-up says
+    them (the time as Discord shows each reader's), and the Join that makes the number
+    starts the event, its games in their threads."""
+    async with world.running():
+        signup = await create(world, max_players=3, start_players=3, starts="in 3 days")
+        stamp = int((clock() + timedelta(days=3)).timestamp())
+        assert f"At most 3 players; starts when 3 have joined, or at <t:{stamp}:f>." in (
+            signup.content
+        )
+        await press(world, "ann", signup, "pb:t:join:1", "1 player: ann")
+        await press(world, "bob", signup, "pb:t:join:1", "2 players: ann, bob")
+        await world.fake.press(world.users["cat"], signup, "pb:t:join:1")
+        await world.fake.wait_for(lambda: not signup.components, what="the buttons gone")
+        assert "Under way" in signup.content
+        await world.fake.wait_for(
+            lambda: len(threads_named(world, "Spring Hex · round")) == 3, what="three threads"
+        )
+        event = await world.service.tournament(1, world.guild.id)
+        assert event.status == "active" and event.max_players == 3

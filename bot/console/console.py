@@ -584,6 +584,7 @@ class Console:
         given = _keyed(settings, "tournament create")
         options = {k: v for k, v in settings.items() if k not in KEYS["tournament create"]}
         rounds, match = given.get("rounds"), given.get("match")
+        most, start = given.get("max_players"), given.get("start_players")
         result = await self.service.create_tournament(
             Place(GUILD, CHANNEL),
             self.me,
@@ -598,6 +599,9 @@ class Console:
             rated=_bool(given["rated"]) if "rated" in given else None,
             vacations=_bool(given["vacations"]) if "vacations" in given else True,
             manages=True,  # the console is its own server's manager
+            max_players=_int(most, "max_players") if most is not None else None,
+            start_players=_int(start, "start_players") if start is not None else None,
+            starts_at=given.get("starts"),
         )
         await self.tournament_said(result)
 

@@ -33,6 +33,7 @@ from bot.service import (
     TournamentSummary,
     clock_text,
     parse_days,
+    start_words,
 )
 
 LATE_ENTRY = ("league", "ladder")  # events that take entries while under way
@@ -70,6 +71,9 @@ def signup_text(event: TournamentSummary) -> str:
     }[event.status]
     if event.status == "active" and event.format in LATE_ENTRY:
         state = "Under way; Join still enters it."
+    starts = start_words(event, lambda moment: discord.utils.format_dt(moment, "f"))
+    if event.status == "open" and starts:
+        state = f"{starts} {state}"
     return (
         f"**{event.title}** (event #{event.id}): a {event.format_title}"
         f" of {game}{f' ({options})' if options else ''}, {', '.join(terms)}. "
@@ -175,6 +179,9 @@ class TournamentsCog(
         days_per_move: str | None = None,
         rated: bool | None = None,
         vacations: bool = True,
+        max_players: int | None = None,
+        start_players: int | None = None,
+        starts: str | None = None,
         size: str | None = None,
         options: str | None = None,
     ) -> None:
@@ -202,6 +209,9 @@ class TournamentsCog(
             rated=rated,
             vacations=vacations,
             manages=manages(interaction),
+            max_players=max_players,
+            start_players=start_players,
+            starts_at=starts,
         )
         await self.post_signup(interaction, result.tournament)
 

@@ -39,8 +39,8 @@ JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": None
 
 
 class Scheduler:
-    """Sends reminders, applies timeouts and expires challenges when they fall due, and
-    delivers what a crashed process left in the outbox.
+    """Sends reminders, applies timeouts, expires challenges and starts events when they
+    fall due, and delivers what a crashed process left in the outbox.
 
     `tick()` is one scan-claim-act pass at the service's clock and `redeliver()` one
     outbox pass; `start()` runs both at once (the catch-up after downtime) and lets
@@ -130,6 +130,7 @@ class Scheduler:
                 if len(claims) < self.batch:
                     break
             results += await self._digests()
+            results += await self._event_starts()
             await self._rearm()
         return results
 
@@ -149,6 +150,17 @@ class Scheduler:
             if len(claims) < self.batch:
                 break
         return results
+
+    async def _event_starts(self) -> list[Result]:
+        """Start the events whose start time has come (the sweep runs within a minute)."""
+        try:
+            started = await self.service.start_due_tournaments()
+        except Exception:  # each start is its own transaction: the next tick goes on
+            log.exception("event starts failed")
+            return []
+        for result in started:
+            await self._deliver(result)
+        return started
 
     def poke(self, when: datetime) -> None:
         """A turn with deadline `when` started: wake up in time for its first reminder
@@ -209,7 +221,8 @@ class Scheduler:
         if not self.running:
             return
         try:
-            when = await self.service.next_deadline()
+            due = [await self.service.next_deadline(), await self.service.next_tournament_start()]
+            when = min((t for t in due if t is not None), default=None)
         except Exception:
             log.exception("cannot read the next deadline; the sweep will retry")
             return

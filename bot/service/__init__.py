@@ -55,6 +55,7 @@ from bot.service.models import (
 )
 from bot.service.rules import local_time, options_text
 from bot.service.service import GameService
+from bot.service.tournaments import start_words
 from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
@@ -116,5 +117,6 @@ __all__ = [
     "rules_card",
     "settings_line",
     "shown",
+    "start_words",
     "taken_back_text",
 ]

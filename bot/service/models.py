@@ -441,6 +441,9 @@ class TournamentSummary:
     vacations: bool
     organizer_id: int
     entrants: tuple[EntrantLine, ...]
+    max_players: int | None = None  # entries beyond it are refused
+    start_players: int | None = None  # the join that makes this many starts it
+    starts_at: datetime | None = None  # the scheduler starts it then
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,11 @@ import asyncio
 import dataclasses
 import json
 import logging
+import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -81,7 +83,7 @@ from bot.service.models import (
     TournamentTables,
 )
 from bot.service.records import Records, first_position, new_state
-from bot.service.rules import check_ids, game_terms, whole
+from bot.service.rules import check_ids, game_terms, local_time, whole, zone
 from bot.store.schema import (
     entrants,
     games,
@@ -141,9 +143,15 @@ class Tournaments(Records):
         rated: bool | None = None,
         vacations: bool = True,
         manages: bool = False,
+        max_players: int | None = None,
+        start_players: int | None = None,
+        starts_at: datetime | str | None = None,
     ) -> TournamentResult:
         """A new event, open for entries. `manages`: the organizer has Manage Server (on a
-        server where only managers run events: `guild_settings(tournaments=...)`)."""
+        server where only managers run events: `guild_settings(tournaments=...)`).
+        `max_players`: entries beyond it are refused; `start_players`: the join that makes
+        this many starts the event; `starts_at` (a moment, or "2026-12-01T18:00" in the
+        organizer's time zone, or "in 3 days"): the scheduler starts it then."""
         check_ids(place.guild_id, place.channel_id, organizer.id)
         info = engine.GAMES.get(game)
         if info is None:
@@ -177,6 +185,23 @@ class Tournaments(Records):
         settings = dict(options or {})
         if not all(isinstance(key, str) for key in settings) or "players" in settings:
             raise Refused("Game options are named, like size=7.", code=Code.BAD_OPTION)
+        limit = LIMITS[kind]
+        if max_players is not None and (
+            not whole(max_players) or not limit.least <= max_players <= limit.most
+        ):
+            raise Refused(
+                f"A {FORMAT_TITLES[kind]} takes {limit.least} to {limit.most:,} players.",
+                code=Code.BAD_OPTION,
+            )
+        if start_players is not None:
+            most = limit.most if max_players is None else max_players
+            if not whole(start_players) or not limit.least <= start_players <= most:
+                raise Refused(
+                    f"A start when enough have joined takes {limit.least} to {most:,} players.",
+                    code=Code.BAD_OPTION,
+                )
+        if kind is Format.LADDER and (start_players is not None or starts_at is not None):
+            raise Refused("A ladder starts when its organizer starts it.", code=Code.BAD_OPTION)
         async with self.db.write() as conn:
             guild = await self.load_guild_settings(conn, place.guild_id)
             if guild.tournaments != "everyone" and not manages:
@@ -186,8 +211,14 @@ class Tournaments(Records):
                 )
             days = game_terms(guild, place.channel_id, days_per_move, rated, what="Events")
             start = await first_position(game, settings, 2)
-            await self.remember(conn, organizer)
             now = self.clock()
+            zone_name = await self.time_zone_of(conn, organizer.id)
+            when = (
+                start_time(starts_at, zone_name, now) if isinstance(starts_at, str) else starts_at
+            )
+            if when is not None and when <= now:
+                raise Refused("The start time has passed.", code=Code.BAD_OPTION)
+            await self.remember(conn, organizer)
             inserted = await conn.execute(
                 tournaments.insert()
                 .values(
@@ -208,6 +239,9 @@ class Tournaments(Records):
                     round=0,
                     seed=self.rng.randrange(2**31),
                     created_at=now,
+                    max_players=max_players,
+                    start_players=start_players,
+                    starts_at=when,
                 )
                 .returning(tournaments.c.id)
             )
@@ -218,7 +252,8 @@ class Tournaments(Records):
             f"{summary.title} (#{tournament_id}), a {FORMAT_TITLES[kind]}, is open for "
             f"entries: tournament join {tournament_id}."
         )
-        return TournamentResult(summary, note)
+        starts = start_words(summary, lambda moment: local_time(moment, zone_name))
+        return TournamentResult(summary, f"{note} {starts}" if starts else note)
 
     async def join_tournament(
         self, tournament_id: int, guild_id: int, player: Player
@@ -273,7 +308,7 @@ class Tournaments(Records):
                         code=ServiceCode.ENTERED,
                     )
                 raise Refused(f"{who} in {title} already.", code=ServiceCode.ENTERED)
-            most = LIMITS[kind].most
+            most = row.max_players or LIMITS[kind].most
             if len(listed) >= most:
                 raise Refused(f"{title} is full: {most:,} players.", code=ServiceCode.EVENT_SIZE)
             await self.remember(conn, player)
@@ -291,12 +326,26 @@ class Tournaments(Records):
                     place=place,
                 )
             )
+            # the join that makes the start's number starts the event, under the row's lock
+            results: list[Result] = []
+            if row.status == "open" and len(listed) + 1 >= self._start_number(row):
+                results = await self._start(conn, row, await self._entrants(conn, row.id))
             summary = await self._summary(conn, row.id)
         count = len(summary.entrants)
         note = f"{player.name} joined {summary.title} ({count} player{'s' * (count != 1)})."
+        if results:
+            note += f" {summary.title} has started."
         if kind is Format.LEAGUE and late:
             note = f"{player.name} joins {summary.title} in the lowest division next season."
-        return TournamentResult(summary, note)
+        return TournamentResult(summary, note, tuple(results))
+
+    def _start_number(self, row: Any) -> float:
+        """How many entrants start an open event on joining: its `start_players`, or the
+        format's least once its start time has passed with too few; never otherwise."""
+        number = float("inf") if row.start_players is None else int(row.start_players)
+        if row.starts_at is not None and row.starts_at <= self.clock():
+            return min(number, LIMITS[Format(row.format)].least)
+        return number
 
     async def leave_tournament(
         self, tournament_id: int, guild_id: int, player: Player
@@ -377,26 +426,75 @@ class Tournaments(Records):
                 raise Refused(f"{title} has started already.", code=ServiceCode.NOT_OPEN)
             if row.status != "open":
                 raise Refused(f"{title} {_closed(row.status)}.", code=ServiceCode.NOT_OPEN)
-            kind = Format(row.format)
             listed = await self._entrants(conn, row.id)
-            refusal = size_refusal(kind, len(listed))
+            refusal = size_refusal(Format(row.format), len(listed))
             if refusal is not None:
                 raise Refused(refusal, code=ServiceCode.EVENT_SIZE)
-            await self._seed(conn, row, listed)
-            touched = await conn.execute(
-                tournaments.update()
-                .where(tournaments.c.id == row.id, tournaments.c.status == "open")
-                .values(status="active", round=1, started_at=self.clock())
-            )
-            if touched.rowcount != 1:  # cannot happen under the row lock; never start twice
-                raise Refused(f"{title} has started already.", code=ServiceCode.NOT_OPEN)
-            row = await self._event(conn, row.id, guild_id)
-            results = await self._begin(conn, row)
-            for result in results:
-                await self._announce(conn, result)
+            results = await self._start(conn, row, listed)
             summary = await self._summary(conn, row.id)
-        log.info("tournament=%d started players=%d", row.id, len(listed))
         return TournamentResult(summary, f"{title} has started.", tuple(results))
+
+    async def start_due_tournaments(self) -> list[Result]:
+        """Start the open events whose start time has come (the scheduler's tick): each in
+        its own transaction under its row's lock, only while it is still open, so a start
+        happens once whichever process gets there first. An event with too few entrants
+        stays open: the join that reaches the format's least starts it."""
+        now = self.clock()
+        async with self.db.read() as conn:
+            due = (
+                await conn.execute(
+                    sa.select(tournaments.c.id, tournaments.c.guild_id)
+                    .where(
+                        tournaments.c.status == "open",
+                        tournaments.c.starts_at.is_not(None),
+                        tournaments.c.starts_at <= now,
+                    )
+                    .order_by(tournaments.c.starts_at, tournaments.c.id)
+                )
+            ).all()
+        results: list[Result] = []
+        for tournament_id, guild_id in due:
+            try:
+                async with self.db.write() as conn:
+                    row = await self._event(conn, tournament_id, guild_id)
+                    if row.status != "open":
+                        continue  # another process started it, or it was called off
+                    listed = await self._entrants(conn, row.id)
+                    if size_refusal(Format(row.format), len(listed)) is None:
+                        results += await self._start(conn, row, listed)
+            except Exception:  # one event's failure holds no other's start; the next tick retries
+                log.exception("tournament=%d start failed", tournament_id)
+        return results
+
+    async def next_tournament_start(self) -> datetime | None:
+        """The next start time of an open event still to come (the scheduler wakes then)."""
+        async with self.db.read() as conn:
+            found: datetime | None = await conn.scalar(
+                sa.select(tournaments.c.starts_at)
+                .where(tournaments.c.status == "open", tournaments.c.starts_at > self.clock())
+                .order_by(tournaments.c.starts_at)
+                .limit(1)
+            )
+        return found
+
+    async def _start(self, conn: AsyncConnection, row: Any, listed: Sequence[Any]) -> list[Result]:
+        """Start the open event of `row` (locked) with `listed`: seeds, its first round's
+        games and news, written into the outbox in this transaction."""
+        await self._seed(conn, row, listed)
+        touched = await conn.execute(
+            tournaments.update()
+            .where(tournaments.c.id == row.id, tournaments.c.status == "open")
+            .values(status="active", round=1, started_at=self.clock())
+        )
+        if touched.rowcount != 1:  # cannot happen under the row lock; never start twice
+            title = await self._title(conn, row)
+            raise Refused(f"{title} has started already.", code=ServiceCode.NOT_OPEN)
+        row = await self._fresh(conn, row.id)
+        results = await self._begin(conn, row)
+        for result in results:
+            await self._announce(conn, result)
+        log.info("tournament=%d started players=%d", row.id, len(listed))
+        return results
 
     async def cancel_tournament(
         self, tournament_id: int, guild_id: int, by: Player, *, manages: bool = False
@@ -1243,6 +1341,9 @@ class Tournaments(Records):
             rated=row.rated,
             vacations=row.vacations,
             organizer_id=row.organizer_id,
+            max_players=row.max_players,
+            start_players=row.start_players,
+            starts_at=row.starts_at,
             entrants=tuple(
                 EntrantLine(e.player_id, names.get(e.player_id, "?"), e.bot_level, e.withdrawn)
                 for e in listed
@@ -1520,3 +1621,48 @@ def _columns(rows: Sequence[Sequence[str]]) -> str:
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in rows
     )
+
+
+_RELATIVE = re.compile(r"in\s+(\d{1,3})\s+(hour|day|week)s?", re.IGNORECASE)
+_RELATIVE_UNITS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
+
+
+def start_time(text: str, zone_name: str | None, now: datetime) -> datetime:
+    """An event's start as typed: "2026-12-01T18:00" (or "2026-12-01 18:00") in the
+    organizer's time zone, or "in 3 days" (hours, days, weeks) from `now`."""
+    typed = " ".join(str(text).split())
+    relative = _RELATIVE.fullmatch(typed)
+    if relative is not None:
+        return now + int(relative[1]) * _RELATIVE_UNITS[relative[2].lower()]
+    try:
+        moment = datetime.fromisoformat(typed)
+    except ValueError:
+        raise Refused(
+            f"{shown(typed)} is not a start time; try 2026-12-01T18:00 or in 3 days.",
+            code=Code.BAD_OPTION,
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone(zone_name))
+    return moment
+
+
+def start_words(
+    summary: TournamentSummary, moment: Callable[[datetime], str] = lambda t: local_time(t, None)
+) -> str:
+    """The limit and the start of an open event, for its sign-up: "At most 16 players;
+    starts when 8 have joined, or at 01 Dec 18:00 CET." (`moment` writes the time).
+    Empty when neither is set."""
+    parts = []
+    if summary.max_players is not None:
+        parts.append(f"At most {summary.max_players:,} players")
+    starts = []
+    if summary.start_players is not None:
+        starts.append(f"when {summary.start_players} have joined")
+    if summary.starts_at is not None:
+        starts.append(f"at {moment(summary.starts_at)}")
+    if starts:
+        parts.append("starts " + ", or ".join(starts))
+    if not parts:
+        return ""
+    sentence = "; ".join(parts)
+    return sentence[0].upper() + sentence[1:] + "."

@@ -247,7 +247,12 @@ tournaments = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("started_at", UTCDateTime()),
     Column("finished_at", UTCDateTime()),
+    Column("max_players", Integer),  # entries refused beyond it (None: the format's most)
+    Column("start_players", Integer),  # the join that makes this many starts the event
+    # the scheduler starts an open event at this moment (too few: when enough have joined)
+    Column("starts_at", UTCDateTime()),
     Index("tournaments_by_guild_status", "guild_id", "status"),
+    Index("tournaments_by_start", "status", "starts_at"),
     CheckConstraint(
         "status IN ('open', 'active', 'finished', 'cancelled')", name="tournaments_known_status"
     ),
