@@ -174,3 +174,17 @@ async def test_the_console_runs_a_ladder_challenge(service: GameService, tmp_pat
     assert "You have an open ladder challenge already" in said
     assert "ann accepted the challenge" in said
     assert "No challenge on Ladder Hex is waiting for you." in said
+
+
+async def test_a_challenge_withdrawn_by_its_challenger_changes_nothing(
+    service: GameService,
+) -> None:
+    """The ordinary challenge commands work on a ladder's challenge game too: its
+    challenger cancels it (no forfeit), then their next one is accepted by game number."""
+    tid = await _ladder(service)
+    issued = await service.ladder_challenge(tid, GUILD, P3, P2)
+    await service.cancel(issued.results[0].game.id, GUILD, P3)
+    assert await _order(service, tid) == ["p1", "p2", "p3", "p4", "p5", "p6"]
+    again = await service.ladder_challenge(tid, GUILD, P3, P1)  # no longer busy
+    await service.accept(again.results[0].game.id, GUILD, P1)
+    assert len(await under_way(service, tid)) == 1

@@ -506,19 +506,21 @@ class Tournaments(Records):
         ).one_or_none()
         if pairing is None:
             return result
-        won = status in ("declined", "expired")
+        if status not in ("declined", "expired"):  # withdrawn by its challenger: no game
+            await conn.execute(pairings.delete().where(pairings.c.id == pairing.id))
+            return result
         await conn.execute(
             pairings.update()
             .where(pairings.c.id == pairing.id)
             .values(
                 done=True,
-                winner_id=pairing.first_id if won else None,
+                winner_id=pairing.first_id,
                 finish=Finish.FORFEIT.value,
                 ended_at=self.clock(),
             )
         )
         event = await self.lock_event(conn, pairing.tournament_id)
-        if won and event.status == "active":
+        if event.status == "active":
             for news in await self._after_challenge(conn, event, pairing, pairing.first_id):
                 await outbox.write(self, conn, news, later=True)
         return result
