@@ -10,8 +10,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from bot.service import GameService, Refused, ServiceCode
+from bot.store.schema import outbox
 from tests.conftest import Clock
 from tests.eventkit import GUILD, ORGANIZER, PEOPLE, lose, news, open_event, services, under_way
 from tests.test_console import transcript_of
@@ -188,3 +190,20 @@ async def test_a_challenge_withdrawn_by_its_challenger_changes_nothing(
     again = await service.ladder_challenge(tid, GUILD, P3, P1)  # no longer busy
     await service.accept(again.results[0].game.id, GUILD, P1)
     assert len(await under_way(service, tid)) == 1
+
+
+async def test_a_player_who_leaves_calls_off_their_waiting_challenge(
+    service: GameService,
+) -> None:
+    tid = await _ladder(service)
+    issued = await service.ladder_challenge(tid, GUILD, P3, P2)
+    left = await service.leave_tournament(tid, GUILD, P2)
+    game_id = issued.results[0].game.id
+    assert (await service.game(game_id, GUILD)).status == "cancelled"
+    assert [r.game.id for r in left.results] == [game_id]
+    async with service.db.read() as conn:  # its closing is written to the outbox once
+        written = (await conn.scalars(sa.select(outbox.c.events))).all()
+    closed = [e for events in written for e in events if e.get("type") == "ChallengeClosed"]
+    assert len(closed) == 1, written
+    assert await _order(service, tid) == ["p1", "p3", "p4", "p5", "p6"]
+    await service.ladder_challenge(tid, GUILD, P3, P1)  # p3 is free to challenge again

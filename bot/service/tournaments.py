@@ -352,6 +352,7 @@ class Tournaments(Records):
             if row.status in ("finished", "cancelled"):
                 raise Refused(f"{title} {_closed(row.status)}.", code=ServiceCode.NOT_OPEN)
             results: list[Result] = []
+            called_off: list[Result] = []  # announced as they closed
             if row.status == "open" or Format(row.format) is Format.LADDER:
                 await conn.execute(
                     entrants.delete().where(
@@ -360,6 +361,7 @@ class Tournaments(Records):
                 )
                 if Format(row.format) is Format.LADDER and entry.place is not None:
                     await self._renumber_ladder(conn, row.id)
+                    called_off = await self._call_off_challenges(conn, row.id, player.id)
                 note = f"{player.name} left {title}."
             else:
                 results = await self._withdraw(conn, row, player.id, "left the event")
@@ -368,7 +370,7 @@ class Tournaments(Records):
             for result in results:
                 await self._announce(conn, result)
             summary = await self._summary(conn, row.id)
-        return TournamentResult(summary, note, tuple(results))
+        return TournamentResult(summary, note, (*called_off, *results))
 
     # == running ===========================================================================
 
@@ -524,6 +526,27 @@ class Tournaments(Records):
             for news in await self._after_challenge(conn, event, pairing, pairing.first_id):
                 await outbox.write(self, conn, news, later=True)
         return result
+
+    async def _call_off_challenges(
+        self, conn: AsyncConnection, tournament_id: int, player_id: int
+    ) -> list[Result]:
+        """A player left the ladder: their challenges not yet accepted are off (no forfeit;
+        their games under way play on and leave the ladder as it is)."""
+        waiting = await conn.scalars(
+            sa.select(games.c.id)
+            .select_from(pairings.join(games, games.c.id == pairings.c.game_id))
+            .where(
+                pairings.c.tournament_id == tournament_id,
+                pairings.c.done.is_(False),
+                sa.or_(pairings.c.first_id == player_id, pairings.c.second_id == player_id),
+                games.c.status == "open",
+            )
+            .order_by(games.c.id)
+        )
+        return [
+            await self.close_challenge(conn, game_id, "cancelled", player_id)
+            for game_id in waiting.all()
+        ]
 
     async def _after_challenge(
         self, conn: AsyncConnection, event: Any, pairing: Any, winner: int | None
