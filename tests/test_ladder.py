@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from bot.service import GameService, Refused, ServiceCode
+from bot.service import GameService, Player, Refused, ServiceCode
 from bot.store.schema import outbox
 from tests.conftest import Clock
 from tests.eventkit import GUILD, ORGANIZER, PEOPLE, lose, news, open_event, services, under_way
@@ -207,3 +207,16 @@ async def test_a_player_who_leaves_calls_off_their_waiting_challenge(
     assert len(closed) == 1, written
     assert await _order(service, tid) == ["p1", "p3", "p4", "p5", "p6"]
     await service.ladder_challenge(tid, GUILD, P3, P1)  # p3 is free to challenge again
+
+
+async def test_the_bot_on_a_ladder_accepts_a_challenge_at_once(service: GameService) -> None:
+    tid = await open_event(service, "ladder", PEOPLE[:1])
+    added = await service.add_bot_to_tournament(tid, GUILD, ORGANIZER, "easy", manages=True)
+    await service.join_tournament(tid, GUILD, P2)
+    await service.start_tournament(tid, GUILD, ORGANIZER)
+    bot = added.tournament.entrants[-1]
+    issued = await service.ladder_challenge(tid, GUILD, P2, Player(bot.player_id, bot.name))
+    assert issued.results[0].game.status == "active"
+    assert [(first, second) for _, first, second in await under_way(service, tid)] == [
+        (P2.id, bot.player_id)
+    ]

@@ -1177,7 +1177,7 @@ class Tournaments(Records):
         """A game of the event starts at once, as any game does (its first turn, its
         deadline, the bot's move if it is to play); its result announces it. A ladder's
         challenge (`until`, issued `by` its challenger) waits instead, open, for the second
-        player to accept it until then (the `expire` deadline)."""
+        player to accept it until then (the `expire` deadline); the bot accepts at once."""
         now = self.clock()
         bots = dict(
             (
@@ -1222,7 +1222,7 @@ class Tournaments(Records):
                     "game_id": game_id,
                     "seat": seat,
                     "player_id": player,
-                    "accepted": until is None or seat == 0,
+                    "accepted": until is None or seat == 0 or player in bots,
                     "bot_level": bots.get(player),
                 }
                 for seat, player in enumerate(pairing.players)
@@ -1246,7 +1246,11 @@ class Tournaments(Records):
             issued = ChallengeIssued(
                 game_id, challenger=by, invited=(pairing.second,), open_seats=0
             )
-            return Result(await self.summary(conn, game_id), (issued,))
+            # the bot accepts at once
+            started = await self.start_if_full(
+                conn, await self.game_row(conn, game_id, row.guild_id)
+            )
+            return Result(await self.summary(conn, game_id), (issued, *started))
         self.cache_state(game_id, now, state)
         summary = await self.summary(conn, game_id)
         turn = await self.start_turn(conn, game_id, summary, state)
