@@ -465,6 +465,27 @@ COMMANDS: tuple[Command, ...] = (
         console="tournament add-bot 1 level=easy",
     ),
     Command(
+        "tournament challenge",
+        "Challenge a player up to 3 places above you on a ladder (one open challenge each).",
+        (EVENT, Param("player", "user", "whom to challenge", required=True)),
+        discord="/tournament challenge event:1 player:@bob",
+        console="tournament challenge 1 @bob",
+    ),
+    Command(
+        "tournament accept",
+        "Accept the ladder challenge waiting for you: its game starts.",
+        (EVENT,),
+        discord="/tournament accept event:1",
+        console="tournament accept 1",
+    ),
+    Command(
+        "tournament decline",
+        "Decline the ladder challenge waiting for you: a forfeit, the challenger takes your place.",
+        (EVENT,),
+        discord="/tournament decline event:1",
+        console="tournament decline 1",
+    ),
+    Command(
         "tournament export",
         "An event as a JSON file: entrants, rounds, each game's result and record, standings.",
         (EVENT,),

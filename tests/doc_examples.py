@@ -367,11 +367,13 @@ async def against_the_bot(table: Table, example: Example) -> None:
     )  # fmt: skip
 
 
-async def event_open(table: Table, example: Example, players: int = 1) -> int:
-    """Ann's round robin of Hex 5x5, event #1, open for entries, with ann (then bob, cat,
-    dan: `players`) in it."""
+async def event_open(
+    table: Table, example: Example, players: int = 1, format: str = "roundrobin"
+) -> int:
+    """Ann's round robin (or `format`) of Hex 5x5, event #1, open for entries, with ann
+    (then bob, cat, dan: `players`) in it."""
     made = await table.service.create_tournament(
-        table.place, table.player("ann"), "hex", format="roundrobin", options={"size": 5},
+        table.place, table.player("ann"), "hex", format=format, options={"size": 5},
         manages=True,
     )  # fmt: skip
     event = made.tournament.id
@@ -392,6 +394,19 @@ async def event_full(table: Table, example: Example) -> None:
 async def event_started(table: Table, example: Example) -> None:
     event = await event_open(table, example, players=4)
     await table.service.start_tournament(event, table.place.guild_id, table.player("ann"))
+
+
+async def ladder_started(table: Table, example: Example) -> None:
+    """Ann's ladder, event #1, under way: ann, bob, cat, dan from the top."""
+    event = await event_open(table, example, players=4, format="ladder")
+    await table.service.start_tournament(event, table.place.guild_id, table.player("ann"))
+
+
+async def ladder_challenged(table: Table, example: Example) -> None:
+    """Ann's ladder under way, cat's challenge to bob waiting for bob."""
+    await ladder_started(table, example)
+    guild = table.place.guild_id
+    await table.service.ladder_challenge(1, guild, table.player("cat"), table.player("bob"))
 
 
 #: By the registry's command name (or its name and first word, as "undo accept").
@@ -433,6 +448,9 @@ CONTEXTS: dict[str, Context] = {
     "tournament cancel": Context(event_open),
     "tournament add-bot": Context(event_open),
     "tournament export": Context(event_started),
+    "tournament challenge": Context(ladder_started, me="cat"),
+    "tournament accept": Context(ladder_challenged, me="bob"),
+    "tournament decline": Context(ladder_challenged, me="bob"),
     "as": Context(),
     "help": Context(),
     "quit": Context(),

@@ -215,3 +215,43 @@ async def test_a_limit_and_an_automatic_start_on_the_sign_up(world: World, clock
         )
         event = await world.service.tournament(1, world.guild.id)
         assert event.status == "active" and event.max_players == 3
+
+
+async def test_a_ladder_challenge_is_issued_accepted_and_threaded(world: World) -> None:
+    """/tournament challenge, then /tournament accept: the game opens in a thread named
+    for the ladder; a second accept is refused to the presser alone."""
+    async with world.running():
+        signup = await create(world, format="ladder", name="Club")
+        for count, name in enumerate(("ann", "bob", "cat"), 1):
+            await press(world, name, signup, "pb:t:join:1", f"{count} player")
+        await (
+            await world.fake.slash(
+                world.fake.owner, "tournament start", {"event": 1}, channel=world.channel
+            )
+        ).reply()
+        issued = await (
+            await world.fake.slash(
+                world.users["cat"],
+                "tournament challenge",
+                {"event": 1, "player": world.users["ann"]},
+                channel=world.channel,
+            )
+        ).reply()
+        assert not issued.ephemeral
+        assert issued.content.startswith("cat challenges ann on Club Hex")
+        accepted = await (
+            await world.fake.slash(
+                world.users["ann"], "tournament accept", {"event": 1}, channel=world.channel
+            )
+        ).reply()
+        assert "ann accepted the challenge" in accepted.content
+        await world.fake.wait_for(
+            lambda: threads_named(world, "Club Hex · challenge · cat v ann") != [],
+            what="the challenge's thread",
+        )
+        again = await (
+            await world.fake.slash(
+                world.users["ann"], "tournament accept", {"event": 1}, channel=world.channel
+            )
+        ).reply()
+        assert again.ephemeral and again.content == "No challenge on Club Hex is waiting for you."

@@ -161,6 +161,9 @@ class Console:
             "tournament cancel": self.tournament_cancel,
             "tournament add-bot": self.tournament_add_bot,
             "tournament export": self.tournament_export,
+            "tournament challenge": self.tournament_challenge,
+            "tournament accept": self.tournament_accept,
+            "tournament decline": self.tournament_decline,
             "as": self.act_as,
             "help": self.help,
         }
@@ -625,6 +628,27 @@ class Console:
             event, GUILD, self.me, named[0] if named else None, manages=True
         )
         await self.tournament_said(withdrawn)
+
+    async def tournament_challenge(self, words: list[str], _: str) -> None:
+        named = [self.player(w[1:]) for w in words if w.startswith("@")]
+        if len(named) != 1:
+            raise Refused(
+                "Name the player to challenge: tournament challenge 1 @bob.",
+                code=ServiceCode.USAGE,
+            )
+        event = _event_number([w for w in words if not w.startswith("@")])
+        challenged = await self.service.ladder_challenge(event, GUILD, self.me, named[0])
+        await self.tournament_said(challenged)
+
+    async def tournament_accept(self, words: list[str], _: str) -> None:
+        event = _event_number(words)
+        accepted = await self.service.accept_ladder_challenge(event, GUILD, self.me)
+        await self.tournament_said(accepted)
+
+    async def tournament_decline(self, words: list[str], _: str) -> None:
+        event = _event_number(words)
+        declined = await self.service.decline_ladder_challenge(event, GUILD, self.me)
+        await self.tournament_said(declined)
 
     async def tournament_cancel(self, words: list[str], _: str) -> None:
         event = _event_number(words)

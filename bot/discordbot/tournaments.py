@@ -258,6 +258,29 @@ class TournamentsCog(
         )
         await self.answered(interaction, result)
 
+    @described("tournament challenge", public=True)
+    async def challenge(
+        self, interaction: discord.Interaction, event: int, player: discord.User
+    ) -> None:
+        result = await self.service.ladder_challenge(
+            event, guild_of(interaction), asker(interaction), as_player(player)
+        )
+        await self.answered(interaction, result, public=True)
+
+    @described("tournament accept", public=True)
+    async def accept(self, interaction: discord.Interaction, event: int) -> None:
+        result = await self.service.accept_ladder_challenge(
+            event, guild_of(interaction), asker(interaction)
+        )
+        await self.answered(interaction, result, public=True)
+
+    @described("tournament decline", public=True)
+    async def decline(self, interaction: discord.Interaction, event: int) -> None:
+        result = await self.service.decline_ladder_challenge(
+            event, guild_of(interaction), asker(interaction)
+        )
+        await self.answered(interaction, result, public=True)
+
     async def answered(
         self, interaction: discord.Interaction, result: TournamentResult, *, public: bool = False
     ) -> None:

@@ -23,7 +23,6 @@ from bot.service.models import (
     ChallengeIssued,
     Event,
     First,
-    GameStarted,
     Place,
     Player,
     Refused,
@@ -31,7 +30,7 @@ from bot.service.models import (
     SeatTaken,
     ServiceCode,
 )
-from bot.service.records import Records, first_position, new_state
+from bot.service.records import Records, first_position
 from bot.service.rules import check_ids, game_terms, status_words, whole
 from bot.store.schema import deadlines, games, players, seats
 from engine import Code
@@ -145,7 +144,7 @@ class Challenges(Records):
                 invited=tuple(p.id for p in opponents),
                 open_seats=open_seats,
             )
-            started = await self._start_if_full(
+            started = await self.start_if_full(
                 conn, await self.game_row(conn, game_id, place.guild_id)
             )
             summary = await self.summary(conn, game_id)
@@ -195,7 +194,7 @@ class Challenges(Records):
             .values(player_id=player.id, accepted=True)
         )
         events: list[Event] = [SeatTaken(row.id, player)]
-        events += await self._start_if_full(conn, row)
+        events += await self.start_if_full(conn, row)
         return await self._announce(conn, Result(await self.summary(conn, row.id), tuple(events)))
 
     async def _invited_seat(
@@ -293,7 +292,7 @@ class Challenges(Records):
                 if s.player_id is not None and s.player_id != player.id and s.bot is None
             )
             event = ChallengeIssued(new_id, challenger=player, invited=invited, open_seats=0)
-            started = await self._start_if_full(
+            started = await self.start_if_full(
                 conn, await self.game_row(conn, new_id, row.guild_id)
             )
             new = await self.summary(conn, new_id)
@@ -355,65 +354,6 @@ class Challenges(Records):
             deadlines.insert().values(game_id=game_id, kind="expire", ply=0, due_at=expires)
         )
         return game_id
-
-    async def _start_if_full(self, conn: AsyncConnection, row: Any) -> list[Event]:
-        roster = (
-            await conn.execute(
-                sa.select(seats).where(seats.c.game_id == row.id).order_by(seats.c.seat)
-            )
-        ).all()
-        if any(s.player_id is None or not s.accepted for s in roster):
-            return []
-        order = [(s.player_id, s.bot_level) for s in roster]
-        if row.first == "random":
-            self.rng.shuffle(order)
-        elif row.first == "opponent":
-            order = order[1:] + order[:1]
-        await conn.execute(seats.delete().where(seats.c.game_id == row.id))
-        await conn.execute(
-            seats.insert(),
-            [
-                {"game_id": row.id, "seat": i, "player_id": pid, "accepted": True, "bot_level": bot}
-                for i, (pid, bot) in enumerate(order)
-            ],
-        )
-        state = await new_state(row.game, row.options)
-        now = self.clock()
-        await conn.execute(
-            games.update()
-            .where(games.c.id == row.id)
-            .values(
-                status="active",
-                to_move=state.to_move,
-                started_at=now,
-                updated_at=now,
-                expires_at=None,
-            )
-        )
-        await conn.execute(
-            deadlines.update()
-            .where(deadlines.c.game_id == row.id, deadlines.c.kind == "expire")
-            .values(done=True)
-        )
-        self.cache_state(row.id, now, state)
-        summary = await self.summary(conn, row.id)
-        events: list[Event] = [GameStarted(row.id, tuple(pid for pid, _ in order))]
-        log.info("game=%d started players=%s", row.id, order)
-        if state.outcome is not None:  # a variant with no first move ends at once
-            fresh = await self.game_row(conn, row.id, row.guild_id)
-            events.append(
-                await self.finish(
-                    conn,
-                    fresh,
-                    summary,
-                    state.outcome.winners,
-                    str(state.outcome.reason),
-                    state.outcome.scores,
-                )
-            )
-        else:
-            events.append(await self.start_turn(conn, row.id, summary, state))
-        return events
 
     async def _check_limits(
         self, conn: AsyncConnection, player_id: int, *, challenges: bool = True

@@ -27,7 +27,9 @@ import engine
 from bot.service import aiqueue, outbox, ratings
 from bot.service.models import (
     ChallengeClosed,
+    Event,
     GameOver,
+    GameStarted,
     GameSummary,
     GuildSettings,
     Player,
@@ -187,9 +189,10 @@ class Records:
         info = engine.GAMES[row.game]
         event = None
         if row.tournament_id is not None:
-            event = (
-                f"{await self.event_title(conn, row.tournament_id)} · round {row.tournament_round}"
-            )
+            title = await self.event_title(conn, row.tournament_id)
+            # a ladder's games are challenges (round 0), the other events' games rounds
+            step = f"round {row.tournament_round}" if row.tournament_round else "challenge"
+            event = f"{title} · {step}"
         return GameSummary(
             id=row.id,
             game=row.game,
@@ -379,6 +382,66 @@ class Records:
         )
         await _close_deadlines(conn, game_id)
         await self.clear_conditionals(conn, game_id)
+
+    async def start_if_full(self, conn: AsyncConnection, row: Any) -> list[Event]:
+        """Start an open challenge whose every seat is taken and accepted (else nothing)."""
+        roster = (
+            await conn.execute(
+                sa.select(seats).where(seats.c.game_id == row.id).order_by(seats.c.seat)
+            )
+        ).all()
+        if any(s.player_id is None or not s.accepted for s in roster):
+            return []
+        order = [(s.player_id, s.bot_level) for s in roster]
+        if row.first == "random":
+            self.rng.shuffle(order)
+        elif row.first == "opponent":
+            order = order[1:] + order[:1]
+        await conn.execute(seats.delete().where(seats.c.game_id == row.id))
+        await conn.execute(
+            seats.insert(),
+            [
+                {"game_id": row.id, "seat": i, "player_id": pid, "accepted": True, "bot_level": bot}
+                for i, (pid, bot) in enumerate(order)
+            ],
+        )
+        state = await new_state(row.game, row.options)
+        now = self.clock()
+        await conn.execute(
+            games.update()
+            .where(games.c.id == row.id)
+            .values(
+                status="active",
+                to_move=state.to_move,
+                started_at=now,
+                updated_at=now,
+                expires_at=None,
+            )
+        )
+        await conn.execute(
+            deadlines.update()
+            .where(deadlines.c.game_id == row.id, deadlines.c.kind == "expire")
+            .values(done=True)
+        )
+        self.cache_state(row.id, now, state)
+        summary = await self.summary(conn, row.id)
+        events: list[Event] = [GameStarted(row.id, tuple(pid for pid, _ in order))]
+        log.info("game=%d started players=%s", row.id, order)
+        if state.outcome is not None:  # a variant with no first move ends at once
+            fresh = await self.game_row(conn, row.id, row.guild_id)
+            events.append(
+                await self.finish(
+                    conn,
+                    fresh,
+                    summary,
+                    state.outcome.winners,
+                    str(state.outcome.reason),
+                    state.outcome.scores,
+                )
+            )
+        else:
+            events.append(await self.start_turn(conn, row.id, summary, state))
+        return events
 
     async def close_challenge(
         self, conn: AsyncConnection, game_id: int, status: Status, by: int | None

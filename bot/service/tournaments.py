@@ -38,15 +38,19 @@ from bot.events import (
     LIMITS,
     MATCH_LENGTHS,
     Bye,
+    ChallengeRefusal,
     Entrant,
     Finish,
     Format,
     GameResult,
     KnockoutRound,
+    LadderRules,
     Match,
     MatchRules,
     Pairing,
     Standings,
+    after_challenge,
+    challenge_refusal,
     draw_lots,
     first_round,
     first_season,
@@ -69,6 +73,7 @@ from bot.service.exports import ExportFile, stored_record
 from bot.service.levels import LEVELS, bot_player
 from bot.service.messages import unknown_game
 from bot.service.models import (
+    ChallengeIssued,
     EntrantLine,
     GameOver,
     GameStarted,
@@ -77,6 +82,7 @@ from bot.service.models import (
     Refused,
     Result,
     ServiceCode,
+    Status,
     TournamentNews,
     TournamentResult,
     TournamentSummary,
@@ -85,6 +91,7 @@ from bot.service.models import (
 from bot.service.records import Records, first_position, new_state
 from bot.service.rules import check_ids, game_terms, local_time, whole, zone
 from bot.store.schema import (
+    deadlines,
     entrants,
     games,
     pairings,
@@ -393,6 +400,7 @@ class Tournaments(Records):
             if row.status in ("finished", "cancelled"):
                 raise Refused(f"{title} {_closed(row.status)}.", code=ServiceCode.NOT_OPEN)
             results: list[Result] = []
+            called_off: list[Result] = []  # announced as they closed
             if row.status == "open" or Format(row.format) is Format.LADDER:
                 await conn.execute(
                     entrants.delete().where(
@@ -401,6 +409,7 @@ class Tournaments(Records):
                 )
                 if Format(row.format) is Format.LADDER and entry.place is not None:
                     await self._renumber_ladder(conn, row.id)
+                    called_off = await self._call_off_challenges(conn, row.id, player.id)
                 note = f"{player.name} left {title}."
             else:
                 results = await self._withdraw(conn, row, player.id, "left the event")
@@ -409,7 +418,7 @@ class Tournaments(Records):
             for result in results:
                 await self._announce(conn, result)
             summary = await self._summary(conn, row.id)
-        return TournamentResult(summary, note, tuple(results))
+        return TournamentResult(summary, note, (*called_off, *results))
 
     # == running ===========================================================================
 
@@ -519,6 +528,202 @@ class Tournaments(Records):
                 results.append(await self._announce(conn, await self._result(conn, news)))
             summary = await self._summary(conn, row.id)
         return TournamentResult(summary, f"{title} is called off.", tuple(results))
+
+    # == ladder challenges =================================================================
+
+    async def ladder_challenge(
+        self, tournament_id: int, guild_id: int, challenger: Player, opponent: Player
+    ) -> TournamentResult:
+        """Challenge a player up to `reach` places above on a ladder: a game of the event,
+        open until the player challenged accepts it (within `accept_days`, or they forfeit)."""
+        rules = LadderRules()
+        async with self.db.write() as conn:
+            row = await self._ladder_event(conn, tournament_id, guild_id)
+            title = await self._title(conn, row)
+            ladder = await self._ladder(conn, row.id)
+            busy = [(p.first_id, p.second_id) for p in await self._open_challenges(conn, row.id)]
+            refusal = challenge_refusal(
+                ladder, challenger.id, opponent.id, open_challenges=busy, rules=rules
+            )
+            if refusal is not None:
+                raise _challenge_refused(refusal, title, opponent.name, rules)
+            await self.remember(conn, challenger)
+            until = self.clock() + timedelta(days=rules.accept_days)
+            pairing = Pairing(challenger.id, opponent.id)
+            result = await self._open_game(conn, row, 0, pairing, until=until, by=challenger)
+            result = await self._announce(conn, result)
+            summary = await self._summary(conn, row.id)
+        names = {e.player_id: e.name for e in summary.entrants}
+        them = names.get(opponent.id, opponent.name)
+        note = (
+            f"{challenger.name} challenges {them} on {title} (game #{result.game.id}): "
+            f"{them} accepts within {rules.accept_days} days or forfeits."
+        )
+        log.info("tournament=%d ladder challenge %d -> %d", row.id, challenger.id, opponent.id)
+        return TournamentResult(summary, note, (result,))
+
+    async def accept_ladder_challenge(
+        self, tournament_id: int, guild_id: int, player: Player
+    ) -> TournamentResult:
+        """The player challenged accepts their open ladder challenge: its game starts."""
+        async with self.db.write() as conn:
+            game = await self._challenge_for(conn, tournament_id, guild_id, player)
+            await conn.execute(
+                seats.update()
+                .where(seats.c.game_id == game.id, seats.c.player_id == player.id)
+                .values(accepted=True)
+            )
+            events = await self.start_if_full(conn, game)
+            result = await self._announce(
+                conn, Result(await self.summary(conn, game.id), tuple(events))
+            )
+            summary = await self._summary(conn, tournament_id)
+        note = f"{player.name} accepted the challenge: game #{game.id} has started."
+        return TournamentResult(summary, note, (result,))
+
+    async def decline_ladder_challenge(
+        self, tournament_id: int, guild_id: int, player: Player
+    ) -> TournamentResult:
+        """The player challenged declines: a forfeit, as a challenge left unaccepted."""
+        async with self.db.write() as conn:
+            game = await self._challenge_for(conn, tournament_id, guild_id, player)
+            result = await self.close_challenge(conn, game.id, "declined", player.id)
+            summary = await self._summary(conn, tournament_id)
+        note = f"{player.name} declined the challenge and forfeits it."
+        return TournamentResult(summary, note, (result,))
+
+    async def close_challenge(
+        self, conn: AsyncConnection, game_id: int, status: Status, by: int | None
+    ) -> Result:
+        """An open challenge closes; a ladder's declined or expired one is forfeited by the
+        player challenged (the challenger withdrawing theirs changes nothing)."""
+        result = await super().close_challenge(conn, game_id, status, by)
+        pairing = (
+            await conn.execute(
+                sa.select(pairings).where(pairings.c.game_id == game_id, pairings.c.done.is_(False))
+            )
+        ).one_or_none()
+        if pairing is None:
+            return result
+        if status not in ("declined", "expired"):  # withdrawn by its challenger: no game
+            await conn.execute(pairings.delete().where(pairings.c.id == pairing.id))
+            return result
+        await conn.execute(
+            pairings.update()
+            .where(pairings.c.id == pairing.id)
+            .values(
+                done=True,
+                winner_id=pairing.first_id,
+                finish=Finish.FORFEIT.value,
+                ended_at=self.clock(),
+            )
+        )
+        event = await self.lock_event(conn, pairing.tournament_id)
+        if event.status == "active":
+            for news in await self._after_challenge(conn, event, pairing, pairing.first_id):
+                await outbox.write(self, conn, news, later=True)
+        return result
+
+    async def _call_off_challenges(
+        self, conn: AsyncConnection, tournament_id: int, player_id: int
+    ) -> list[Result]:
+        """A player left the ladder: their challenges not yet accepted are off (no forfeit;
+        their games under way play on and leave the ladder as it is)."""
+        waiting = await conn.scalars(
+            sa.select(games.c.id)
+            .select_from(pairings.join(games, games.c.id == pairings.c.game_id))
+            .where(
+                pairings.c.tournament_id == tournament_id,
+                pairings.c.done.is_(False),
+                sa.or_(pairings.c.first_id == player_id, pairings.c.second_id == player_id),
+                games.c.status == "open",
+            )
+            .order_by(games.c.id)
+        )
+        return [
+            await self.close_challenge(conn, game_id, "cancelled", player_id)
+            for game_id in waiting.all()
+        ]
+
+    async def _after_challenge(
+        self, conn: AsyncConnection, event: Any, pairing: Any, winner: int | None
+    ) -> list[Result]:
+        """The ladder after a challenge's game or forfeit (the event's row is locked)."""
+        before = await self._ladder(conn, event.id)
+        challenger, target = pairing.first_id, pairing.second_id
+        if challenger not in before or target not in before:
+            return []  # one of them left the ladder meanwhile
+        after = after_challenge(before, challenger, target, challenger_won=winner == challenger)
+        if after == tuple(before):
+            return []
+        for place, player in enumerate(after, 1):
+            if before[place - 1] != player:
+                await self._set_entrant(conn, event.id, player, place=place)
+        names = await self._names(conn, event.id)
+        place = after.index(challenger) + 1
+        text = f"{names[challenger]} takes {names[target]}'s place: {_ordinal(place)}."
+        news = TournamentNews(pairing.game_id, event.id, "ladder", text)
+        log.info("tournament=%d ladder player=%d up to %d", event.id, challenger, place)
+        return [await self._result(conn, news)]
+
+    async def _ladder_event(self, conn: AsyncConnection, tournament_id: int, guild_id: int) -> Any:
+        """A ladder under way, locked."""
+        row = await self._event(conn, tournament_id, guild_id)
+        title = await self._title(conn, row)
+        if Format(row.format) is not Format.LADDER:
+            raise Refused(
+                f"{title} is not a ladder: its games are paired, not challenged.",
+                code=ServiceCode.NOT_LADDER,
+            )
+        if row.status == "open":
+            raise Refused(f"{title} has not started.", code=ServiceCode.NOT_STARTED)
+        if row.status != "active":
+            raise Refused(f"{title} {_closed(row.status)}.", code=ServiceCode.NOT_OPEN)
+        return row
+
+    async def _ladder(self, conn: AsyncConnection, tournament_id: int) -> list[int]:
+        """The ladder's players, the first place first."""
+        listed = _standing(await self._entrants(conn, tournament_id))
+        return [e.player_id for e in sorted(listed, key=_by_place) if e.place is not None]
+
+    async def _open_challenges(self, conn: AsyncConnection, tournament_id: int) -> list[Any]:
+        """The ladder's challenges not played out yet (open or under way)."""
+        rows = await conn.execute(
+            sa.select(pairings).where(
+                pairings.c.tournament_id == tournament_id, pairings.c.done.is_(False)
+            )
+        )
+        return list(rows.all())
+
+    async def _challenge_for(
+        self, conn: AsyncConnection, tournament_id: int, guild_id: int, player: Player
+    ) -> Any:
+        """The open challenge to `player` on a ladder, its game row locked (game rows
+        before the event's: the lock order of a game's end)."""
+        check_ids(tournament_id)
+        game_id = await conn.scalar(
+            sa.select(games.c.id)
+            .select_from(pairings.join(games, games.c.id == pairings.c.game_id))
+            .where(
+                pairings.c.tournament_id == tournament_id,
+                pairings.c.second_id == player.id,
+                pairings.c.done.is_(False),
+                games.c.status == "open",
+                games.c.guild_id == guild_id,
+            )
+        )
+        game = None
+        if game_id is not None:
+            game = (
+                await conn.execute(sa.select(games).where(games.c.id == game_id).with_for_update())
+            ).one()
+        row = await self._ladder_event(conn, tournament_id, guild_id)
+        if game is None or game.status != "open":  # none, or another press took it first
+            title = await self._title(conn, row)
+            raise Refused(
+                f"No challenge on {title} is waiting for you.", code=ServiceCode.NOT_INVITED
+            )
+        return game
 
     # == reading ===========================================================================
 
@@ -701,6 +906,8 @@ class Tournaments(Records):
         )
         event = await self.lock_event(conn, row.tournament_id)
         results: list[Result] = []
+        if Format(event.format) is Format.LADDER and event.status == "active":
+            results += await self._after_challenge(conn, event, pairing, winner)
         if finish is Finish.TIME and winner is not None and event.status == "active":
             loser = pairing.second_id if winner == pairing.first_id else pairing.first_id
             if lost_twice_on_time(await self._results(conn, event.id), loser):
@@ -1061,9 +1268,13 @@ class Tournaments(Records):
         *,
         division: int = 0,
         match: int | None = None,
+        until: datetime | None = None,
+        by: Player | None = None,
     ) -> Result:
         """A game of the event starts at once, as any game does (its first turn, its
-        deadline, the bot's move if it is to play); its result announces it."""
+        deadline, the bot's move if it is to play); its result announces it. A ladder's
+        challenge (`until`, issued `by` its challenger) waits instead, open, for the second
+        player to accept it until then (the `expire` deadline); the bot accepts at once."""
         now = self.clock()
         bots = dict(
             (
@@ -1084,16 +1295,17 @@ class Tournaments(Records):
                 game=row.game,
                 options=dict(row.options),
                 rules_version=engine.GAMES[row.game].version,
-                status="active",
+                status="active" if until is None else "open",
                 ply=0,
-                to_move=state.to_move,
-                challenger_id=row.organizer_id,
+                to_move=state.to_move if until is None else None,
+                challenger_id=row.organizer_id if by is None else by.id,
                 days_per_move=row.days_per_move,
                 first="challenger",
                 rated=row.rated and not with_bot,  # games against the bot are casual
                 created_at=now,
                 updated_at=now,
-                started_at=now,
+                started_at=now if until is None else None,
+                expires_at=until,
                 tournament_id=row.id,
                 tournament_round=number,
             )
@@ -1107,7 +1319,7 @@ class Tournaments(Records):
                     "game_id": game_id,
                     "seat": seat,
                     "player_id": player,
-                    "accepted": True,
+                    "accepted": until is None or seat == 0 or player in bots,
                     "bot_level": bots.get(player),
                 }
                 for seat, player in enumerate(pairing.players)
@@ -1124,6 +1336,18 @@ class Tournaments(Records):
                 game_id=game_id,
             )
         )
+        if until is not None and by is not None:
+            await conn.execute(
+                deadlines.insert().values(game_id=game_id, kind="expire", ply=0, due_at=until)
+            )
+            issued = ChallengeIssued(
+                game_id, challenger=by, invited=(pairing.second,), open_seats=0
+            )
+            # the bot accepts at once
+            started = await self.start_if_full(
+                conn, await self.game_row(conn, game_id, row.guild_id)
+            )
+            return Result(await self.summary(conn, game_id), (issued, *started))
         self.cache_state(game_id, now, state)
         summary = await self.summary(conn, game_id)
         turn = await self.start_turn(conn, game_id, summary, state)
@@ -1666,3 +1890,42 @@ def start_words(
         return ""
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:] + "."
+
+
+def _challenge_refused(
+    refusal: ChallengeRefusal, title: str, them: str, rules: LadderRules
+) -> Refused:
+    """One plain sentence for a ladder challenge not allowed."""
+    sentences = {
+        ChallengeRefusal.NOT_ON_LADDER: (f"You are not on {title}.", ServiceCode.NOT_ENTERED),
+        ChallengeRefusal.TARGET_NOT_ON_LADDER: (
+            f"{them} is not on {title}.",
+            ServiceCode.NOT_ENTERED,
+        ),
+        ChallengeRefusal.SELF: ("You cannot challenge yourself.", ServiceCode.SELF_CHALLENGE),
+        ChallengeRefusal.NOT_ABOVE: (
+            f"{them} stands below you on {title}: challenge a player above you.",
+            ServiceCode.OUT_OF_REACH,
+        ),
+        ChallengeRefusal.OUT_OF_REACH: (
+            f"{them} is out of reach: you may challenge up to {rules.reach} places above you.",
+            ServiceCode.OUT_OF_REACH,
+        ),
+        ChallengeRefusal.BUSY: (
+            "You have an open ladder challenge already: it is played or forfeited first.",
+            ServiceCode.BUSY,
+        ),
+        ChallengeRefusal.TARGET_BUSY: (
+            f"{them} has an open ladder challenge already.",
+            ServiceCode.BUSY,
+        ),
+    }
+    sentence, code = sentences[refusal]
+    return Refused(sentence, code=code)
+
+
+def _ordinal(number: int) -> str:
+    """1st 2nd 3rd 4th ... 11th 12th 13th ... 21st."""
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
