@@ -817,13 +817,7 @@ class Tournaments(Records):
             row = await self._event(conn, tournament_id, guild_id, lock=False)
             summary = await self._summary(conn, row.id)
             listed = await self._entrants(conn, row.id)
-            stored = (
-                await conn.execute(
-                    sa.select(tournament_rounds)
-                    .where(tournament_rounds.c.tournament_id == row.id)
-                    .order_by(tournament_rounds.c.number)
-                )
-            ).all()
+            stored = await self._rounds(conn, row.id)
             paired = (
                 await conn.execute(
                     sa.select(pairings)
@@ -1411,6 +1405,18 @@ class Tournaments(Records):
     async def _title(self, conn: AsyncConnection, row: Any) -> str:
         return await self.event_title(conn, row.id)
 
+    async def _rounds(self, conn: AsyncConnection, tournament_id: int) -> list[Any]:
+        """The event's stored rounds, in order."""
+        return list(
+            (
+                await conn.execute(
+                    sa.select(tournament_rounds)
+                    .where(tournament_rounds.c.tournament_id == tournament_id)
+                    .order_by(tournament_rounds.c.number)
+                )
+            ).all()
+        )
+
     async def _entrants(self, conn: AsyncConnection, tournament_id: int) -> list[Any]:
         return list(
             (
@@ -1649,13 +1655,7 @@ class Tournaments(Records):
     async def _knockout_tables(
         self, conn: AsyncConnection, row: Any, title: str, name: Any, listed: Sequence[Any]
     ) -> tuple[tuple[StandingsTable, ...], tuple[Crosstable, ...], Bracket | None]:
-        stored = (
-            await conn.execute(
-                sa.select(tournament_rounds)
-                .where(tournament_rounds.c.tournament_id == row.id)
-                .order_by(tournament_rounds.c.number)
-            )
-        ).all()
+        stored = await self._rounds(conn, row.id)
         played = (
             await conn.execute(
                 sa.select(pairings)
