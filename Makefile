@@ -29,9 +29,10 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# both cores for the suite, then the tests that use the whole machine themselves
+# four workers on two cores (many tests wait on processes, databases and sockets), then
+# the tests that use the whole machine themselves
 test: lint
-	$(BIN)/pytest -n 2 -m "not alone"
+	$(BIN)/pytest -n 4 -m "not alone"
 	$(BIN)/pytest -m alone
 
 bench: $(DEV_STAMP)

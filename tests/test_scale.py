@@ -32,6 +32,7 @@ from bot.store.schema import ai_jobs
 from bot.store.schema import outbox as outbox_table
 from tests.conftest import ANN, BOB, ROOT, fresh_database, postgres_schema
 from tests.fakediscord import FakeDiscord
+from tests.fakediscord.fixtures import SUITE_ACK_TIMEOUT
 from tests.fleet import PATIENCE, Fleet, fleet_on, until
 from tests.test_service import GUILD, PLACE
 
@@ -277,7 +278,7 @@ async def test_bot_processes_and_workers_share_the_work_and_lose_nothing_to_a_ki
     doomed = tmp_path / "kill-the-next-search"
     async with (
         fresh_database() as url,
-        FakeDiscord() as fake,
+        FakeDiscord(interaction_ack_timeout=SUITE_ACK_TIMEOUT) as fake,
         fleet_on(
             url, tmp_path, DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base,
             DISCORD_GATEWAY_URL=fake.gateway_url, AI_SEARCH="workers",
