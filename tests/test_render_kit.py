@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pytest
 from PIL import Image, ImageChops, ImageDraw
 
@@ -15,7 +16,7 @@ from bot.render import RENDERERS, render_png, render_text
 from bot.render import board as board_module
 from bot.render.board import Extras
 from bot.render.caption import CAPTION_HEIGHT, chip_label
-from bot.render.chart import chart_figure, plt
+from bot.render.chart import chart_figure
 from bot.render.fonts import clean_name, font, text_mask, text_width
 from bot.render.hex import HexRenderer
 from bot.render.theme import DEFAULT_THEME

@@ -1,29 +1,24 @@
 """The analysis chart: each seat's chance of winning after every move, in the board's
 theme (its paper, ink and each seat's colour and marker). matplotlib with the Agg
-backend draws it; it runs in a worker process like every picture."""
+backend draws it; it runs in a worker process like every picture. matplotlib is
+imported on the first chart, not with this module: it takes most of a second, and the
+bot's processes, which import the service, draw no chart until an analysis."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display: files only (before pyplot is imported)
-
-import matplotlib.patheffects as effects
-import matplotlib.pyplot as plt
-from matplotlib import font_manager, ticker
-from matplotlib.figure import Figure
 from PIL import Image
 
 from bot.render.fonts import FALLBACK_FONT, FONT_DIR, clean_name
 from bot.render.theme import DEFAULT_THEME, SeatStyle
 
-# The boards' fonts, DejaVu Sans then the CJK fallback glyph by glyph, not the
-# system's: the same names are drawn the same way on every machine.
-for _file in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", FALLBACK_FONT):
-    font_manager.fontManager.addfont(str(FONT_DIR / _file))
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 FONT_FAMILY = ["DejaVu Sans", "Droid Sans Fallback"]
 
 #: matplotlib's names for the theme's marker shapes.
@@ -46,6 +41,20 @@ NAME_LIMIT = 32
 HALF_TINT = 0.09
 
 
+@cache
+def set_up_matplotlib() -> None:
+    """Once per process, before the first chart: the Agg backend (no display, files
+    only), and the boards' fonts, DejaVu Sans then the CJK fallback glyph by glyph, not
+    the system's: the same names are drawn the same way on every machine."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import font_manager
+
+    for file in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", FALLBACK_FONT):
+        font_manager.fontManager.addfont(str(FONT_DIR / file))
+
+
 def win_chart(
     title: str,
     chances: Sequence[Sequence[float]],
@@ -60,6 +69,9 @@ def win_chart(
     `proven[i]` that it is a proof's, not an estimate (those stretches are shaded);
     `marked` the moves the text names, with their movers' seats (ringed on the
     mover's curve, with their numbers)."""
+    set_up_matplotlib()
+    import matplotlib.pyplot as plt
+
     with plt.rc_context({"font.family": FONT_FAMILY}):
         figure = chart_figure(title, chances, styles, players, theme, proven=proven, marked=marked)
         try:
@@ -90,6 +102,10 @@ def chart_figure(
     each seat's colour, the names above the chart ("▲ Black: ann" on the left, "▼
     White: bob" on the right). More players: a curve per seat and a legend beside
     the chart."""
+    set_up_matplotlib()
+    import matplotlib.pyplot as plt
+    from matplotlib import patheffects, ticker
+
     figure, axes = plt.subplots(
         figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI, layout="constrained"
     )
@@ -130,7 +146,7 @@ def chart_figure(
         values = [100 * row[seat] for row in chances]
         line_effects = []
         if _lightness(colour) > LIGHT:
-            line_effects = [effects.withStroke(linewidth=3.5, foreground=theme["ink"])]
+            line_effects = [patheffects.withStroke(linewidth=3.5, foreground=theme["ink"])]
         axes.plot(
             moves,
             values,
