@@ -71,6 +71,7 @@ class ServiceCode(enum.StrEnum):
     NO_UNDO = "no_undo"
     NO_VACATION = "no_vacation"
     OUT_OF_REACH = "out_of_reach"
+    OUT_OF_TIME = "out_of_time"
     OVER_AT_START = "over_at_start"
     OWN_UNDO = "own_undo"
     REMATCH_OFFERED = "rematch_offered"
