@@ -90,7 +90,9 @@ def games(draw: st.DrawFn) -> tuple[Fischer, tuple[Pause, Pause], list[tuple[str
     seat_pauses = (draw(pauses), draw(pauses))
     steps = draw(
         st.lists(
-            st.tuples(st.sampled_from(["move", "move", "move", "vacation"]), st.integers(0, 24 * 6)),
+            st.tuples(
+                st.sampled_from(["move", "move", "move", "vacation"]), st.integers(0, 24 * 6)
+            ),
             max_size=30,
         )
     )
