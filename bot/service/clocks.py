@@ -22,6 +22,9 @@ from engine import Code
 
 DAY = timedelta(days=1)
 ZERO = timedelta(0)
+#: Reminders before a deadline (the mention when the turn starts is the first): on a bank
+#: clock, when this much of the clock is left.
+REMINDER_LEADS = {"remind_24h": timedelta(hours=24), "remind_1h": timedelta(hours=1)}
 #: Limits of a typed time control: a bank is at least an hour and at most a season.
 MIN_BANK = timedelta(hours=1)
 MAX_BANK = timedelta(days=90)
@@ -239,13 +242,20 @@ def reminder_at(turn: Turn, lead: timedelta, pause: Pause) -> datetime | None:
     return instant_after(turn.started, total - lead, pause)
 
 
+def reminders_at(turn: Turn, pause: Pause) -> dict[str, datetime | None]:
+    """Each reminder's instant on this turn's clock (None: none in this turn)."""
+    return {kind: reminder_at(turn, lead, pause) for kind, lead in REMINDER_LEADS.items()}
+
+
 def bank_left(turn: Turn, at: datetime, pause: Pause) -> timedelta:
     """The bank left at `at` (vacation time spent on the turn is not bank)."""
     return max(ZERO, turn.bank - running(turn.started, at, pause))
 
 
 def late(turn: Turn, at: datetime, pause: Pause) -> bool:
-    return running(turn.started, at, pause) >= turn.bank + turn.grace
+    """From the deadline on, but never at the instant the clock started (a conditional
+    reply, played in the transaction that starts its turn, is in time even on no bank)."""
+    return at > turn.started and running(turn.started, at, pause) >= turn.bank + turn.grace
 
 
 def bank_after_move(control: Fischer, turn: Turn, at: datetime, pause: Pause) -> timedelta:
@@ -267,9 +277,9 @@ def vacation_needed(turn: Turn, at: datetime, pause: Pause, days_left: float) ->
     """The vacation time the clock takes by itself so that `at` is in time: whole days from
     the player's vacation bank (the last piece what is left of it), as few as needed.
     ZERO when `at` is in time already; None when the days left do not reach."""
-    over = running(turn.started, at, pause) - (turn.bank + turn.grace)
-    if over < ZERO:
+    if not late(turn, at, pause):
         return ZERO
+    over = running(turn.started, at, pause) - (turn.bank + turn.grace)
     available = vacation_time(days_left)
     needed = (over // DAY + 1) * DAY  # `at` itself is late: strictly past it
     if needed <= available:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from bot.render.tables import Bracket, Crosstable, StandingsTable
@@ -113,6 +113,8 @@ class Seat:
     accepted: bool
     bot: str | None = None  # the bot's level when the bot plays this seat
     time_zone: str = "UTC"  # the player's (settings): their times are written in it
+    weekend: str | None = None  # the local days their bank clocks stop on: "sat-sun"
+    vacation_since: datetime | None = None  # on vacation: their clocks stopped then
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +147,8 @@ class GameSummary:
     away: tuple[int, ...] = ()  # player ids on vacation: their clocks are stopped
     event: str | None = None  # a game of an event: "Spring Hex · round 2"
     event_id: int | None = None  # its tournament's number
+    time_control: str | None = None  # a bank clock: "10d+36h/10d" (docs/CLOCKS.md)
+    banks: tuple[timedelta, ...] = ()  # a bank clock's banks by seat, as of the summary
 
     @property
     def player_to_move(self) -> int | None:
@@ -241,11 +245,14 @@ class UndoAnswered(Event):
 
 @dataclass(frozen=True, slots=True)
 class Reminder(Event):
-    """The player to move is reminded of the deadline (24 h and 1 h before it)."""
+    """The player to move is reminded of the deadline (24 h and 1 h before it), or told
+    that their bank clock ran out and spent vacation days by itself (`vacation_days_spent`)."""
 
     player_id: int
     deadline: datetime
     via: Literal["dm", "thread"]
+    vacation_days_spent: float = 0.0
+    vacation_days_left: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,6 +391,8 @@ class PlayerSettings:
     on_vacation_since: datetime | None
     confirm_moves: bool = False  # the misclick guard: a typed move waits for Confirm
     digest_hour: int = 8  # local hour of the daily digest (reminders "digest")
+    auto_vacation: bool = True  # a bank clock running out spends a vacation day
+    weekend: str = "off"  # the local days bank clocks stop on: "sat-sun"
 
 
 @dataclass(frozen=True, slots=True)

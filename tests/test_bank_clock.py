@@ -1,0 +1,145 @@
+"""Bank clocks in the service: banks after moves, a late move refused and lost on time
+once, vacation days spent by the clock, weekends, undo, restarts. The rules and their
+property tests: bot/service/clocks.py, tests/test_clocks.py; docs/CLOCKS.md."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.schedule import Scheduler
+from bot.service import GameService, GameSummary, Reminder, ServiceCode, TimedOut
+from engine import Code
+from tests.conftest import ANN, BOB, Clock
+from tests.test_schedule import Outbox, open_service, rows
+from tests.test_service import GUILD, PLACE, refused
+
+DAY, HOUR = timedelta(days=1), timedelta(hours=1)
+
+
+@pytest.fixture
+def outbox() -> Outbox:
+    return Outbox()
+
+
+@pytest.fixture
+async def scheduler(service: GameService, outbox: Outbox) -> AsyncIterator[Scheduler]:
+    runner = Scheduler(service, outbox, worker_id="test-worker")
+    yield runner
+    await runner.stop()
+
+
+async def start(service: GameService, clock: str = "standard") -> GameSummary:
+    issued = await service.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], options={"size": 5}, first="challenger", clock=clock
+    )
+    return (await service.accept(issued.game.id, GUILD, BOB)).game
+
+
+async def test_banks_run_down_and_gain_the_increment_up_to_the_cap(
+    service: GameService, clock: Clock
+) -> None:
+    game = await start(service)
+    assert game.time_control == "10d+36h/10d" and game.days_per_move is None
+    assert game.banks == (10 * DAY, 10 * DAY)
+    assert game.deadline == clock.now + 10 * DAY
+    clock.advance(days=3)
+    moved = await service.move(game.id, GUILD, ANN, "c3")
+    assert moved.game.banks == (7 * DAY + 36 * HOUR, 10 * DAY)
+    assert moved.game.deadline == clock.now + 10 * DAY
+    clock.advance(hours=10)
+    moved = await service.move(game.id, GUILD, BOB, "b2")
+    assert moved.game.banks == (7 * DAY + 36 * HOUR, 10 * DAY)  # capped
+    clock.advance(days=1)
+    seen = await service.game(game.id, GUILD)
+    assert seen.banks == (7 * DAY + 12 * HOUR, 10 * DAY)  # ann's runs as we look
+
+
+@pytest.mark.both_backends
+async def test_a_late_move_is_refused_and_the_game_lost_on_time_once(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
+) -> None:
+    await service.player_settings(ANN, auto_vacation=False)
+    game = await start(service, "3d+1d")
+    clock.now += 3 * DAY - timedelta(microseconds=1)
+    await service.move(game.id, GUILD, ANN, "c3")  # in time by a microsecond: 1d + that
+    clock.now += 3 * DAY + HOUR  # bob's bank ran out an hour ago; his vacation days are left
+    [spent] = await scheduler.tick()
+    [told] = spent.events
+    assert isinstance(told, Reminder) and told.vacation_days_spent == 1
+    assert told.deadline == clock.now + 23 * HOUR and told.vacation_days_left == 13
+    clock.advance(hours=1)
+    await service.move(game.id, GUILD, BOB, "b2")
+    ann_due = clock.now + DAY + timedelta(microseconds=1)
+    assert (await service.game(game.id, GUILD)).deadline == ann_due
+    clock.now = ann_due + DAY  # well past ann's deadline; the scan has not run yet
+    late = await refused(ServiceCode.OUT_OF_TIME, service.move(game.id, GUILD, ANN, "a1"))
+    assert "too late" in str(late)
+    [over] = await scheduler.tick()
+    assert TimedOut(game.id, ANN.id) in over.events
+    assert await scheduler.tick() == []
+    await refused(Code.GAME_OVER, service.move(game.id, GUILD, ANN, "a1"))
+
+
+async def test_vacation_days_spent_by_the_clock_until_there_are_none(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
+) -> None:
+    game = await start(service, "1d+0m")
+    for day in range(1, 15):
+        clock.now = game.created_at + day * DAY  # the deadline: a day is spent
+        [result] = await scheduler.tick()
+        [told] = result.events
+        assert isinstance(told, Reminder) and told.vacation_days_left == 14 - day
+        assert told.deadline == game.created_at + (day + 1) * DAY
+    assert (await service.player_settings(ANN)).vacation_days_left == 0
+    clock.now += DAY
+    [over] = await scheduler.tick()
+    assert TimedOut(game.id, ANN.id) in over.events
+
+
+async def test_the_move_spends_the_days_the_scan_would_have(
+    service: GameService, clock: Clock
+) -> None:
+    game = await start(service, "1d+0m")
+    clock.advance(days=3, hours=5)  # two days and five hours past the bank
+    moved = await service.move(game.id, GUILD, ANN, "c3")
+    assert moved.game.banks[0] == timedelta(0)
+    assert (await service.player_settings(ANN)).vacation_days_left == 11
+
+
+async def test_an_undo_gives_back_the_time_of_the_moves_taken_back(
+    service: GameService, clock: Clock
+) -> None:
+    game = await start(service, "blitz-correspondence")
+    clock.advance(days=2)
+    await service.move(game.id, GUILD, ANN, "c3")  # ann 1d + 1d
+    clock.advance(days=1)
+    await service.request_undo(game.id, GUILD, ANN)
+    undone = await service.answer_undo(game.id, GUILD, BOB, accept=True)
+    assert undone.game.banks == (3 * DAY, 3 * DAY)  # as ann's turn started
+    assert undone.game.deadline == clock.now + 3 * DAY
+
+
+async def test_a_weekend_stops_the_clock_and_a_restart_changes_nothing(
+    service: GameService, clock: Clock, database_url: str
+) -> None:
+    clock.now = datetime(2026, 11, 27, 11, tzinfo=UTC)  # a Friday, 12:00 in Paris
+    await service.player_settings(
+        ANN, time_zone="Europe/Paris", weekend="sat-sun", auto_vacation=False
+    )
+    game = await start(service, "2d+1d/3d")
+    assert game.deadline == datetime(2026, 12, 1, 11, tzinfo=UTC)  # Tuesday noon in Paris
+    clock.now = datetime(2026, 11, 29, 11, tzinfo=UTC)  # Sunday: stopped since Friday night
+    again = await open_service(database_url, clock)
+    try:
+        seen = await again.game(game.id, GUILD)
+        assert seen.banks[0] == 2 * DAY - 12 * HOUR
+        await again.player_settings(ANN, weekend="off")  # the rest runs from now, no pause
+        clock.advance(hours=36)
+        await refused(ServiceCode.OUT_OF_TIME, again.move(game.id, GUILD, ANN, "c3"))
+    finally:
+        await again.close()
+    kinds = await rows(service, game.id)
+    assert kinds["timeout"][0] == datetime(2026, 11, 30, 23, tzinfo=UTC)
