@@ -86,7 +86,7 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             # the bot's seats are named too: it sat down at once, but it is the opponent
             bots = tuple(s.player_id for s in game.seats if s.bot is not None and s.player_id)
             named = invited + bots
-            clock = clock_text(game.days_per_move)
+            clock = game_clock_text(game)
             kind = "rated" if game.rated else "casual"
             whom = _join([mention(pid) for pid in named]) or "anyone"
             chosen = options_text(game.options)
@@ -157,6 +157,18 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                     + "."
                 )
             return result
+        case Reminder(
+            player_id=player_id,
+            deadline=deadline,
+            vacation_days_spent=spent,
+            vacation_days_left=days_left,
+        ) if spent:
+            due = when(deadline, game.zone_of(player_id))
+            days = f"{spent:g} vacation day" + ("" if spent == 1 else "s")
+            return (
+                f"{mention(player_id)}, your clock in {title} ran out: {days} of yours "
+                f"kept it going ({days_left:g} left this year). Your move is due {due}."
+            )
         case Reminder(player_id=player_id, deadline=deadline):
             due = when(deadline, game.zone_of(player_id))
             return f"{mention(player_id)}, your move in {title} is due {due}."
@@ -232,6 +244,13 @@ def taken_back_text(
     return (
         f"{text[:1].upper()}{text[1:]}{place} {verb} taken back{' by agreement' if agreed else ''}."
     )
+
+
+def game_clock_text(game: GameSummary) -> str:
+    """A game's clock in words: "clock 10d+36h/10d", "3 days per move", "no clock"."""
+    if game.time_control is not None:
+        return f"clock {game.time_control}"
+    return clock_text(game.days_per_move)
 
 
 def clock_text(days: int | None) -> str:
