@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from bot.schedule import Scheduler
 from bot.service import GameService, GameSummary, Reminder, ServiceCode, TimedOut
 from engine import Code
 from tests.conftest import ANN, BOB, Clock
+from tests.test_console import transcript_of
 from tests.test_schedule import Outbox, open_service, rows
 from tests.test_service import GUILD, PLACE, refused
 
@@ -143,3 +145,25 @@ async def test_a_weekend_stops_the_clock_and_a_restart_changes_nothing(
         await again.close()
     kinds = await rows(service, game.id)
     assert kinds["timeout"][0] == datetime(2026, 11, 30, 23, tzinfo=UTC)
+
+
+async def test_the_console_plays_a_bank_clock(
+    service: GameService, clock: Clock, tmp_path: Path
+) -> None:
+    lines = [
+        "as ann",
+        "settings auto_vacation=off weekend=sat-sun",
+        "challenge hex @bob clock=10d+36h/10d size=5 first=challenger",
+        "as bob",
+        "accept",
+        "games",
+        "as ann",
+        "settings weekend=mon",
+        "challenge hex @bob clock=10d",
+    ]
+    said = await transcript_of(service, tmp_path, lines)
+    assert "bank clocks: weekend sat-sun, auto-vacation off." in said[2], said
+    assert any("clock 10d+36h/10d" in line for line in said), said
+    assert any("; clock 10d+36h/10d: ann 10d 0h · bob 10d 0h" in line for line in said), said
+    assert "A weekend pause is sat-sun, fri-sat, sun, or off." in said, said
+    assert any(line.startswith("A clock is a bank, an increment and a cap") for line in said)

@@ -383,7 +383,8 @@ def settings_line(found: PlayerSettings, when: When) -> str:
     return (
         f"Reminders: {reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
         f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
-        f"{_days(found.vacation_days_left)} left this year."
+        f"{_days(found.vacation_days_left)} left this year · bank clocks: weekend "
+        f"{found.weekend}, auto-vacation {'on' if found.auto_vacation else 'off'}."
     )
 
 
