@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from bot.schedule import Scheduler
-from bot.service import GameService, GameSummary, Reminder, ServiceCode, TimedOut
+from bot.service import (
+    GameService,
+    GameSummary,
+    Reminder,
+    ServiceCode,
+    TimedOut,
+    digest,
+    digest_bank,
+)
 from engine import Code
 from tests.conftest import ANN, BOB, Clock
 from tests.test_console import transcript_of
@@ -167,3 +175,11 @@ async def test_the_console_plays_a_bank_clock(
     assert any("; clock 10d+36h/10d: ann 10d 0h · bob 10d 0h" in line for line in said), said
     assert "A weekend pause is sat-sun, fri-sat, sun, or off." in said, said
     assert any(line.startswith("A clock is a bank, an increment and a cap") for line in said)
+
+
+async def test_the_digest_names_the_bank_left(service: GameService, clock: Clock) -> None:
+    game = await start(service, "relaxed")
+    clock.advance(days=2, hours=3)
+    async with service.db.read() as conn:
+        [line] = (await digest.on_move(conn, [ANN.id], clock.now))[ANN.id]
+    assert line.game_id == game.id and digest_bank(line) == " (bank 18d 21h)"

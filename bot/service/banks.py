@@ -57,6 +57,16 @@ def turn_of(row: Any) -> Turn:
     )
 
 
+def mover_bank_now(
+    row: Any, weekend: str | None, time_zone: str | None, away_since: datetime | None, now: datetime
+) -> timedelta:
+    """The bank the player to move has left now (a game row's running turn; their
+    weekend, zone, and vacation start: the clock stopped then)."""
+    turn = turn_of(row)
+    at = now if away_since is None else max(turn.started, min(now, away_since))
+    return clocks.bank_left(turn, at, pause_of(weekend, time_zone))
+
+
 def pause_of(weekend: str | None, time_zone: str | None) -> Pause:
     return Pause(WEEKENDS.get(weekend or "", frozenset()), zone(time_zone))
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import engine
+from bot.service.clocks import PRESETS, bank_text
 from bot.service.levels import bot_name, levels_text
 from bot.service.models import (
     DAYS_PER_MOVE,
@@ -24,6 +25,7 @@ from bot.service.models import (
     ConditionalPlayed,
     ConditionalsDropped,
     Digest,
+    DigestLine,
     Event,
     GameOver,
     GameStarted,
@@ -193,7 +195,9 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
             zone = game.zone_of(player_id)  # the digest's game is one of theirs
             rows = [
-                f"· {line.title}" + (f": due {when(line.deadline, zone)}" if line.deadline else "")
+                f"· {line.title}"
+                + (f": due {when(line.deadline, zone)}" if line.deadline else "")
+                + digest_bank(line)
                 for line in listed
             ]
             return "\n".join([f"{mention(player_id)}, your move in {count}:", *rows])
@@ -244,6 +248,13 @@ def taken_back_text(
     return (
         f"{text[:1].upper()}{text[1:]}{place} {verb} taken back{' by agreement' if agreed else ''}."
     )
+
+
+def digest_bank(line: DigestLine) -> str:
+    """A digest line's bank clock: " (bank 6d 4h)", or nothing."""
+    if line.bank_seconds is None:
+        return ""
+    return f" (bank {bank_text(timedelta(seconds=line.bank_seconds))})"
 
 
 def game_clock_text(game: GameSummary) -> str:
@@ -330,8 +341,18 @@ def rules_card(name: str) -> str:
     for option in info.options.values():
         default = "set from the others" if option.default is None else option_word(option.default)
         lines.append(f"  {option.name}: {option.allowed} (default {default})")
-    lines += ["", f"Against the bot (casual): {levels_text()}.", "", info.credit]
+    lines += ["", f"Against the bot (casual): {levels_text()}.", "", clocks_text(), "", info.credit]
     return "\n".join(lines)
+
+
+def clocks_text() -> str:
+    """The clocks a game may have, with the bank clocks' presets by name."""
+    presets = ", ".join(f"{name} {control}" for name, control in PRESETS.items())
+    days = ", ".join(str(d) for d in DAYS_PER_MOVE)
+    return (
+        f"Clocks: days per move ({days}) or a bank clock, bank+increment/cap like "
+        f"10d+36h/10d; by name: {presets}."
+    )
 
 
 def rating_text(line: RatingLine) -> str:

@@ -298,6 +298,7 @@ class DigestLine:
     title: str  # "Hex #12"
     thread_id: int | None
     deadline: datetime | None
+    bank_seconds: int | None = None  # a bank clock: the player's bank left
 
 
 @dataclass(frozen=True, slots=True)

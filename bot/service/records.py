@@ -228,11 +228,9 @@ class Records:
         if row.status != "active" or row.to_move is None or row.clock_started_at is None:
             return stored
         mover = roster[row.to_move]
-        turn = banks.turn_of(row)
-        at = self.clock()
-        if mover.vacation_since is not None:
-            at = max(turn.started, min(at, mover.vacation_since))
-        left = clocks.bank_left(turn, at, banks.pause_of(mover.weekend, mover.time_zone))
+        left = banks.mover_bank_now(
+            row, mover.weekend, mover.time_zone, mover.vacation_since, self.clock()
+        )
         return (*stored[: row.to_move], left, *stored[row.to_move + 1 :])
 
     async def event_title(self, conn: AsyncConnection, tournament_id: int) -> str:
