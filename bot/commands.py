@@ -394,8 +394,18 @@ COMMANDS: tuple[Command, ...] = (
                 choices=DAYS_PER_MOVE_CHOICES,
                 keys=("days",),
             ),
+            Param(
+                "clock",
+                "text",
+                "a bank clock for the event's games instead, like 10d+36h/10d or standard",
+            ),
             Param("rated", "bool", "rated games (games against the bot never are)"),
             Param("vacations", "bool", "whether a vacation stops the event's clocks (yes)"),
+            Param(
+                "auto_vacation",
+                "bool",
+                "whether a bank clock running out spends a vacation day by itself (yes)",
+            ),
             Param(
                 "max_players",
                 "int",
@@ -419,7 +429,8 @@ COMMANDS: tuple[Command, ...] = (
         "(also: tournament create hex format=swiss rounds=4 | "
         "tournament create hex format=knockout match=3 | tournament create hex format=league | "
         "tournament create hex format=ladder | tournament create hex format=swiss max=16 "
-        "start_players=8 starts=2026-12-01T18:00)",
+        "start_players=8 starts=2026-12-01T18:00 | tournament create hex format=swiss "
+        "clock=standard auto_vacation=no)",
     ),
     Command(
         "tournament join",

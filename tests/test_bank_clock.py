@@ -21,7 +21,7 @@ from bot.service import (
     digest_bank,
 )
 from engine import Code
-from tests.conftest import ANN, BOB, Clock
+from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_console import transcript_of
 from tests.test_schedule import Outbox, open_service, rows
 from tests.test_service import GUILD, PLACE, refused
@@ -183,3 +183,24 @@ async def test_the_digest_names_the_bank_left(service: GameService, clock: Clock
     async with service.db.read() as conn:
         [line] = (await digest.on_move(conn, [ANN.id], clock.now))[ANN.id]
     assert line.game_id == game.id and digest_bank(line) == " (bank 18d 21h)"
+
+
+async def test_an_event_gives_its_games_its_clock_and_may_forbid_vacation_days(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    created = await service.create_tournament(
+        PLACE, ANN, "hex", format="roundrobin", options={"size": "5"}, manages=True,
+        clock="1d+1h/2d", auto_vacation=False,
+    )  # fmt: skip
+    assert created.tournament.time_control == "1d+1h/2d" and not created.tournament.auto_vacation
+    both = service.create_tournament(PLACE, ANN, "hex", format="swiss", days_per_move=3, clock="1d")
+    await refused(Code.BAD_OPTION, both)
+    for person in (ANN, BOB, CAT):
+        await service.join_tournament(created.tournament.id, GUILD, person)
+    started = await service.start_tournament(created.tournament.id, GUILD, ANN)
+    games = [r.game for r in started.results if r.game.status == "active"]
+    assert games and all(g.time_control == "1d+1h/2d" for g in games)
+    assert all(g.banks == (DAY, DAY) for g in games)
+    clock.advance(days=1)  # the movers' vacation days are left, but the event says no
+    timed_out = [e for r in await scheduler.tick() for e in r.events if isinstance(e, TimedOut)]
+    assert {e.game_id for e in timed_out} == {g.id for g in games}

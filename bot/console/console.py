@@ -606,6 +606,8 @@ class Console:
             days_per_move=parse_days(given.get("days_per_move"), unset="default"),
             rated=_bool(given["rated"]) if "rated" in given else None,
             vacations=_bool(given["vacations"]) if "vacations" in given else True,
+            clock=given.get("clock"),
+            auto_vacation=_bool(given["auto_vacation"]) if "auto_vacation" in given else True,
             manages=True,  # the console is its own server's manager
             max_players=_int(most, "max_players") if most is not None else None,
             start_players=_int(start, "start_players") if start is not None else None,

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service.clocks import parse_time_control
+from bot.service.clocks import chosen_clock
 from bot.service.levels import bot_player
 from bot.service.messages import game_info
 from bot.service.models import (
@@ -69,11 +69,7 @@ class Challenges(Records):
             )
         if rated is not None and not isinstance(rated, bool):
             raise Refused("Rated is yes or no.", code=Code.BAD_OPTION)
-        control = None if clock is None else parse_time_control(clock)
-        if control is not None and days_per_move != "default":
-            raise Refused(
-                "A game has days per move or a bank clock, not both.", code=Code.BAD_OPTION
-            )
+        control = chosen_clock(clock, days_per_move != "default")
         settings = dict(options or {})
         if not all(isinstance(key, str) for key in settings):
             raise Refused("Options are named, like size=7.", code=Code.BAD_OPTION)
@@ -128,7 +124,7 @@ class Challenges(Records):
                 options=start.options,
                 challenger=challenger.id,
                 days=days,
-                time_control=None if control is None else str(control),
+                time_control=control,
                 first=first,
                 rated=guild.rated and not robots if rated is None else rated,
                 now=now,

@@ -124,6 +124,16 @@ def parse_time_control(text: str) -> Fischer:
     return Fischer(initial, increment, cap)
 
 
+def chosen_clock(clock: str | None, days_per_move_chosen: bool) -> str | None:
+    """A new game's (or event's) bank clock as stored, "10d+36h/10d", or None for none;
+    refused when days per move were chosen too."""
+    if clock is None:
+        return None
+    if days_per_move_chosen:
+        raise Refused("A game has days per move or a bank clock, not both.", code=Code.BAD_OPTION)
+    return str(parse_time_control(clock))
+
+
 def amount_text(amount: timedelta) -> str:
     """A span as typed, in the largest unit it is a whole number of: "10d", "36h", "90m"."""
     for unit, size in _UNITS.items():

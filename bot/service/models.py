@@ -457,6 +457,8 @@ class TournamentSummary:
     max_players: int | None = None  # entries beyond it are refused
     start_players: int | None = None  # the join that makes this many starts it
     starts_at: datetime | None = None  # the scheduler starts it then
+    time_control: str | None = None  # its games' bank clock: "10d+36h/10d"
+    auto_vacation: bool = True  # whether those clocks spend vacation days by themselves
 
 
 @dataclass(frozen=True, slots=True)
