@@ -4,6 +4,7 @@ property tests: bot/service/clocks.py, tests/test_clocks.py; docs/CLOCKS.md."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -204,3 +205,113 @@ async def test_an_event_gives_its_games_its_clock_and_may_forbid_vacation_days(
     clock.advance(days=1)  # the movers' vacation days are left, but the event says no
     timed_out = [e for r in await scheduler.tick() for e in r.events if isinstance(e, TimedOut)]
     assert {e.game_id for e in timed_out} == {g.id for g in games}
+
+
+class Reference:
+    """The plain computation a game's banks are checked against: hour by hour, the mover's
+    clock runs unless it is ann's weekend; an empty clock takes a vacation day while one
+    is left; an undo puts back the banks its taken-back turn started with."""
+
+    def __init__(self, bank: int, increment: int, cap: int, days: int) -> None:
+        self.increment, self.cap = increment, cap
+        self.banks = [bank, bank]
+        self.mover, self.left, self.grace = 0, bank, 0
+        self.days = [days, days]
+        self.weekend = False  # ann's: Saturday and Sunday, UTC
+        self.started: list[list[int]] = []  # the banks as each move's turn started
+        self.lost = False
+
+    def run(self, start: datetime, hours: int) -> None:
+        for hour in range(hours):
+            paused = self.weekend and self.mover == 0 and (start + hour * HOUR).weekday() >= 5
+            if paused or self.lost:
+                continue
+            if not self.left and not self.grace and not self.spend():
+                self.lost = True
+            elif self.left:
+                self.left -= 1
+            else:
+                self.grace -= 1
+
+    def spend(self) -> bool:
+        if self.days[self.mover] < 1:
+            return False
+        self.days[self.mover] -= 1
+        self.grace += 24
+        return True
+
+    def move(self) -> bool:
+        """Whether the mover's move now is in time (and if so, it is played)."""
+        if self.lost or (not self.left and not self.grace and not self.spend()):
+            self.lost = True
+            return False
+        self.started.append(list(self.banks))
+        self.banks[self.mover] = min(self.cap, self.left + self.increment)
+        self.mover = 1 - self.mover
+        self.left, self.grace = self.banks[self.mover], 0
+        return True
+
+    def undo(self) -> None:
+        """The last mover takes their move back (the one before the mover's turn)."""
+        self.banks = self.started.pop()
+        self.mover = 1 - self.mover
+        self.left, self.grace = self.banks[self.mover], 0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_random_games_keep_the_reference_banks(
+    service: GameService, clock: Clock, database_url: str, seed: int
+) -> None:
+    """Moves, undos, weekends and restarts at random: after each step the banks are the
+    reference's, and a move is refused exactly when the reference says time ran out."""
+    rng = random.Random(seed)
+    issued = await service.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], options={"size": 7}, first="challenger",
+        clock="1d+12h/2d",
+    )  # fmt: skip
+    game_id = (await service.accept(issued.game.id, GUILD, BOB)).game.id
+    reference = Reference(24, 12, 48, days=service.settings.vacation_days)
+    players = (ANN, BOB)
+    current = service
+    try:
+        for _ in range(40):
+            step = rng.choice(["move", "move", "move", "undo", "restart", "weekend"])
+            hours = rng.randrange(0, 60)
+            if step == "weekend" and reference.mover == 1:  # ann's clock is not running
+                reference.weekend = not reference.weekend
+                await current.player_settings(
+                    ANN, weekend="sat-sun" if reference.weekend else "off"
+                )
+            elif step == "restart":
+                if current is not service:
+                    await current.close()
+                current = await open_service(database_url, clock)
+            elif step == "undo" and reference.started:
+                reference.run(clock.now, hours)
+                clock.advance(hours=hours)
+                asker, answering = players[1 - reference.mover], players[reference.mover]
+                await current.request_undo(game_id, GUILD, asker)
+                answer = current.answer_undo(game_id, GUILD, answering, accept=True)
+                if reference.lost:  # too late: the clock ran out before it
+                    await refused(ServiceCode.OUT_OF_TIME, answer)
+                    break
+                await answer
+                reference.undo()
+            elif step == "move":
+                reference.run(clock.now, hours)
+                clock.advance(hours=hours)
+                mover = players[reference.mover]
+                cell = rng.choice((await current.state(game_id, GUILD)).legal_moves())
+                if not reference.move():
+                    await refused(
+                        ServiceCode.OUT_OF_TIME, current.move(game_id, GUILD, mover, cell)
+                    )
+                    break
+                await current.move(game_id, GUILD, mover, cell)
+            seen = await current.game(game_id, GUILD)
+            expected = [b * HOUR for b in reference.banks]
+            expected[reference.mover] = max(reference.left, 0) * HOUR
+            assert list(seen.banks) == expected, (step, seen.banks, expected)
+    finally:
+        if current is not service:
+            await current.close()

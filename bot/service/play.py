@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -272,24 +272,9 @@ class Play(Records):
         (mid-turn: moved by the vacation days spent)."""
         control = banks.control_of(row)
         assert control is not None
-        mover = await banks.mover_clock(conn, row, seat, now, self.settings.vacation_days)
-        turn = banks.turn_of(row)
-        if mover.stopped_since is not None:  # a move on vacation: the clock stood still
-            turn = clocks.resumed(turn, mover.stopped_since, now, mover.pause)
-        needed = clocks.vacation_needed(turn, now, mover.pause, mover.spendable)
-        if needed is None:
-            due = clocks.deadline(turn, mover.pause)
-            raise Refused(
-                f"Your time ran out at {local_time(due, mover.time_zone)}: this move came "
-                "too late, and the game is lost on time.",
-                code=ServiceCode.OUT_OF_TIME,
-            )
-        if needed:  # the days the scan would have spent by now, had it come first
-            await banks.spend_vacation(conn, mover, needed, now)
-            turn = dataclasses.replace(turn, grace=turn.grace + needed)
-            log.info(
-                "game=%d player=%d clock spent %s of vacation", row.id, mover.player_id, needed
-            )
+        turn, mover, needed = await self._clock_in_time(
+            conn, row, now, "Your time ran out at {due}: this move came too late"
+        )
         stored = list(row.banks)
         due = row.deadline_at
         if settle:
@@ -299,6 +284,30 @@ class Play(Records):
             due = await banks.arm(conn, row.id, ply, turn, mover.pause, now)
         await conn.execute(games.update().where(games.c.id == row.id).values(banks=stored))
         return stored, due
+
+    async def _clock_in_time(
+        self, conn: AsyncConnection, row: Any, now: datetime, refusal: str
+    ) -> tuple[clocks.Turn, banks.MoverClock, timedelta]:
+        """The running bank clock of a game row at `now` (its mover's vacation, if any,
+        stopped it), with the vacation days spent that the scan would have spent by now,
+        had it come first. Refused (`refusal`, naming the deadline as {due}) when they do
+        not reach: the scan ends the game on time."""
+        mover = await banks.mover_clock(conn, row, row.to_move, now, self.settings.vacation_days)
+        turn = banks.turn_of(row)
+        if mover.stopped_since is not None:  # on vacation: the clock stood still
+            turn = clocks.resumed(turn, mover.stopped_since, now, mover.pause)
+        needed = clocks.vacation_needed(turn, now, mover.pause, mover.spendable)
+        if needed is None:
+            due = local_time(clocks.deadline(turn, mover.pause), mover.time_zone)
+            raise Refused(
+                refusal.format(due=due) + ", and the game is lost on time.",
+                code=ServiceCode.OUT_OF_TIME,
+            )
+        if needed:
+            await banks.spend_vacation(conn, mover, needed, now)
+            turn = dataclasses.replace(turn, grace=turn.grace + needed)
+            log.info("game=%d player=%d spent %s of vacation", row.id, mover.player_id, needed)
+        return turn, mover, needed
 
     async def _conditional_reply(
         self,
@@ -439,6 +448,10 @@ class Play(Records):
                 )
                 answer = UndoAnswered(game_id, player.id, True, False, row.ply)
                 return await self._announce(conn, Result(summary, (answer,)))
+            if row.time_control is not None:  # an undo comes too late once the clock ran out
+                await self._clock_in_time(
+                    conn, row, self.clock(), "The clock ran out at {due} before this undo"
+                )
             if prepared is not None and prepared[0] == (row.ply, row.updated_at, row.undo_seat):
                 rolled_back = prepared[1]
             else:  # the game changed since: replay under the lock after all
