@@ -21,6 +21,7 @@ from bot.service import (
     digest,
     digest_bank,
 )
+from bot.service.rules import deadline_caption
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_console import transcript_of
@@ -66,6 +67,9 @@ async def test_banks_run_down_and_gain_the_increment_up_to_the_cap(
     clock.advance(days=1)
     seen = await service.game(game.id, GUILD)
     assert seen.banks == (7 * DAY + 12 * HOUR, 10 * DAY)  # ann's runs as we look
+    caption = deadline_caption(seen)
+    assert caption is not None and caption.startswith("due ")
+    assert caption.endswith(" · ann 7d 12h · bob 10d 0h")
 
 
 @pytest.mark.both_backends

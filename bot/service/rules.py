@@ -197,11 +197,12 @@ def deadline_caption(summary: GameSummary, zone_name: str | None = None) -> str 
     if summary.deadline is None:
         return None
     mover = summary.player_to_move
-    banks = f"{banks_text(summary)} · " if summary.banks else ""
+    # the banks last: a caption too long for the picture is shortened at its end
+    banks = f" · {banks_text(summary)}" if summary.banks else ""
     if mover in summary.away:
-        return f"{banks}clock stopped: on vacation"
+        return f"clock stopped: on vacation{banks}"
     shown_in = zone_name or (summary.zone_of(mover) if mover is not None else None)
-    return f"{banks}due {local_time(summary.deadline, shown_in)}"
+    return f"due {local_time(summary.deadline, shown_in)}{banks}"
 
 
 def banks_text(summary: GameSummary) -> str:
