@@ -319,3 +319,24 @@ async def test_random_games_keep_the_reference_banks(
     finally:
         if current is not service:
             await current.close()
+
+
+async def test_a_vacation_stops_the_bank_and_rearms_its_rows(
+    service: GameService, clock: Clock
+) -> None:
+    game = await start(service, "3d+1d/3d")
+    clock.advance(days=1)
+    await service.player_settings(ANN, vacation=True)
+    clock.advance(days=2)
+    await service.player_settings(ANN, vacation=False)  # the clock stood still 2 days
+    seen = await service.game(game.id, GUILD)
+    assert seen.banks[0] == 2 * DAY and seen.deadline == clock.now + 2 * DAY
+    kinds = await rows(service, game.id)
+    assert kinds["timeout"] == (clock.now + 2 * DAY, False)
+    assert kinds["remind_24h"] == (clock.now + DAY, False)
+    clock.advance(hours=12)
+    await service.player_settings(ANN, vacation=True)
+    clock.advance(days=1)  # a move on vacation: the clock stood still since it began
+    moved = await service.move(game.id, GUILD, ANN, "c3")
+    assert moved.game.banks[0] == 2 * DAY + 12 * HOUR  # 1d 12h left + 1d
+    assert (await service.player_settings(ANN)).vacation_days_left == 12

@@ -40,7 +40,8 @@ class MoverClock:
     reminders: str
     days_left: float  # their vacation days left this year
     spendable: float  # what the clock may spend by itself: 0 when they or the event say no
-    stopped_since: datetime | None  # on a vacation that stops this game's clock: since when
+    # on a vacation that stops this game's clock: since when, and when its days run out
+    stopped: tuple[datetime, datetime] | None
 
 
 def control_of(row: Any) -> Fischer | None:
@@ -106,6 +107,7 @@ async def mover_clock(
         )
     ).one()
     days_left = vacation_days_left(player, now, yearly)
+    since = player.vacation_since
     allowed, stops = player.auto_vacation, True
     if game.tournament_id is not None:  # an event may forbid either
         event = (
@@ -123,7 +125,7 @@ async def mover_clock(
         player.reminders,
         days_left,
         days_left if allowed else 0.0,
-        player.vacation_since if stops else None,
+        None if since is None or not stops else (since, since + clocks.vacation_time(days_left)),
     )
 
 

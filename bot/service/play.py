@@ -279,7 +279,7 @@ class Play(Records):
         due = row.deadline_at
         if settle:
             stored[seat] = banks.micros(clocks.bank_after_move(control, turn, now, mover.pause))
-        elif needed or mover.stopped_since is not None:  # mid-turn: the clock runs on as is
+        elif needed or mover.stopped is not None:  # mid-turn: the clock runs on as is
             stored[seat] = banks.micros(turn.bank)
             due = await banks.arm(conn, row.id, ply, turn, mover.pause, now)
         await conn.execute(games.update().where(games.c.id == row.id).values(banks=stored))
@@ -294,8 +294,9 @@ class Play(Records):
         not reach: the scan ends the game on time."""
         mover = await banks.mover_clock(conn, row, row.to_move, now, self.settings.vacation_days)
         turn = banks.turn_of(row)
-        if mover.stopped_since is not None:  # on vacation: the clock stood still
-            turn = clocks.resumed(turn, mover.stopped_since, now, mover.pause)
+        if mover.stopped is not None:  # on vacation: the clock stood still (till its days ran out)
+            since, until = mover.stopped
+            turn = clocks.resumed(turn, since, min(now, until), mover.pause)
         needed = clocks.vacation_needed(turn, now, mover.pause, mover.spendable)
         if needed is None:
             due = local_time(clocks.deadline(turn, mover.pause), mover.time_zone)
