@@ -347,7 +347,7 @@ async def resume_clocks(
     for turn in turns:
         if turn.time_control is not None:
             await _restart_bank(
-                conn, turn, now, lambda old, pause: clocks.resumed(old, since, end, pause)
+                conn, turn, now, lambda old, mover: clocks.resumed(old, since, end, mover.pause)
             )
             shifted.append(turn.id)
             continue
@@ -405,14 +405,14 @@ async def _restart_bank(
     conn: AsyncConnection,
     game: Any,
     now: datetime,
-    restart: Callable[[clocks.Turn, clocks.Pause], clocks.Turn],
+    restart: Callable[[clocks.Turn, banks.MoverClock], clocks.Turn],
     pause: clocks.Pause | None = None,
 ) -> None:
     """A running bank clock restarted (what is left kept): after a vacation, or when its
     mover's weekend or zone changes (`pause`: the new one). Its rows are armed again:
     reminders still ahead on the bank come; none is sent at once."""
     mover = await banks.mover_clock(conn, game, game.to_move, now, 0)
-    turn = restart(banks.turn_of(game), mover.pause)
+    turn = restart(banks.turn_of(game), mover)
     stored = list(game.banks)
     stored[game.to_move] = banks.micros(turn.bank)
     await conn.execute(
@@ -429,7 +429,7 @@ async def repause(
 ) -> None:
     """A player's weekend or zone changed: their running bank clocks restart now, what
     they had used measured with the old pause and what is left run with the new one (a
-    clock stopped by their vacation restarts when it ends)."""
+    clock their vacation stopped restarts where it stopped: its end resumes it)."""
     running = (
         await conn.execute(
             sa.select(games)
@@ -438,17 +438,20 @@ async def repause(
                     seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
                 )
             )
-            .join(players, players.c.id == seats.c.player_id)
             .where(
                 seats.c.player_id == player_id,
                 games.c.status == "active",
                 games.c.time_control.is_not(None),
-                players.c.vacation_since.is_(None),
             )
         )
     ).all()
+
+    def restart(turn: clocks.Turn, mover: banks.MoverClock) -> clocks.Turn:
+        at = now if mover.stopped is None else min(now, max(turn.started, mover.stopped[0]))
+        return clocks.rebase(turn, at, old)
+
     for game in running:
-        await _restart_bank(conn, game, now, lambda turn, _: clocks.rebase(turn, now, old), new)
+        await _restart_bank(conn, game, now, restart, new)
 
 
 #: A game whose clock a vacation stops: any but an event's that says vacations do not.
