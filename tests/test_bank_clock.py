@@ -8,6 +8,7 @@ import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -340,3 +341,22 @@ async def test_a_vacation_stops_the_bank_and_rearms_its_rows(
     moved = await service.move(game.id, GUILD, ANN, "c3")
     assert moved.game.banks[0] == 2 * DAY + 12 * HOUR  # 1d 12h left + 1d
     assert (await service.player_settings(ANN)).vacation_days_left == 12
+
+
+async def test_the_commit_instant_decides_not_the_check(
+    service: GameService, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move checked a second before the deadline but committed a second after it is
+    late: the clock is read in the move's transaction."""
+    await service.player_settings(ANN, auto_vacation=False)
+    game = await start(service, "1d+0m")
+    clock.advance(days=1, seconds=-1)
+    checked = service._checked_move
+
+    async def slow_check(*args: Any) -> Any:
+        found = await checked(*args)
+        clock.advance(seconds=2)  # the write lock came late
+        return found
+
+    monkeypatch.setattr(service, "_checked_move", slow_check)
+    await refused(ServiceCode.OUT_OF_TIME, service.move(game.id, GUILD, ANN, "c3"))
