@@ -115,6 +115,7 @@ COMMANDS: tuple[Command, ...] = (
                 "text",
                 "a bank clock instead: bank+increment/cap like 10d+36h/10d, or "
                 + ", ".join(PRESETS),
+                keys=("fischer",),
             ),
             Param("first", "choice", "who moves first", choices=FIRST_CHOICES),
             Param("rated", "bool", "rated (changes ratings) or casual"),
