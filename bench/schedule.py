@@ -1,18 +1,19 @@
 """Schedule benchmark: one due-deadline scan-and-claim, the scheduler's hot statement.
 
 The store holds 100,000 games: 90,000 finished (their deadline rows not yet cleaned
-up), 10,000 under way with a timeout and two reminders each, 1,000 of those with a
-reminder due. The data goes in by bulk inserts straight into the tables; the
-measured call is the real claim path, `GameService.claim_deadlines` (one write
-transaction: `UPDATE ... RETURNING`, `FOR UPDATE SKIP LOCKED` on PostgreSQL),
-claiming all 1,000 rows at once; the leases are released between rounds. Also
-shown, once each: the scan when nothing is due, `next_deadline`, a whole
-catch-up tick acting on the 1,000 reminders, and the cleanup of the finished
-games' rows. Last line:
+up), 10,000 under way on bank clocks (10d+36h/10d: each seat's bank, the turn's clock
+start; `--days` puts them on 3 days per move instead) with a timeout and two reminders
+each, 1,000 of those with a reminder due. The data goes in by bulk inserts straight
+into the tables; the measured call is the real claim path,
+`GameService.claim_deadlines` (one write transaction: `UPDATE ... RETURNING`,
+`FOR UPDATE SKIP LOCKED` on PostgreSQL), claiming all 1,000 rows at once; the
+leases are released between rounds. Also shown, once each: the scan when nothing
+is due, `next_deadline`, a whole catch-up tick acting on the 1,000 reminders, and
+the cleanup of the finished games' rows. Last line:
 
     deadline scan: <ms> ms
 
-Run: .venv/bin/python -m bench.schedule [--url postgresql://...] [--rounds N]
+Run: .venv/bin/python -m bench.schedule [--url postgresql://...] [--rounds N] [--days]
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ import sqlalchemy as sa
 
 import engine
 from bot.schedule import Scheduler
-from bot.service import GameService, Result
+from bot.service import GameService, Result, clocks
+from bot.service.clocks import REMINDER_LEADS
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.database import scratch_schema
@@ -39,12 +41,12 @@ from bot.store.schema import deadlines, games, players, seats
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 LEASE = timedelta(minutes=5)
-HOUR = timedelta(hours=1)
+DAY, MICROSECOND = timedelta(days=1), timedelta(microseconds=1)
 GAME, OPTIONS = "hex", engine.new("hex", size=5).options
 CHUNK = 20_000
 
 
-async def load(service: GameService, total: int, active: int, due: int) -> None:
+async def load(service: GameService, total: int, active: int, due: int, banks: bool) -> None:
     """Bulk rows: players, games, seats, deadlines (no moves: every game is at ply 0)."""
     rng = random.Random(2026)
     people = 2 * active
@@ -55,7 +57,6 @@ async def load(service: GameService, total: int, active: int, due: int) -> None:
     game_rows: list[dict[str, Any]] = []
     seat_rows: list[dict[str, Any]] = []
     deadline_rows: list[dict[str, Any]] = []
-    leads = {"timeout": timedelta(0), "remind_24h": timedelta(hours=24), "remind_1h": HOUR}
     for game_id in range(1, total + 1):
         live = game_id > total - active
         created = NOW - timedelta(days=rng.uniform(3, 365))
@@ -68,6 +69,24 @@ async def load(service: GameService, total: int, active: int, due: int) -> None:
             )
         else:
             deadline = created + timedelta(days=3)
+        reminders = {kind: deadline - lead for kind, lead in REMINDER_LEADS.items()}
+        # every row with the same keys: a bulk insert takes its columns from the first
+        clock: dict[str, Any] = {
+            "days_per_move": 3,
+            "time_control": None,
+            "banks": None,
+            "clock_started_at": None,
+        }
+        if live and banks:
+            bank = timedelta(days=rng.uniform(2, 10))
+            turn = clocks.Turn(deadline - bank, bank)  # its deadline: the one drawn above
+            reminders = clocks.reminders_at(turn, clocks.NO_PAUSE)
+            clock = {
+                "days_per_move": None,
+                "time_control": str(clocks.PRESETS["standard"]),
+                "banks": [turn.bank // MICROSECOND, rng.randrange(1, 10) * DAY // MICROSECOND],
+                "clock_started_at": turn.started,
+            }
         game_rows.append(
             {
                 "id": game_id,
@@ -80,7 +99,7 @@ async def load(service: GameService, total: int, active: int, due: int) -> None:
                 "ply": 0,
                 "to_move": 0 if live else None,
                 "challenger_id": a,
-                "days_per_move": 3,
+                **clock,
                 "first": "challenger",
                 "rated": False,
                 "deadline_at": deadline,
@@ -99,8 +118,7 @@ async def load(service: GameService, total: int, active: int, due: int) -> None:
         deadline_rows.append(
             {"game_id": game_id, "kind": "expire", "ply": 0, "due_at": created, "done": True}
         )
-        for kind, lead in leads.items():
-            at = deadline - lead
+        for kind, at in {"timeout": deadline, **reminders}.items():
             deadline_rows.append(
                 {"game_id": game_id, "kind": kind, "ply": 0, "due_at": at, "done": not live}
             )
@@ -138,9 +156,10 @@ async def run(url: str, args: argparse.Namespace) -> None:
     service = GameService(await Database.open(url), settings, clock=lambda: NOW)
     try:
         start = time.perf_counter()
-        await load(service, args.games, args.active, args.due)
+        await load(service, args.games, args.active, args.due, not args.days)
+        clock = "3 days per move" if args.days else "bank clocks"
         print(
-            f"{args.games:,} games, {args.active:,} active, {args.due:,} due "
+            f"{args.games:,} games, {args.active:,} active on {clock}, {args.due:,} due "
             f"({time.perf_counter() - start:.1f} s to load), {url.split(':')[0]}"
         )
         times = []
@@ -183,6 +202,7 @@ def main() -> None:
     parser.add_argument("--active", type=int, default=10_000)
     parser.add_argument("--due", type=int, default=1_000)
     parser.add_argument("--rounds", type=int, default=9, help="claims measured; median reported")
+    parser.add_argument("--days", action="store_true", help="days per move, not bank clocks")
     args = parser.parse_args()
     if args.url:
         asyncio.run(run_in_scratch_schema(args.url, args))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import engine
+from bot.service.clocks import PRESETS, WEEKENDS
 from bot.service.conditionals import ACTIONS
 from bot.service.exports import EXPORT_FORMATS
 from bot.service.levels import LEVELS
@@ -109,6 +110,13 @@ COMMANDS: tuple[Command, ...] = (
                 choices=DAYS_PER_MOVE_CHOICES,
                 keys=("days",),
             ),
+            Param(
+                "clock",
+                "text",
+                "a bank clock instead: bank+increment/cap like 10d+36h/10d, or "
+                + ", ".join(PRESETS),
+                keys=("fischer",),
+            ),
             Param("first", "choice", "who moves first", choices=FIRST_CHOICES),
             Param("rated", "bool", "rated (changes ratings) or casual"),
             Param(
@@ -121,8 +129,8 @@ COMMANDS: tuple[Command, ...] = (
         discord="/challenge game:hotwire opponent:@bob options:size=7x7 days_per_move:3   "
         "(the bot: /challenge game:hex level:medium, or opponent:@Paperboard)",
         console="challenge hotwire @bob size=7x7 days=3 first=random rated=yes   "
-        "(the bot: challenge hex @ai level=medium; open seats: challenge intersections @bob "
-        "open_seats=2)",
+        "(the bot: challenge hex @ai level=medium; a bank clock: challenge hex @bob "
+        "clock=10d+36h/10d; open seats: challenge intersections @bob open_seats=2)",
         buttons="Accept, Decline (named opponents), Join (open seats), Cancel (the challenger)",
     ),
     Command(
@@ -300,7 +308,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "settings",
         "Your reminders (each turn, daily digest, off), time zone, quiet hours, vacation, "
-        "confirm moves.",
+        "weekend, confirm moves.",
         (
             Param(
                 "reminders",
@@ -320,6 +328,17 @@ COMMANDS: tuple[Command, ...] = (
             ),
             Param("vacation", "bool", "stop your clocks (limited days per year)"),
             Param(
+                "auto_vacation",
+                "bool",
+                "a bank clock running out spends one of your vacation days by itself",
+            ),
+            Param(
+                "weekend",
+                "choice",
+                "local days your bank clocks stop on",
+                choices=(*WEEKENDS, "off"),
+            ),
+            Param(
                 "confirm_moves",
                 "bool",
                 "show a typed move with Confirm and Cancel first",
@@ -327,7 +346,8 @@ COMMANDS: tuple[Command, ...] = (
             ),
         ),
         discord="/settings reminders:digest digest_hour:8 time_zone:Europe/Paris",
-        console="settings reminders=digest digest=8 tz=Europe/Paris quiet=22-7 confirm=on",
+        console="settings reminders=digest digest=8 tz=Europe/Paris quiet=22-7 confirm=on   "
+        "(bank clocks: settings auto_vacation=off weekend=sat-sun)",
     ),
     Command(
         "config",
@@ -375,8 +395,18 @@ COMMANDS: tuple[Command, ...] = (
                 choices=DAYS_PER_MOVE_CHOICES,
                 keys=("days",),
             ),
+            Param(
+                "clock",
+                "text",
+                "a bank clock for the event's games instead, like 10d+36h/10d or standard",
+            ),
             Param("rated", "bool", "rated games (games against the bot never are)"),
             Param("vacations", "bool", "whether a vacation stops the event's clocks (yes)"),
+            Param(
+                "auto_vacation",
+                "bool",
+                "whether a bank clock running out spends a vacation day by itself (yes)",
+            ),
             Param(
                 "max_players",
                 "int",
@@ -400,7 +430,8 @@ COMMANDS: tuple[Command, ...] = (
         "(also: tournament create hex format=swiss rounds=4 | "
         "tournament create hex format=knockout match=3 | tournament create hex format=league | "
         "tournament create hex format=ladder | tournament create hex format=swiss max=16 "
-        "start_players=8 starts=2026-12-01T18:00)",
+        "start_players=8 starts=2026-12-01T18:00 | tournament create hex format=swiss "
+        "clock=standard auto_vacation=no)",
     ),
     Command(
         "tournament join",

@@ -216,8 +216,8 @@ async def test_settings_ignore_case_and_refuse_unknown_names(
     assert said[1].startswith("player · Reminders: dm · time zone Europe/Paris ·"), said
     assert said[2] == (
         "There is no setting “colour”; "
-        "the settings are confirm_moves, digest_hour, quiet_hours, reminders, time_zone, "
-        "vacation."
+        "the settings are auto_vacation, confirm_moves, digest_hour, quiet_hours, reminders, "
+        "time_zone, vacation, weekend."
     )
 
 

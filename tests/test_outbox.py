@@ -240,6 +240,7 @@ def _sample(hint: Any, variant: int) -> Any:
         return hint(**{f.name: _sample(hints[f.name], variant) for f in fields})
     samples: dict[Any, Any] = {
         int: 7 + variant,
+        float: 1.5 + variant,
         str: f"text {variant}",
         bool: bool(variant),
         datetime: datetime(2026, 11, 21, 12, 30, tzinfo=UTC),

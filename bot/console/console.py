@@ -46,6 +46,7 @@ from bot.service import (
     TournamentResult,
     UndoAnswered,
     away_note,
+    banks_text,
     bot_record_lines,
     closest,
     conditional_text,
@@ -311,6 +312,7 @@ class Console:
             first=given.get("first", "random"),
             rated=_bool(given["rated"]) if "rated" in given else None,
             bots=[given.get("level", DEFAULT_LEVEL)] * (len(mentioned) - len(opponents)),
+            clock=given.get("clock"),
         )
         await self.announce(result)
 
@@ -564,6 +566,7 @@ class Console:
         confirm = values.get("confirm_moves")
         hour = values.get("digest_hour")
         reminders = values.get("reminders")
+        auto = values.get("auto_vacation")
         settings = await self.service.player_settings(
             self.me,
             reminders=reminders.lower() if reminders is not None else None,
@@ -572,6 +575,8 @@ class Console:
             vacation=_bool(vacation) if vacation is not None else None,
             confirm_moves=_bool(confirm) if confirm is not None else None,
             digest_hour=_int(hour, "digest") if hour is not None else None,
+            auto_vacation=_bool(auto) if auto is not None else None,
+            weekend=values.get("weekend"),
         )
         self.zone = settings.time_zone
         self.say(f"{self.me.name} · {settings_line(settings, self.when)}")
@@ -601,6 +606,8 @@ class Console:
             days_per_move=parse_days(given.get("days_per_move"), unset="default"),
             rated=_bool(given["rated"]) if "rated" in given else None,
             vacations=_bool(given["vacations"]) if "vacations" in given else True,
+            clock=given.get("clock"),
+            auto_vacation=_bool(given["auto_vacation"]) if "auto_vacation" in given else True,
             manages=True,  # the console is its own server's manager
             max_players=_int(most, "max_players") if most is not None else None,
             start_players=_int(start, "start_players") if start is not None else None,
@@ -844,6 +851,8 @@ class Console:
             line += f", {game.name_of_seat(game.to_move or 0)} to move"
             if game.deadline:
                 line += f" (due {self.when(game.deadline)})"
+        if game.banks:
+            line += f"; clock {game.time_control}: {banks_text(game)}"
         away = away_note(game, lambda pid: "@" + self.names.get(pid, "?"))
         return f"{line}. {away}" if away else line
 

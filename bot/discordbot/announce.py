@@ -54,6 +54,7 @@ from bot.service import (
     UndoAnswered,
     UndoRequested,
     describe,
+    digest_bank,
 )
 
 if TYPE_CHECKING:
@@ -285,6 +286,7 @@ class Announcer:
         rows = [
             f"· {line.title}"
             + (f", due {when(line.deadline)}" if line.deadline else "")
+            + digest_bank(line)
             + f": https://discord.com/channels/{line.guild_id}/{line.thread_id or ''}"
             for line in digest.games
         ]

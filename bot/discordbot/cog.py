@@ -36,6 +36,7 @@ from bot.service import (
     Result,
     ServiceCode,
     UndoAnswered,
+    banks_text,
     bot_record_lines,
     clock_text,
     conditional_text,
@@ -126,6 +127,7 @@ class GamesCog(commands.Cog):
         size: str | None = None,
         options: str | None = None,
         days_per_move: str | None = None,
+        clock: str | None = None,
         first: str = "random",
         rated: bool | None = None,
         level: str | None = None,
@@ -168,6 +170,7 @@ class GamesCog(commands.Cog):
             first=first,
             rated=rated,
             bots=bots,
+            clock=clock,
         )
         await self.post_challenge(interaction, result)
 
@@ -483,6 +486,8 @@ class GamesCog(commands.Cog):
         vacation: bool | None = None,
         confirm_moves: bool | None = None,
         digest_hour: app_commands.Range[int, 0, 23] | None = None,
+        auto_vacation: bool | None = None,
+        weekend: str | None = None,
     ) -> None:
         found = await self.service.player_settings(
             asker(interaction),
@@ -492,6 +497,8 @@ class GamesCog(commands.Cog):
             vacation=vacation,
             confirm_moves=confirm_moves,
             digest_hour=digest_hour,
+            auto_vacation=auto_vacation,
+            weekend=weekend,
         )
         await reply(interaction, settings_line(found, when))
 
@@ -582,6 +589,8 @@ def _game_line(game: GameSummary, viewer: int, *, plain: bool = False) -> str:
         )
         if game.deadline and not plain:
             standing += f", due {when(game.deadline)}"
+        if game.banks:
+            standing += f" · {banks_text(game)}"
     return f"#{game.id} {game.title}: {names} · {standing}"
 
 

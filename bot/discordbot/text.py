@@ -16,9 +16,10 @@ from bot.service import (
     Event,
     GameSummary,
     away_note,
+    banks_text,
     bot_name,
-    clock_text,
     describe,
+    game_clock_text,
     options_text,
 )
 
@@ -69,7 +70,7 @@ def status_text(game: GameSummary) -> str:
     info = engine.GAMES[game.game]
     head = (
         f"**{info.title} #{game.id}** · {options_text(game.options)} · "
-        f"{clock_text(game.days_per_move)} · "
+        f"{game_clock_text(game)} · "
         f"{'rated' if game.rated else 'casual'}"
     )
     seats = " · ".join(
@@ -96,7 +97,8 @@ def _standing(game: GameSummary) -> str:
     if game.status == "active":
         mover = game.player_to_move
         due = f", due {when(game.deadline)}" if game.deadline else ""
-        return f"Move {game.ply + 1}: {mention(mover or 0)} to move{due}{where}"
+        banks = f" · {banks_text(game)}" if game.banks else ""
+        return f"Move {game.ply + 1}: {mention(mover or 0)} to move{due}{banks}{where}"
     if game.status == "finished":
         if not game.winners:
             return f"Drawn ({game.reason}) after {game.ply} moves{where}"

@@ -51,7 +51,10 @@ def signup_text(event: TournamentSummary) -> str:
     info = engine.GAMES.get(event.game)
     game = info.title if info is not None else event.game
     options = " ".join(f"{key}={value}" for key, value in sorted(event.options.items()))
-    terms = [clock_text(event.days_per_move), "rated" if event.rated else "casual"]
+    clock = f"clock {event.time_control}" if event.time_control else clock_text(event.days_per_move)
+    terms = [clock, "rated" if event.rated else "casual"]
+    if event.time_control and not event.auto_vacation:
+        terms.append("no vacation days spent by the clock")
     if event.rounds:
         terms.append(f"{event.rounds} rounds")
     if event.match_games and event.match_games > 1:
@@ -179,6 +182,8 @@ class TournamentsCog(
         days_per_move: str | None = None,
         rated: bool | None = None,
         vacations: bool = True,
+        clock: str | None = None,
+        auto_vacation: bool = True,
         max_players: int | None = None,
         start_players: int | None = None,
         starts: str | None = None,
@@ -208,6 +213,8 @@ class TournamentsCog(
             days_per_move=parse_days(days_per_move, unset="default"),
             rated=rated,
             vacations=vacations,
+            clock=clock,
+            auto_vacation=auto_vacation,
             manages=manages(interaction),
             max_players=max_players,
             start_players=start_players,

@@ -20,8 +20,8 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 
 from bot.service import GameService, Result, outbox
+from bot.service.clocks import REMINDER_LEADS
 from bot.service.outbox import Publish
-from bot.service.records import REMINDER_LEADS
 
 log = logging.getLogger("paperboard.schedule")
 

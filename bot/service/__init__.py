@@ -9,6 +9,8 @@ from bot.service.messages import (
     closest,
     conditional_text,
     describe,
+    digest_bank,
+    game_clock_text,
     leaderboard_line,
     parse_days,
     rating_line,
@@ -53,7 +55,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import local_time, options_text
+from bot.service.rules import banks_text, local_time, options_text
 from bot.service.service import GameService
 from bot.service.tournaments import start_words
 from engine import NOT_A_MOVE, Code
@@ -102,12 +104,15 @@ __all__ = [
     "UndoAnswered",
     "UndoRequested",
     "away_note",
+    "banks_text",
     "bot_name",
     "bot_record_lines",
     "clock_text",
     "closest",
     "conditional_text",
     "describe",
+    "digest_bank",
+    "game_clock_text",
     "leaderboard_line",
     "levels_text",
     "local_time",

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
+from bot.service.clocks import chosen_clock
 from bot.service.levels import bot_player
 from bot.service.messages import game_info
 from bot.service.models import (
@@ -54,9 +55,11 @@ class Challenges(Records):
         first: str = "random",
         rated: bool | None = None,
         bots: Sequence[str] = (),
+        clock: str | None = None,
     ) -> Result:
         """A direct challenge (named opponents), an open one (seats anyone may take), or both;
-        `bots`: a seat for the bot at each of these levels (it sits down at once)."""
+        `bots`: a seat for the bot at each of these levels (it sits down at once); `clock`:
+        a bank clock ("10d+36h/10d" or a preset's name) instead of days per move."""
         check_ids(place.guild_id, place.channel_id, challenger.id, *(p.id for p in opponents))
         info = game_info(game)
         if not isinstance(first, str) or first not in FIRST_CHOICES:  # narrows to First
@@ -66,6 +69,7 @@ class Challenges(Records):
             )
         if rated is not None and not isinstance(rated, bool):
             raise Refused("Rated is yes or no.", code=Code.BAD_OPTION)
+        control = chosen_clock(clock, days_per_move != "default")
         settings = dict(options or {})
         if not all(isinstance(key, str) for key in settings):
             raise Refused("Options are named, like size=7.", code=Code.BAD_OPTION)
@@ -106,6 +110,8 @@ class Challenges(Records):
         async with self.db.write() as conn:
             guild = await self.load_guild_settings(conn, place.guild_id)
             days = game_terms(guild, place.channel_id, days_per_move, rated)
+            if control is not None:
+                days = None
             # players first (their rows locked in id order), then the limits under that lock
             await self.remember(conn, challenger, *opponents, *set(robots))
             await self._check_limits(conn, challenger.id)
@@ -118,6 +124,7 @@ class Challenges(Records):
                 options=start.options,
                 challenger=challenger.id,
                 days=days,
+                time_control=control,
                 first=first,
                 rated=guild.rated and not robots if rated is None else rated,
                 now=now,
@@ -267,6 +274,7 @@ class Challenges(Records):
                 options=row.options,
                 challenger=player.id,
                 days=row.days_per_move,
+                time_control=row.time_control,
                 first="rematch",
                 rated=row.rated,
                 now=now,
@@ -322,6 +330,7 @@ class Challenges(Records):
         options: Mapping[str, Any],
         challenger: int,
         days: int | None,
+        time_control: str | None,
         first: First,
         rated: bool,
         now: datetime,
@@ -340,6 +349,7 @@ class Challenges(Records):
                 ply=0,
                 challenger_id=challenger,
                 days_per_move=days,
+                time_control=time_control,
                 first=first,
                 rated=rated,
                 expires_at=expires,

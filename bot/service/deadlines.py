@@ -28,20 +28,23 @@ functions here through `GameService`:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service import outbox
+from bot.service import banks, clocks, outbox
+from bot.service.clocks import REMINDER_LEADS
 from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Reminder, Result, TimedOut
-from bot.service.records import REMINDER_LEADS, Records
+from bot.service.records import Records
 from bot.service.rules import forfeit, zone
 from bot.store.schema import deadlines, games, players, seats, tournaments
 
@@ -185,6 +188,10 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
             )
             return None
         if row.kind == "timeout":
+            if game.time_control is not None:
+                spent = await _spend_vacation(service, conn, game, now)
+                if spent is not None:
+                    return spent or None
             return await _time_out(service, conn, game, mover.id, row.id)
         if row.kind not in LATER:
             log.warning("game=%d unknown deadline kind %r", game.id, row.kind)
@@ -206,8 +213,7 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
         quiet_end = quiet_until(now, mover.time_zone, mover.quiet_start, mover.quiet_end)
         # Quiet hours wait, unless they last past the deadline and this is the turn's
         # only reminder (a day per move: no 24-hour one): one in them beats none.
-        days = game.days_per_move
-        only = [kind for kind, lead in REMINDER_LEADS.items() if _in_turn(lead, days)] == [row.kind]
+        only = _reminders_in_turn(game) == [row.kind]
         if quiet_end is not None and not (only and quiet_end >= game.deadline_at):
             await conn.execute(
                 deadlines.update()
@@ -237,6 +243,38 @@ async def _time_out(
     log.info("game=%d player=%d timed out", game.id, player_id)
     events = (TimedOut(game.id, player_id), over)
     return await outbox.write(service, conn, Result(await service.summary(conn, game.id), events))
+
+
+async def _spend_vacation(
+    service: Records, conn: AsyncConnection, game: Any, now: datetime
+) -> Result | Literal[False] | None:
+    """A bank clock ran out: the vacation days it may spend by itself move its deadline
+    (the player is told, by DM or in the thread as their reminders go). None when they do
+    not reach (the game is lost on time); False when the deadline had moved already."""
+    mover = await banks.mover_clock(conn, game, game.to_move, now, service.settings.vacation_days)
+    turn = banks.turn_of(game)
+    needed = clocks.vacation_needed(turn, now, mover.pause, mover.spendable)
+    if needed is None:
+        return None
+    turn = dataclasses.replace(turn, grace=turn.grace + needed)
+    due = await banks.arm(conn, game.id, game.ply, turn, mover.pause, now)
+    if not needed:
+        return False  # a stale row: armed again from the turn's clock
+    left = await banks.spend_vacation(conn, mover, needed, now)
+    # a move read before this re-reads the row (its UPDATE holds only against updated_at)
+    await conn.execute(games.update().where(games.c.id == game.id).values(updated_at=now))
+    log.info("game=%d player=%d clock spent %s of vacation", game.id, mover.player_id, needed)
+    via: Literal["dm", "thread"] = "dm" if mover.reminders == "dm" else "thread"
+    told = Reminder(game.id, mover.player_id, due, via, needed / clocks.DAY, left)
+    return await outbox.write(service, conn, Result(await service.summary(conn, game.id), (told,)))
+
+
+def _reminders_in_turn(game: Any) -> list[str]:
+    """The reminders that have a place in the game's running turn."""
+    if game.time_control is not None:
+        turn = banks.turn_of(game)
+        return [k for k, lead in REMINDER_LEADS.items() if lead < turn.bank + turn.grace]
+    return [k for k, lead in REMINDER_LEADS.items() if _in_turn(lead, game.days_per_move)]
 
 
 def _in_turn(lead: timedelta, days_per_move: int) -> bool:
@@ -291,7 +329,7 @@ async def resume_clocks(
     turn spent in it (their deadline rows and the game's deadline). Returns the games."""
     turns = (
         await conn.execute(
-            sa.select(games.c.id, games.c.deadline_at, games.c.days_per_move)
+            sa.select(games)
             .select_from(
                 games.join(
                     seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
@@ -301,13 +339,18 @@ async def resume_clocks(
                 seats.c.player_id == player_id,
                 games.c.status == "active",
                 games.c.deadline_at.is_not(None),
-                games.c.days_per_move.is_not(None),
                 _STOPPED_BY_VACATIONS,
             )
         )
     ).all()
     shifted = []
     for turn in turns:
+        if turn.time_control is not None:
+            await _restart_bank(
+                conn, turn, now, lambda old, mover: clocks.resumed(old, since, end, mover.pause)
+            )
+            shifted.append(turn.id)
+            continue
         # when the turn's clock started, as the deadline tells it; a turn shifted by an
         # earlier vacation looks as if it started later, but never after that vacation's
         # end, so never after `since`: max() below gives the right start either way
@@ -356,6 +399,59 @@ async def resume_clocks(
         log.info("game=%d clock resumed player=%d shift=%s", turn.id, player_id, shift)
         shifted.append(turn.id)
     return shifted
+
+
+async def _restart_bank(
+    conn: AsyncConnection,
+    game: Any,
+    now: datetime,
+    restart: Callable[[clocks.Turn, banks.MoverClock], clocks.Turn],
+    pause: clocks.Pause | None = None,
+) -> None:
+    """A running bank clock restarted (what is left kept): after a vacation, or when its
+    mover's weekend or zone changes (`pause`: the new one). Its rows are armed again:
+    reminders still ahead on the bank come; none is sent at once."""
+    mover = await banks.mover_clock(conn, game, game.to_move, now, 0)
+    turn = restart(banks.turn_of(game), mover)
+    stored = list(game.banks)
+    stored[game.to_move] = banks.micros(turn.bank)
+    await conn.execute(
+        games.update()
+        .where(games.c.id == game.id)
+        .values(banks=stored, updated_at=now)  # a move read before this reads it again
+    )
+    await banks.arm(conn, game.id, game.ply, turn, pause or mover.pause, now)
+    log.info("game=%d bank clock restarted player=%d", game.id, mover.player_id)
+
+
+async def repause(
+    conn: AsyncConnection, player_id: int, old: clocks.Pause, new: clocks.Pause, now: datetime
+) -> None:
+    """A player's weekend or zone changed: their running bank clocks restart now, what
+    they had used measured with the old pause and what is left run with the new one (a
+    clock their vacation stopped restarts where it stopped: its end resumes it)."""
+    running = (
+        await conn.execute(
+            sa.select(games)
+            .select_from(
+                games.join(
+                    seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
+                )
+            )
+            .where(
+                seats.c.player_id == player_id,
+                games.c.status == "active",
+                games.c.time_control.is_not(None),
+            )
+        )
+    ).all()
+
+    def restart(turn: clocks.Turn, mover: banks.MoverClock) -> clocks.Turn:
+        at = now if mover.stopped is None else min(now, max(turn.started, mover.stopped[0]))
+        return clocks.rebase(turn, at, old)
+
+    for game in running:
+        await _restart_bank(conn, game, now, restart, new)
 
 
 #: A game whose clock a vacation stops: any but an event's that says vacations do not.

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service import outbox
+from bot.service import banks, outbox
 from bot.service.leases import NOW, claim_rows, lease_statement
 from bot.service.models import Digest, DigestLine, Result
 from bot.service.records import Records
@@ -56,9 +56,19 @@ _ON_MOVE = (
         games.c.game,
         games.c.thread_id,
         games.c.deadline_at,
+        games.c.to_move,
+        games.c.time_control,
+        games.c.banks,
+        games.c.clock_started_at,
+        games.c.grace_microseconds,
+        players.c.weekend,
+        players.c.time_zone,
+        players.c.vacation_since,
     )
     .select_from(
-        games.join(seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move))
+        games.join(
+            seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
+        ).join(players, players.c.id == seats.c.player_id)
     )
     .where(games.c.status == "active")
     .order_by(seats.c.player_id, games.c.deadline_at.is_(None), games.c.deadline_at, games.c.id)
@@ -95,14 +105,21 @@ async def claim(service: Records, worker: str, lease: timedelta, limit: int) -> 
     return [DigestClaim(r.id, r.due_at) for r in rows]
 
 
-async def on_move(conn: AsyncConnection, player_ids: Sequence[int]) -> dict[int, list[DigestLine]]:
-    """The games where each player is to move, least time left first (one query)."""
+async def on_move(
+    conn: AsyncConnection, player_ids: Sequence[int], now: datetime
+) -> dict[int, list[DigestLine]]:
+    """The games where each player is to move, least time left first (one query), with
+    their bank left on a bank clock."""
     found: dict[int, list[DigestLine]] = {pid: [] for pid in player_ids}
     rows = (await conn.execute(_ON_MOVE.where(seats.c.player_id.in_(player_ids)))).all()
     for row in rows:
         title = f"{engine.GAMES[row.game].title} #{row.id}"
+        bank = None
+        if row.time_control is not None:
+            left = banks.mover_bank_now(row, row.weekend, row.time_zone, row.vacation_since, now)
+            bank = int(left.total_seconds())
         found[row.player_id].append(
-            DigestLine(row.id, row.guild_id, title, row.thread_id, row.deadline_at)
+            DigestLine(row.id, row.guild_id, title, row.thread_id, row.deadline_at, bank)
         )
     return found
 
@@ -141,7 +158,7 @@ async def _send_batch(service: Records, claims: Sequence[DigestClaim], worker: s
                 .with_for_update(of=digests)
             )
         ).all()
-        lines = await on_move(conn, [row.id for row in held])
+        lines = await on_move(conn, [row.id for row in held], now)
         for row in held:
             await schedule(conn, row.id, row.reminders, row.time_zone, row.digest_hour, now)
             listed = tuple(lines[row.id])

@@ -126,6 +126,7 @@ def game_record(
         "options": dict(row.options),
         "rated": row.rated,
         "days_per_move": row.days_per_move,
+        "clock": row.time_control,
         "status": row.status,
         "created_at": _iso(row.created_at),
         "started_at": _iso(row.started_at),

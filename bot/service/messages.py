@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import engine
+from bot.service.clocks import PRESETS, bank_text
 from bot.service.levels import bot_name, levels_text
 from bot.service.models import (
     DAYS_PER_MOVE,
@@ -24,6 +25,7 @@ from bot.service.models import (
     ConditionalPlayed,
     ConditionalsDropped,
     Digest,
+    DigestLine,
     Event,
     GameOver,
     GameStarted,
@@ -86,7 +88,7 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             # the bot's seats are named too: it sat down at once, but it is the opponent
             bots = tuple(s.player_id for s in game.seats if s.bot is not None and s.player_id)
             named = invited + bots
-            clock = clock_text(game.days_per_move)
+            clock = game_clock_text(game)
             kind = "rated" if game.rated else "casual"
             whom = _join([mention(pid) for pid in named]) or "anyone"
             chosen = options_text(game.options)
@@ -157,6 +159,18 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                     + "."
                 )
             return result
+        case Reminder(
+            player_id=player_id,
+            deadline=deadline,
+            vacation_days_spent=spent,
+            vacation_days_left=days_left,
+        ) if spent:
+            due = when(deadline, game.zone_of(player_id))
+            days = f"{spent:g} vacation day" + ("" if spent == 1 else "s")
+            return (
+                f"{mention(player_id)}, your clock in {title} ran out: {days} of yours "
+                f"kept it going ({days_left:g} left this year). Your move is due {due}."
+            )
         case Reminder(player_id=player_id, deadline=deadline):
             due = when(deadline, game.zone_of(player_id))
             return f"{mention(player_id)}, your move in {title} is due {due}."
@@ -181,7 +195,9 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
             zone = game.zone_of(player_id)  # the digest's game is one of theirs
             rows = [
-                f"· {line.title}" + (f": due {when(line.deadline, zone)}" if line.deadline else "")
+                f"· {line.title}"
+                + (f": due {when(line.deadline, zone)}" if line.deadline else "")
+                + digest_bank(line)
                 for line in listed
             ]
             return "\n".join([f"{mention(player_id)}, your move in {count}:", *rows])
@@ -232,6 +248,20 @@ def taken_back_text(
     return (
         f"{text[:1].upper()}{text[1:]}{place} {verb} taken back{' by agreement' if agreed else ''}."
     )
+
+
+def digest_bank(line: DigestLine) -> str:
+    """A digest line's bank clock: " (bank 6d 4h)", or nothing."""
+    if line.bank_seconds is None:
+        return ""
+    return f" (bank {bank_text(timedelta(seconds=line.bank_seconds))})"
+
+
+def game_clock_text(game: GameSummary) -> str:
+    """A game's clock in words: "clock 10d+36h/10d", "3 days per move", "no clock"."""
+    if game.time_control is not None:
+        return f"clock {game.time_control}"
+    return clock_text(game.days_per_move)
 
 
 def clock_text(days: int | None) -> str:
@@ -311,8 +341,18 @@ def rules_card(name: str) -> str:
     for option in info.options.values():
         default = "set from the others" if option.default is None else option_word(option.default)
         lines.append(f"  {option.name}: {option.allowed} (default {default})")
-    lines += ["", f"Against the bot (casual): {levels_text()}.", "", info.credit]
+    lines += ["", f"Against the bot (casual): {levels_text()}.", "", clocks_text(), "", info.credit]
     return "\n".join(lines)
+
+
+def clocks_text() -> str:
+    """The clocks a game may have, with the bank clocks' presets by name."""
+    presets = ", ".join(f"{name} {control}" for name, control in PRESETS.items())
+    days = ", ".join(str(d) for d in DAYS_PER_MOVE)
+    return (
+        f"Clocks: days per move ({days}) or a bank clock, bank+increment/cap like "
+        f"10d+36h/10d; by name: {presets}."
+    )
 
 
 def rating_text(line: RatingLine) -> str:
@@ -364,7 +404,8 @@ def settings_line(found: PlayerSettings, when: When) -> str:
     return (
         f"Reminders: {reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
         f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
-        f"{_days(found.vacation_days_left)} left this year."
+        f"{_days(found.vacation_days_left)} left this year · bank clocks: weekend "
+        f"{found.weekend}, auto-vacation {'on' if found.auto_vacation else 'off'}."
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from bot.render.tables import Bracket, Crosstable, StandingsTable
@@ -71,6 +71,7 @@ class ServiceCode(enum.StrEnum):
     NO_UNDO = "no_undo"
     NO_VACATION = "no_vacation"
     OUT_OF_REACH = "out_of_reach"
+    OUT_OF_TIME = "out_of_time"
     OVER_AT_START = "over_at_start"
     OWN_UNDO = "own_undo"
     REMATCH_OFFERED = "rematch_offered"
@@ -112,6 +113,8 @@ class Seat:
     accepted: bool
     bot: str | None = None  # the bot's level when the bot plays this seat
     time_zone: str = "UTC"  # the player's (settings): their times are written in it
+    weekend: str | None = None  # the local days their bank clocks stop on: "sat-sun"
+    vacation_since: datetime | None = None  # on vacation: their clocks stopped then
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +147,8 @@ class GameSummary:
     away: tuple[int, ...] = ()  # player ids on vacation: their clocks are stopped
     event: str | None = None  # a game of an event: "Spring Hex · round 2"
     event_id: int | None = None  # its tournament's number
+    time_control: str | None = None  # a bank clock: "10d+36h/10d" (docs/CLOCKS.md)
+    banks: tuple[timedelta, ...] = ()  # a bank clock's banks by seat, as of the summary
 
     @property
     def player_to_move(self) -> int | None:
@@ -240,11 +245,14 @@ class UndoAnswered(Event):
 
 @dataclass(frozen=True, slots=True)
 class Reminder(Event):
-    """The player to move is reminded of the deadline (24 h and 1 h before it)."""
+    """The player to move is reminded of the deadline (24 h and 1 h before it), or told
+    that their bank clock ran out and spent vacation days by itself (`vacation_days_spent`)."""
 
     player_id: int
     deadline: datetime
     via: Literal["dm", "thread"]
+    vacation_days_spent: float = 0.0
+    vacation_days_left: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +298,7 @@ class DigestLine:
     title: str  # "Hex #12"
     thread_id: int | None
     deadline: datetime | None
+    bank_seconds: int | None = None  # a bank clock: the player's bank left
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,6 +392,8 @@ class PlayerSettings:
     on_vacation_since: datetime | None
     confirm_moves: bool = False  # the misclick guard: a typed move waits for Confirm
     digest_hour: int = 8  # local hour of the daily digest (reminders "digest")
+    auto_vacation: bool = True  # a bank clock running out spends a vacation day
+    weekend: str = "off"  # the local days bank clocks stop on: "sat-sun"
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,6 +457,8 @@ class TournamentSummary:
     max_players: int | None = None  # entries beyond it are refused
     start_players: int | None = None  # the join that makes this many starts it
     starts_at: datetime | None = None  # the scheduler starts it then
+    time_control: str | None = None  # its games' bank clock: "10d+36h/10d"
+    auto_vacation: bool = True  # whether those clocks spend vacation days by themselves
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.render import render_text
-from bot.service import aiqueue, conditionals
+from bot.service import aiqueue, banks, clocks, conditionals
 from bot.service.models import (
     ChallengeClosed,
     ConditionalPlayed,
@@ -37,7 +37,7 @@ from bot.service.models import (
     UndoRequested,
 )
 from bot.service.records import Records, replay
-from bot.service.rules import bot_to_move, check_ids, forfeit, seat_names_now
+from bot.service.rules import bot_to_move, check_ids, forfeit, local_time, seat_names_now
 from bot.store.schema import games, moves, players
 from engine import GameState, IllegalMove
 
@@ -191,7 +191,7 @@ class Play(Records):
         A move clears a pending undo request and, when it starts a new turn,
         sets that turn's deadline, all in the one conditional UPDATE.
         """
-        now = self.clock()
+        now = self.clock()  # the move's instant: read in its transaction, it decides lateness
         new_turn = after.outcome is None and not after.mid_turn
         due = self.due(summary, now) if new_turn else row.deadline_at
         changed = await conn.execute(
@@ -208,6 +208,10 @@ class Play(Records):
         )
         if changed.rowcount != 1:
             raise _Conflict
+        bank_micros = None
+        if row.time_control is not None:  # after the UPDATE: the game's row is ours (lock order)
+            settle = after.outcome is not None or new_turn
+            bank_micros, due = await self._bank_move(conn, row, seat, after.ply, now, settle)
         new_texts = after.moves[before.ply :]
         new_seats = after.actors[before.ply :]  # the mover's actions, then forced passes
         await conn.execute(
@@ -219,6 +223,7 @@ class Play(Records):
                     "seat": actor,
                     "text": text,
                     "created_at": now,
+                    "banks": row.banks,  # as this turn's clock started: an undo gives them back
                 }
                 for i, (text, actor) in enumerate(zip(new_texts, new_seats, strict=True))
             ],
@@ -244,12 +249,66 @@ class Play(Records):
             )
             return events, await self.summary(conn, row.id)
         if new_turn:
-            await self.write_deadlines(conn, row.id, after.ply, due)
+            if bank_micros is None:
+                await self.write_deadlines(conn, row.id, after.ply, due)
+            else:
+                assert after.to_move is not None
+                due = await self.start_bank(conn, row, after.ply, after.to_move, bank_micros, now)
             await aiqueue.queue_turn(conn, row.id, summary.seats, after, now)  # a bot's turn
             player_id = summary.seats[after.to_move or 0].player_id or 0
             events.append(TurnStarted(row.id, player_id, due))
         current = dataclasses.replace(summary, ply=after.ply, to_move=after.to_move, deadline=due)
+        if bank_micros is not None:  # the next mover's bank is whole as their turn starts
+            current = dataclasses.replace(current, banks=banks.as_banks(bank_micros))
         return events, current
+
+    async def _bank_move(
+        self, conn: AsyncConnection, row: Any, seat: int, ply: int, now: datetime, settle: bool
+    ) -> tuple[list[int], datetime | None]:
+        """A move on a bank clock at `now`: refused when it comes at or after the deadline
+        (the scan then ends the game on time), unless the vacation days the clock may spend
+        by itself reach; with `settle` (the turn ends) the mover's bank after it. Returns
+        the seats' banks in microseconds, stored on the game's row, and the turn's deadline
+        (mid-turn: moved by the vacation days spent)."""
+        control = banks.control_of(row)
+        assert control is not None
+        turn, mover, needed = await self._clock_in_time(
+            conn, row, now, "Your time ran out at {due}: this move came too late"
+        )
+        stored = list(row.banks)
+        due = row.deadline_at
+        if settle:
+            stored[seat] = banks.micros(clocks.bank_after_move(control, turn, now, mover.pause))
+        elif needed or mover.stopped is not None:  # mid-turn: the clock runs on as is
+            stored[seat] = banks.micros(turn.bank)
+            due = await banks.arm(conn, row.id, ply, turn, mover.pause, now)
+        await conn.execute(games.update().where(games.c.id == row.id).values(banks=stored))
+        return stored, due
+
+    async def _clock_in_time(
+        self, conn: AsyncConnection, row: Any, now: datetime, refusal: str
+    ) -> tuple[clocks.Turn, banks.MoverClock, timedelta]:
+        """The running bank clock of a game row at `now` (its mover's vacation, if any,
+        stopped it), with the vacation days spent that the scan would have spent by now,
+        had it come first. Refused (`refusal`, naming the deadline as {due}) when they do
+        not reach: the scan ends the game on time."""
+        mover = await banks.mover_clock(conn, row, row.to_move, now, self.settings.vacation_days)
+        turn = banks.turn_of(row)
+        if mover.stopped is not None:  # on vacation: the clock stood still (till its days ran out)
+            since, until = mover.stopped
+            turn = clocks.resumed(turn, since, min(now, until), mover.pause)
+        needed = clocks.vacation_needed(turn, now, mover.pause, mover.spendable)
+        if needed is None:
+            due = local_time(clocks.deadline(turn, mover.pause), mover.time_zone)
+            raise Refused(
+                refusal.format(due=due) + ", and the game is lost on time.",
+                code=ServiceCode.OUT_OF_TIME,
+            )
+        if needed:
+            await banks.spend_vacation(conn, mover, needed, now)
+            turn = dataclasses.replace(turn, grace=turn.grace + needed)
+            log.info("game=%d player=%d spent %s of vacation", row.id, mover.player_id, needed)
+        return turn, mover, needed
 
     async def _conditional_reply(
         self,
@@ -390,6 +449,10 @@ class Play(Records):
                 )
                 answer = UndoAnswered(game_id, player.id, True, False, row.ply)
                 return await self._announce(conn, Result(summary, (answer,)))
+            if row.time_control is not None:  # an undo comes too late once the clock ran out
+                await self._clock_in_time(
+                    conn, row, self.clock(), "The clock ran out at {due} before this undo"
+                )
             if prepared is not None and prepared[0] == (row.ply, row.updated_at, row.undo_seat):
                 rolled_back = prepared[1]
             else:  # the game changed since: replay under the lock after all
@@ -420,6 +483,12 @@ class Play(Records):
                     .order_by(moves.c.ply)
                 )
             ).all()
+            # a bank clock's banks as the first turn taken back started: its time comes back
+            restored = await conn.scalar(
+                sa.select(moves.c.banks).where(
+                    moves.c.game_id == game_id, moves.c.ply == rolled_back.ply
+                )
+            )
             await conn.execute(
                 moves.delete().where(moves.c.game_id == game_id, moves.c.ply >= rolled_back.ply)
             )
@@ -437,7 +506,7 @@ class Play(Records):
                 taken_from=tuple(summary.seats[entry.seat].player_id or 0 for entry in gone),
             )
             events: list[Event] = [done]
-            events.append(await self.start_turn(conn, game_id, summary, rolled_back))
+            events.append(await self.start_turn(conn, game_id, summary, rolled_back, restored))
             now_summary = await self.summary(conn, game_id)
             return await self._announce(conn, Result(now_summary, tuple(events)))
 

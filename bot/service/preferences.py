@@ -11,8 +11,9 @@ from zoneinfo import available_timezones
 
 import sqlalchemy as sa
 
+from bot.service import banks, digest
 from bot.service import deadlines as clocks
-from bot.service import digest
+from bot.service.clocks import parse_weekend, weekend_name
 from bot.service.models import (
     DAYS_PER_MOVE,
     REMINDERS,
@@ -42,10 +43,19 @@ class Preferences(Records):
         vacation: bool | None = None,
         confirm_moves: bool | None = None,
         digest_hour: int | None = None,
+        auto_vacation: bool | None = None,
+        weekend: str | None = None,
     ) -> PlayerSettings:
         """Read or change a player's settings. Quiet hours are "22-7" (local hours) or "off";
-        reminders "digest" is one message a day at `digest_hour` (local)."""
+        reminders "digest" is one message a day at `digest_hour` (local); `auto_vacation`:
+        a bank clock running out spends a vacation day; `weekend`: the local days their
+        bank clocks stop on ("sat-sun", "fri-sat", "sun" or "off")."""
         values: dict[str, Any] = {}
+        if auto_vacation is not None:
+            values["auto_vacation"] = auto_vacation
+        if weekend is not None:
+            name = weekend_name(parse_weekend(weekend))
+            values["weekend"] = None if name == "off" else name
         if digest_hour is not None:
             if not 0 <= digest_hour <= 23:
                 raise Refused(
@@ -67,14 +77,14 @@ class Preferences(Records):
         if quiet_hours is not None:
             values["quiet_start"], values["quiet_end"] = _quiet_hours(quiet_hours)
         now = self.clock()
+        repaused = values.keys() & {"weekend", "time_zone"}
         async with self.db.write() as conn:
-            if vacation is False:  # its end moves clocks: their games first (the lock order)
+            if vacation is False or repaused:  # these move clocks: games first (lock order)
                 await clocks.lock_games_of(conn, player.id)
             await self.remember(conn, player)  # locks the row: settings calls queue here
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
-            days_left = row.vacation_days_left
+            days_left = banks.vacation_days_left(row, now, self.settings.vacation_days)
             if row.vacation_year != now.year:  # a new year's allowance
-                days_left = float(self.settings.vacation_days)
                 values.update(vacation_days_left=days_left, vacation_year=now.year)
             if vacation is True and row.vacation_since is None:
                 if days_left <= 0:
@@ -91,7 +101,11 @@ class Preferences(Records):
                 await conn.execute(
                     players.update().where(players.c.id == player.id).values(**values)
                 )
+            old_pause = banks.pause_of(row.weekend, row.time_zone)
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
+            new_pause = banks.pause_of(row.weekend, row.time_zone)
+            if repaused and new_pause != old_pause:
+                await clocks.repause(conn, player.id, old_pause, new_pause, now)
             if values.keys() & {"reminders", "time_zone", "digest_hour"}:
                 await digest.schedule(
                     conn, player.id, row.reminders, row.time_zone, row.digest_hour, now
@@ -107,6 +121,8 @@ class Preferences(Records):
             row.vacation_since,
             row.confirm_moves,
             row.digest_hour,
+            row.auto_vacation,
+            row.weekend or "off",
         )
 
     async def guild_settings(

@@ -24,7 +24,8 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service import aiqueue, outbox, ratings
+from bot.service import aiqueue, banks, clocks, outbox, ratings
+from bot.service.clocks import REMINDER_LEADS
 from bot.service.models import (
     ChallengeClosed,
     Event,
@@ -65,8 +66,6 @@ from engine import GameState
 
 log = logging.getLogger("paperboard.service")
 
-#: Reminders before a deadline (the mention when the turn starts is the first).
-REMINDER_LEADS = {"remind_24h": timedelta(hours=24), "remind_1h": timedelta(hours=1)}
 STATE_CACHE_SIZE = 2048
 ROSTER_SECONDS = 60.0
 #: The most a replay holds the event loop at a time, and its pause between slices.
@@ -94,14 +93,12 @@ _ROSTER = (
         players.c.name,
         players.c.vacation_since,
         players.c.time_zone,
+        players.c.weekend,
     )
     .select_from(seats.outerjoin(players, players.c.id == seats.c.player_id))
     .where(seats.c.game_id == sa.bindparam("game_id"))
     .order_by(seats.c.seat)
 )
-#: A new turn rewrites its deadline rows: one per game and kind, unclaimed, due again.
-_DEADLINE_KEYS = ("game_id", "kind")
-_DEADLINE_CHANGES = ("ply", "due_at", "done", "claimed_by", "claimed_until")
 
 
 class Records:
@@ -220,7 +217,21 @@ class Records:
             away=away if row.status == "active" else (),
             event=event,
             event_id=row.tournament_id,
+            time_control=row.time_control,
+            banks=self._banks_now(row, roster) if row.banks is not None else (),
         )
+
+    def _banks_now(self, row: Any, roster: tuple[Seat, ...]) -> tuple[timedelta, ...]:
+        """A bank clock's banks by seat as they stand now: the mover's runs down (but not
+        while they are on vacation: their clock stopped when it began)."""
+        stored = banks.as_banks(row.banks)
+        if row.status != "active" or row.to_move is None or row.clock_started_at is None:
+            return stored
+        mover = roster[row.to_move]
+        left = banks.mover_bank_now(
+            row, mover.weekend, mover.time_zone, mover.vacation_since, self.clock()
+        )
+        return (*stored[: row.to_move], left, *stored[row.to_move + 1 :])
 
     async def event_title(self, conn: AsyncConnection, tournament_id: int) -> str:
         """An event's title, its name and game: "Spring Hex" (kept: it never changes)."""
@@ -249,7 +260,16 @@ class Records:
             return cached[1], cached[2]
         rows = (await conn.execute(_ROSTER, {"game_id": game_id})).all()
         roster = tuple(
-            Seat(r.seat, r.player_id, r.name, r.accepted, r.bot_level, r.time_zone or "UTC")
+            Seat(
+                r.seat,
+                r.player_id,
+                r.name,
+                r.accepted,
+                r.bot_level,
+                r.time_zone or "UTC",
+                r.weekend,
+                r.vacation_since,
+            )
             for r in rows
         )
         away = tuple(r.player_id for r in rows if r.vacation_since is not None)
@@ -321,13 +341,26 @@ class Records:
     # == turns and ends ================================================================
 
     async def start_turn(
-        self, conn: AsyncConnection, game_id: int, summary: GameSummary, state: GameState
+        self,
+        conn: AsyncConnection,
+        game_id: int,
+        summary: GameSummary,
+        state: GameState,
+        bank_micros: Sequence[int] | None = None,
     ) -> TurnStarted:
-        """A turn starts (outside a move: at the start, after an undo): its deadline."""
+        """A turn starts (outside a move: at the start, after an undo): its deadline. A bank
+        clock's banks become `bank_micros` (the start's, an undo's), else stay."""
         assert state.to_move is not None
-        due = self.due(summary, self.clock())
-        await conn.execute(games.update().where(games.c.id == game_id).values(deadline_at=due))
-        await self.write_deadlines(conn, game_id, state.ply, due)
+        now = self.clock()
+        row = (await conn.execute(_GAME_ROW, {"game_id": game_id})).one()
+        if row.time_control is None:
+            due = self.due(summary, now)
+            await conn.execute(games.update().where(games.c.id == game_id).values(deadline_at=due))
+            await self.write_deadlines(conn, game_id, state.ply, due)
+        else:
+            stored = list(bank_micros if bank_micros is not None else row.banks)
+            await conn.execute(games.update().where(games.c.id == game_id).values(banks=stored))
+            due = await self.start_bank(conn, row, state.ply, state.to_move, stored, now)
         await aiqueue.queue_turn(conn, game_id, summary.seats, state, self.clock())  # a bot's turn
         return TurnStarted(game_id, summary.seats[state.to_move].player_id or 0, due)
 
@@ -337,29 +370,30 @@ class Records:
             return None
         return now + timedelta(days=summary.days_per_move)
 
+    async def start_bank(
+        self,
+        conn: AsyncConnection,
+        row: Any,
+        ply: int,
+        seat: int,
+        bank_micros: Sequence[int],
+        now: datetime,
+    ) -> datetime:
+        """A bank clock's turn starts now for `seat` with its bank: its deadline, armed."""
+        mover = await banks.mover_clock(conn, row, seat, now, self.settings.vacation_days)
+        turn = clocks.Turn(now, timedelta(microseconds=bank_micros[seat]))
+        return await banks.arm(conn, row.id, ply, turn, mover.pause, now)
+
     async def write_deadlines(
         self, conn: AsyncConnection, game_id: int, ply: int, due: datetime | None
     ) -> None:
-        """The turn's deadline rows (the timeout and its reminders), rewritten in the
-        move's transaction: one row per game and kind, unclaimed and due again."""
+        """A days-per-move turn's deadline rows (the timeout and its reminders), rewritten
+        in the move's transaction: one row per game and kind, unclaimed and due again."""
         if due is None:
             await _close_deadlines(conn, game_id)
             return
-        now = self.clock()
-        leads = {"timeout": timedelta(0), **REMINDER_LEADS}
-        rows = [
-            {
-                "game_id": game_id,
-                "kind": kind,
-                "ply": ply,
-                "due_at": due - lead,
-                "done": due - lead <= now,  # a reminder too close to the deadline is skipped
-                "claimed_by": None,
-                "claimed_until": None,
-            }
-            for kind, lead in leads.items()
-        ]
-        await upsert(conn, deadlines, rows, keys=_DEADLINE_KEYS, update=_DEADLINE_CHANGES)
+        reminders = {kind: due - lead for kind, lead in REMINDER_LEADS.items()}
+        await banks.write_deadline_rows(conn, game_id, ply, due, reminders, self.clock())
 
     async def clear_conditionals(self, conn: AsyncConnection, game_id: int) -> None:
         """Every player's conditional lines in the game are gone (an undo, the end)."""
@@ -440,7 +474,9 @@ class Records:
                 )
             )
         else:
-            events.append(await self.start_turn(conn, row.id, summary, state))
+            control = banks.control_of(row)
+            start_banks = None if control is None else [banks.micros(control.initial)] * len(order)
+            events.append(await self.start_turn(conn, row.id, summary, state, start_banks))
         return events
 
     async def close_challenge(

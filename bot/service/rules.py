@@ -9,6 +9,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.service.clocks import bank_text
 from bot.service.levels import BOT_ID_RANGE, bot_name
 from bot.service.models import (
     DAYS_PER_MOVE,
@@ -196,10 +197,20 @@ def deadline_caption(summary: GameSummary, zone_name: str | None = None) -> str 
     if summary.deadline is None:
         return None
     mover = summary.player_to_move
+    # the banks last: a caption too long for the picture is shortened at its end
+    banks = f" · {banks_text(summary)}" if summary.banks else ""
     if mover in summary.away:
-        return "clock stopped: on vacation"
+        return f"clock stopped: on vacation{banks}"
     shown_in = zone_name or (summary.zone_of(mover) if mover is not None else None)
-    return f"due {local_time(summary.deadline, shown_in)}"
+    return f"due {local_time(summary.deadline, shown_in)}{banks}"
+
+
+def banks_text(summary: GameSummary) -> str:
+    """A bank clock's banks by seat: "ann 6d 4h · bob 9d 21h" ("" for other clocks)."""
+    return " · ".join(
+        f"{seat.name or 'open seat'} {bank_text(bank)}"
+        for seat, bank in zip(summary.seats, summary.banks, strict=False)
+    )
 
 
 def _unknown_id() -> Refused:

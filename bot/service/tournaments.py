@@ -68,7 +68,8 @@ from bot.events import (
 )
 from bot.events import join as ladder_join
 from bot.render.tables import Bracket, BracketMatch, Crosstable, StandingRow, StandingsTable
-from bot.service import outbox
+from bot.service import banks, outbox
+from bot.service.clocks import chosen_clock
 from bot.service.exports import ExportFile, stored_record
 from bot.service.levels import LEVELS, bot_player
 from bot.service.messages import unknown_game
@@ -149,6 +150,8 @@ class Tournaments(Records):
         days_per_move: int | str | None = "default",
         rated: bool | None = None,
         vacations: bool = True,
+        clock: str | None = None,
+        auto_vacation: bool = True,
         manages: bool = False,
         max_players: int | None = None,
         start_players: int | None = None,
@@ -158,7 +161,9 @@ class Tournaments(Records):
         server where only managers run events: `guild_settings(tournaments=...)`).
         `max_players`: entries beyond it are refused; `start_players`: the join that makes
         this many starts the event; `starts_at` (a moment, or "2026-12-01T18:00" in the
-        organizer's time zone, or "in 3 days"): the scheduler starts it then."""
+        organizer's time zone, or "in 3 days"): the scheduler starts it then. `clock`: its
+        games' bank clock instead of days per move; `auto_vacation`: whether those clocks
+        may spend their players' vacation days by themselves."""
         check_ids(place.guild_id, place.channel_id, organizer.id)
         info = engine.GAMES.get(game)
         if info is None:
@@ -189,6 +194,7 @@ class Tournaments(Records):
             raise Refused("double= is for a round robin.", code=Code.BAD_OPTION)
         if rated is not None and not isinstance(rated, bool):
             raise Refused("Rated is yes or no.", code=Code.BAD_OPTION)
+        control = chosen_clock(clock, days_per_move != "default")
         settings = dict(options or {})
         if not all(isinstance(key, str) for key in settings) or "players" in settings:
             raise Refused("Game options are named, like size=7.", code=Code.BAD_OPTION)
@@ -217,6 +223,8 @@ class Tournaments(Records):
                     code=ServiceCode.NOT_ADMIN,
                 )
             days = game_terms(guild, place.channel_id, days_per_move, rated, what="Events")
+            if control is not None:
+                days = None
             start = await first_position(game, settings, 2)
             now = self.clock()
             zone_name = await self.time_zone_of(conn, organizer.id)
@@ -239,6 +247,8 @@ class Tournaments(Records):
                     match_games=(match or 1) if kind is Format.KNOCKOUT else None,
                     double=bool(double),
                     days_per_move=days,
+                    time_control=control,
+                    auto_vacation=bool(auto_vacation),
                     vacations=bool(vacations),
                     rated=guild.rated if rated is None else rated,
                     organizer_id=organizer.id,
@@ -845,6 +855,8 @@ class Tournaments(Records):
             "match_games": row.match_games,
             "double": row.double,
             "days_per_move": row.days_per_move,
+            "clock": row.time_control,
+            "auto_vacation": row.auto_vacation,
             "rated": row.rated,
             "organizer_id": row.organizer_id,
             "created_at": _iso(row.created_at),
@@ -1294,6 +1306,7 @@ class Tournaments(Records):
                 to_move=state.to_move if until is None else None,
                 challenger_id=row.organizer_id if by is None else by.id,
                 days_per_move=row.days_per_move,
+                time_control=row.time_control,
                 first="challenger",
                 rated=row.rated and not with_bot,  # games against the bot are casual
                 created_at=now,
@@ -1344,7 +1357,9 @@ class Tournaments(Records):
             return Result(await self.summary(conn, game_id), (issued, *started))
         self.cache_state(game_id, now, state)
         summary = await self.summary(conn, game_id)
-        turn = await self.start_turn(conn, game_id, summary, state)
+        control = banks.control_of(row)
+        start_banks = None if control is None else [banks.micros(control.initial)] * 2
+        turn = await self.start_turn(conn, game_id, summary, state, start_banks)
         summary = await self.summary(conn, game_id)
         return Result(summary, (GameStarted(game_id, pairing.players), turn))
 
@@ -1570,6 +1585,8 @@ class Tournaments(Records):
             days_per_move=row.days_per_move,
             rated=row.rated,
             vacations=row.vacations,
+            time_control=row.time_control,
+            auto_vacation=row.auto_vacation,
             organizer_id=row.organizer_id,
             max_players=row.max_players,
             start_players=row.start_players,

@@ -72,6 +72,9 @@ players = Table(
     Column("vacation_since", UTCDateTime()),
     Column("confirm_moves", Boolean, nullable=False, server_default="0"),  # the misclick guard
     Column("digest_hour", SmallInteger, nullable=False, server_default="8"),  # local, 0-23
+    # a bank clock running out spends a vacation day by itself (migration 0010)
+    Column("auto_vacation", Boolean, nullable=False, server_default="1"),
+    Column("weekend", String(8)),  # bank clocks stop on these local days: "sat-sun"
     Column("created_at", UTCDateTime(), nullable=False),
     Index("players_on_vacation", "vacation_since"),
     CheckConstraint(
@@ -99,7 +102,14 @@ games = Table(
     Column("ply", Integer, nullable=False, server_default="0"),
     Column("to_move", Integer),  # seat, while active
     Column("challenger_id", BigInteger, nullable=False),
-    Column("days_per_move", Integer),  # None: no clock
+    Column("days_per_move", Integer),  # None: no clock, or a bank clock
+    # a bank clock (migration 0010): "10d+36h/10d"; the seats' banks in microseconds (the
+    # mover's as it was when its clock started); when it started; vacation time spent
+    # on the turn by the clock itself
+    Column("time_control", String(32)),
+    Column("banks", JSON),
+    Column("clock_started_at", UTCDateTime()),
+    Column("grace_microseconds", BigInteger, nullable=False, server_default="0"),
     Column("first", String(12), nullable=False),  # challenger opponent random
     Column("rated", Boolean, nullable=False),
     Column("expires_at", UTCDateTime()),  # an unanswered challenge
@@ -153,6 +163,7 @@ moves = Table(
     Column("seat", SmallInteger, nullable=False),  # who acted (or was made to pass)
     Column("text", String(64), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
+    Column("banks", JSON),  # a bank clock's banks when this turn's clock started (an undo)
     CheckConstraint("ply >= 0", name="moves_ply_not_negative"),
     CheckConstraint(f"seat BETWEEN 0 AND {MAX_SEAT}", name="moves_seat_in_range"),
 )
@@ -235,8 +246,10 @@ tournaments = Table(
     Column("rounds", Integer),  # a Swiss tournament's rounds
     Column("match_games", SmallInteger),  # a knockout's games per match: 1, 3 or 5
     Column("double", Boolean, nullable=False, server_default="0"),  # a double round robin
-    Column("days_per_move", Integer),  # None: no clock
+    Column("days_per_move", Integer),  # None: no clock, or a bank clock
     Column("vacations", Boolean, nullable=False, server_default="1"),  # vacations stop clocks
+    Column("time_control", String(32)),  # its games' bank clock (migration 0010)
+    Column("auto_vacation", Boolean, nullable=False, server_default="1"),  # clocks spend days
     Column("rated", Boolean, nullable=False),
     Column("organizer_id", BigInteger, nullable=False),
     Column("status", String(12), nullable=False),
