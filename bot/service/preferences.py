@@ -11,8 +11,7 @@ from zoneinfo import available_timezones
 
 import sqlalchemy as sa
 
-from bot.service import banks, digest
-from bot.service import deadlines as clocks
+from bot.service import banks, deadlines, digest
 from bot.service.clocks import parse_weekend, weekend_name
 from bot.service.models import (
     DAYS_PER_MOVE,
@@ -80,7 +79,7 @@ class Preferences(Records):
         repaused = values.keys() & {"weekend", "time_zone"}
         async with self.db.write() as conn:
             if vacation is False or repaused:  # these move clocks: games first (lock order)
-                await clocks.lock_games_of(conn, player.id)
+                await deadlines.lock_games_of(conn, player.id)
             await self.remember(conn, player)  # locks the row: settings calls queue here
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
             days_left = banks.vacation_days_left(row, now, self.settings.vacation_days)
@@ -95,7 +94,7 @@ class Preferences(Records):
             elif vacation is False and row.vacation_since is not None:
                 used = (now - row.vacation_since).total_seconds() / 86400
                 end = min(now, row.vacation_since + timedelta(days=max(0.0, days_left)))
-                await clocks.resume_clocks(conn, player.id, row.vacation_since, end, now)
+                await deadlines.resume_clocks(conn, player.id, row.vacation_since, end, now)
                 values.update(vacation_since=None, vacation_days_left=max(0.0, days_left - used))
             if values:
                 await conn.execute(
@@ -105,7 +104,7 @@ class Preferences(Records):
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
             new_pause = banks.pause_of(row.weekend, row.time_zone)
             if repaused and new_pause != old_pause:
-                await clocks.repause(conn, player.id, old_pause, new_pause, now)
+                await deadlines.repause(conn, player.id, old_pause, new_pause, now)
             if values.keys() & {"reminders", "time_zone", "digest_hour"}:
                 await digest.schedule(
                     conn, player.id, row.reminders, row.time_zone, row.digest_hour, now
