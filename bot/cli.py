@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from pydantic import ValidationError
+
 import engine
 from bot.settings import Settings
 
@@ -23,11 +25,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
+    except ValidationError as bad:  # a setting: one sentence, before anything starts
+        print(f"paperboard: {settings_refusal(bad)}", file=sys.stderr)
+        return 2
     except (ValueError, engine.IllegalMove) as refused:
         print(f"paperboard: {refused}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: stopped, not failed
         return 130
+
+
+def settings_refusal(bad: ValidationError) -> str:
+    """The first bad setting in one sentence: the validator's own, or the setting's name
+    with pydantic's words."""
+    error = bad.errors()[0]
+    if "error" in error.get("ctx", {}):
+        return str(error["ctx"]["error"])
+    names = ".".join(str(part) for part in error["loc"]).upper()
+    return f"{names}: {error['msg']}" if names else str(error["msg"])
 
 
 def build_parser() -> argparse.ArgumentParser:

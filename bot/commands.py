@@ -313,7 +313,8 @@ COMMANDS: tuple[Command, ...] = (
             Param(
                 "reminders",
                 "choice",
-                "each turn by dm or in the thread, a daily digest by dm, or off",
+                "each turn by dm, in the thread or by email (a confirmed address), a daily "
+                "digest by dm, or off",
                 choices=REMINDERS,
             ),
             Param(

@@ -335,7 +335,13 @@ class Records:
         if row is None:
             return GuildSettings(guild_id)
         return GuildSettings(
-            guild_id, tuple(row.channels), row.days_per_move, row.rated, row.tournaments
+            guild_id,
+            tuple(row.channels),
+            row.days_per_move,
+            row.rated,
+            row.tournaments,
+            row.email,
+            row.email_channel,
         )
 
     # == turns and ends ================================================================
