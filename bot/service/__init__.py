@@ -55,7 +55,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import banks_text, local_time, options_text
+from bot.service.rules import banks_text, local_time, options_text, result_text
 from bot.service.service import GameService
 from bot.service.tournaments import start_words
 from engine import NOT_A_MOVE, Code
@@ -119,6 +119,7 @@ __all__ = [
     "options_text",
     "parse_days",
     "rating_line",
+    "result_text",
     "rules_card",
     "settings_line",
     "shown",

@@ -17,9 +17,10 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from bot.service.models import GuildSettings, Player, Refused, ServiceCode
+from bot.service.models import GameSummary, GuildSettings, Player, Refused, ServiceCode
 from bot.service.records import Records
-from bot.store.schema import guild_settings, mail_addresses, mails_sent, players
+from bot.service.rules import check_ids, seat_names_now
+from bot.store.schema import games, guild_settings, mail_addresses, mails_sent, moves, players
 
 #: How long a mailed code may be typed.
 CODE_HOURS = 24
@@ -268,3 +269,32 @@ class Mail(Records):
                     code=ServiceCode.BAD_SETTING,
                 )
             return await self.load_guild_settings(conn, ids[0])
+
+    async def mail_game(self, game_id: int) -> GameSummary:
+        """A game named by a signed reply address, whatever its server: the address is
+        the authority (the adapter checked its MAC)."""
+        check_ids(game_id)
+        async with self.db.read() as conn:
+            guild_id = await conn.scalar(sa.select(games.c.guild_id).where(games.c.id == game_id))
+            if guild_id is None:
+                raise Refused(f"There is no game #{game_id}.", code=ServiceCode.NO_GAME)
+            row = await self.game_row(conn, game_id, guild_id)
+            return await self.summary(conn, game_id, row)
+
+    async def last_moves(self, game_id: int, count: int = 6) -> list[str]:
+        """The game's last `count` moves as they read in a mail: "7. ann d5"."""
+        async with self.db.read() as conn:
+            row = (await conn.execute(sa.select(games).where(games.c.id == game_id))).one()
+            summary = seat_names_now(
+                await self.summary(conn, game_id, row), await self.load_state(conn, row)
+            )
+            entries = (
+                await conn.execute(
+                    sa.select(moves.c.ply, moves.c.seat, moves.c.text)
+                    .where(moves.c.game_id == game_id)
+                    .order_by(moves.c.ply.desc())
+                    .limit(count)
+                )
+            ).all()
+        names = {s.seat: s.name or summary.seat_names[s.seat] for s in summary.seats}
+        return [f"{e.ply + 1}. {names.get(e.seat, '?')} {e.text}" for e in reversed(entries)]
