@@ -113,7 +113,7 @@ class Settings(BaseSettings):
     def _host_and_port(cls, listen: str | None) -> str | None:
         if listen is not None:
             host, _, port = listen.rpartition(":")
-            if not host or not port.isdecimal() or not 0 < int(port) < 65536:
+            if not host or not port.isdecimal() or not 0 <= int(port) < 65536:
                 raise ValueError("EMAIL_LISTEN is host:port, like 0.0.0.0:2525")
         return listen
 

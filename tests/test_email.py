@@ -1,0 +1,183 @@
+"""Play by email over real SMTP on loopback: the bot's listener takes the players' mail,
+a capture server takes the bot's (tests/mailkit.py)."""
+
+from __future__ import annotations
+
+import aiosmtplib
+import pytest
+
+from bot.service import Player
+from tests.conftest import ANN, Clock
+from tests.mailkit import BOT, DOMAIN, GUILD, MailWorld, mail_world
+
+ANNE, BEN = "anne@home.test", "ben@work.test"
+
+
+async def registered(world: MailWorld) -> None:
+    await world.send(ANNE, BOT, "join", name="Anne Example")
+    await world.send(BEN, BOT, "join", name="Ben")
+    assert "Welcome, Anne Example (by email)" in world.said(ANNE)
+
+
+async def started(world: MailWorld) -> int:
+    """Anne challenges Ben to Hex 4x4 by mail and Ben accepts: the game's id."""
+    await registered(world)
+    await world.send(ANNE, BOT, f"challenge hex {BEN} size=4 days=3")
+    assert "challenges you to Hex" in world.said(BEN)
+    await world.reply(BEN, "Accept")
+    game = world.published[-1].game
+    assert game.status == "active"
+    return game.id
+
+
+async def test_a_whole_game_by_two_mailboxes(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        game_id = await started(world)
+        moves = iter(f"{col}{row}" for row in range(1, 5) for col in "abcd")
+        game = world.published[-1].game
+        while game.status == "active":
+            mover = await address_to_move(world, game_id)
+            before = len(world.published)
+            for text in moves:  # the next empty cell in reading order
+                await world.reply(mover, text)
+                if len(world.published) > before:
+                    break
+            game = world.published[-1].game
+        assert game.status == "finished"
+        for address in (ANNE, BEN):
+            last = world.capture.last(address)
+            assert "wins" in world.said(address) and "Result:" in world.said(address)
+            assert last["Auto-Submitted"] == "auto-generated"
+            assert last["In-Reply-To"] == f"<game{game_id}@{DOMAIN}>"
+        mail = world.capture.last(ANNE)
+        kinds = [part.get_content_type() for part in mail.walk()]
+        assert kinds[:2] == ["multipart/mixed", "multipart/alternative"]
+        assert "multipart/related" in kinds and kinds.count("image/png") == 2
+        assert "Last moves:" in world.said(ANNE)
+
+
+async def address_to_move(world: MailWorld, game_id: int) -> str:
+    game = await world.service.mail_game(game_id)
+    found = await world.service.address_of(game.player_to_move or 0)
+    assert found is not None
+    return found
+
+
+def other(address: str) -> str:
+    return BEN if address == ANNE else ANNE
+
+
+async def test_an_old_mail_cannot_move_twice(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        game_id = await started(world)
+        mover = await address_to_move(world, game_id)
+        first_mail = world.capture.last(mover)
+        await world.reply(mover, "a1")
+        ply = (await world.service.mail_game(game_id)).ply
+        await world.send(mover, str(first_mail["Reply-To"]), "b1")  # the same mail again
+        assert "That game has moved on" in world.said(mover)
+        assert (await world.service.mail_game(game_id)).ply == ply
+
+
+async def test_an_altered_token_acts_for_no_one(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        game_id = await started(world)
+        mover = await address_to_move(world, game_id)
+        token = str(world.capture.last(other(mover))["Reply-To"])
+        seat = ".s0." if ".s1." in token else ".s1."
+        forged = token.replace(".s0.", seat).replace(".s1.", seat, 1)
+        await world.send(mover, forged, "a1")  # From the player to move, to a forged seat
+        await world.send(other(mover), token, "a1")  # their own token: not their turn
+        assert "not one I gave out" in world.said(mover)
+        assert (await world.service.mail_game(game_id)).ply == 0
+        assert "turn" in world.said(other(mover))
+
+
+async def test_the_listener_is_no_open_relay(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        with pytest.raises(aiosmtplib.SMTPRecipientsRefused) as refused:
+            await aiosmtplib.send(
+                b"Subject: hi\r\n\r\nhello\r\n",
+                sender="spammer@evil.test",
+                recipients=["victim@elsewhere.test"],
+                hostname="127.0.0.1",
+                port=world.port,
+            )
+        assert refused.value.recipients[0].code == 550
+        assert world.capture.mails == []
+
+
+async def test_a_name_cannot_inject_headers(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        raw = (
+            b"From: =?utf-8?q?Eve=0D=0ABcc=3A_victim=40evil=2Etest?= <eve@home.test>\r\n"
+            b"To: " + BOT.encode() + b"\r\nSubject: join\r\n\r\njoin\r\n"
+        )
+        await world.send_raw("eve@home.test", BOT, raw)
+        (recipients, answer), *_ = world.capture.mails
+        assert recipients == ("eve@home.test",)
+        assert answer["Bcc"] is None and "\n" not in str(answer["To"])
+        found = await world.service.player_by_address("eve@home.test")
+        assert found is not None and "\n" not in found[0].name and "\r" not in found[0].name
+
+
+async def test_an_auto_reply_is_never_answered(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        await world.send(ANNE, BOT, "help", headers={"Auto-Submitted": "auto-replied"})
+        await world.send(ANNE, BOT, "help", headers={"Precedence": "bulk"})
+        assert world.capture.mails == []
+        await world.send(ANNE, BOT, "help")
+        assert "Paperboard plays" in world.said(ANNE)
+
+
+async def test_a_hard_bounce_stops_mail(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        game_id = await started(world)
+        report = (
+            "From: MAILER-DAEMON@work.test\r\nTo: " + BOT + "\r\nSubject: failure\r\n"
+            "MIME-Version: 1.0\r\n"
+            'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
+            "--b\r\nContent-Type: text/plain\r\n\r\nCould not deliver.\r\n"
+            "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; work.test\r\n"
+            f"\r\nFinal-Recipient: rfc822; {BEN}\r\nAction: failed\r\nStatus: 5.1.1\r\n"
+            "\r\n--b--\r\n"
+        )
+        mover = await address_to_move(world, game_id)
+        await world.send_raw("mailer-daemon@work.test", BOT, report.replace(BEN, other(mover)).encode())
+        assert world.capture.inbox(mover)[-1] is world.capture.mails[-1][1]  # never answered
+        mailed = len(world.capture.inbox(other(mover)))
+        await world.reply(mover, "a1")
+        assert (await world.service.mail_game(game_id)).ply == 1
+        assert len(world.capture.inbox(other(mover))) == mailed
+        assert "b1" not in world.said(mover) and "a1" in world.said(mover)
+
+
+async def test_a_flood_is_told_once_to_slow_down(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        world.runner.desk.limits.limit = 3
+        for _ in range(6):
+            await world.send(ANNE, BOT, "help")
+        said = [str(m.get_body(preferencelist=("plain",)).get_content()) for m in world.capture.inbox(ANNE)]  # type: ignore[union-attr]
+        assert len(said) == 4 and said[-1].startswith("Slow down")
+        clock.advance(hours=1, seconds=1)
+        await world.send(ANNE, BOT, "help")
+        assert "Paperboard plays" in world.said(ANNE)
+
+
+async def test_a_discord_player_links_an_address(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        said = await world.service.link_email(ANN, "Ann@Example.test")
+        assert "ann@example.test" in said
+        assert await world.runner.announcer.send_codes() == 1
+        text = world.said("ann@example.test")
+        code = text.split("code is ")[1][:6]
+        wrong = "000000" if code != "000000" else "111111"
+        with pytest.raises(Exception, match="wrong or too old"):
+            await world.service.confirm_email(ANN, wrong)
+        await world.service.confirm_email(ANN, code)
+        settings = await world.service.player_settings(ANN, reminders="email")
+        assert settings.reminders == "email"
+        assert await world.service.mail_recipients([ANN.id]) == {ANN.id: "ann@example.test"}
+        with pytest.raises(Exception, match="another player"):
+            await world.service.link_email(Player(9009, "zed"), "ann@example.test")
+        assert GUILD
