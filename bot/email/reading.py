@@ -12,17 +12,19 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from email import message_from_bytes, policy
+from email.headerregistry import AddressHeader
 from email.message import EmailMessage, Message
-from email.utils import getaddresses
 from html.parser import HTMLParser
 
 from mailparser_reply import EmailReplyParser
 
 MAX_BYTES = 256 * 1024
 MAX_PARTS = 10
-#: A command is short and sits at the top: the reply parser reads no further than this,
-#: which also bounds the time its regular expressions take on a hostile body.
-READ_CHARS = 16 * 1024
+#: A command is short and sits near the top: the reply parser reads no more lines, and
+#: no more of a line, than this. That bounds the time its regular expressions take on a
+#: hostile body (a long line starting "On " costs them time growing with its square).
+READ_CHARS = 8 * 1024
+LINE_CHARS = 500
 #: Attribution lines and signatures in these languages are recognised.
 LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl", "sv", "ja"]
 DISPLAY_NAME_CHARS = 64
@@ -34,6 +36,7 @@ _SUBJECT_PREFIX = re.compile(
 _ATTRIBUTION = re.compile(
     r"^(?:on|am|le|el|il|op)\b.*(?:wrote|schrieb|a écrit|escribió|ha scritto|schreef)\s*:$", re.I
 )
+_ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
 _AUTOMATIC_SENDERS = {"mailer-daemon", "postmaster"}
 
 
@@ -158,21 +161,30 @@ def header_safe(text: str) -> str:
 
 def address_of(message: Message) -> str | None:
     """The From address, lowercased; None when there is none or it cannot be read."""
+    candidates: list[str]
     try:
-        pairs = getaddresses([_header(message, "From")])
-    except Exception:  # getaddresses copes with most garbage; this is the rest
-        return None
-    for _name, address in pairs:
-        address = address.strip().lower()
+        header = message.get("From")
+        candidates = (
+            [address.addr_spec for address in header.addresses]
+            if isinstance(header, AddressHeader)
+            else []
+        )
+    except Exception:  # a From the policy refuses (a CR/LF in its name): its <address>
+        raw = next((str(value) for key, value in message.raw_items() if key.lower() == "from"), "")
+        candidates = _ANGLE_ADDRESS.findall(raw)
+    for candidate in candidates:
+        address = candidate.strip().lower()
         if _plausible_address(address):
             return address
     return None
 
 
 def _plausible_address(address: str) -> bool:
+    """An address with a local part and a domain and nothing a header could not carry
+    (U+FFFD stands for bytes that were not UTF-8)."""
     local, at, domain = address.rpartition("@")
     return bool(at and local and domain) and not any(
-        char.isspace() or unicodedata.category(char)[0] == "C" or char in '<>,;"'
+        char.isspace() or unicodedata.category(char)[0] == "C" or char in '<>,;"\ufffd'
         for char in address
     )
 
@@ -281,10 +293,11 @@ def _newest_reply(text: str) -> str:
     """The top reply of a body, without quoted replies below it and its signature."""
     if not text.strip():
         return ""
+    head = "\n".join(line[:LINE_CHARS] for line in text[:READ_CHARS].splitlines())
     try:
-        replies = _REPLY_PARSER.read(text[:READ_CHARS]).replies
+        replies = _REPLY_PARSER.read(head).replies
     except Exception:  # the parser is regular expressions; text it chokes on reads as is
-        return text[:READ_CHARS]
+        return head
     return next((reply.body for reply in replies if reply.body), "")
 
 
