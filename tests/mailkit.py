@@ -34,7 +34,7 @@ class Capture:
 
     mails: list[tuple[tuple[str, ...], EmailMessage]] = field(default_factory=list)
 
-    async def handle_DATA(  # noqa: N802  # aiosmtpd's hook name
+    async def handle_DATA(  # aiosmtpd's hook name
         self, server: SMTP, session: Session, envelope: Envelope
     ) -> str:
         raw = envelope.original_content or envelope.content
@@ -103,7 +103,9 @@ class MailWorld:
         await self.send_raw(sender, to, message.as_bytes())
 
     async def send_raw(self, sender: str, to: str, raw: bytes) -> None:
-        await aiosmtplib.send(raw, sender=sender, recipients=[to], hostname="127.0.0.1", port=self.port)
+        await aiosmtplib.send(
+            raw, sender=sender, recipients=[to], hostname="127.0.0.1", port=self.port
+        )
 
     async def reply(self, address: str, body: str) -> None:
         """`address` answers the last mail the bot sent them."""
@@ -112,9 +114,12 @@ class MailWorld:
 
     def said(self, address: str) -> str:
         """The text of the last mail to `address`."""
-        body = self.capture.last(address).get_body(preferencelist=("plain",))
-        assert isinstance(body, EmailMessage)
-        return str(body.get_content())
+        return self.all_said(address)[-1]
+
+    def all_said(self, address: str) -> list[str]:
+        """The texts of the mails to `address`, oldest first."""
+        bodies = [mail.get_body(preferencelist=("plain",)) for mail in self.capture.inbox(address)]
+        return [str(body.get_content()) for body in bodies if isinstance(body, EmailMessage)]
 
 
 @asynccontextmanager

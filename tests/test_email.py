@@ -143,8 +143,10 @@ async def test_a_hard_bounce_stops_mail(database_url: str, clock: Clock) -> None
             "\r\n--b--\r\n"
         )
         mover = await address_to_move(world, game_id)
-        await world.send_raw("mailer-daemon@work.test", BOT, report.replace(BEN, other(mover)).encode())
-        assert world.capture.inbox(mover)[-1] is world.capture.mails[-1][1]  # never answered
+        before = len(world.capture.mails)
+        bounced = report.replace(BEN, other(mover)).encode()
+        await world.send_raw("mailer-daemon@work.test", BOT, bounced)
+        assert len(world.capture.mails) == before  # a report is never answered
         mailed = len(world.capture.inbox(other(mover)))
         await world.reply(mover, "a1")
         assert (await world.service.mail_game(game_id)).ply == 1
@@ -157,7 +159,10 @@ async def test_a_flood_is_told_once_to_slow_down(database_url: str, clock: Clock
         world.runner.desk.limits.limit = 3
         for _ in range(6):
             await world.send(ANNE, BOT, "help")
-        said = [str(m.get_body(preferencelist=("plain",)).get_content()) for m in world.capture.inbox(ANNE)]  # type: ignore[union-attr]
+        said = [
+            str(m.get_body(preferencelist=("plain",)).get_content())
+            for m in world.capture.inbox(ANNE)
+        ]  # type: ignore[union-attr]
         assert len(said) == 4 and said[-1].startswith("Slow down")
         clock.advance(hours=1, seconds=1)
         await world.send(ANNE, BOT, "help")
