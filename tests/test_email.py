@@ -3,12 +3,17 @@ a capture server takes the bot's (tests/mailkit.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from pathlib import Path
+
 import aiosmtplib
 import pytest
 
+from bot.cli import main
 from bot.service import Player
 from tests.conftest import ANN, Clock
-from tests.mailkit import BOT, DOMAIN, GUILD, MailWorld, mail_world
+from tests.mailkit import BOT, DOMAIN, Capture, MailWorld, mail_world, serve
 
 ANNE, BEN = "anne@home.test", "ben@work.test"
 
@@ -185,4 +190,37 @@ async def test_a_discord_player_links_an_address(database_url: str, clock: Clock
         assert await world.service.mail_recipients([ANN.id]) == {ANN.id: "ann@example.test"}
         with pytest.raises(Exception, match="another player"):
             await world.service.link_email(Player(9009, "zed"), "ann@example.test")
-        assert GUILD
+
+
+def test_mail_test_prints_what_the_server_said(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    capture = Capture()
+    loop = asyncio.new_event_loop()
+    server, port = loop.run_until_complete(serve(capture))
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    for key, value in {
+        "EMAIL_FROM": BOT,
+        "EMAIL_SECRET": "x" * 16,
+        "EMAIL_SMTP_URL": f"smtp://127.0.0.1:{port}",
+    }.items():
+        monkeypatch.setenv(key, value)
+    try:
+        assert main(["mail", "test", "Op@Example.test"]) == 0
+        assert "the server said: OK captured" in capsys.readouterr().out
+        ((recipients, sent),) = capture.mails
+        assert recipients == ("op@example.test",) and sent["Auto-Submitted"] == "auto-generated"
+        monkeypatch.setenv("EMAIL_SMTP_URL", "smtp://127.0.0.1:1")  # nobody listens there
+        assert main(["mail", "test", "op@example.test"]) == 1
+        assert "the mail was not sent" in capsys.readouterr().err
+        monkeypatch.setenv("EMAIL_SMTP_URL", "http://127.0.0.1")
+        assert main(["mail", "test", "op@example.test"]) == 2
+        assert capsys.readouterr().err == (
+            "paperboard: EMAIL_SMTP_URL is smtp://user:password@host:587 or smtps://...@host:465\n"
+        )
+    finally:
+        loop.call_soon_threadsafe(server.close)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()

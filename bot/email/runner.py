@@ -9,19 +9,26 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
+
+import aiosmtplib
 
 from bot.email.announce import MailAnnouncer
+from bot.email.compose import Envelope, mail
 from bot.email.desk import MailDesk
 from bot.email.listener import host_and_port, listen
 from bot.email.smtp import Mailer, SmtpServer
-from bot.service import GameService
+from bot.service import GameService, clean_address
 from bot.service.outbox import Publish
 from bot.settings import Settings
 
 log = logging.getLogger("paperboard.email")
 
 CODES_SECONDS = 5.0  # how often codes asked for are mailed
+
+
+class MailNotSent(Exception):
+    """The server refused the mail or could not be reached: its words."""
 
 
 class MailRunner:
@@ -92,3 +99,21 @@ async def start_mail(
     if codes:
         runner.tasks.append(asyncio.create_task(runner.mail_codes(), name="paperboard-codes"))
     return runner
+
+
+async def test_mail(settings: Settings, address: str) -> str:
+    """Send one mail to `address` through EMAIL_SMTP_URL; the server's answer."""
+    assert settings.email_smtp_url is not None and settings.email_from is not None
+    to = clean_address(address)
+    domain = settings.mail_domain or settings.email_from.partition("@")[2]
+    message = mail(
+        Envelope(settings.email_from, to, "", domain),
+        "Paperboard: a test mail",
+        ["This mail tests Paperboard's settings: it went through EMAIL_SMTP_URL."],
+        when=datetime.now(UTC),
+    )
+    mailer = Mailer(SmtpServer.from_url(settings.email_smtp_url.get_secret_value()))
+    try:
+        return await mailer.send(message)
+    except (aiosmtplib.SMTPException, OSError) as failed:
+        raise MailNotSent(str(failed) or type(failed).__name__) from None

@@ -2,6 +2,7 @@
 
 from bot.service.exports import ExportFile
 from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
+from bot.service.mail import clean_address
 from bot.service.messages import (
     away_note,
     bot_record_lines,
@@ -107,6 +108,7 @@ __all__ = [
     "banks_text",
     "bot_name",
     "bot_record_lines",
+    "clean_address",
     "clock_text",
     "closest",
     "conditional_text",
