@@ -1,5 +1,5 @@
 """Mail in: every inbound mail (the SMTP listener's, the IMAP poller's) goes through
-`MailDesk.receive`, which never raises.
+`MailDesk.receive`.
 
 What it does, in order: automatic mail is never answered (a hard bounce stops mail to the
 address); a flood from one address gets one "slow down" an hour, then silence; a mail
@@ -115,13 +115,10 @@ class MailDesk:
 
     async def receive(self, raw: bytes, recipients: Sequence[str] = ()) -> None:
         """Handle one inbound mail; `recipients`: the SMTP envelope's (else its headers').
-        Never raises: a mail that breaks something is logged and dropped."""
-        try:
-            await self._receive(raw, recipients)
-        except Exception:
-            log.exception("an inbound mail could not be handled; dropped")
-
-    async def _receive(self, raw: bytes, recipients: Sequence[str]) -> None:
+        Whatever the mail holds, it gets a sentence or silence; this raises only when the
+        bot cannot do its part (the database or the mail server down): the mail then stays
+        where it came from (the listener answers 451, the poller leaves it unseen) and
+        comes again. A result already committed is left to the outbox, never redone."""
         message = parse(raw)
         addressed = [a.lower() for a in recipients] or _header_recipients(message)
         if automatic(message):  # never answered; a hard bounce stops mail to its addresses
@@ -187,7 +184,14 @@ class MailDesk:
             )
             return
         if result is not None:
+            await self._deliver(result)
+
+    async def _deliver(self, result: Result) -> None:
+        """Announce a committed result; a failure leaves it to the outbox's next pass."""
+        try:
             await self.service.deliver(result, self.publish)
+        except Exception:
+            log.exception("game=%d delivery failed; the outbox sends it again", result.game.id)
 
     async def _act(
         self, game: GameSummary, token: Token, player: Player, text: str, address: str
@@ -296,7 +300,7 @@ class MailDesk:
             options=keyed,
             days_per_move=days,
         )
-        await self.service.deliver(result, self.publish)
+        await self._deliver(result)
         return ""
 
 

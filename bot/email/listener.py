@@ -10,12 +10,15 @@ mail with the sending server, which tries again.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from bot.email.reading import MAX_BYTES
+
+log = logging.getLogger("paperboard.email")
 
 #: The session's own limit: above the size the bot reads (a mail between the two gets the
 #: bot's short refusal; one above this, the sending server's bounce).
@@ -53,7 +56,11 @@ class Handler:
         raw = envelope.original_content or envelope.content
         if not isinstance(raw, bytes):
             return "554 5.6.0 Unreadable message"
-        await self.receive(raw, list(envelope.rcpt_tos))
+        try:
+            await self.receive(raw, list(envelope.rcpt_tos))
+        except Exception:  # the bot's part failed (database, mail out): the sender retries
+            log.exception("an inbound mail could not be handled; the sender will try again")
+            return "451 4.3.0 Try again later"
         return "250 OK"
 
 

@@ -16,6 +16,7 @@ import aiosmtplib
 from bot.email.announce import MailAnnouncer
 from bot.email.compose import Envelope, mail
 from bot.email.desk import MailDesk
+from bot.email.imap import ImapPoller
 from bot.email.listener import host_and_port, listen
 from bot.email.smtp import Mailer, SmtpServer
 from bot.service import GameService, clean_address
@@ -57,12 +58,12 @@ class MailRunner:
             await asyncio.sleep(CODES_SECONDS)
 
     async def stop(self) -> None:
+        for stop in self.stoppers:
+            stop()
         for task in self.tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        for stop in self.stoppers:
-            stop()
         if self.listener is not None:
             self.listener.close()
             await self.listener.wait_closed()
@@ -96,6 +97,11 @@ async def start_mail(
         host, port = host_and_port(settings.email_listen)
         runner.listener = await listen(host, port, announcer.domain, desk.receive)
         log.info("taking mail for %s on %s", announcer.domain, settings.email_listen)
+    if settings.email_imap_url is not None:
+        poller = ImapPoller(settings.email_imap_url.get_secret_value(), desk.receive)
+        runner.stoppers.append(poller.stop)
+        runner.tasks.append(asyncio.create_task(poller.run(), name="paperboard-imap"))
+        log.info("reading the mailbox of EMAIL_IMAP_URL")
     if codes:
         runner.tasks.append(asyncio.create_task(runner.mail_codes(), name="paperboard-codes"))
     return runner
