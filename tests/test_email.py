@@ -4,15 +4,20 @@ a capture server takes the bot's (tests/mailkit.py)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 import threading
+from email.message import EmailMessage
 from pathlib import Path
 
 import aiosmtplib
 import pytest
 
 from bot.cli import main
-from bot.service import Player
-from tests.conftest import ANN, Clock
+from bot.email.runner import start_mail
+from bot.service import GameService, Player, Result
+from tests.conftest import ANN, PATIENCE_SECONDS, ROOT, Clock
 from tests.mailkit import BOT, DOMAIN, Capture, MailWorld, mail_world, serve
 
 ANNE, BEN = "anne@home.test", "ben@work.test"
@@ -224,3 +229,76 @@ def test_mail_test_prints_what_the_server_said(
         loop.call_soon_threadsafe(server.close)
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
+
+
+MAIL_CHILD = """
+import asyncio, os, signal, sys
+from datetime import datetime
+from bot.email.runner import start_mail
+from bot.service import GameService
+from tests.mailkit import mail_settings
+
+async def main(url, smtp_port, when):
+    at = datetime.fromisoformat(when)
+    settings = mail_settings(url, int(smtp_port))
+    service = await GameService.open(settings, name="mailer", clock=lambda: at)
+    move = GameService.move
+    async def move_then_die(self, *args, **kwargs):  # the move is stored; nothing is sent
+        await move(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)
+    GameService.move = move_then_die
+    async def publish(result):
+        pass
+    runner = await start_mail(service, settings, publish, lambda: at, codes=False)
+    print(runner.port, flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+async def test_a_move_killed_before_its_mail_is_mailed_once_after_restart(
+    database_url: str, clock: Clock
+) -> None:
+    async with mail_world(database_url, clock) as world:
+        game_id = await started(world)
+        mover = await address_to_move(world, game_id)
+        smtp = world.service.settings.email_smtp_url
+        assert smtp is not None
+        smtp_port = smtp.get_secret_value().rpartition(":")[2]
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", MAIL_CHILD, database_url, smtp_port, clock().isoformat(),
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert child.stdout is not None
+        port = int(await asyncio.wait_for(child.stdout.readline(), PATIENCE_SECONDS))
+        token = str(world.capture.last(mover)["Reply-To"])
+        move = EmailMessage()
+        move["From"], move["To"], move["Subject"] = mover, token, "move"
+        move.set_content("a1")
+        mailed = len(world.capture.mails)
+        with pytest.raises(aiosmtplib.SMTPException):  # the bot died before its 250
+            await aiosmtplib.send(move, hostname="127.0.0.1", port=port)
+        assert await asyncio.wait_for(child.wait(), PATIENCE_SECONDS) == -signal.SIGKILL
+        assert (await world.service.mail_game(game_id)).ply == 1  # committed, not mailed
+        assert len(world.capture.mails) == mailed
+        clock.advance(seconds=30)
+        restarted = await GameService.open(world.service.settings, name="mailer", clock=clock)
+        try:
+            runner = await start_mail(restarted, restarted.settings, nothing, clock, codes=False)
+            assert runner is not None
+            assert await restarted.redeliver(nothing) == 1
+            assert await restarted.redeliver(nothing) == 0
+            assert len(world.capture.mails) == mailed + 2  # the move, once to each player
+            assert "a1" in world.said(mover) and "a1" in world.said(other(mover))
+            await world.send_raw(mover, token, move.as_bytes())  # the sender tries again
+            assert len(world.capture.mails) == mailed + 2
+            assert (await world.service.mail_game(game_id)).ply == 1
+            await runner.stop()
+        finally:
+            await restarted.close()
+
+
+async def nothing(result: Result) -> None:
+    """The adapter of a process with mail alone."""

@@ -220,6 +220,8 @@ class MailDesk:
                 code=ServiceCode.USAGE,
             )
         if token.ply != game.ply:
+            if await self.service.move_at(game.id, token.ply) == (token.seat, word):
+                return None  # the same mail again (a sender retrying): it was played once
             raise Refused(
                 MOVED_ON.format(then=token.ply + 1, now=game.ply + 1), code=ServiceCode.STALE
             )

@@ -298,3 +298,15 @@ class Mail(Records):
             ).all()
         names = {s.seat: s.name or summary.seat_names[s.seat] for s in summary.seats}
         return [f"{e.ply + 1}. {names.get(e.seat, '?')} {e.text}" for e in reversed(entries)]
+
+    async def move_at(self, game_id: int, ply: int) -> tuple[int, str] | None:
+        """The seat and text of the record's entry at `ply` (None: no such entry)."""
+        async with self.db.read() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(moves.c.seat, moves.c.text).where(
+                        moves.c.game_id == game_id, moves.c.ply == ply
+                    )
+                )
+            ).one_or_none()
+        return None if row is None else (row.seat, row.text)
