@@ -9,16 +9,21 @@ import signal
 import sys
 import threading
 from email.message import EmailMessage
+from functools import partial
 from pathlib import Path
 
 import aiosmtplib
 import pytest
 
 from bot.cli import main
+from bot.discordbot import PaperboardBot
 from bot.email.runner import start_mail
 from bot.service import GameService, Player, Result
+from bot.store import Database
 from tests.conftest import ANN, PATIENCE_SECONDS, ROOT, Clock
-from tests.mailkit import BOT, DOMAIN, Capture, MailWorld, mail_world, serve
+from tests.fakediscord import Channel, FakeDiscord, run_bot
+from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
+from tests.mailkit import BOT, DOMAIN, Capture, MailWorld, mail_settings, mail_world, serve
 
 ANNE, BEN = "anne@home.test", "ben@work.test"
 
@@ -302,3 +307,70 @@ async def test_a_move_killed_before_its_mail_is_mailed_once_after_restart(
 
 async def nothing(result: Result) -> None:
     """The adapter of a process with mail alone."""
+
+
+def mailed(world: MailWorld, text: str) -> bool:
+    return f"ann played {text}" in world.said(ANNE)
+
+
+def posted(thread: Channel, before: int, text: str) -> bool:
+    return any(text in message.content for message in thread.messages[before:])
+
+
+async def test_a_mixed_game_one_player_on_discord_one_by_mail(
+    fake_discord: FakeDiscord, database_url: str, clock: Clock
+) -> None:
+    guild = fake_discord.create_guild("Paper club", channels=["games"])
+    ann = fake_discord.create_user("ann")
+    games = guild.channel("games")
+    capture = Capture()
+    capture_server, smtp_port = await serve(capture)
+    settings = mail_settings(
+        database_url, smtp_port, dev_guild_id=guild.id, discord_message_content=True
+    )
+    service = GameService(await Database.open(database_url), settings, clock=clock)
+    bot = PaperboardBot(service, settings)
+    try:
+        async with run_bot(fake_discord, bot):
+            runner = await start_mail(service, settings, bot.announcer.post, clock, codes=False)
+            assert runner is not None
+            world = MailWorld(service, runner, capture, [])
+            await service.guild_settings(guild.id, email=True, email_channel=games.id)
+            discord_ann = Player(ann.id, "ann")
+            await service.link_email(discord_ann, "ann@discord.test")
+            await runner.announcer.send_codes()
+            code = world.said("ann@discord.test").split("code is ")[1][:6]
+            await service.confirm_email(discord_ann, code)
+            await world.send(ANNE, BOT, "join", name="Anne")
+            await world.send(ANNE, BOT, "challenge hex ann@discord.test size=4 swap=off")
+            challenge = await fake_discord.wait_for(
+                lambda: next((m for m in games.messages if m.custom_ids), None),
+                what="the challenge in the channel",
+            )
+            assert (
+                "**Anne (by email)**" in challenge.content and f"<@{ann.id}>" in challenge.content
+            )
+            [game] = await service.games(guild.id, status="open")
+            await (await fake_discord.press(ann, challenge, f"pb:c:accept:{game.id}")).ack()
+            await fake_discord.wait_for(lambda: len(capture.inbox(ANNE)) >= 3, what="the start")
+            for text in ("a1", "a2", "b1", "b2"):
+                game = await service.game(game.id, guild.id)
+                thread = next(t for t in fake_discord.threads if t.id == game.thread_id)
+                before = len(thread.messages)
+                if game.player_to_move == ann.id:
+                    handle = await fake_discord.slash(ann, "move", {"move": text}, channel=thread)
+                    await handle.reply()
+                    await fake_discord.wait_for(
+                        partial(mailed, world, text), what="Anne's mail of ann's move"
+                    )
+                else:
+                    await world.reply(ANNE, text)
+                    await fake_discord.wait_for(
+                        partial(posted, thread, before, text), what="Anne's move in the thread"
+                    )
+            assert (await service.game(game.id, guild.id)).ply == 4
+            assert capture.inbox("ann@discord.test")[1:] == []  # ann reads Discord, not mail
+            await runner.stop()
+    finally:
+        await service.close()
+        capture_server.close()
