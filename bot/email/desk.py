@@ -11,8 +11,9 @@ sentence, mailed in the game's thread when it is about a game.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections import defaultdict, deque
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -57,6 +58,7 @@ HELP = (
     "each game's mail with your move on its first line (like d5), or board, resign, undo, "
     "accept or decline."
 )
+HANDLED_KEPT = 10_000  # Message-IDs remembered, so a copy of a mail is handled once
 MOVED_ON = "That game has moved on: this mail was about move {then}, the game is at move {now}."
 ANSWERS = {"accept": True, "decline": False}
 
@@ -104,6 +106,7 @@ class MailDesk:
         self.publish = publish  # the process's own adapter: Discord's posts, the console's
         self.secrets = tuple(secrets)
         self.limits = RateLimit(clock, limit)
+        self.handled: OrderedDict[str, None] = OrderedDict()  # recent Message-IDs
 
     @property
     def local(self) -> str:
@@ -119,17 +122,15 @@ class MailDesk:
         bot cannot do its part (the database or the mail server down): the mail then stays
         where it came from (the listener answers 451, the poller leaves it unseen) and
         comes again. A result already committed is left to the outbox, never redone."""
-        message = parse(raw)
-        addressed = [a.lower() for a in recipients] or _header_recipients(message)
-        if automatic(message):  # never answered; a hard bounce stops mail to its addresses
-            failed = bounce(message)
-            if failed is not None and failed.hard:
-                for address in failed.recipients:
-                    player_id = await self.service.record_bounce(address)
-                    log.info("mail to player=%s bounced: no more mail to it", player_id)
+        # parsing is CPU work (a hostile mail within the limits takes a second): a thread's
+        mail = await asyncio.to_thread(read, raw, recipients)
+        if mail.automatic:  # never answered; a hard bounce stops mail to its addresses
+            for address in mail.bounced:
+                player_id = await self.service.record_bounce(address)
+                log.info("mail to player=%s bounced: no more mail to it", player_id)
             return
-        sender = address_of(message)
-        if sender is None:
+        sender = mail.sender
+        if sender is None or self._seen_before(mail.message_id):
             return
         verdict = self.limits.check(sender)
         if verdict != "ok":
@@ -138,12 +139,10 @@ class MailDesk:
                     sender, "", "Slow down: I read at most one mail a minute from you."
                 )
             return
-        refusal = too_big(raw, message)
-        if refusal is not None:
-            await self.announcer.answer(sender, "", refusal)
+        if mail.too_big is not None:
+            await self.announcer.answer(sender, "", mail.too_big)
             return
-        text = command_text(message)
-        tokened = [a for a in addressed if a.startswith(f"{self.local.lower()}+")]
+        tokened = [a for a in mail.recipients if a.startswith(f"{self.local.lower()}+")]
         if tokened:
             token = next(
                 (t for a in tokened if (t := read_token(a, self.local, self.domain, self.secrets))),
@@ -154,9 +153,21 @@ class MailDesk:
                     sender, "", "That reply address is not one I gave out: answer my last mail."
                 )
                 return
-            await self._in_game(token, text)
+            await self._in_game(token, mail.command)
             return
-        await self._bare(sender, _display_name(message), text)
+        await self._bare(sender, mail.name, mail.command)
+
+    def _seen_before(self, message_id: str) -> bool:
+        """Whether a mail of this Message-ID was handled already (the IMAP poller's copy
+        after a dropped connection, a sender's retry): handled once."""
+        if not message_id:
+            return False
+        if message_id in self.handled:
+            return True
+        self.handled[message_id] = None
+        if len(self.handled) > HANDLED_KEPT:
+            self.handled.popitem(last=False)
+        return False
 
     # == a reply to a game's mail ===============================================================
 
@@ -306,8 +317,41 @@ class MailDesk:
         return ""
 
 
+@dataclass(frozen=True, slots=True)
+class Mail:
+    """What the desk needs of an inbound mail (bot/email/reading.py reads it)."""
+
+    recipients: list[str]  # lower case: the envelope's, else the headers'
+    automatic: bool
+    bounced: tuple[str, ...]  # the addresses a hard bounce gives up on
+    sender: str | None
+    name: str  # the From's display name, fit for a header
+    message_id: str
+    too_big: str | None  # the refusal of a mail too big
+    command: str
+
+
+def read(raw: bytes, recipients: Sequence[str]) -> Mail:
+    """Read a mail's bytes: pure, never raises (reading.py's functions never do)."""
+    message = parse(raw)
+    failed = bounce(message)
+    return Mail(
+        recipients=[a.lower() for a in recipients] or _header_recipients(message),
+        automatic=automatic(message),
+        bounced=failed.recipients if failed is not None and failed.hard else (),
+        sender=address_of(message),
+        name=_display_name(message),
+        message_id=_header(message, "Message-ID")[:200],
+        too_big=too_big(raw, message),
+        command=command_text(message),
+    )
+
+
 def _header_recipients(message: EmailMessage) -> list[str]:
-    values = [str(v) for name in RECIPIENT_HEADERS for v in (message.get_all(name) or [])]
+    try:
+        values = [str(v) for name in RECIPIENT_HEADERS for v in (message.get_all(name) or [])]
+    except Exception:  # a header the policy cannot parse: no recipients read from them
+        return []
     return _addresses(values)
 
 
@@ -321,10 +365,18 @@ def _addresses(values: Iterable[str]) -> list[str]:
 def _display_name(message: EmailMessage) -> str:
     """The From header's display name, fit for a header (reading.py reads the address)."""
     try:
-        pairs = getaddresses([str(message.get("From", ""))])
+        pairs = getaddresses([_header(message, "From")])
     except Exception:  # a From beyond reading: the name comes from the address
         return ""
     return header_safe(pairs[0][0]) if pairs else ""
+
+
+def _header(message: EmailMessage, name: str) -> str:
+    """A header's value fit for a header, "" when absent or beyond reading."""
+    try:
+        return header_safe(str(message.get(name, "")))
+    except Exception:  # a header the policy cannot parse
+        return ""
 
 
 def _game_line(game: GameSummary, player_id: int) -> str:
