@@ -198,7 +198,7 @@ class _Session:
         task.cancel()
         if self.lost.is_set():
             raise ConnectionError("the server closed the connection")
-        raise TimeoutError(f"the server did not answer in {seconds:.0f} s")
+        raise TimeoutError(f"the server did not answer in {seconds:g} s")
 
     async def ok(self, awaitable: Awaitable[Any], doing: str) -> Any:
         """The response of a command that must succeed; ImapError with the server's words."""
