@@ -52,8 +52,14 @@ AXuQypNBCFJwwH2985Hqy9HFM+Nxf928375bourruFi1brojpdg6ayJG
 """
 
 
+#: Dovecot's program: on the PATH, or where Debian puts it (outside an ordinary user's PATH).
+DOVECOT = shutil.which(
+    "dovecot", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/usr/local/sbin"])
+)
+
+
 def installed() -> bool:
-    return shutil.which("dovecot") is not None
+    return DOVECOT is not None
 
 
 def free_port() -> int:
@@ -139,7 +145,7 @@ service anvil {{
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["dovecot", "-F", "-c", str(self.root / "dovecot.conf")], stdin=subprocess.DEVNULL
+            [str(DOVECOT), "-F", "-c", str(self.root / "dovecot.conf")], stdin=subprocess.DEVNULL
         )
         deadline = time.monotonic() + START_SECONDS
         while True:

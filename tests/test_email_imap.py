@@ -180,6 +180,41 @@ async def test_a_refused_login_is_logged_without_the_password_and_the_poller_goe
     assert "wrong" not in caplog.text
 
 
+async def test_a_server_that_stops_answering_is_left_and_tried_again(
+    inbox: Inbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A half-open connection: the server greets and logs in, then never answers again."""
+    connections = 0
+
+    async def silent_after_login(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        nonlocal connections
+        connections += 1
+        writer.write(b"* OK [CAPABILITY IMAP4rev1] ready\r\n")
+        while line := await reader.readline():
+            tag, _, command = line.decode().partition(" ")
+            if command.startswith("CAPABILITY"):
+                writer.write(f"* CAPABILITY IMAP4rev1\r\n{tag} OK done\r\n".encode())
+            elif command.startswith("LOGIN"):
+                writer.write(f"{tag} OK logged in\r\n".encode())
+
+    server = await asyncio.start_server(silent_after_login, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    poller = ImapPoller(
+        f"imap://ann:secret@127.0.0.1:{port}/INBOX",
+        inbox.receive,
+        timeout_seconds=0.2,
+        backoff_seconds=(0.05, 0.05),
+    )
+    async with server:
+        with caplog.at_level(logging.WARNING, "paperboard.email.imap"):
+            async with running(poller), asyncio.timeout(SOON):
+                while connections < 2:
+                    await asyncio.sleep(0.02)
+    assert "the server did not answer in 0.2 s; connecting again" in caplog.text
+
+
 @pytest.mark.parametrize(
     "url,sentence",
     [

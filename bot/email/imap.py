@@ -157,11 +157,10 @@ class ImapPoller:
             log.info(
                 "IMAP %s:%d: reading %s", self.mailbox.host, self.mailbox.port, self.mailbox.name
             )
-            while True:
+            while not self._stopping.is_set():
                 await session.read_unseen()
-                if self._stopping.is_set():
-                    break
-                await session.wait()
+                if not self._stopping.is_set():
+                    await session.wait()
             await session.command(client.logout())
         finally:
             with contextlib.suppress(Exception):  # the connection may be gone already
@@ -183,19 +182,23 @@ class _Session:
         self.lost = lost
         self.stopping = stopping
 
-    async def command(self, awaitable: Awaitable[Any]) -> Any:
-        """The command's response, or ConnectionError as soon as the connection drops
-        (aioimaplib would wait for its timeout)."""
+    async def command(self, awaitable: Awaitable[Any], *, waiting: bool = False) -> Any:
+        """The command's result; ConnectionError as soon as the connection drops (aioimaplib
+        would wait), TimeoutError when the server does not answer within timeout_seconds
+        (not while `waiting` for news, which is long by design)."""
+        seconds = None if waiting else self.poller.timeout_seconds
         task = asyncio.ensure_future(awaitable)
         lost = asyncio.ensure_future(self.lost.wait())
         try:
-            await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({task, lost}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
         finally:
             lost.cancel()
-        if not task.done():
-            task.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        if self.lost.is_set():
             raise ConnectionError("the server closed the connection")
-        return task.result()
+        raise TimeoutError(f"the server did not answer in {seconds:g} s")
 
     async def ok(self, awaitable: Awaitable[Any], doing: str) -> Any:
         """The response of a command that must succeed; ImapError with the server's words."""
@@ -223,9 +226,7 @@ class _Session:
         the same connection, then the capabilities again (they may change under TLS)."""
         protocol = self.client.protocol
         starttls = Command("STARTTLS", protocol.new_tag(), loop=protocol.loop)
-        await self.ok(
-            asyncio.wait_for(protocol.execute(starttls), self.poller.timeout_seconds), "STARTTLS"
-        )
+        await self.ok(protocol.execute(starttls), "STARTTLS")
         protocol.transport = await self.command(
             asyncio.get_running_loop().start_tls(
                 protocol.transport,
@@ -238,8 +239,7 @@ class _Session:
 
     async def read_capabilities(self) -> None:
         """The server's capabilities, asked again: they change with TLS and with a login."""
-        protocol = self.client.protocol
-        await self.command(asyncio.wait_for(protocol.capability(), self.poller.timeout_seconds))
+        await self.command(self.client.protocol.capability())
 
     async def read_unseen(self) -> None:
         """Every unseen mail to `receive`, one at a time, each marked \\Seen after."""
@@ -281,7 +281,9 @@ class _Session:
             if self.client.has_capability("IDLE"):
                 await self.idle(stopping)
             else:
-                await self.command(asyncio.wait({stopping}, timeout=self.poller.poll_seconds))
+                await self.command(
+                    asyncio.wait({stopping}, timeout=self.poller.poll_seconds), waiting=True
+                )
         finally:
             stopping.cancel()
 
@@ -289,13 +291,15 @@ class _Session:
         idle = await self.command(self.client.idle_start(timeout=self.poller.poll_seconds))
         news = asyncio.ensure_future(self.client.wait_server_push())
         try:
-            await self.command(asyncio.wait({news, stopping}, return_when=asyncio.FIRST_COMPLETED))
+            await self.command(
+                asyncio.wait({news, stopping}, return_when=asyncio.FIRST_COMPLETED), waiting=True
+            )
         finally:
             news.cancel()
         if news.done() and not news.cancelled() and news.result() != STOP_WAIT_SERVER_PUSH:
             log.debug("IMAP: the server says %s", news.result())
         self.client.idle_done()
-        await self.command(asyncio.wait_for(idle, self.poller.timeout_seconds))
+        await self.command(idle)
 
 
 def _quoted(mailbox: str) -> str:

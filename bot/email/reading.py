@@ -26,7 +26,7 @@ MAX_PARTS = 10
 READ_CHARS = 8 * 1024
 LINE_CHARS = 500
 #: Attribution lines and signatures in these languages are recognised.
-LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl", "sv", "ja"]
+LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl", "sv", "da", "cs", "ja", "ko", "zh"]
 DISPLAY_NAME_CHARS = 64
 
 _REPLY_PARSER = EmailReplyParser(languages=LANGUAGES)
