@@ -53,7 +53,10 @@ class Capture:
 
 async def serve(handler: object) -> tuple[asyncio.Server, int]:
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: SMTP(handler, loop=loop), "127.0.0.1", 0)
+    # a hostname given: aiosmtpd's default is a DNS lookup (socket.getfqdn) per session
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="capture.test", loop=loop), "127.0.0.1", 0
+    )
     return server, int(server.sockets[0].getsockname()[1])
 
 
@@ -104,8 +107,9 @@ class MailWorld:
 
     async def send_raw(self, sender: str, to: str, raw: bytes) -> None:
         await aiosmtplib.send(
-            raw, sender=sender, recipients=[to], hostname="127.0.0.1", port=self.port
-        )
+            raw, sender=sender, recipients=[to], hostname="127.0.0.1", port=self.port,
+            local_hostname="home.test",
+        )  # fmt: skip
 
     async def reply(self, address: str, body: str) -> None:
         """`address` answers the last mail the bot sent them."""

@@ -10,9 +10,11 @@ the same Message-ID, which mail clients show once.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 
 from bot.email.compose import Envelope, mail, outbox_message_id
 from bot.email.smtp import Mailer
@@ -63,7 +65,7 @@ class MailAnnouncer:
         self.clock = clock
         self.sender = settings.email_from
         self.local = settings.email_from.partition("@")[0]
-        self.domain = settings.mail_domain or settings.email_from.partition("@")[2]
+        self.domain = settings.mail_domain or "localhost"  # EMAIL_FROM is set: never
         self.secret = settings.email_secret.get_secret_value()
 
     def reply_to(self, game_id: int, seat: int, ply: int) -> str:
@@ -128,17 +130,20 @@ class MailAnnouncer:
             example = "d5" if game.game != "hex" or game.ply else "b2"
             paragraphs.append(HOW_TO_ANSWER.format(example=example, bare=self.sender))
         envelope = Envelope(self.sender, address, names.get(player_id, ""), self.domain, reply_to)
-        message = mail(
-            envelope,
-            f"{game.title} #{game.id}",
-            paragraphs,
-            when=self.clock(),
-            message_id=message_id,
-            game_id=game.id,
-            board=board or None,
-            board_name=f"{game.game}-{game.id}-move-{game.ply}.png",
+        message = await asyncio.to_thread(  # building a board's mail is CPU work
+            partial(
+                mail,
+                envelope,
+                f"{game.title} #{game.id}",
+                paragraphs,
+                when=self.clock(),
+                message_id=message_id,
+                game_id=game.id,
+                board=board or None,
+                board_name=f"{game.game}-{game.id}-move-{game.ply}.png",
+            )
         )
-        await self.mailer.send(message)
+        await self.mailer.send(message, address)
         log.info("game=%d mailed player=%d", game.id, player_id)
 
     @staticmethod
@@ -199,7 +204,7 @@ class MailAnnouncer:
         """One short mail: `text`, in the game's thread when it is about one."""
         envelope = Envelope(self.sender, address, name, self.domain, reply_to)
         message = mail(envelope, subject, [text], when=self.clock(), game_id=game_id)
-        await self.mailer.send(message)
+        await self.mailer.send(message, address)
 
 
 def _for(event: Event, player_id: int) -> bool:

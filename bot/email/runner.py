@@ -69,6 +69,13 @@ class MailRunner:
             await self.listener.wait_closed()
 
 
+def mailer_of(settings: Settings) -> Mailer:
+    """The mailer of EMAIL_SMTP_URL, sending as EMAIL_FROM."""
+    assert settings.email_smtp_url is not None and settings.email_from is not None
+    server = SmtpServer.from_url(settings.email_smtp_url.get_secret_value())
+    return Mailer(server, settings.email_from, settings.mail_domain or "localhost")
+
+
 async def start_mail(
     service: GameService,
     settings: Settings,
@@ -83,7 +90,7 @@ async def start_mail(
     (Discord's posts, the console's prints): what a mail does is announced there too."""
     if settings.email_smtp_url is None or settings.email_secret is None:
         return None
-    mailer = Mailer(SmtpServer.from_url(settings.email_smtp_url.get_secret_value()))
+    mailer = mailer_of(settings)
     announcer = MailAnnouncer(service, settings, mailer, clock)
     secrets = [
         secret.get_secret_value()
@@ -111,15 +118,13 @@ async def test_mail(settings: Settings, address: str) -> str:
     """Send one mail to `address` through EMAIL_SMTP_URL; the server's answer."""
     assert settings.email_smtp_url is not None and settings.email_from is not None
     to = clean_address(address)
-    domain = settings.mail_domain or settings.email_from.partition("@")[2]
     message = mail(
-        Envelope(settings.email_from, to, "", domain),
+        Envelope(settings.email_from, to, "", settings.mail_domain or "localhost"),
         "Paperboard: a test mail",
         ["This mail tests Paperboard's settings: it went through EMAIL_SMTP_URL."],
         when=datetime.now(UTC),
     )
-    mailer = Mailer(SmtpServer.from_url(settings.email_smtp_url.get_secret_value()))
     try:
-        return await mailer.send(message)
+        return await mailer_of(settings).send(message, to)
     except (aiosmtplib.SMTPException, OSError) as failed:
         raise MailNotSent(str(failed) or type(failed).__name__) from None

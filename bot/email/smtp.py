@@ -7,6 +7,7 @@ password never crosses the network in the clear.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from email.message import EmailMessage
 from urllib.parse import unquote, urlsplit
@@ -41,15 +42,23 @@ class SmtpServer:
 class Mailer:
     """Sends one mail at a time through one server (a connection each: mail is rare)."""
 
-    def __init__(self, server: SmtpServer) -> None:
+    def __init__(self, server: SmtpServer, sender: str, local_hostname: str) -> None:
         self.server = server
+        self.sender = sender  # the envelope's MAIL FROM
+        # the name said in EHLO: aiosmtplib's default, socket.getfqdn(), is a blocking
+        # DNS lookup (half a second on some hosts), on the event loop, for every mail
+        self.local_hostname = local_hostname
 
-    async def send(self, message: EmailMessage) -> str:
-        """Send `message` to its To; the server's last answer ("250 OK ..."). Raises
-        aiosmtplib's errors (refused, unreachable): the outbox tries again."""
+    async def send(self, message: EmailMessage, to: str) -> str:
+        """Send `message` to `to`; the server's last answer ("250 OK ..."). Raises
+        aiosmtplib's errors (refused, unreachable): the outbox tries again. The mail is
+        written out in a thread: a board's mail is milliseconds of CPU."""
         server = self.server
+        raw = await asyncio.to_thread(message.as_bytes)
         _refused, answer = await aiosmtplib.send(
-            message,
+            raw,
+            sender=self.sender,
+            recipients=[to],
             hostname=server.host,
             port=server.port,
             username=server.username,
@@ -57,5 +66,6 @@ class Mailer:
             use_tls=server.tls,
             start_tls=False if server.tls else (True if server.username else None),
             timeout=TIMEOUT_SECONDS,
+            local_hostname=self.local_hostname,
         )
         return answer
