@@ -1,9 +1,9 @@
 """Email benchmark: move mails through the bot's SMTP listener on SQLite, each move's
 board mailed to both players through an SMTP server (a capture server on loopback).
 
-The players (email-only, in games of Hex 7x7 under way at once) and the capture server
-run in a thread with an event loop of their own, so the bot's loop carries only the
-bot: the listener, the desk, the service, the mails out. Each game's player to move
+The players (email-only, in games of Hex 7x7 under way at once) and the SMTP server
+the bot mails through run in a process of their own, so this process is the bot alone:
+the listener, the desk, the service, the mails out. Each game's player to move
 sends its move to the reply address of its seat and ply; the SMTP session ends when the
 bot has committed the move and mailed the board to both players (the listener answers
 250 after handling), so the time per game is the bot's. Figures: moves per second, the
@@ -13,20 +13,20 @@ longest the bot's event loop went without running a 1 ms ticker, and the bot's m
     email moves/s: <n>
 
 Run: .venv/bin/python -m bench.email [--games 50] [--moves 20]
-(--games 500 --moves 20 for 10,000 move mails and 20,000 boards mailed)
+(--games 500: 10,000 move mails and 20,000 boards mailed)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import random
 import resource
 import tempfile
-import threading
 import time
-from collections.abc import Awaitable
 from email.message import EmailMessage
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TypeVar
 
@@ -76,44 +76,53 @@ class Counter:
         return "250 OK"
 
 
-class Players:
-    """The mailboxes and the server the bot mails through, on a loop in a thread of
-    their own."""
+Chain = tuple[int, list[str], list[str], int]  # game id, the seats' addresses, moves, first
 
-    def __init__(self) -> None:
-        self.capture = Counter()
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.server, self.smtp_port = self.run(serve(self.capture))
 
-    def run(self, work: Awaitable[T]) -> T:
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result()  # type: ignore[arg-type]
+def players_process(connection: Connection) -> None:
+    """The mailboxes and the server the bot mails through, in a process of their own (the
+    bot's CPU figures are then its own): says the server's port, waits for the games,
+    plays them through the bot's listener (each game's moves in turn, the games at once),
+    and answers how many mails the server took."""
 
-    async def play(
-        self, listen_port: int, game_id: int, seats: list[str], script: list[str], first: int
-    ) -> None:
-        for ply, text in enumerate(script):
-            seat = (first + ply) % 2
-            message = EmailMessage()
-            message["From"] = seats[seat]
-            message["To"] = reply_address(Token(game_id, seat, ply), "play", DOMAIN, SECRET)
-            message["Subject"] = "Re: Hex"
-            message.set_content(f"{text}\n\n> the board")
-            await aiosmtplib.send(
-                message, hostname="127.0.0.1", port=listen_port, local_hostname="home.test"
-            )
+    async def main() -> None:
+        counter = Counter()
+        server, port = await serve(counter)
+        connection.send(port)
+        while (order := await asyncio.to_thread(connection.recv)) is not None:
+            listen_port, chains = order
+            before = counter.mails
+            await asyncio.gather(*(play(listen_port, *chain) for chain in chains))
+            connection.send(counter.mails - before)
+        server.close()
 
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.server.close)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join()
+    asyncio.run(main())
+
+
+async def play(
+    listen_port: int, game_id: int, seats: list[str], script: list[str], first: int
+) -> None:
+    for ply, text in enumerate(script):
+        seat = (first + ply) % 2
+        message = EmailMessage()
+        message["From"] = seats[seat]
+        message["To"] = reply_address(Token(game_id, seat, ply), "play", DOMAIN, SECRET)
+        message["Subject"] = "Re: Hex"
+        message.set_content(f"{text}\n\n> the board")
+        await aiosmtplib.send(
+            message, hostname="127.0.0.1", port=listen_port, local_hostname="home.test"
+        )
 
 
 async def bench(folder: Path, games: int, moves: int) -> None:
-    players = Players()
+    connection, child_end = multiprocessing.get_context("spawn").Pipe()
+    players = multiprocessing.get_context("spawn").Process(
+        target=players_process, args=(child_end,), daemon=True
+    )
+    players.start()
+    smtp_port = await asyncio.to_thread(connection.recv)
     url = f"sqlite:///{folder / 'email.db'}"
-    settings = mail_settings(url, players.smtp_port).model_copy(update={"render_processes": 1})
+    settings = mail_settings(url, smtp_port).model_copy(update={"render_processes": 1})
     service = GameService(await Database.open(url), settings)
 
     async def published(result: Result) -> None:
@@ -134,42 +143,32 @@ async def bench(folder: Path, games: int, moves: int) -> None:
         )
         started = await service.accept(issued.game.id, GUILD, second)
         chains.append((started.game.id, seats, script, started.game.to_move or 0))
-    mailed_before = players.capture.mails
     memory = [rss_mb()]
     total = sum(len(script) for *_, script, _ in chains)
     cpu = time.process_time()
     start = time.perf_counter()
 
-    async def all_games() -> None:
-        for tranche in range(0, len(chains), max(1, 1000 // moves)):
-            batch = chains[tranche : tranche + max(1, 1000 // moves)]
-            await asyncio.gather(
-                *(
-                    asyncio.wrap_future(
-                        asyncio.run_coroutine_threadsafe(
-                            players.play(runner.port or 0, gid, seats, script, first),
-                            players.loop,
-                        )
-                    )
-                    for gid, seats, script, first in batch
-                )
-            )
+    async def all_games() -> int:
+        """Every game played, a thousand moves at a time; the mails the server took."""
+        mailed = 0
+        per_tranche = max(1, 1000 // moves)
+        for tranche in range(0, len(chains), per_tranche):
+            connection.send((runner.port, chains[tranche : tranche + per_tranche]))
+            mailed += await asyncio.to_thread(connection.recv)
             memory.append(rss_mb())
+        return mailed
 
-    _, stall = await stalled_while(all_games())
+    mailed, stall = await stalled_while(all_games())
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu
-    mailed = players.capture.mails - mailed_before
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     await runner.stop()
     await service.close()
-    players.close()
+    connection.send(None)
+    players.join()
     assert mailed == 2 * total, f"{mailed} mails for {total} moves"
     print(f"{total} move mails in, {mailed} boards mailed out, {elapsed:.1f} s")
-    print(
-        f"CPU of this process (the bot and the players' thread; boards drawn in a worker "
-        f"process): {cpu / total * 1e3:.1f} ms a move"
-    )
+    print(f"the bot's CPU (boards drawn in its worker process): {cpu / total * 1e3:.1f} ms a move")
     print("RSS after each thousand moves (MB): " + ", ".join(f"{m:.0f}" for m in memory))
     print(f"longest event loop stall: {stall * 1e3:.0f} ms; peak RSS {peak:.0f} MB")
     print(f"email moves/s: {total / elapsed:.0f}")

@@ -127,8 +127,10 @@ class MailAnnouncer:
         seat = game.seat_of(player_id)
         reply_to = None if seat is None else self.reply_to(game.id, seat, game.ply)
         if game.status in ("open", "active"):
-            example = "d5" if game.game != "hex" or game.ply else "b2"
-            paragraphs.append(HOW_TO_ANSWER.format(example=example, bare=self.sender))
+            example = None
+            if game.player_to_move == player_id:  # the notation shown by a legal move
+                example = await self.service.example_move(game.id, game.guild_id, player_id)
+            paragraphs.append(HOW_TO_ANSWER.format(example=example or "d5", bare=self.sender))
         envelope = Envelope(self.sender, address, names.get(player_id, ""), self.domain, reply_to)
         message = await asyncio.to_thread(  # building a board's mail is CPU work
             partial(
@@ -154,8 +156,11 @@ class MailAnnouncer:
         if game.status != "active":
             return f"{game.title} #{game.id}: {game_clock_text(game)}."
         mover = game.player_to_move
-        who = "It is your move" if mover == player_id else f"{game.name_of_seat(game.to_move or 0)}"
-        text = who if mover == player_id else f"{who} is to move"
+        text = (
+            "It is your move"
+            if mover == player_id
+            else f"{game.name_of_seat(game.to_move or 0)} is to move"
+        )
         if game.deadline is not None:
             text += f", due {local_time(game.deadline, zone)}"
         text += f" ({game_clock_text(game)}"

@@ -58,6 +58,7 @@ HELP = (
     "each game's mail with your move on its first line (like d5), or board, resign, undo, "
     "accept or decline."
 )
+ADDRESSES_KEPT = 10_000  # addresses counted before those quiet for an hour are dropped
 HANDLED_KEPT = 10_000  # Message-IDs remembered, so a copy of a mail is handled once
 MOVED_ON = "That game has moved on: this mail was about move {then}, the game is at move {now}."
 ANSWERS = {"accept": True, "decline": False}
@@ -75,6 +76,8 @@ class RateLimit:
     def check(self, address: str) -> str:
         """ "ok", "warn" (the first mail over the limit this hour) or "drop"."""
         now = self.clock()
+        if len(self.seen) > ADDRESSES_KEPT:  # memory stays bounded whoever writes
+            self.forget_before(now - HOUR)
         times = self.seen[address]
         while times and times[0] <= now - HOUR:
             times.popleft()
@@ -86,6 +89,11 @@ class RateLimit:
             return "drop"
         self.warned[address] = now
         return "warn"
+
+    def forget_before(self, moment: datetime) -> None:
+        """Drop the addresses not heard from since `moment`."""
+        self.seen = defaultdict(deque, {a: t for a, t in self.seen.items() if t and t[-1] > moment})
+        self.warned = {a: told for a, told in self.warned.items() if told > moment}
 
 
 class MailDesk:
