@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from email.message import EmailMessage
+from email.message import Message
 from urllib.parse import unquote, urlsplit
 
 import aiosmtplib
+
+from bot.email.compose import written
 
 TIMEOUT_SECONDS = 30.0
 
@@ -49,12 +51,12 @@ class Mailer:
         # DNS lookup (half a second on some hosts), on the event loop, for every mail
         self.local_hostname = local_hostname
 
-    async def send(self, message: EmailMessage, to: str) -> str:
+    async def send(self, message: Message, to: str) -> str:
         """Send `message` to `to`; the server's last answer ("250 OK ..."). Raises
         aiosmtplib's errors (refused, unreachable): the outbox tries again. The mail is
         written out in a thread: a board's mail is milliseconds of CPU."""
         server = self.server
-        raw = await asyncio.to_thread(message.as_bytes)
+        raw = await asyncio.to_thread(written, message)
         _refused, answer = await aiosmtplib.send(
             raw,
             sender=self.sender,
