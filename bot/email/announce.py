@@ -82,20 +82,26 @@ class MailAnnouncer:
             return
         done = set() if result.outbox_id is None else await self.service.mailed(result.outbox_id)
         board: bytes | None = None
-        for player_id, address in sorted(recipients.items()):
-            events = [e for e in result.events if _for(e, player_id)]
-            if address in done or not events:
-                continue
-            if board is None:
-                board = await self._board(result)
-            message_id = (
-                None
-                if result.outbox_id is None
-                else outbox_message_id(result.outbox_id, address, self.domain)
-            )
-            await self.mail_game(game, player_id, address, events, board, message_id)
+        moves: list[str] = []
+        sent: list[str] = []
+        try:
+            for player_id, address in sorted(recipients.items()):
+                events = [e for e in result.events if _for(e, player_id)]
+                if address in done or not events:
+                    continue
+                if board is None:
+                    board = await self._board(result)
+                    moves = await self._last_moves(game)
+                message_id = (
+                    None
+                    if result.outbox_id is None
+                    else outbox_message_id(result.outbox_id, address, self.domain)
+                )
+                await self.mail_game(game, player_id, address, events, board, message_id, moves)
+                sent.append(address)
+        finally:  # what was sent is recorded, even when a later address failed
             if result.outbox_id is not None:
-                await self.service.mark_mailed(result.outbox_id, address)
+                await self.service.mark_mailed(result.outbox_id, sent)
 
     async def mail_game(
         self,
@@ -105,6 +111,7 @@ class MailAnnouncer:
         events: Sequence[Event] = (),
         board: bytes | None = None,
         message_id: str | None = None,
+        moves: Sequence[str] | None = None,
         note: str | None = None,
     ) -> None:
         """A mail in the game's thread: what happened (`events`, or `note`), the board,
@@ -121,8 +128,9 @@ class MailAnnouncer:
         said = [describe(event, game, mention, when) for event in events]
         paragraphs = ["\n".join(said + ([note] if note else []))]
         paragraphs.append(self._standing(game, player_id, zone))
-        if game.status in ("active", "finished") and game.ply:
-            moves = await self.service.last_moves(game.id, LAST_MOVES)
+        if moves is None:
+            moves = await self._last_moves(game)
+        if moves:
             paragraphs.append("Last moves: " + "  ".join(moves))
         seat = game.seat_of(player_id)
         reply_to = None if seat is None else self.reply_to(game.id, seat, game.ply)
@@ -166,6 +174,11 @@ class MailAnnouncer:
         text += f" ({game_clock_text(game)}"
         text += f": {banks_text(game)})." if game.banks else ")."
         return text
+
+    async def _last_moves(self, game: GameSummary) -> list[str]:
+        if game.status not in ("active", "finished") or not game.ply:
+            return []
+        return await self.service.last_moves(game, LAST_MOVES)
 
     async def _board(self, result: Result) -> bytes:
         """The board after the result: the move's own picture, else drawn now ("" for a

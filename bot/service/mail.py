@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 from bot.service.models import GameSummary, GuildSettings, Player, Refused, ServiceCode
 from bot.service.records import Records
-from bot.service.rules import check_ids, seat_names_now
+from bot.service.rules import check_ids
 from bot.store.schema import games, guild_settings, mail_addresses, mails_sent, moves, players
 
 #: How long a mailed code may be typed.
@@ -241,13 +241,13 @@ class Mail(Records):
             )
             return {row.address for row in rows}
 
-    async def mark_mailed(self, outbox_id: int, address: str) -> None:
-        async with self.db.write() as conn:
-            await conn.execute(
-                mails_sent.insert().values(
-                    outbox_id=outbox_id, address=address, sent_at=self.clock()
-                )
-            )
+    async def mark_mailed(self, outbox_id: int, addresses: Iterable[str]) -> None:
+        """Record that the outbox row was mailed to `addresses`."""
+        now = self.clock()
+        rows = [{"outbox_id": outbox_id, "address": a, "sent_at": now} for a in addresses]
+        if rows:
+            async with self.db.write() as conn:
+                await conn.execute(mails_sent.insert(), rows)
 
     async def mail_guild(self, guild_id: int | None = None) -> GuildSettings:
         """The server a mail means: `guild_id`, or the only server that lets players in
@@ -281,22 +281,18 @@ class Mail(Records):
             row = await self.game_row(conn, game_id, guild_id)
             return await self.summary(conn, game_id, row)
 
-    async def last_moves(self, game_id: int, count: int = 6) -> list[str]:
+    async def last_moves(self, game: GameSummary, count: int = 6) -> list[str]:
         """The game's last `count` moves as they read in a mail: "7. ann d5"."""
         async with self.db.read() as conn:
-            row = (await conn.execute(sa.select(games).where(games.c.id == game_id))).one()
-            summary = seat_names_now(
-                await self.summary(conn, game_id, row), await self.load_state(conn, row)
-            )
             entries = (
                 await conn.execute(
                     sa.select(moves.c.ply, moves.c.seat, moves.c.text)
-                    .where(moves.c.game_id == game_id)
+                    .where(moves.c.game_id == game.id)
                     .order_by(moves.c.ply.desc())
                     .limit(count)
                 )
             ).all()
-        names = {s.seat: s.name or summary.seat_names[s.seat] for s in summary.seats}
+        names = {s.seat: s.name or game.seat_names[s.seat] for s in game.seats}
         return [f"{e.ply + 1}. {names.get(e.seat, '?')} {e.text}" for e in reversed(entries)]
 
     async def move_at(self, game_id: int, ply: int) -> tuple[int, str] | None:
