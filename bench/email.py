@@ -37,7 +37,6 @@ from bench.tournament import stalled_while
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, reply_address
 from bot.service import GameService, Place, Result
-from bot.store import Database
 from tests.mailkit import DOMAIN, SECRET, mail_settings, serve
 
 GAME, OPTIONS = "hex", {"size": 7, "swap": False}
@@ -123,7 +122,7 @@ async def bench(folder: Path, games: int, moves: int) -> None:
     smtp_port = await asyncio.to_thread(connection.recv)
     url = f"sqlite:///{folder / 'email.db'}"
     settings = mail_settings(url, smtp_port).model_copy(update={"render_processes": 1})
-    service = GameService(await Database.open(url), settings)
+    service = await GameService.open(settings)  # as the bot opens it (gc.freeze included)
 
     async def published(result: Result) -> None:
         """The process's own adapter: nothing beside mail."""
