@@ -93,8 +93,9 @@ def cpu_clock() -> Iterator[Callable[[], float]]:
 def frozen_heap() -> Iterator[None]:
     """The test process's own heap (hundreds of tests' objects) left out of garbage
     collection meanwhile: a full collection of it in the middle of timed work (0.35 s in a
-    0.05 s search, once) is the test process's cost, not the work's."""
-    gc.collect()
+    0.05 s search, once) is the test process's cost, not the work's. Frozen as it is, its
+    garbage with it (collected after): a collection first cost each timed section as much
+    (0.3-0.5 s of CPU in a worker holding the parsed sources and its tests' objects)."""
     gc.freeze()
     try:
         yield
