@@ -340,6 +340,12 @@ def test_bounces_name_the_failed_recipients() -> None:
     assert bounce(parse(delivered.replace(b"Status: 4.4.1", b"Status: 2.0.0"))) is None
 
 
+def test_a_report_without_the_blank_line_after_its_first_group_is_read() -> None:
+    joined = GMAIL_DSN.replace(b"(PST)\r\n\r\nFinal-Recipient", b"(PST)\r\nFinal-Recipient")
+    assert joined != GMAIL_DSN
+    assert bounce(parse(joined)) == Bounce(("nobody@gmail.com",), hard=True)
+
+
 def test_a_report_of_hard_and_soft_failures_names_the_hard_ones() -> None:
     both = POSTFIX_DSN.replace(
         b"Final-Recipient: rfc822; carol",

@@ -236,13 +236,15 @@ def _part_count(message: Message, *, stop_after: int) -> int:
 
 
 def _recipient_fields(message: Message) -> list[Message]:
-    """The per-recipient field groups of a report's message/delivery-status part."""
+    """The field groups of a report's message/delivery-status part: the per-message group
+    first (it names no recipient), then one per recipient; all of them, for the reports
+    that leave out the blank line between the first two."""
     try:
         for part in message.walk():
             if _content_type(part) == "message/delivery-status":
                 groups = part.get_payload()
                 if isinstance(groups, list):
-                    return [group for group in groups[1:] if isinstance(group, Message)]
+                    return [group for group in groups if isinstance(group, Message)]
     except RecursionError:
         pass
     return []
