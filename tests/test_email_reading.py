@@ -330,6 +330,12 @@ def test_machines_mail_is_never_answered(raw: bytes) -> None:
 
 def test_a_person_is_not_a_machine() -> None:
     assert not automatic(parse(crlf("Auto-Submitted: no\nPrecedence: first-class\nFrom: a@b.c\n")))
+    # Exchange asks for no auto-replies on people's mail too: it marks no machine
+    outlook = OUTLOOK_REPLY.replace(
+        b"MIME-Version", b"X-Auto-Response-Suppress: All\r\nMIME-Version"
+    )
+    assert not automatic(parse(outlook))
+    assert command_text(parse(outlook)) == "resign"
 
 
 def test_bounces_name_the_failed_recipients() -> None:

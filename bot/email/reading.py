@@ -36,6 +36,10 @@ _SUBJECT_PREFIX = re.compile(
 _ATTRIBUTION = re.compile(
     r"^(?:on|am|le|el|il|op)\b.*(?:wrote|schrieb|a écrit|escribió|ha scritto|schreef)\s*:$", re.I
 )
+#: Headers only machines' mail carries. Not X-Auto-Response-Suppress: it asks the
+#: receiver not to auto-reply, and Exchange sets it on people's mail too (to distribution
+#: lists, from some clients); its own auto-replies carry Auto-Submitted.
+MACHINE_HEADERS = ("List-Id", "List-Unsubscribe", "X-Autoreply", "X-Autorespond")
 _ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
 _AUTOMATIC_SENDERS = {"mailer-daemon", "postmaster"}
 
@@ -75,8 +79,8 @@ def too_big(raw: bytes, message: Message) -> str | None:
 def automatic(message: Message) -> bool:
     """Whether the mail was sent by a machine and must never be answered (RFC 3834).
 
-    Auto-replies (`Auto-Submitted` other than `no`, Exchange's and others' auto-reply
-    headers), mailing lists and bulk mail, delivery and read reports, and mail from a
+    Auto-replies (`Auto-Submitted` other than `no`, X-Autoreply), mailing lists and bulk
+    mail, delivery and read reports, and mail from a
     null or daemon return path.
     """
     auto_submitted = _header(message, "Auto-Submitted").split(";")[0].strip().lower()
@@ -84,14 +88,7 @@ def automatic(message: Message) -> bool:
         return True
     if _header(message, "Precedence").strip().lower() in {"bulk", "junk", "list"}:
         return True
-    marks = (
-        "List-Id",
-        "List-Unsubscribe",
-        "X-Autoreply",
-        "X-Autorespond",
-        "X-Auto-Response-Suppress",
-    )
-    if any(name in message for name in marks):
+    if any(name in message for name in MACHINE_HEADERS):
         return True
     if "Return-Path" in message:
         return_path = _header(message, "Return-Path").strip().strip("<>").strip()
