@@ -158,25 +158,40 @@ def header_safe(text: str) -> str:
 
 def address_of(message: Message) -> str | None:
     """The From address, lowercased; None when there is none or it cannot be read."""
-    candidates: list[str]
+    return next(
+        (address.lower() for _name, address in _senders(message) if _plausible(address.lower())),
+        None,
+    )
+
+
+def name_of(message: Message) -> str:
+    """The From's display name, fit for a header (header_safe); "" when it has none."""
+    return next((header_safe(name) for name, _address in _senders(message)), "")
+
+
+def _senders(message: Message) -> list[tuple[str, str]]:
+    """(display name, address) of each address in From, decoded; a From the policy refuses
+    (a line break hidden in its name) is read for its <address> alone."""
     try:
         header = message.get("From")
-        candidates = (
-            [address.addr_spec for address in header.addresses]
-            if isinstance(header, AddressHeader)
-            else []
-        )
-    except Exception:  # a From the policy refuses (a CR/LF in its name): its <address>
+        if not isinstance(header, AddressHeader):
+            return []
+        return [
+            (_utf8(address.display_name), _utf8(address.addr_spec).strip())
+            for address in header.addresses
+        ]
+    except Exception:  # as the docstring says
         raw = next((str(value) for key, value in message.raw_items() if key.lower() == "from"), "")
-        candidates = _ANGLE_ADDRESS.findall(raw)
-    for candidate in candidates:
-        address = candidate.strip().lower()
-        if _plausible_address(address):
-            return address
-    return None
+        return [("", _utf8(address).strip()) for address in _ANGLE_ADDRESS.findall(raw)]
 
 
-def _plausible_address(address: str) -> bool:
+def _utf8(text: str) -> str:
+    """Text from an 8-bit header, whose bytes the parser keeps as surrogate escapes: as
+    UTF-8, with U+FFFD for bytes that are not."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _plausible(address: str) -> bool:
     """An address with a local part and a domain and nothing a header could not carry
     (U+FFFD stands for bytes that were not UTF-8)."""
     local, at, domain = address.rpartition("@")
@@ -252,7 +267,7 @@ def _recipient(fields: Message) -> str | None:
         value = _header(fields, name)
         kind, _, address = value.partition(";")
         address = address.strip().strip("<>").strip().lower()
-        if kind.strip().lower() == "rfc822" and _plausible_address(address):
+        if kind.strip().lower() == "rfc822" and _plausible(address):
             return address
     return None
 
