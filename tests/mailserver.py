@@ -53,9 +53,7 @@ AXuQypNBCFJwwH2985Hqy9HFM+Nxf928375bourruFi1brojpdg6ayJG
 
 
 #: Dovecot's program: on the PATH, or where Debian puts it (outside an ordinary user's PATH).
-DOVECOT = shutil.which(
-    "dovecot", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/usr/local/sbin"])
-)
+DOVECOT = shutil.which("dovecot") or shutil.which("dovecot", path="/usr/sbin:/usr/local/sbin")
 
 
 def installed() -> bool:
