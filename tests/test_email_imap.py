@@ -23,9 +23,11 @@ def dovecot() -> Iterator[Dovecot]:
     if not installed():
         pytest.skip(INSTALL)
     server = Dovecot()
-    server.start()
-    yield server
-    server.close()
+    try:
+        server.start()
+        yield server
+    finally:  # a server that did not start leaves no directory behind either
+        server.close()
 
 
 @pytest.fixture
