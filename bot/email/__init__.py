@@ -1,0 +1,1 @@
+"""The email adapter: Paperboard's games played by mail."""
