@@ -53,9 +53,7 @@ AXuQypNBCFJwwH2985Hqy9HFM+Nxf928375bourruFi1brojpdg6ayJG
 
 
 #: Dovecot's program: on the PATH, or where Debian puts it (outside an ordinary user's PATH).
-DOVECOT = shutil.which(
-    "dovecot", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/usr/local/sbin"])
-)
+DOVECOT = shutil.which("dovecot") or shutil.which("dovecot", path="/usr/sbin:/usr/local/sbin")
 
 
 def installed() -> bool:
@@ -110,7 +108,7 @@ base_dir = {self.root}/run
 state_dir = {self.root}/run
 instance_name = paperboard-test-{self.port}
 log_path = /dev/stderr
-info_log_path = /dev/null
+info_log_path = {self.root}/info.log
 auth_failure_delay = 0
 default_internal_user = {internal}
 default_internal_group = {internal_group}
@@ -174,6 +172,12 @@ service anvil {{
         self.stop()
         shutil.rmtree(self.root, ignore_errors=True)
 
+    def logins(self) -> list[str]:
+        """Dovecot's log line for each login so far: it says "TLS" for one over TLS."""
+        log = self.root / "info.log"
+        lines = log.read_text().splitlines() if log.exists() else []
+        return [line for line in lines if "imap-login: Info: Login:" in line]
+
     def url(self, mailbox: str, *, user: str = "ann", scheme: str = "imap") -> str:
         port = self.tls_port if scheme == "imaps" else self.port
         return f"{scheme}://{user}:{PASSWORD}@127.0.0.1:{port}/{mailbox}"
@@ -182,6 +186,7 @@ service anvil {{
     def session(self, user: str = "ann") -> Iterator[imaplib.IMAP4]:
         """A plain client (the standard library's) to put mail in and look at it."""
         client = imaplib.IMAP4("127.0.0.1", self.port)
+        client.starttls(self.ssl_context)
         client.login(user, PASSWORD)
         try:
             yield client

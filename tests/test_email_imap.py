@@ -23,9 +23,11 @@ def dovecot() -> Iterator[Dovecot]:
     if not installed():
         pytest.skip(INSTALL)
     server = Dovecot()
-    server.start()
-    yield server
-    server.close()
+    try:
+        server.start()
+        yield server
+    finally:  # a server that did not start leaves no directory behind either
+        server.close()
 
 
 @pytest.fixture
@@ -97,17 +99,17 @@ async def test_every_unseen_mail_reaches_receive_once_then_is_seen(
     if user != "ann":
         dovecot.create(mailbox, user=user)
     dovecot.deliver(mailbox, mail(1), mail(2), user=user)
-    poller = poller_for(
-        dovecot, dovecot.url(mailbox, user=user, scheme=scheme), inbox, poll_seconds=0.2
-    )
-    async with running(poller):
+    url = dovecot.url(mailbox, user=user, scheme=scheme)
+    async with running(poller_for(dovecot, url, inbox, poll_seconds=0.2)):
         await inbox.wait_for(2)
         dovecot.deliver(mailbox, mail(3), user=user)
         await inbox.wait_for(3)
     assert inbox.received == [mail(1), mail(2), mail(3)]
     assert dovecot.unseen(mailbox, user=user) == 0
+    logins = dovecot.logins()
+    assert logins and all(", TLS, " in line for line in logins), logins  # never in clear
 
-    async with running(poller):  # again: nothing new
+    async with running(poller_for(dovecot, url, inbox, poll_seconds=0.2)):  # nothing new
         await asyncio.sleep(0.3)
     assert len(inbox.received) == 3
 

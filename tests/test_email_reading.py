@@ -19,6 +19,7 @@ from bot.email.reading import (
     bounce,
     command_text,
     header_safe,
+    name_of,
     parse,
     too_big,
 )
@@ -293,9 +294,19 @@ def test_the_from_address_is_lowercased() -> None:
     assert address_of(parse(GMAIL_REPLY)) == "ann.lee@gmail.com"
     assert address_of(parse(OUTLOOK_REPLY)) == "bob.smith@outlook.com"
     assert address_of(parse(encoded("x", "shift_jis", "base64"))) == "ann@example.jp"
+    assert address_of(parse(crlf("From: Jörg <Jörg@example.de>\n"))) == "jörg@example.de"  # 8-bit
     assert address_of(parse(b"Subject: no sender\r\n\r\nd5")) is None
     assert address_of(parse(b"From: Ann <not an address>\r\n\r\nd5")) is None
     assert address_of(parse(b"From: \xff\xfe <\xff@\xfe>\r\n\r\nd5")) is None
+
+
+def test_the_from_name_is_decoded_and_safe() -> None:
+    assert name_of(parse(GMAIL_REPLY)) == "Ann Lee"
+    assert name_of(parse(OUTLOOK_REPLY)) == "Smith, Bob"
+    assert name_of(parse(APPLE_REPLY)) == "Chloé Martin"
+    assert name_of(parse(encoded("x", "shift_jis", "base64"))) == "Ann"
+    assert name_of(parse(b"From: ann@example.org\r\n\r\nd5")) == ""
+    assert name_of(parse(b"Subject: no sender\r\n\r\nd5")) == ""
 
 
 def test_nothing_to_read_is_empty() -> None:
@@ -330,6 +341,12 @@ def test_machines_mail_is_never_answered(raw: bytes) -> None:
 
 def test_a_person_is_not_a_machine() -> None:
     assert not automatic(parse(crlf("Auto-Submitted: no\nPrecedence: first-class\nFrom: a@b.c\n")))
+    # Exchange asks for no auto-replies on people's mail too: it marks no machine
+    outlook = OUTLOOK_REPLY.replace(
+        b"MIME-Version", b"X-Auto-Response-Suppress: All\r\nMIME-Version"
+    )
+    assert not automatic(parse(outlook))
+    assert command_text(parse(outlook)) == "resign"
 
 
 def test_bounces_name_the_failed_recipients() -> None:
@@ -338,6 +355,12 @@ def test_bounces_name_the_failed_recipients() -> None:
     assert bounce(parse(EXCHANGE_OUT_OF_OFFICE)) is None
     delivered = POSTFIX_DSN.replace(b"Action: delayed", b"Action: delivered")
     assert bounce(parse(delivered.replace(b"Status: 4.4.1", b"Status: 2.0.0"))) is None
+
+
+def test_a_report_without_the_blank_line_after_its_first_group_is_read() -> None:
+    joined = GMAIL_DSN.replace(b"(PST)\r\n\r\nFinal-Recipient", b"(PST)\r\nFinal-Recipient")
+    assert joined != GMAIL_DSN
+    assert bounce(parse(joined)) == Bounce(("nobody@gmail.com",), hard=True)
 
 
 def test_a_report_of_hard_and_soft_failures_names_the_hard_ones() -> None:
@@ -382,7 +405,10 @@ def test_names_cannot_inject_headers() -> None:
     )
     message = parse(raw)
     assert address_of(message) == "ann@example.org"
+    assert name_of(message) == ""  # the policy refuses that name: the address alone is read
     assert "\n" not in command_text(message)
+    folded = parse(crlf("From: =?utf-8?b?QW5uCkJjYzogeEB5Lno=?=\n <ann@example.org>\n"))
+    assert "\n" not in name_of(folded)
 
 
 SAMPLES = [raw for raw, _command in REPLIES.values()] + list(MACHINES.values())
@@ -404,3 +430,4 @@ def test_no_bytes_make_reading_raise(raw: bytes) -> None:
     automatic(message)
     bounce(message)
     address_of(message)
+    name_of(message)

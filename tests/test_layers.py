@@ -12,13 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.service import GameService
-
-ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted(path for folder in ("engine", "bot") for path in (ROOT / folder).rglob("*.py"))
-#: Parsed once, at collection: CPython 3.11's parser counts its depth for all threads, so a
-#: parse while another thread of the test process compiles an import can fail at random
-#: ("SystemError: AST constructor recursion depth mismatch"); no test has started one yet.
-TREES = {path: ast.parse(path.read_text()) for path in SOURCES}
+from tests.parsed_sources import ROOT, TREES
+from tests.parsed_sources import SOURCES as ALL_SOURCES
 
 
 def imports(path: Path) -> set[str]:
@@ -45,6 +40,10 @@ def engine_attributes(path: Path) -> set[str]:
 
 def under(path: Path, folder: str) -> bool:
     return path.is_relative_to(ROOT / folder)
+
+
+#: The engine's and the bot's files, the layers.
+SOURCES = [path for path in ALL_SOURCES if under(path, "engine") or under(path, "bot")]
 
 
 def project(names: set[str]) -> set[str]:
@@ -304,7 +303,7 @@ def test_no_name_is_kept_under_a_private_alias_for_the_tests() -> None:
     reached = [
         f"{path.name}: {node.module}.{alias.name}"
         for path in tests
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(TREES[path])
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot")
         for alias in node.names
         if private(alias.name)

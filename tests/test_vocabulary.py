@@ -14,9 +14,8 @@ import pytest
 import engine
 from bot.service import ServiceCode
 from engine import NOT_A_MOVE, BadOptions, Code, IllegalMove
+from tests.parsed_sources import ROOT, SOURCES, TREES
 from tests.test_conformance import IDS, OPTION_SETS
-
-ROOT = Path(__file__).resolve().parents[1]
 
 #: What players chat in a game's thread, none of it a move in any game.
 CHAT = ["hello there", "gg", "pass", "lol 123", "PASS", "pass the salt", "ok!"]
@@ -112,9 +111,6 @@ def test_every_bad_option_of_every_game_raises_bad_options_with_a_code(
 # -- codes are compared as members, never as text ------------------------------------------
 
 CODE_VALUES = {code.value for code in Code} | {code.value for code in ServiceCode}
-SOURCES = sorted(
-    path for folder in ("engine", "bot", "tests", "bench") for path in (ROOT / folder).rglob("*.py")
-)
 ENGINE_SOURCES = [path for path in SOURCES if path.is_relative_to(ROOT / "engine")]
 #: The fake Discord speaks Discord's own error codes, not ours.
 OUR_CODES = [path for path in SOURCES if not path.is_relative_to(ROOT / "tests" / "fakediscord")]
@@ -187,7 +183,6 @@ def code_parameters(tree: ast.AST) -> dict[str, int]:
     return places
 
 
-TREES = {path: ast.parse(path.read_text()) for path in SOURCES}
 HELPERS = {name: place for tree in TREES.values() for name, place in code_parameters(tree).items()}
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from aioimaplib import IMAP4, STOP_WAIT_SERVER_PUSH, AioImapException, Command
+from aioimaplib import IMAP4, AioImapException, Command
 
 from bot.email.reading import MAX_BYTES
 
@@ -117,8 +117,8 @@ class ImapPoller:
         self._stopping.set()
 
     async def run(self) -> None:
-        """Reads the mailbox until `stop()`, connecting again after any failure."""
-        self._stopping.clear()
+        """Reads the mailbox until `stop()` (at once if it came first), connecting again
+        after any failure."""
         first, longest = self.backoff_seconds
         pause = first
         while not self._stopping.is_set():
@@ -128,15 +128,16 @@ class ImapPoller:
             except Exception as exc:  # any failure of a connection: inbound mail must go on
                 if self._logged_in:  # it had worked: start the pauses again from the first
                     pause = first
+                jittered = pause * random.uniform(0.5, 1.0)  # pollers of one server not in step
                 log.warning(
                     "IMAP %s:%d: %s; connecting again in %.1f s",
                     self.mailbox.host,
                     self.mailbox.port,
                     str(exc) or type(exc).__name__,
-                    pause,
+                    jittered,
                     exc_info=not isinstance(exc, EXPECTED),  # a surprise gets its traceback
                 )
-                await self._pause(pause * random.uniform(0.5, 1.0))  # jitter: pollers not in step
+                await self._pause(jittered)
                 pause = min(longest, pause * 2)
 
     async def _session(self) -> None:
@@ -296,8 +297,8 @@ class _Session:
             )
         finally:
             news.cancel()
-        if news.done() and not news.cancelled() and news.result() != STOP_WAIT_SERVER_PUSH:
-            log.debug("IMAP: the server says %s", news.result())
+        if news.done() and not news.cancelled():
+            log.debug("IMAP: IDLE ends on %s", news.result())
         self.client.idle_done()
         await self.command(idle)
 

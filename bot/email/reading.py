@@ -36,6 +36,10 @@ _SUBJECT_PREFIX = re.compile(
 _ATTRIBUTION = re.compile(
     r"^(?:on|am|le|el|il|op)\b.*(?:wrote|schrieb|a écrit|escribió|ha scritto|schreef)\s*:$", re.I
 )
+#: Headers only machines' mail carries. Not X-Auto-Response-Suppress: it asks the
+#: receiver not to auto-reply, and Exchange sets it on people's mail too (to distribution
+#: lists, from some clients); its own auto-replies carry Auto-Submitted.
+MACHINE_HEADERS = ("List-Id", "List-Unsubscribe", "X-Autoreply", "X-Autorespond")
 _ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
 _AUTOMATIC_SENDERS = {"mailer-daemon", "postmaster"}
 
@@ -75,8 +79,8 @@ def too_big(raw: bytes, message: Message) -> str | None:
 def automatic(message: Message) -> bool:
     """Whether the mail was sent by a machine and must never be answered (RFC 3834).
 
-    Auto-replies (`Auto-Submitted` other than `no`, Exchange's and others' auto-reply
-    headers), mailing lists and bulk mail, delivery and read reports, and mail from a
+    Auto-replies (`Auto-Submitted` other than `no`, X-Autoreply), mailing lists and bulk
+    mail, delivery and read reports, and mail from a
     null or daemon return path.
     """
     auto_submitted = _header(message, "Auto-Submitted").split(";")[0].strip().lower()
@@ -84,14 +88,7 @@ def automatic(message: Message) -> bool:
         return True
     if _header(message, "Precedence").strip().lower() in {"bulk", "junk", "list"}:
         return True
-    marks = (
-        "List-Id",
-        "List-Unsubscribe",
-        "X-Autoreply",
-        "X-Autorespond",
-        "X-Auto-Response-Suppress",
-    )
-    if any(name in message for name in marks):
+    if any(name in message for name in MACHINE_HEADERS):
         return True
     if "Return-Path" in message:
         return_path = _header(message, "Return-Path").strip().strip("<>").strip()
@@ -161,25 +158,40 @@ def header_safe(text: str) -> str:
 
 def address_of(message: Message) -> str | None:
     """The From address, lowercased; None when there is none or it cannot be read."""
-    candidates: list[str]
+    return next(
+        (address.lower() for _name, address in _senders(message) if _plausible(address.lower())),
+        None,
+    )
+
+
+def name_of(message: Message) -> str:
+    """The From's display name, fit for a header (header_safe); "" when it has none."""
+    return next((header_safe(name) for name, _address in _senders(message)), "")
+
+
+def _senders(message: Message) -> list[tuple[str, str]]:
+    """(display name, address) of each address in From, decoded; a From the policy refuses
+    (a line break hidden in its name) is read for its <address> alone."""
     try:
         header = message.get("From")
-        candidates = (
-            [address.addr_spec for address in header.addresses]
-            if isinstance(header, AddressHeader)
-            else []
-        )
-    except Exception:  # a From the policy refuses (a CR/LF in its name): its <address>
+        if not isinstance(header, AddressHeader):
+            return []
+        return [
+            (_utf8(address.display_name), _utf8(address.addr_spec).strip())
+            for address in header.addresses
+        ]
+    except Exception:  # as the docstring says
         raw = next((str(value) for key, value in message.raw_items() if key.lower() == "from"), "")
-        candidates = _ANGLE_ADDRESS.findall(raw)
-    for candidate in candidates:
-        address = candidate.strip().lower()
-        if _plausible_address(address):
-            return address
-    return None
+        return [("", _utf8(address).strip()) for address in _ANGLE_ADDRESS.findall(raw)]
 
 
-def _plausible_address(address: str) -> bool:
+def _utf8(text: str) -> str:
+    """Text from an 8-bit header, whose bytes the parser keeps as surrogate escapes: as
+    UTF-8, with U+FFFD for bytes that are not."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _plausible(address: str) -> bool:
     """An address with a local part and a domain and nothing a header could not carry
     (U+FFFD stands for bytes that were not UTF-8)."""
     local, at, domain = address.rpartition("@")
@@ -236,13 +248,15 @@ def _part_count(message: Message, *, stop_after: int) -> int:
 
 
 def _recipient_fields(message: Message) -> list[Message]:
-    """The per-recipient field groups of a report's message/delivery-status part."""
+    """The field groups of a report's message/delivery-status part: the per-message group
+    first (it names no recipient), then one per recipient; all of them, for the reports
+    that leave out the blank line between the first two."""
     try:
         for part in message.walk():
             if _content_type(part) == "message/delivery-status":
                 groups = part.get_payload()
                 if isinstance(groups, list):
-                    return [group for group in groups[1:] if isinstance(group, Message)]
+                    return [group for group in groups if isinstance(group, Message)]
     except RecursionError:
         pass
     return []
@@ -253,7 +267,7 @@ def _recipient(fields: Message) -> str | None:
         value = _header(fields, name)
         kind, _, address = value.partition(";")
         address = address.strip().strip("<>").strip().lower()
-        if kind.strip().lower() == "rfc822" and _plausible_address(address):
+        if kind.strip().lower() == "rfc822" and _plausible(address):
             return address
     return None
 

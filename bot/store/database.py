@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import os
 import re
 import uuid
@@ -25,6 +26,8 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import ColumnElement, Connection, Table, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -255,8 +258,24 @@ def _libpq_options(url: str) -> tuple[str, dict[str, str]]:
     ), settings
 
 
-def _upgrade_to_head(connection: Connection) -> None:
+def _alembic_config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+@functools.cache
+def _head_revision() -> str | None:
+    """The newest migration's revision (read from the scripts once a process)."""
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def _upgrade_to_head(connection: Connection) -> None:
+    """Alembic's upgrade, unless the schema is already at the newest migration (every
+    start but a deployment's first): then a read of alembic_version does, not a run of
+    Alembic's environment and scripts (13 ms of CPU a start)."""
+    if MigrationContext.configure(connection).get_current_revision() == _head_revision():
+        return
+    config = _alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
