@@ -18,12 +18,14 @@ import pytest
 from bot.cli import main
 from bot.discordbot import PaperboardBot
 from bot.email.runner import start_mail
+from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService, Player, Result
 from bot.store import Database
 from tests.conftest import ANN, PATIENCE_SECONDS, ROOT, Clock
 from tests.fakediscord import Channel, FakeDiscord, run_bot
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.mailkit import BOT, DOMAIN, Capture, MailWorld, mail_settings, mail_world, serve
+from tests.test_console import transcript_of
 
 ANNE, BEN = "anne@home.test", "ben@work.test"
 
@@ -240,6 +242,7 @@ MAIL_CHILD = """
 import asyncio, os, signal, sys
 from datetime import datetime
 from bot.email.runner import start_mail
+from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService
 from tests.mailkit import mail_settings
 
@@ -374,3 +377,29 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
     finally:
         await service.close()
         capture_server.close()
+
+
+def test_a_reply_address_holds_under_the_old_secret_and_breaks_when_altered() -> None:
+    old, new = "the secret of last month", "the secret of this month"
+    token = Token(12, 1, 5)
+    signed = reply_address(token, "play", DOMAIN, old)
+    assert read_token(signed.upper(), "play", DOMAIN, (new, old)) == token  # case: any
+    assert read_token(signed, "play", DOMAIN, (new,)) is None  # the old secret dropped
+    for altered in (signed.replace("g12", "g13"), signed.replace(".p5.", ".p6.")):
+        assert read_token(altered, "play", DOMAIN, (new, old)) is None
+    assert read_token(signed, "play", "other.test", (old,)) is None
+    assert read_token(BOT, "play", DOMAIN, (old,)) is None
+
+
+async def test_the_console_links_an_address_with_a_code(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(
+        service, tmp_path, ["settings email=Player@Home.test", "settings email_code=000000"]
+    )
+    assert said[1] == (
+        "A code is on its way to player@home.test: confirm it with email_code within 24 hours."
+    )
+    [(_, address, code)] = await service.codes_to_mail()
+    wrong = "That code is wrong or too old: ask for a new one with email."
+    assert address == "player@home.test" and (said[2] == wrong) == (code != "000000")
