@@ -61,7 +61,8 @@ class Mail(Records):
 
     async def link_email(self, player: Player, address: str) -> str:
         """Link `address` to a Discord player, unconfirmed: a code is mailed to it (the
-        mail adapter sends the codes `codes_to_mail` lists)."""
+        mail adapter sends the codes `codes_to_mail` lists). Reminders by email go back
+        to DMs until it is confirmed."""
         address = clean_address(address)
         code = f"{secrets.randbelow(10**6):06d}"
         now = self.clock()
@@ -77,6 +78,12 @@ class Mail(Records):
             await conn.execute(
                 mail_addresses.delete().where(mail_addresses.c.player_id == player.id)
             )
+            if player.id > 0:  # until the new address is confirmed, reminders go by DM
+                await conn.execute(
+                    players.update()
+                    .where(players.c.id == player.id, players.c.reminders == "email")
+                    .values(reminders="dm")
+                )
             await conn.execute(
                 mail_addresses.insert().values(
                     player_id=player.id,
