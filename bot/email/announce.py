@@ -44,7 +44,7 @@ log = logging.getLogger("paperboard.email")
 PRIVATE = (ConditionalPlayed, ConditionalsDropped)
 LAST_MOVES = 6
 HOW_TO_ANSWER = (
-    "Answer this mail with your move on its first line (like {example}), or with board, "
+    "Answer this mail with your move on its first line (like d5), or with board, "
     "resign, undo, accept or decline. Mail help to {bare} for more."
 )
 
@@ -135,10 +135,7 @@ class MailAnnouncer:
         seat = game.seat_of(player_id)
         reply_to = None if seat is None else self.reply_to(game.id, seat, game.ply)
         if game.status in ("open", "active"):
-            example = None
-            if game.player_to_move == player_id:  # the notation shown by a legal move
-                example = await self.service.example_move(game.id, game.guild_id, player_id)
-            paragraphs.append(HOW_TO_ANSWER.format(example=example or "d5", bare=self.sender))
+            paragraphs.append(HOW_TO_ANSWER.format(bare=self.sender))
         envelope = Envelope(self.sender, address, names.get(player_id, ""), self.domain, reply_to)
         message = await asyncio.to_thread(  # building a board's mail is CPU work
             partial(
