@@ -306,6 +306,9 @@ def check_health(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(asyncio.wait_for(probe(), timeout=8))
+    except ValidationError as bad:  # pydantic's own words would quote the value: a password
+        print(f"unhealthy: {settings_refusal(bad)}", file=sys.stderr)
+        return 1
     except Exception as exc:  # any failure is "unhealthy", said in one line
         print(f"unhealthy: {exc.__class__.__name__}: {exc}", file=sys.stderr)
         return 1
