@@ -9,13 +9,20 @@ import logging
 import math
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+from pydantic import ValidationError
 
 import engine
 from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.service import GameService
+    from bot.service.outbox import Publish
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,11 +30,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
+    except ValidationError as bad:  # a setting: one sentence, before anything starts
+        print(f"paperboard: {settings_refusal(bad)}", file=sys.stderr)
+        return 2
     except (ValueError, engine.IllegalMove) as refused:
         print(f"paperboard: {refused}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: stopped, not failed
         return 130
+
+
+def settings_refusal(bad: ValidationError) -> str:
+    """The first bad setting in one sentence: the validator's own, or the setting's name
+    with pydantic's words."""
+    error = bad.errors()[0]
+    if "error" in error.get("ctx", {}):
+        return str(error["ctx"]["error"])
+    names = ".".join(str(part) for part in error["loc"]).upper()
+    return f"{names}: {error['msg']}" if names else str(error["msg"])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,6 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", type=Path, required=True, help="the .jsonl file to write")
     export.set_defaults(handler=export_games)
 
+    mail = commands.add_parser("mail", help="mail: check the settings")
+    mail_commands = mail.add_subparsers(required=True, metavar="ACTION")
+    mail_test = mail_commands.add_parser(
+        "test", help="send one mail through EMAIL_SMTP_URL and print what the server said"
+    )
+    mail_test.add_argument("address", help="where the mail goes")
+    mail_test.set_defaults(handler=mail_test_send)
+
     think = commands.add_parser("ai", help="the AI's move and its analysis of any position")
     think.add_argument("game", choices=sorted(engine.GAMES))
     think.add_argument("--moves", default="", help="the record, moves separated by commas")
@@ -142,11 +170,41 @@ def start(args: argparse.Namespace) -> int:
     from bot.discordbot import TokenRefused, run_bot  # discord.py only when the bot runs
 
     shard_ids = [int(s) for s in args.shard_ids.split(",")] if args.shard_ids else None
+    beside = partial(start_mail_beside, settings)
     try:
-        asyncio.run(run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids))
+        asyncio.run(
+            run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids, beside=beside)
+        )
     except TokenRefused as refused:
         print(f"paperboard: {refused}", file=sys.stderr)
         return 1
+    return 0
+
+
+async def start_mail_beside(
+    settings: Settings, service: GameService, publish: Publish
+) -> Callable[[], Awaitable[None]] | None:
+    """Mail beside the adapter (bot/email/runner.py), when EMAIL_SMTP_URL is set: how to
+    stop it, or None."""
+    from bot.email.runner import start_mail  # aiosmtpd and aiosmtplib only when mail runs
+
+    runner = await start_mail(service, settings, publish, service.clock)
+    return None if runner is None else runner.stop
+
+
+def mail_test_send(args: argparse.Namespace) -> int:
+    """`paperboard mail test ADDRESS`: one mail through the configured server."""
+    from bot.email.runner import MailNotSent, test_mail
+
+    settings = Settings()
+    if settings.email_smtp_url is None or settings.email_from is None:
+        raise ValueError("set EMAIL_FROM, EMAIL_SMTP_URL and EMAIL_SECRET first (docs/EMAIL.md)")
+    try:
+        answer = asyncio.run(test_mail(settings, args.address))
+    except MailNotSent as failed:
+        print(f"paperboard: the mail was not sent: {failed}", file=sys.stderr)
+        return 1
+    print(f"sent to {args.address}; the server said: {answer}")
     return 0
 
 
@@ -167,10 +225,13 @@ async def run_console(settings: Settings) -> int:
     console.runner = AiRunner(
         service, console.bot_moved, processes=settings.ai_processes, nodes=settings.ai_nodes
     )
+    stop_mail = await start_mail_beside(settings, service, console.print_result)
     try:
         await scheduler.start()
         await console.run(interactive=sys.stdin.isatty())
     finally:
+        if stop_mail is not None:
+            await stop_mail()
         await scheduler.stop()  # before the database closes
         await console.runner.stop()
         await service.close()
@@ -245,6 +306,9 @@ def check_health(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(asyncio.wait_for(probe(), timeout=8))
+    except ValidationError as bad:  # pydantic's own words would quote the value: a password
+        print(f"unhealthy: {settings_refusal(bad)}", file=sys.stderr)
+        return 1
     except Exception as exc:  # any failure is "unhealthy", said in one line
         print(f"unhealthy: {exc.__class__.__name__}: {exc}", file=sys.stderr)
         return 1

@@ -307,13 +307,14 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "settings",
-        "Your reminders (each turn, daily digest, off), time zone, quiet hours, vacation, "
-        "weekend, confirm moves.",
+        "Your reminders (each turn, by email, daily digest, off), time zone, quiet hours, "
+        "vacation, weekend, confirm moves, your mail address.",
         (
             Param(
                 "reminders",
                 "choice",
-                "each turn by dm or in the thread, a daily digest by dm, or off",
+                "each turn by dm, in the thread or by email (a confirmed address), a daily "
+                "digest by dm, or off",
                 choices=REMINDERS,
             ),
             Param(
@@ -344,6 +345,8 @@ COMMANDS: tuple[Command, ...] = (
                 "show a typed move with Confirm and Cancel first",
                 keys=("confirm",),
             ),
+            Param("email", "text", "your mail address: a code is mailed to it to confirm"),
+            Param("email_code", "text", "the code mailed to your address"),
         ),
         discord="/settings reminders:digest digest_hour:8 time_zone:Europe/Paris",
         console="settings reminders=digest digest=8 tz=Europe/Paris quiet=22-7 confirm=on   "
@@ -352,7 +355,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "config",
         "Server settings: where games may start, the default time per move, rated games, "
-        "who runs events.",
+        "who runs events, players by mail.",
         (
             Param(
                 "channels", "text", "channel mentions or ids where games may start; all: everywhere"
@@ -367,6 +370,7 @@ COMMANDS: tuple[Command, ...] = (
                 "who creates and runs events: managers (Manage Server) or everyone",
                 choices=TOURNAMENT_RUNNERS,
             ),
+            Param("email", "bool", "players by mail may play here; their games start here"),
         ),
         discord="/config days_per_move:5 rated:true   (events: /config tournaments:everyone)",
         admin=True,

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import SplitResult, urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: An address as the settings take it (the bot's own: no quoting, no comments).
+EMAIL_ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
+DOMAIN = re.compile(r"[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
+
+
+def _bad_port(parts: SplitResult) -> bool:
+    try:
+        parts.port  # noqa: B018  # reading it raises for a port out of range
+    except ValueError:
+        return True
+    return False
 
 
 class Settings(BaseSettings):
@@ -55,6 +69,103 @@ class Settings(BaseSettings):
     ai_nodes: int | None = Field(
         default=None, ge=1, description="every bot level searches this many simulations (tests)"
     )
+
+    email_from: str | None = Field(
+        default=None, description="the bot's address, the From of its mail: play@example.org"
+    )
+    email_smtp_url: SecretStr | None = Field(
+        default=None,
+        description="the server mail goes out through: smtp://user:password@host:587 "
+        "(STARTTLS) or smtps://user:password@host:465 (TLS)",
+    )
+    email_listen: str | None = Field(
+        default=None, description="host:port of the bot's own SMTP listener: 0.0.0.0:2525"
+    )
+    email_domain: str | None = Field(
+        default=None, description="the domain the listener takes mail for (default: EMAIL_FROM's)"
+    )
+    email_secret: SecretStr | None = Field(
+        default=None, description="signs the reply addresses; at least 16 characters"
+    )
+    email_old_secret: SecretStr | None = Field(
+        default=None, description="the secret before the last change, still accepted"
+    )
+    email_imap_url: SecretStr | None = Field(
+        default=None, description="a mailbox polled for mail: imaps://user:password@host/INBOX"
+    )
+
+    @field_validator("email_from")
+    @classmethod
+    def _an_address(cls, address: str | None) -> str | None:
+        if address is not None and not EMAIL_ADDRESS.fullmatch(address):
+            raise ValueError("EMAIL_FROM is an address like play@example.org")
+        return address
+
+    @field_validator("email_domain")
+    @classmethod
+    def _a_domain(cls, domain: str | None) -> str | None:
+        if domain is not None and not DOMAIN.fullmatch(domain):
+            raise ValueError("EMAIL_DOMAIN is a domain like example.org")
+        return None if domain is None else domain.lower()
+
+    @field_validator("email_listen")
+    @classmethod
+    def _host_and_port(cls, listen: str | None) -> str | None:
+        if listen is not None:
+            host, _, port = listen.rpartition(":")
+            if not host or not port.isdecimal() or not 0 <= int(port) < 65536:
+                raise ValueError("EMAIL_LISTEN is host:port, like 0.0.0.0:2525")
+        return listen
+
+    @field_validator("email_smtp_url")
+    @classmethod
+    def _smtp_url(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is not None:
+            parts = urlsplit(url.get_secret_value())
+            if parts.scheme not in ("smtp", "smtps") or not parts.hostname or _bad_port(parts):
+                raise ValueError(
+                    "EMAIL_SMTP_URL is smtp://user:password@host:587 or smtps://...@host:465"
+                )
+        return url
+
+    @field_validator("email_imap_url")
+    @classmethod
+    def _imap_url(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is not None:
+            parts = urlsplit(url.get_secret_value())
+            if parts.scheme not in ("imap", "imaps") or not parts.hostname or _bad_port(parts):
+                raise ValueError("EMAIL_IMAP_URL is imaps://user:password@host/INBOX")
+        return url
+
+    @field_validator("email_secret", "email_old_secret")
+    @classmethod
+    def _long_enough(cls, secret: SecretStr | None) -> SecretStr | None:
+        if secret is not None and len(secret.get_secret_value()) < 16:
+            raise ValueError("EMAIL_SECRET and EMAIL_OLD_SECRET are at least 16 characters")
+        return secret
+
+    @model_validator(mode="after")
+    def _mail_is_whole(self) -> Settings:
+        """Mail needs its address and its secret together: the reply addresses are signed
+        and sent from the bot's domain."""
+        wanted = (self.email_smtp_url, self.email_listen, self.email_imap_url)
+        if any(setting is not None for setting in wanted) and (
+            self.email_from is None or self.email_secret is None
+        ):
+            raise ValueError("mail needs EMAIL_FROM and EMAIL_SECRET set too")
+        return self
+
+    @property
+    def mail_domain(self) -> str | None:
+        """The domain of the reply addresses: EMAIL_DOMAIN, else EMAIL_FROM's."""
+        if self.email_domain is not None:
+            return self.email_domain
+        return None if self.email_from is None else self.email_from.rpartition("@")[2].lower()
+
+    @property
+    def mails(self) -> bool:
+        """Whether this process sends mail (EMAIL_SMTP_URL with its address and secret)."""
+        return self.email_smtp_url is not None
 
     @field_validator("process_name")
     @classmethod

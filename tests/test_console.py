@@ -216,8 +216,8 @@ async def test_settings_ignore_case_and_refuse_unknown_names(
     assert said[1].startswith("player · Reminders: dm · time zone Europe/Paris ·"), said
     assert said[2] == (
         "There is no setting “colour”; "
-        "the settings are auto_vacation, confirm_moves, digest_hour, quiet_hours, reminders, "
-        "time_zone, vacation, weekend."
+        "the settings are auto_vacation, confirm_moves, digest_hour, email, email_code, "
+        "quiet_hours, reminders, time_zone, vacation, weekend."
     )
 
 
@@ -360,7 +360,7 @@ async def test_refusals_say_what_was_meant(service: GameService, tmp_path: Path)
         "I don't understand “easy”; to play the bot at that level, write @ai level=easy.",
         "I don't understand “7x7”; for the board's size, write size=7x7.",
         "Say vacation=on or off.",
-        "Say reminders=dm, thread, digest or off.",
+        "Say reminders=dm, thread, digest, email or off.",
         "Give tz a value (e.g. Europe/Paris).",
         f"There is no game called “hexx”; did you mean hex? {games}",
         f"There is no game called “hotwires”; did you mean hotwire? {games}",

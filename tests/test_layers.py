@@ -67,13 +67,20 @@ def test_imports_flow_one_way(path: Path) -> None:
         assert not {n for n in names if n.split(".")[0] == "discord"}, (
             "only the Discord adapter imports discord"
         )
-    if under(path, "bot/console") or under(path, "bot/discordbot"):
+    if not under(path, "bot/email"):
+        mail = {n.split(".")[0] for n in names} & {"aiosmtplib", "aiosmtpd", "aioimaplib"}
+        assert not mail, "only the mail adapter speaks SMTP and IMAP"
+    if under(path, "bot/console") or under(path, "bot/discordbot") or under(path, "bot/email"):
         below = {n for n in ours if n.startswith(("bot.store", "bot.render", "engine."))}
         assert not below, f"adapters call the service, not {below}"
         assert engine_attributes(path) <= {"GAMES"}, "adapters read only the registry of the engine"
 
 
-ADAPTERS = [path for path in SOURCES if under(path, "bot/console") or under(path, "bot/discordbot")]
+ADAPTERS = [
+    path
+    for path in SOURCES
+    if under(path, "bot/console") or under(path, "bot/discordbot") or under(path, "bot/email")
+]
 
 
 def service_calls(tree: ast.AST) -> set[str]:

@@ -562,6 +562,12 @@ class Console:
             if not value:
                 raise _no_value(key)
         values = {SETTING_NAMES[key]: value for key, value in map(_pair, words)}
+        if "email" in values:
+            self.say(await self.service.link_email(self.me, values.pop("email")))
+        if "email_code" in values:
+            self.say(await self.service.confirm_email(self.me, values.pop("email_code")))
+        if not values and words:
+            return
         vacation = values.get("vacation")
         confirm = values.get("confirm_moves")
         hour = values.get("digest_hour")

@@ -269,6 +269,8 @@ class Announcer:
     ) -> None:
         """A reminder where the player asked for it: a DM (falling back to the thread when
         their DMs are closed) or the game's thread."""
+        if reminder.via == "email":  # the mail adapter mails it
+            return
         text = lines([reminder], game)
         if reminder.via == "dm":
             if await self.direct(reminder.player_id, f"{text} {thread_link(game)}", nonce=nonce):

@@ -7,6 +7,7 @@ import base64
 import binascii
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 
 import discord
 from discord.ext import commands
@@ -28,9 +29,14 @@ from bot.discordbot.views import (
 from bot.schedule import Scheduler
 from bot.schedule.airunner import AiRunner
 from bot.service import GameService, MoveResult, Result
+from bot.service.outbox import Publish
 from bot.settings import Settings
 
 log = logging.getLogger("paperboard.discord")
+
+#: What runs beside the bot on its service (mail: bot/email/runner.py), given the bot's
+#: delivery of a result; it returns how to stop it (None: nothing started).
+Beside = Callable[[GameService, Publish], Awaitable[Callable[[], Awaitable[None]] | None]]
 
 DISCORD_API = "https://discord.com/api/v10"
 CLOSE_GRACE_SECONDS = 8.0  # announcements under way may finish; docker stop kills at 10 s
@@ -146,9 +152,14 @@ def point_at_settings(settings: Settings) -> None:
 
 
 async def run_bot(
-    settings: Settings, *, shard_count: int | None = None, shard_ids: list[int] | None = None
+    settings: Settings,
+    *,
+    shard_count: int | None = None,
+    shard_ids: list[int] | None = None,
+    beside: Beside | None = None,
 ) -> None:
-    """Run until stopped: the service, then the bot on its shards."""
+    """Run until stopped: the service, then the bot on its shards; `beside` starts what
+    runs with it on the same service (mail), given the bot's delivery of a result."""
     if settings.discord_token is None:
         raise ValueError("DISCORD_TOKEN is not set")
     point_at_settings(settings)
@@ -165,6 +176,7 @@ async def run_bot(
         loop.add_signal_handler(signal_number, stop.set)
     try:
         bot = PaperboardBot(service, settings, shard_count=shard_count, shard_ids=shard_ids)
+        stop_beside = None if beside is None else await beside(service, bot.announcer.post)
         async with bot:  # leaving it closes the bot, and the scheduler with it
             running = asyncio.create_task(bot.start(settings.discord_token.get_secret_value()))
             stopping = asyncio.create_task(stop.wait())
@@ -179,6 +191,8 @@ async def run_bot(
                     ) from None
             log.info("stopping")
             stopping.cancel()
+            if stop_beside is not None:
+                await stop_beside()
     finally:
         await service.close()
 

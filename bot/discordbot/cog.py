@@ -488,7 +488,14 @@ class GamesCog(commands.Cog):
         digest_hour: app_commands.Range[int, 0, 23] | None = None,
         auto_vacation: bool | None = None,
         weekend: str | None = None,
+        email: str | None = None,
+        email_code: str | None = None,
     ) -> None:
+        said = []
+        if email is not None:
+            said.append(await self.service.link_email(asker(interaction), email))
+        if email_code is not None:
+            said.append(await self.service.confirm_email(asker(interaction), email_code))
         found = await self.service.player_settings(
             asker(interaction),
             reminders=reminders,
@@ -500,7 +507,7 @@ class GamesCog(commands.Cog):
             auto_vacation=auto_vacation,
             weekend=weekend,
         )
-        await reply(interaction, settings_line(found, when))
+        await reply(interaction, "\n".join([*said, settings_line(found, when)]))
 
     @described("config")
     @app_commands.default_permissions(manage_guild=True)
@@ -512,6 +519,7 @@ class GamesCog(commands.Cog):
         days_per_move: str | None = None,
         rated: bool | None = None,
         tournaments: str | None = None,
+        email: bool | None = None,
     ) -> None:
         member = interaction.user
         if not isinstance(member, discord.Member) or not member.guild_permissions.manage_guild:
@@ -524,13 +532,20 @@ class GamesCog(commands.Cog):
             days_per_move=parse_days(days_per_move, unset="keep"),
             rated=rated,
             tournaments=tournaments,
+            email=email,
+            email_channel=interaction.channel_id if email else None,
         )
         where = ", ".join(f"<#{c}>" for c in found.channels) or "every channel"
         rated_words = "on" if found.rated else "off"
+        by_mail = (
+            f"players by mail play in <#{found.email_channel}>"
+            if found.email and found.email_channel
+            else "no players by mail"
+        )
         await reply(
             interaction,
             f"Games may start in {where}; {clock_text(found.days_per_move)}; "
-            f"rated games {rated_words}; events run by {found.tournaments}.",
+            f"rated games {rated_words}; events run by {found.tournaments}; {by_mail}.",
         )
 
     # -- helpers -----------------------------------------------------------------------------------

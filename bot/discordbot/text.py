@@ -4,7 +4,7 @@ status message that stands for a game in its channel."""
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import discord
@@ -33,6 +33,15 @@ def mention(player_id: int) -> str:
     return f"**{name}**" if name is not None else f"<@{player_id}>"
 
 
+def mention_in(game: GameSummary) -> Callable[[int], str]:
+    """`mention`, with the game's players by mail named: they have no Discord account
+    (their names say "(by email)")."""
+    by_mail = {s.player_id: s.name for s in game.seats if s.player_id and s.player_id < 0}
+    return lambda player_id: (
+        f"**{by_mail[player_id]}**" if player_id in by_mail else mention(player_id)
+    )
+
+
 def when(moment: datetime, zone: str | None = None) -> str:
     """A Discord timestamp each reader sees in their own time zone: "in 3 days" (so
     the zone of whom the time is for is not needed)."""
@@ -52,7 +61,7 @@ def thread_link(game: GameSummary) -> str:
 def lines(events: Sequence[Event], game: GameSummary) -> str:
     """The public sentences of `events` (private ones are left out)."""
     return "\n".join(
-        describe(event, game, mention, when)
+        describe(event, game, mention_in(game), when)
         for event in events
         if not isinstance(event, PRIVATE_EVENTS)
     )
@@ -68,6 +77,7 @@ def board_file(game: GameSummary, png: bytes, ply: int | None = None) -> discord
 def status_text(game: GameSummary) -> str:
     """The challenge message: the game, its players and where it stands now."""
     info = engine.GAMES[game.game]
+    mention = mention_in(game)
     head = (
         f"**{info.title} #{game.id}** · {options_text(game.options)} · "
         f"{game_clock_text(game)} · "
@@ -83,6 +93,7 @@ def status_text(game: GameSummary) -> str:
 
 
 def _standing(game: GameSummary) -> str:
+    mention = mention_in(game)
     where = f" · in <#{game.thread_id}>" if game.thread_id else ""
     if game.status == "open":
         expires = f" The challenge expires {when(game.expires_at)}." if game.expires_at else ""

@@ -2,6 +2,7 @@
 
 from bot.service.exports import ExportFile
 from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
+from bot.service.mail import clean_address
 from bot.service.messages import (
     away_note,
     bot_record_lines,
@@ -55,7 +56,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import banks_text, local_time, options_text
+from bot.service.rules import banks_text, local_time, options_text, result_text
 from bot.service.service import GameService
 from bot.service.tournaments import start_words
 from engine import NOT_A_MOVE, Code
@@ -107,6 +108,7 @@ __all__ = [
     "banks_text",
     "bot_name",
     "bot_record_lines",
+    "clean_address",
     "clock_text",
     "closest",
     "conditional_text",
@@ -119,6 +121,7 @@ __all__ = [
     "options_text",
     "parse_days",
     "rating_line",
+    "result_text",
     "rules_card",
     "settings_line",
     "shown",

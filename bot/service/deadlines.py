@@ -43,7 +43,7 @@ import engine
 from bot.service import banks, clocks, outbox
 from bot.service.clocks import REMINDER_LEADS
 from bot.service.leases import NOW, claim_rows, lease_statement
-from bot.service.models import Reminder, Result, TimedOut
+from bot.service.models import Reminder, Result, TimedOut, Via
 from bot.service.records import Records
 from bot.service.rules import forfeit, zone
 from bot.store.schema import deadlines, games, players, seats, tournaments
@@ -207,7 +207,7 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
                 deadlines.c.due_at <= now,
             )
         )
-        if later or mover.reminders not in ("dm", "thread"):
+        if later or mover.reminders not in ("dm", "thread", "email"):
             await _done(conn, row.id)  # superseded (one message per game), or reminders off
             return None
         quiet_end = quiet_until(now, mover.time_zone, mover.quiet_start, mover.quiet_end)
@@ -264,7 +264,9 @@ async def _spend_vacation(
     # a move read before this re-reads the row (its UPDATE holds only against updated_at)
     await conn.execute(games.update().where(games.c.id == game.id).values(updated_at=now))
     log.info("game=%d player=%d clock spent %s of vacation", game.id, mover.player_id, needed)
-    via: Literal["dm", "thread"] = "dm" if mover.reminders == "dm" else "thread"
+    via: Via = "dm" if mover.reminders == "dm" else "thread"
+    if mover.reminders == "email":
+        via = "email"
     told = Reminder(game.id, mover.player_id, due, via, needed / clocks.DAY, left)
     return await outbox.write(service, conn, Result(await service.summary(conn, game.id), (told,)))
 

@@ -16,7 +16,7 @@ from engine import Code
 
 Status = Literal["open", "active", "finished", "aborted", "declined", "cancelled", "expired"]
 First = Literal["challenger", "opponent", "random", "rematch"]
-Reminders = Literal["dm", "thread", "digest", "off"]
+Reminders = Literal["dm", "thread", "digest", "email", "off"]
 
 STATUSES: tuple[Status, ...] = (
     "open", "active", "finished", "aborted", "declined", "cancelled", "expired",
@@ -24,7 +24,9 @@ STATUSES: tuple[Status, ...] = (
 DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)  # or None: no clock
 #: Who moves first, as a challenge chooses it: the default first, as the menus list them.
 FIRST_CHOICES: tuple[First, ...] = ("random", "challenger", "opponent")
-REMINDERS: tuple[Reminders, ...] = ("dm", "thread", "digest", "off")
+REMINDERS: tuple[Reminders, ...] = ("dm", "thread", "digest", "email", "off")
+#: Where a reminder goes: each turn by DM, in the game's thread or by mail.
+Via = Literal["dm", "thread", "email"]
 #: Who may create and run events on a server (`/config tournaments:`).
 TOURNAMENT_RUNNERS = ("managers", "everyone")
 
@@ -35,6 +37,7 @@ class ServiceCode(enum.StrEnum):
     `engine.Code`; no value is in both.) Adapters and tests compare against these, never
     against prose."""
 
+    ADDRESS_TAKEN = "address_taken"
     AGAINST_BOT = "against_bot"
     ALREADY_SEATED = "already_seated"
     AMBIGUOUS_GAME = "ambiguous_game"
@@ -250,7 +253,7 @@ class Reminder(Event):
 
     player_id: int
     deadline: datetime
-    via: Literal["dm", "thread"]
+    via: Via
     vacation_days_spent: float = 0.0
     vacation_days_left: float = 0.0
 
@@ -418,6 +421,8 @@ class GuildSettings:
     days_per_move: int | None = 3
     rated: bool = True
     tournaments: str = "managers"  # who may create and run events: TOURNAMENT_RUNNERS
+    email: bool = False  # players by mail may play here
+    email_channel: int | None = None  # where their games start
 
 
 # -- events: tournaments, leagues, ladders ---------------------------------------------

@@ -65,6 +65,7 @@ class Host(Protocol):
     worker_id: str
     announces: bool
     clock: Callable[[], datetime]
+    also_publish: list[Publish]
 
     async def summary(
         self, conn: AsyncConnection, game_id: int, row: Any | None = None
@@ -215,8 +216,9 @@ async def release(service: Host, conn: AsyncConnection) -> int:
 
 
 async def deliver(service: Host, result: Result, publish: Publish) -> None:
-    """Announce `result` through the adapter's `publish`, then mark its row delivered.
-    If `publish` raises, the row stays undelivered: `redeliver` sends it again. While
+    """Announce `result` through the adapter's `publish` and the deliveries beside it
+    (`also_publish`: mail), then mark its row delivered. If one raises, the row stays
+    undelivered: `redeliver` sends it again (each delivery makes its repeats once). While
     `publish` runs (Discord slow, retrying) the row's lease is renewed: no outbox pass
     takes a delivery under way for a crashed one and posts it a second time."""
     if result.outbox_id is None:
@@ -225,6 +227,8 @@ async def deliver(service: Host, result: Result, publish: Publish) -> None:
     renewing = asyncio.create_task(_renew(service, result.outbox_id))
     try:
         await publish(result)
+        for also in service.also_publish:
+            await also(result)
     finally:
         renewing.cancel()
     await mark_delivered(service, result.outbox_id)

@@ -10,6 +10,7 @@ from typing import Any
 from zoneinfo import available_timezones
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service import banks, deadlines, digest
 from bot.service.clocks import parse_weekend, weekend_name
@@ -24,7 +25,7 @@ from bot.service.models import (
     ServiceCode,
 )
 from bot.service.records import Records
-from bot.store.schema import guild_settings, players
+from bot.store.schema import guild_settings, mail_addresses, players
 from bot.store.upserts import upsert
 from engine.core import shown, whole_number
 
@@ -81,6 +82,11 @@ class Preferences(Records):
             if vacation is False or repaused:  # these move clocks: games first (lock order)
                 await deadlines.lock_games_of(conn, player.id)
             await self.remember(conn, player)  # locks the row: settings calls queue here
+            if reminders == "email" and not await _has_address(conn, player.id):
+                raise Refused(
+                    "Reminders by email need a confirmed address: give it with email first.",
+                    code=ServiceCode.BAD_SETTING,
+                )
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
             days_left = banks.vacation_days_left(row, now, self.settings.vacation_days)
             if row.vacation_year != now.year:  # a new year's allowance
@@ -132,10 +138,13 @@ class Preferences(Records):
         days_per_move: int | str | None = "keep",
         rated: bool | None = None,
         tournaments: str | None = None,
+        email: bool | None = None,
+        email_channel: int | None = None,
     ) -> GuildSettings:
         """Read or change a server's settings (adapters check the admin permission).
         Only what the call names is written: two calls at once keep both changes.
-        `tournaments`: who may create and run events, "managers" or "everyone"."""
+        `tournaments`: who may create and run events, "managers" or "everyone"; `email`:
+        players by mail may play here, their games starting in `email_channel`."""
         if (
             days_per_move != "keep"
             and days_per_move is not None
@@ -155,6 +164,10 @@ class Preferences(Records):
             changes["tournaments"] = tournaments
         if channels is not None:
             changes["channels"] = list(channels)
+        if email is not None:
+            changes["email"] = email
+        if email_channel is not None:
+            changes["email_channel"] = email_channel
         if days_per_move != "keep":
             changes["days_per_move"] = days_per_move
         if rated is not None:
@@ -168,11 +181,22 @@ class Preferences(Records):
                     "days_per_move": default.days_per_move,
                     "rated": default.rated,
                     "tournaments": default.tournaments,
+                    "email": default.email,
                 } | changes
                 await upsert(
                     conn, guild_settings, new_row, keys=("guild_id",), update=tuple(changes)
                 )
             return await self.load_guild_settings(conn, guild_id)
+
+
+async def _has_address(conn: AsyncConnection, player_id: int) -> bool:
+    c = mail_addresses.c
+    found = await conn.scalar(
+        sa.select(c.player_id).where(
+            c.player_id == player_id, c.confirmed == sa.true(), c.bounced_at.is_(None)
+        )
+    )
+    return found is not None
 
 
 def _time_zone(name: str) -> str:

@@ -131,6 +131,9 @@ class Records:
             OrderedDict()
         )
         self.painter = Painter(settings.render_processes)
+        # deliveries beside the adapter's: every result delivered goes through these too,
+        # before its row is marked (the mail adapter's, whatever adapter runs beside it)
+        self.also_publish: list[outbox.Publish] = []
         self._event_titles: dict[int, str] = {}  # tournament id -> "Spring Hex" (fixed)
         # a roster read in a transaction that rolled back may be one never committed (a
         # start's drawn seat order)
@@ -335,7 +338,13 @@ class Records:
         if row is None:
             return GuildSettings(guild_id)
         return GuildSettings(
-            guild_id, tuple(row.channels), row.days_per_move, row.rated, row.tournaments
+            guild_id,
+            tuple(row.channels),
+            row.days_per_move,
+            row.rated,
+            row.tournaments,
+            row.email,
+            row.email_channel,
         )
 
     # == turns and ends ================================================================

@@ -20,6 +20,7 @@ nothing. GameService is the use cases put together, each family in its own modul
                     add_bot_to_tournament, list_tournaments, tournament,
                     tournament_pairings, tournament_standings; and what a game's end
                     does to its event (event_game_over, called by Records.finish)
+    mail.py         link_email, confirm_email, join_by_mail, bounces, the mails sent
     exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
     records.py      what they stand on: the game row, summary and state, the
                     caches, the turn's deadlines, the end of a game
@@ -48,6 +49,7 @@ from bot.service.conditionals import Conditionals
 from bot.service.exports import Exports
 from bot.service.leases import release
 from bot.service.lookups import Lookups
+from bot.service.mail import Mail
 from bot.service.models import Result
 from bot.service.preferences import Preferences
 from bot.service.queue import Queue
@@ -69,6 +71,7 @@ class GameService(
     Conditionals,
     Queue,
     Tournaments,
+    Mail,
 ):
     """The application core every adapter calls."""
 

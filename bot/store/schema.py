@@ -229,6 +229,9 @@ guild_settings = Table(
     Column("rated", Boolean, nullable=False, server_default="1"),
     # who may create and run events: "managers" (Manage Server) or "everyone" (migration 0008)
     Column("tournaments", String(12), nullable=False, server_default="managers"),
+    # players by mail may play here (migration 0011); their games start in this channel
+    Column("email", Boolean, nullable=False, server_default="0"),
+    Column("email_channel", BigInteger),
 )
 
 #: Events (tournaments, leagues, ladders; migration 0008). The rules: bot/events/.
@@ -329,6 +332,33 @@ outbox = Table(
     Index("outbox_pending", "delivered_at", "claimed_until"),
 )
 
+#: A player's mail address (migration 0011): a Discord player's, linked with a code, or an
+#: email-only player's (whose id is negative: never a Discord id nor the bot's).
+mail_addresses = Table(
+    "mail_addresses",
+    metadata,
+    Column("player_id", BigInteger, ForeignKey("players.id"), primary_key=True),
+    Column("address", String(254), nullable=False),  # lower case
+    Column("confirmed", Boolean, nullable=False, server_default="0"),
+    Column("code", String(12)),  # the code mailed to confirm it, until confirmed
+    Column("code_mailed", Boolean, nullable=False, server_default="0"),
+    Column("code_expires_at", UTCDateTime()),
+    Column("bounced_at", UTCDateTime()),  # a hard bounce: no more mail to it
+    Column("guild_id", BigInteger),  # an email-only player's server
+    Column("created_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("address", name="one_player_per_address"),
+)
+
+#: Each mail the outbox sent: one row per outbox row and address, so a delivery tried
+#: again sends only what was not sent.
+mails_sent = Table(
+    "mails_sent",
+    metadata,
+    Column("outbox_id", ID, primary_key=True),
+    Column("address", String(254), primary_key=True),
+    Column("sent_at", UTCDateTime(), nullable=False),
+)
+
 ai_jobs = Table(
     "ai_jobs",
     metadata,
@@ -358,6 +388,8 @@ __all__ = [
     "entrants",
     "games",
     "guild_settings",
+    "mail_addresses",
+    "mails_sent",
     "metadata",
     "moves",
     "outbox",

@@ -1,0 +1,186 @@
+"""Email benchmark: move mails through the bot's SMTP listener on SQLite, each move's
+board mailed to both players through an SMTP server (a capture server on loopback).
+
+The players (email-only, in games of Hex 7x7 under way at once) and the SMTP server
+the bot mails through run in a process of their own, so this process is the bot alone:
+the listener, the desk, the service, the mails out. Each game's player to move
+sends its move to the reply address of its seat and ply; the SMTP session ends when the
+bot has committed the move and mailed the board to both players (the listener answers
+250 after handling), so the time per game is the bot's. Figures: moves per second, the
+longest the bot's event loop went without running a 1 ms ticker, and the bot's memory
+(RSS after each thousand moves, and the peak). Last line:
+
+    email moves/s: <n>
+
+Run: .venv/bin/python -m bench.email [--games 50] [--moves 20]
+(--games 500: 10,000 move mails and 20,000 boards mailed)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import random
+import resource
+import tempfile
+import time
+from email.message import EmailMessage
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TypeVar
+
+import aiosmtplib
+
+import engine
+from bench.tournament import stalled_while
+from bot.email.runner import start_mail
+from bot.email.tokens import Token, reply_address
+from bot.service import GameService, Place, Result
+from tests.mailkit import DOMAIN, SECRET, mail_settings, serve
+
+GAME, OPTIONS = "hex", {"size": 7, "swap": False}
+GUILD, CHANNEL = 1, 1
+T = TypeVar("T")
+
+
+def scripted_games(count: int, moves: int) -> list[list[str]]:
+    """Random legal games of at least `moves` moves, cut to that."""
+    rng = random.Random(2026)
+    scripts = []
+    while len(scripts) < count:
+        final = engine.new(GAME, **OPTIONS).random_playout(rng)
+        if final.ply >= moves:
+            scripts.append(list(final.moves[:moves]))
+    return scripts
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (Linux: /proc)."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+class Counter:
+    """The SMTP server the bot mails through: it counts the mails it takes (reading them
+    would be the mail clients' work, not the bot's)."""
+
+    def __init__(self) -> None:
+        self.mails = 0
+
+    async def handle_DATA(  # aiosmtpd's hook name
+        self, server: object, session: object, envelope: object
+    ) -> str:
+        self.mails += 1
+        return "250 OK"
+
+
+Chain = tuple[int, list[str], list[str], int]  # game id, the seats' addresses, moves, first
+
+
+def players_process(connection: Connection) -> None:
+    """The mailboxes and the server the bot mails through, in a process of their own (the
+    bot's CPU figures are then its own): says the server's port, waits for the games,
+    plays them through the bot's listener (each game's moves in turn, the games at once),
+    and answers how many mails the server took."""
+
+    async def main() -> None:
+        counter = Counter()
+        server, port = await serve(counter)
+        connection.send(port)
+        while (order := await asyncio.to_thread(connection.recv)) is not None:
+            listen_port, chains = order
+            before = counter.mails
+            await asyncio.gather(*(play(listen_port, *chain) for chain in chains))
+            connection.send(counter.mails - before)
+        server.close()
+
+    asyncio.run(main())
+
+
+async def play(
+    listen_port: int, game_id: int, seats: list[str], script: list[str], first: int
+) -> None:
+    for ply, text in enumerate(script):
+        seat = (first + ply) % 2
+        message = EmailMessage()
+        message["From"] = seats[seat]
+        message["To"] = reply_address(Token(game_id, seat, ply), "play", DOMAIN, SECRET)
+        message["Subject"] = "Re: Hex"
+        message.set_content(f"{text}\n\n> the board")
+        await aiosmtplib.send(
+            message, hostname="127.0.0.1", port=listen_port, local_hostname="home.test"
+        )
+
+
+async def bench(folder: Path, games: int, moves: int) -> None:
+    connection, child_end = multiprocessing.get_context("spawn").Pipe()
+    players = multiprocessing.get_context("spawn").Process(
+        target=players_process, args=(child_end,), daemon=True
+    )
+    players.start()
+    smtp_port = await asyncio.to_thread(connection.recv)
+    url = f"sqlite:///{folder / 'email.db'}"
+    settings = mail_settings(url, smtp_port).model_copy(update={"render_processes": 1})
+    service = await GameService.open(settings)  # as the bot opens it (gc.freeze included)
+
+    async def published(result: Result) -> None:
+        """The process's own adapter: nothing beside mail."""
+
+    runner = await start_mail(service, settings, published, service.clock, codes=False)
+    assert runner is not None and runner.port is not None
+    await service.guild_settings(GUILD, email=True, email_channel=CHANNEL)
+    chains = []
+    for number, script in enumerate(scripted_games(games, moves)):
+        seats = [f"a{number}@home.test", f"b{number}@home.test"]
+        first, second = [
+            await service.join_by_mail(address, f"p{number}{seat}", GUILD)
+            for seat, address in enumerate(seats)
+        ]
+        issued = await service.challenge(
+            Place(GUILD, CHANNEL), first, GAME, opponents=[second], options=OPTIONS
+        )
+        started = await service.accept(issued.game.id, GUILD, second)
+        chains.append((started.game.id, seats, script, started.game.to_move or 0))
+    memory = [rss_mb()]
+    total = sum(len(script) for *_, script, _ in chains)
+    cpu = time.process_time()
+    start = time.perf_counter()
+
+    async def all_games() -> int:
+        """Every game played, a thousand moves at a time; the mails the server took."""
+        mailed = 0
+        per_tranche = max(1, 1000 // moves)
+        for tranche in range(0, len(chains), per_tranche):
+            connection.send((runner.port, chains[tranche : tranche + per_tranche]))
+            mailed += await asyncio.to_thread(connection.recv)
+            memory.append(rss_mb())
+        return mailed
+
+    mailed, stall = await stalled_while(all_games())
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    await runner.stop()
+    await service.close()
+    connection.send(None)
+    players.join()
+    assert mailed == 2 * total, f"{mailed} mails for {total} moves"
+    print(f"{total} move mails in, {mailed} boards mailed out, {elapsed:.1f} s")
+    print(f"the bot's CPU (boards drawn in its worker process): {cpu / total * 1e3:.1f} ms a move")
+    print("RSS after each thousand moves (MB): " + ", ".join(f"{m:.0f}" for m in memory))
+    print(f"longest event loop stall: {stall * 1e3:.0f} ms; peak RSS {peak:.0f} MB")
+    print(f"email moves/s: {total / elapsed:.0f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--moves", type=int, default=20)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(bench(Path(folder), args.games, args.moves))
+
+
+if __name__ == "__main__":
+    main()

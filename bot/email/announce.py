@@ -1,0 +1,232 @@
+"""The mail announcer: each result that concerns a player whose turns go by mail is mailed
+to them from the outbox, once per outbox row and address.
+
+It runs beside whatever adapter this process has (Discord, the console): it is one of the
+service's `also_publish` deliveries, so every result delivered is mailed too, and a
+result redelivered after a crash is mailed only to the addresses not yet marked in the
+ledger (`mails_sent`). A crash between the send and the mark sends the mail again with
+the same Message-ID, which mail clients show once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from functools import partial
+
+from bot.email.compose import Envelope, mail, outbox_message_id
+from bot.email.smtp import Mailer
+from bot.email.tokens import Token, reply_address
+from bot.service import (
+    ConditionalPlayed,
+    ConditionalsDropped,
+    Digest,
+    Event,
+    GameService,
+    GameSummary,
+    MoveResult,
+    Refused,
+    Reminder,
+    Result,
+    banks_text,
+    describe,
+    game_clock_text,
+    local_time,
+    result_text,
+)
+from bot.settings import Settings
+
+log = logging.getLogger("paperboard.email")
+
+#: Events for one player's eyes: mailed to that player alone.
+PRIVATE = (ConditionalPlayed, ConditionalsDropped)
+LAST_MOVES = 6
+HOW_TO_ANSWER = (
+    "Answer this mail with your move on its first line (like d5), or with board, "
+    "resign, undo, accept or decline. Mail help to {bare} for more."
+)
+
+
+class MailAnnouncer:
+    """Mails results, codes and one-sentence answers through a `Mailer`."""
+
+    def __init__(
+        self,
+        service: GameService,
+        settings: Settings,
+        mailer: Mailer,
+        clock: Callable[[], datetime],
+    ) -> None:
+        assert settings.email_from is not None and settings.email_secret is not None
+        self.service = service
+        self.mailer = mailer
+        self.clock = clock
+        self.sender = settings.email_from
+        self.local = settings.email_from.partition("@")[0]
+        self.domain = settings.mail_domain or "localhost"  # EMAIL_FROM is set: never
+        self.secret = settings.email_secret.get_secret_value()
+
+    def reply_to(self, game_id: int, seat: int, ply: int) -> str:
+        return reply_address(Token(game_id, seat, ply), self.local, self.domain, self.secret)
+
+    # == results from the outbox ================================================================
+
+    async def publish(self, result: Result) -> None:
+        """Mail `result` to each player of its game whose turns go by mail (one delivery
+        of the service's outbox: raising leaves the row for another try)."""
+        game = result.game
+        recipients = await self.service.mail_recipients(game.player_ids())
+        if not recipients:
+            return
+        done = set() if result.outbox_id is None else await self.service.mailed(result.outbox_id)
+        board: bytes | None = None
+        moves: list[str] = []
+        sent: list[str] = []
+        try:
+            for player_id, address in sorted(recipients.items()):
+                events = [e for e in result.events if _for(e, player_id)]
+                if address in done or not events:
+                    continue
+                if board is None:
+                    board = await self._board(result)
+                    moves = await self._last_moves(game)
+                message_id = (
+                    None
+                    if result.outbox_id is None
+                    else outbox_message_id(result.outbox_id, address, self.domain)
+                )
+                await self.mail_game(game, player_id, address, events, board, message_id, moves)
+                sent.append(address)
+        finally:  # what was sent is recorded, even when a later address failed
+            if result.outbox_id is not None:
+                await self.service.mark_mailed(result.outbox_id, sent)
+
+    async def mail_game(
+        self,
+        game: GameSummary,
+        player_id: int,
+        address: str,
+        events: Sequence[Event] = (),
+        board: bytes | None = None,
+        message_id: str | None = None,
+        moves: Sequence[str] | None = None,
+        note: str | None = None,
+    ) -> None:
+        """A mail in the game's thread: what happened (`events`, or `note`), the board,
+        the last moves, whose move it is and the clock, and how to answer."""
+        zone = game.zone_of(player_id)
+        names = {s.player_id: s.name or "someone" for s in game.seats if s.player_id}
+
+        def mention(pid: int) -> str:
+            return "you" if pid == player_id else names.get(pid, "someone")
+
+        def when(moment: datetime, zone_name: str | None) -> str:
+            return local_time(moment, zone_name or zone)
+
+        said = [describe(event, game, mention, when) for event in events]
+        paragraphs = ["\n".join(said + ([note] if note else []))]
+        paragraphs.append(self._standing(game, player_id, zone))
+        if moves is None:
+            moves = await self._last_moves(game)
+        if moves:
+            paragraphs.append("Last moves: " + "  ".join(moves))
+        seat = game.seat_of(player_id)
+        reply_to = None if seat is None else self.reply_to(game.id, seat, game.ply)
+        if game.status in ("open", "active"):
+            paragraphs.append(HOW_TO_ANSWER.format(bare=self.sender))
+        envelope = Envelope(self.sender, address, names.get(player_id, ""), self.domain, reply_to)
+        message = await asyncio.to_thread(  # building a board's mail is CPU work
+            partial(
+                mail,
+                envelope,
+                f"{game.title} #{game.id}",
+                paragraphs,
+                when=self.clock(),
+                message_id=message_id,
+                game_id=game.id,
+                board=board or None,
+                board_name=f"{game.game}-{game.id}-move-{game.ply}.png",
+            )
+        )
+        await self.mailer.send(message, address)
+        log.info("game=%d mailed player=%d", game.id, player_id)
+
+    @staticmethod
+    def _standing(game: GameSummary, player_id: int, zone: str | None) -> str:
+        """Whose move it is and the clock; the result of a finished game."""
+        if game.status == "finished":
+            return result_text(game)
+        if game.status != "active":
+            return f"{game.title} #{game.id}: {game_clock_text(game)}."
+        mover = game.player_to_move
+        text = (
+            "It is your move"
+            if mover == player_id
+            else f"{game.name_of_seat(game.to_move or 0)} is to move"
+        )
+        if game.deadline is not None:
+            text += f", due {local_time(game.deadline, zone)}"
+        text += f" ({game_clock_text(game)}"
+        text += f": {banks_text(game)})." if game.banks else ")."
+        return text
+
+    async def _last_moves(self, game: GameSummary) -> list[str]:
+        if game.status not in ("active", "finished") or not game.ply:
+            return []
+        return await self.service.last_moves(game, LAST_MOVES)
+
+    async def _board(self, result: Result) -> bytes:
+        """The board after the result: the move's own picture, else drawn now ("" for a
+        challenge not started)."""
+        if isinstance(result, MoveResult) and result.png:
+            return result.png
+        game = result.game
+        if game.status not in ("active", "finished"):
+            return b""
+        try:
+            return (await self.service.board(game.id, game.guild_id)).png
+        except Refused:
+            return b""
+
+    # == codes and answers ======================================================================
+
+    async def send_codes(self) -> int:
+        """Mail the confirmation codes asked for; how many were sent."""
+        sent = 0
+        for player_id, address, code in await self.service.codes_to_mail():
+            text = (
+                f"Your Paperboard code is {code}. Type it on Discord with /settings "
+                f"email_code:{code} (in the console: settings email_code={code}) within a day. "
+                "If you did not ask for it, ignore this mail."
+            )
+            await self.answer(address, "", text, subject="Your Paperboard code")
+            await self.service.code_mailed(player_id)
+            sent += 1
+        return sent
+
+    async def answer(
+        self,
+        address: str,
+        name: str,
+        text: str,
+        *,
+        subject: str = "Paperboard",
+        game_id: int | None = None,
+        reply_to: str | None = None,
+    ) -> None:
+        """One short mail: `text`, in the game's thread when it is about one."""
+        envelope = Envelope(self.sender, address, name, self.domain, reply_to)
+        message = mail(envelope, subject, [text], when=self.clock(), game_id=game_id)
+        await self.mailer.send(message, address)
+
+
+def _for(event: Event, player_id: int) -> bool:
+    """Whether `event` is mailed to `player_id`: a reminder only to whom it reminds (by
+    mail), a private event only to its owner, a digest never (it goes by DM)."""
+    if isinstance(event, Reminder):
+        return event.player_id == player_id and event.via == "email"
+    if isinstance(event, PRIVATE):
+        return event.player_id == player_id
+    return not isinstance(event, Digest)
