@@ -121,6 +121,34 @@ async def test_a_refused_or_rolled_back_use_case_writes_nothing(
 # -- delivering --------------------------------------------------------------------------------
 
 
+@pytest.mark.both_backends
+async def test_a_failed_mail_is_sent_again_without_posting_the_result_twice(
+    service: GameService, clock: Clock
+) -> None:
+    """A delivery beside the adapter's (mail) fails after the post went out: the outbox
+    delivers the row again for the mail alone."""
+    game = await start_game(service, "hex", {"size": 5})
+    await mark_all_delivered(service)
+    mailed: list[Result] = []
+
+    async def mail(result: Result) -> None:
+        mailed.append(result)
+        if len(mailed) == 1:
+            raise ConnectionError("the mail server is away")
+
+    service.also_publish.append(mail)
+    posted = Published()
+    moved = await service.move(game.id, GUILD, ANN, "b2")
+    with pytest.raises(ConnectionError):
+        await service.deliver(moved, posted)
+    clock.now += LATER
+    again = Published()
+    assert await service.redeliver(again) == 1
+    assert posted.results == [moved] and again.results == []  # posted once
+    assert [r.outbox_id for r in mailed] == [moved.outbox_id] * 2  # mailed again
+    assert await service.redeliver(again) == 0
+
+
 async def test_delivered_rows_are_marked_and_failed_ones_go_again(
     service: GameService, clock: Clock
 ) -> None:

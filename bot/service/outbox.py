@@ -85,6 +85,7 @@ class Pending:
     game_id: int
     events: list[dict[str, Any]]
     attempts: int
+    published: bool  # its adapter posted it; only the deliveries beside it are left
 
 
 # == events as JSON ==============================================================================
@@ -179,7 +180,7 @@ def _claim_statement(dialect_name: str) -> sa.Update:
         dialect_name,
         where=(c.delivered_at.is_(None), c.attempts < MAX_ATTEMPTS),
         order_by=c.id,
-        returning=(c.id, c.game_id, c.events, c.attempts),
+        returning=(c.id, c.game_id, c.events, c.attempts, c.published_at),
         attempts=c.attempts + 1,
     )
 
@@ -190,17 +191,19 @@ async def claim(
     """Lease up to `limit` undelivered rows whose lease ran out to `worker`, oldest first
     (bot/service/leases.py)."""
     rows = await claim_rows(service.db, service.clock(), _claim_statement, worker, lease, limit)
-    claimed = [Pending(r.id, r.game_id, r.events, r.attempts) for r in rows]
+    claimed = [
+        Pending(r.id, r.game_id, r.events, r.attempts, r.published_at is not None) for r in rows
+    ]
     return sorted(claimed, key=lambda pending: pending.id)
 
 
 async def mark_delivered(service: Host, outbox_id: int) -> None:
+    await _mark(service, outbox_id, delivered_at=service.clock(), claimed_until=None)
+
+
+async def _mark(service: Host, outbox_id: int, **values: Any) -> None:
     async with service.db.write() as conn:
-        await conn.execute(
-            outbox.update()
-            .where(outbox.c.id == outbox_id)
-            .values(delivered_at=service.clock(), claimed_until=None)
-        )
+        await conn.execute(outbox.update().where(outbox.c.id == outbox_id).values(**values))
 
 
 async def release(service: Host, conn: AsyncConnection) -> int:
@@ -215,18 +218,25 @@ async def release(service: Host, conn: AsyncConnection) -> int:
 # == delivering ===================================================================================
 
 
-async def deliver(service: Host, result: Result, publish: Publish) -> None:
-    """Announce `result` through the adapter's `publish` and the deliveries beside it
-    (`also_publish`: mail), then mark its row delivered. If one raises, the row stays
-    undelivered: `redeliver` sends it again (each delivery makes its repeats once). While
-    `publish` runs (Discord slow, retrying) the row's lease is renewed: no outbox pass
-    takes a delivery under way for a crashed one and posts it a second time."""
+async def deliver(
+    service: Host, result: Result, publish: Publish, *, published: bool = False
+) -> None:
+    """Announce `result` through the adapter's `publish` (unless it is `published`
+    already) and the deliveries beside it (`also_publish`: mail), then mark its row
+    delivered. If one raises, the row stays undelivered: `redeliver` sends it again, and
+    a row whose post went out before a mail failed is posted no second time (the mail
+    announcer makes its own repeats once). While `publish` runs (Discord slow, retrying)
+    the row's lease is renewed: no outbox pass takes a delivery under way for a crashed
+    one and posts it a second time."""
     if result.outbox_id is None:
         await publish(result)
         return
     renewing = asyncio.create_task(_renew(service, result.outbox_id))
     try:
-        await publish(result)
+        if not published:
+            await publish(result)
+            if service.also_publish:
+                await _mark(service, result.outbox_id, published_at=service.clock())
         for also in service.also_publish:
             await also(result)
     finally:
@@ -265,7 +275,8 @@ async def redeliver(service: Host, publish: Publish, worker: str, limit: int = C
                 await mark_delivered(service, row.id)
                 continue
             try:
-                await deliver(service, Result(game, events, outbox_id=row.id), publish)
+                result = Result(game, events, outbox_id=row.id)
+                await deliver(service, result, publish, published=row.published)
             except Exception:
                 give_up = row.attempts >= MAX_ATTEMPTS
                 log.exception(
