@@ -27,6 +27,7 @@ from bot.email.reading import (
     bounce,
     command_text,
     header_safe,
+    name_of,
     parse,
     too_big,
 )
@@ -348,7 +349,7 @@ def read(raw: bytes, recipients: Sequence[str]) -> Mail:
         automatic=automatic(message),
         bounced=failed.recipients if failed is not None and failed.hard else (),
         sender=address_of(message),
-        name=_display_name(message),
+        name=name_of(message),
         message_id=_header(message, "Message-ID")[:200],
         too_big=too_big(raw, message),
         command=command_text(message),
@@ -368,15 +369,6 @@ def _addresses(values: Iterable[str]) -> list[str]:
         return [a.strip().lower() for _, a in getaddresses(list(values)) if "@" in a]
     except Exception:  # getaddresses on garbage: no recipients read
         return []
-
-
-def _display_name(message: EmailMessage) -> str:
-    """The From header's display name, fit for a header (reading.py reads the address)."""
-    try:
-        pairs = getaddresses([_header(message, "From")])
-    except Exception:  # a From beyond reading: the name comes from the address
-        return ""
-    return header_safe(pairs[0][0]) if pairs else ""
 
 
 def _header(message: EmailMessage, name: str) -> str:
