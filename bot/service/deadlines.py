@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -324,27 +324,28 @@ async def lock_games_of(conn: AsyncConnection, player_id: int) -> None:
     )
 
 
+async def _turns_of(
+    conn: AsyncConnection, player_id: int, *conditions: sa.ColumnElement[bool]
+) -> Sequence[sa.Row[Any]]:
+    """The games under way in which it is the player's move, meeting `conditions`."""
+    on_move = sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
+    return (
+        await conn.execute(
+            sa.select(games)
+            .select_from(games.join(seats, on_move))
+            .where(seats.c.player_id == player_id, games.c.status == "active", *conditions)
+        )
+    ).all()
+
+
 async def resume_clocks(
     conn: AsyncConnection, player_id: int, since: datetime, end: datetime, now: datetime
 ) -> list[int]:
     """A vacation [since, end) is over: shift the player's running turns by the time each
     turn spent in it (their deadline rows and the game's deadline). Returns the games."""
-    turns = (
-        await conn.execute(
-            sa.select(games)
-            .select_from(
-                games.join(
-                    seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
-                )
-            )
-            .where(
-                seats.c.player_id == player_id,
-                games.c.status == "active",
-                games.c.deadline_at.is_not(None),
-                _STOPPED_BY_VACATIONS,
-            )
-        )
-    ).all()
+    turns = await _turns_of(
+        conn, player_id, games.c.deadline_at.is_not(None), _STOPPED_BY_VACATIONS
+    )
     shifted = []
     for turn in turns:
         if turn.time_control is not None:
@@ -432,21 +433,7 @@ async def repause(
     """A player's weekend or zone changed: their running bank clocks restart now, what
     they had used measured with the old pause and what is left run with the new one (a
     clock their vacation stopped restarts where it stopped: its end resumes it)."""
-    running = (
-        await conn.execute(
-            sa.select(games)
-            .select_from(
-                games.join(
-                    seats, sa.and_(seats.c.game_id == games.c.id, seats.c.seat == games.c.to_move)
-                )
-            )
-            .where(
-                seats.c.player_id == player_id,
-                games.c.status == "active",
-                games.c.time_control.is_not(None),
-            )
-        )
-    ).all()
+    running = await _turns_of(conn, player_id, games.c.time_control.is_not(None))
 
     def restart(turn: clocks.Turn, mover: banks.MoverClock) -> clocks.Turn:
         at = now if mover.stopped is None else min(now, max(turn.started, mover.stopped[0]))
