@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.service import GameService, Player
+from bot.service import GameService, Player, Refused, ServiceCode
 from bot.web import urls
 from bot.web.app import CONTENT_SECURITY_POLICY, create_app
 from tests.conftest import ANN, BOB, WEB_URL
@@ -53,6 +54,10 @@ async def test_link_mode_pages_only_through_their_token_never_indexed(
     again = await pages_on(service, "link")
     assert again.token != place.token
     assert (await fetched(web, urls.game(place, game.id))).status == 404
+    with pytest.raises(Refused) as refused:  # a mode no server has: one sentence, no change
+        await service.guild_settings(GUILD, web="secret")
+    assert refused.value.code == ServiceCode.BAD_SETTING
+    assert (await service.guild_settings(GUILD)).web_token == again.token
     robots = await text_of(web, "/robots.txt")
     assert "Disallow: /l/" in robots
 
@@ -192,4 +197,3 @@ async def test_the_rate_limit_is_per_client_address(service: GameService) -> Non
         assert refused.status == 429 and refused.headers["Retry-After"] == "1"
         other = await fetched(client, "/robots.txt", **{"X-Forwarded-For": "1.2.3.4, 5.6.7.8"})
         assert other.status == 200
-
