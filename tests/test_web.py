@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import re
 import socket
+from pathlib import Path
 
 import pytest
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.cli import main
 from bot.service import GameService, Player, Refused, ServiceCode, aiqueue
 from bot.service import web as service_web
 from bot.store import Database
@@ -155,6 +157,10 @@ async def test_the_game_page_shows_every_ply_as_a_link(service: GameService, web
     at_one = await text_of(web, urls.game(place, game.id, 1))
     assert re.search(r'href="[^"]*ply=1" data-ply="1" aria-current="step"', at_one)
     assert f'src="/s/{GUILD}/g/{game.id}/board/1.png?v=' in at_one
+    banked = await hex_game(service, ["b2"], clock="standard")  # under way, a bank clock
+    page = await text_of(web, urls.game(place, banked.id))
+    assert re.search(r"Due <time datetime=\"[^\"]+\">[^<]+ UTC</time> · ann \d+d", page), page
+    assert "White: <bdi>bob</bdi> · to move" in page
 
 
 async def test_board_pictures_are_cached_and_revalidated(service: GameService, web: Client) -> None:
@@ -290,3 +296,12 @@ async def test_another_processs_change_of_the_pages_shows_within_seconds(
     assert (await fetched(web, urls.game(place, game.id))).status == 200  # trusted a while
     monkeypatch.setattr(service_web, "PLACE_SECONDS", 0.0)  # that while is over
     assert (await fetched(web, urls.game(place, game.id))).status == 404
+
+
+def test_paperboard_web_needs_a_port(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    monkeypatch.setenv("WEB_PORT", "0")
+    assert main(["web"]) == 2
+    assert "paperboard web needs a WEB_PORT" in capsys.readouterr().err
