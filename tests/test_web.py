@@ -161,6 +161,8 @@ async def test_the_game_page_shows_every_ply_as_a_link(service: GameService, web
     page = await text_of(web, urls.game(place, banked.id))
     assert re.search(r"Due <time datetime=\"[^\"]+\">[^<]+ UTC</time> · ann \d+d", page), page
     assert "White: <bdi>bob</bdi> · to move" in page
+    await service.player_settings(BOB, vacation=True)
+    assert "Clock stopped: on vacation" in await text_of(web, urls.game(place, banked.id))
 
 
 async def test_board_pictures_are_cached_and_revalidated(service: GameService, web: Client) -> None:
