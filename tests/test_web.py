@@ -48,6 +48,7 @@ async def test_link_mode_pages_only_through_their_token_never_indexed(
     assert (await fetched(web, f"/l/{'A' * 22}/g/{game.id}")).status == 404  # a guessed token
     page = await fetched(web, urls.game(place, game.id))
     assert page.status == 200 and page.headers["X-Robots-Tag"] == "noindex, nofollow"
+    assert page.headers["Cache-Control"] == "private, no-cache"
     assert '<meta name="robots" content="noindex, nofollow">' in await page.text()
     board = await fetched(web, urls.board(place, game.id, 1))
     assert board.headers["X-Robots-Tag"] == "noindex, nofollow"

@@ -130,8 +130,8 @@ def answer(request: web.Request, body: str, indexable: bool, status: int) -> web
     response = web.Response(text=body, content_type="text/html", status=status)
     if not indexable:
         response.headers["X-Robots-Tag"] = NOINDEX
-    if status == 200:
-        return fresh(request, response, "no-cache")
+    if status == 200:  # a link-mode server's pages stay in the reader's own cache
+        return fresh(request, response, "no-cache" if indexable else "private, no-cache")
     return response
 
 
