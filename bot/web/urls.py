@@ -52,7 +52,11 @@ def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -
     """A board picture's address; `version` (hex digits, `WebGame.board_tags`) makes it
     one that never changes."""
     path = f"{prefix(place)}/g/{game_id}/board/{int(ply)}.png"
-    return path if version is None else f"{path}?{urlencode({'v': version})}"
+    if version is None:
+        return path
+    if not version.isalnum() or not version.isascii():
+        raise ValueError(f"a board's version is hex digits, not {version!r}")
+    return f"{path}?v={version}"
 
 
 def download(place: WebPlace, game_id: int, fmt: str) -> str:
