@@ -73,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     invite = commands.add_parser("invite", help="print the link that adds the bot to a server")
     invite.set_defaults(handler=print_invite)
 
+    pages = commands.add_parser(
+        "web", help="serve the web pages alone, on WEB_HOST:WEB_PORT (beside a bot process)"
+    )
+    pages.set_defaults(handler=start_web_alone)
+
     worker = commands.add_parser(
         "worker",
         help="only take the AI's work (the bot's moves, analyses) from a shared PostgreSQL queue",
@@ -170,7 +175,7 @@ def start(args: argparse.Namespace) -> int:
     from bot.discordbot import TokenRefused, run_bot  # discord.py only when the bot runs
 
     shard_ids = [int(s) for s in args.shard_ids.split(",")] if args.shard_ids else None
-    beside = partial(start_mail_beside, settings)
+    beside = partial(start_beside, settings)
     try:
         asyncio.run(
             run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids, beside=beside)
@@ -181,15 +186,27 @@ def start(args: argparse.Namespace) -> int:
     return 0
 
 
-async def start_mail_beside(
+async def start_beside(
     settings: Settings, service: GameService, publish: Publish
 ) -> Callable[[], Awaitable[None]] | None:
-    """Mail beside the adapter (bot/email/runner.py), when EMAIL_SMTP_URL is set: how to
-    stop it, or None."""
+    """What runs beside the adapter, on its loop and service: the web pages
+    (bot/web/runner.py) unless WEB_PORT=0, and mail (bot/email/runner.py) when
+    EMAIL_SMTP_URL is set: how to stop them, or None."""
     from bot.email.runner import start_mail  # aiosmtpd and aiosmtplib only when mail runs
+    from bot.web.runner import start_web  # the pages' templates only when they run
 
+    stops = [await start_web(service, settings)]
     runner = await start_mail(service, settings, publish, service.clock)
-    return None if runner is None else runner.stop
+    stops.append(None if runner is None else runner.stop)
+    running = [stop for stop in stops if stop is not None]
+    if not running:
+        return None
+
+    async def stop_all() -> None:
+        for stop in reversed(running):
+            await stop()
+
+    return stop_all
 
 
 def mail_test_send(args: argparse.Namespace) -> int:
@@ -225,13 +242,13 @@ async def run_console(settings: Settings) -> int:
     console.runner = AiRunner(
         service, console.bot_moved, processes=settings.ai_processes, nodes=settings.ai_nodes
     )
-    stop_mail = await start_mail_beside(settings, service, console.print_result)
+    stop_beside = await start_beside(settings, service, console.print_result)
     try:
         await scheduler.start()
         await console.run(interactive=sys.stdin.isatty())
     finally:
-        if stop_mail is not None:
-            await stop_mail()
+        if stop_beside is not None:
+            await stop_beside()
         await scheduler.stop()  # before the database closes
         await console.runner.stop()
         await service.close()
@@ -251,6 +268,39 @@ def print_invite(args: argparse.Namespace) -> int:
     from bot.discordbot import invite_url
 
     print(invite_url(Settings()))
+    return 0
+
+
+def start_web_alone(args: argparse.Namespace) -> int:
+    """`paperboard web`: the pages alone, reading the database the bot processes write."""
+    settings = Settings()
+    if settings.web_port == 0:
+        raise ValueError("paperboard web needs a WEB_PORT")
+    log_to_stdout(settings)
+    return asyncio.run(run_web(settings))  # SIGINT and SIGTERM end it cleanly
+
+
+async def run_web(settings: Settings) -> int:
+    import signal
+
+    from bot.service import GameService
+    from bot.web.runner import start_web
+
+    # no name: it holds no leases; no announcements: it changes nothing
+    service = await GameService.open(settings, announces=False)
+    try:
+        stop_web = await start_web(service, settings)
+        if stop_web is None:
+            print("paperboard: the web pages could not start (see the log)", file=sys.stderr)
+            return 1
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signal_number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signal_number, stop.set)
+        await stop.wait()
+        await stop_web()
+    finally:
+        await service.close()
     return 0
 
 

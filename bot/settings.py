@@ -94,6 +94,47 @@ class Settings(BaseSettings):
         default=None, description="a mailbox polled for mail: imaps://user:password@host/INBOX"
     )
 
+    web_host: str = Field(default="127.0.0.1", description="the address the web pages listen on")
+    web_port: int = Field(
+        default=8080, ge=0, le=65535, description="their port (0: `paperboard run` serves none)"
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="the address players reach the pages at, https://games.example.org "
+        "(default: http://WEB_HOST:WEB_PORT)",
+    )
+    web_rate_limit: float = Field(
+        default=20.0, ge=0, description="requests a second per client address (0: no limit)"
+    )
+    web_forwarded: bool = Field(
+        default=False,
+        description="behind a proxy: the client's address is the last of X-Forwarded-For",
+    )
+
+    @field_validator("public_url")
+    @classmethod
+    def _a_site(cls, url: str | None) -> str | None:
+        if url is not None:
+            parts = urlsplit(url)
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or parts.query
+                or parts.fragment
+                or _bad_port(parts)
+            ):
+                raise ValueError("PUBLIC_URL is an address like https://games.example.org")
+            url = url.rstrip("/")
+        return url
+
+    @property
+    def site_url(self) -> str:
+        """Where players reach the web pages: PUBLIC_URL, else the address they listen on."""
+        if self.public_url is not None:
+            return self.public_url
+        host = f"[{self.web_host}]" if ":" in self.web_host else self.web_host
+        return f"http://{host}:{self.web_port}"
+
     @field_validator("email_from")
     @classmethod
     def _an_address(cls, address: str | None) -> str | None:

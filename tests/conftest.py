@@ -21,6 +21,8 @@ from typing import TypeVar
 
 import asyncpg
 import pytest
+from aiohttp import web as web_app
+from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, settings
 from sqlalchemy.engine import make_url
 
@@ -323,3 +325,22 @@ async def service(database_url: str, clock: Clock) -> AsyncIterator[GameService]
         yield svc
     finally:
         await svc.close()
+
+
+#: The address the web fixture's pages say they are reached at (PUBLIC_URL).
+WEB_URL = "https://games.example.org"
+
+
+@pytest.fixture
+async def web(
+    service: GameService,
+) -> AsyncIterator[TestClient[web_app.Request, web_app.Application]]:
+    """The web pages over the `service` fixture, through aiohttp's test client (on a free
+    loopback port): `await web.get("/s/77/g/1")`. No rate limit (tests/test_web.py tests
+    it with its own app); PUBLIC_URL is `WEB_URL`. tests/webkit.py turns a server's pages
+    on and plays games to show."""
+    from bot.web.app import create_app
+
+    settings = service.settings.model_copy(update={"web_rate_limit": 0, "public_url": WEB_URL})
+    async with TestClient(TestServer(create_app(service, settings))) as client:
+        yield client

@@ -42,6 +42,9 @@ def under(path: Path, folder: str) -> bool:
     return path.is_relative_to(ROOT / folder)
 
 
+#: The adapters: each calls the service and nothing below it.
+ADAPTER_FOLDERS = ("bot/console", "bot/discordbot", "bot/email", "bot/web")
+
 #: The engine's and the bot's files, the layers.
 SOURCES = [path for path in ALL_SOURCES if under(path, "engine") or under(path, "bot")]
 
@@ -70,17 +73,16 @@ def test_imports_flow_one_way(path: Path) -> None:
     if not under(path, "bot/email"):
         mail = {n.split(".")[0] for n in names} & {"aiosmtplib", "aiosmtpd", "aioimaplib"}
         assert not mail, "only the mail adapter speaks SMTP and IMAP"
-    if under(path, "bot/console") or under(path, "bot/discordbot") or under(path, "bot/email"):
+    if not under(path, "bot/web"):
+        web = {n.split(".")[0] for n in names} & {"jinja2"}
+        assert not web, "only the web adapter renders templates"
+    if any(under(path, adapter) for adapter in ADAPTER_FOLDERS):
         below = {n for n in ours if n.startswith(("bot.store", "bot.render", "engine."))}
         assert not below, f"adapters call the service, not {below}"
         assert engine_attributes(path) <= {"GAMES"}, "adapters read only the registry of the engine"
 
 
-ADAPTERS = [
-    path
-    for path in SOURCES
-    if under(path, "bot/console") or under(path, "bot/discordbot") or under(path, "bot/email")
-]
+ADAPTERS = [path for path in SOURCES if any(under(path, folder) for folder in ADAPTER_FOLDERS)]
 
 
 def service_calls(tree: ast.AST) -> set[str]:

@@ -55,6 +55,7 @@ from bot.service.models import (
     TurnStarted,
     UndoAnswered,
     UndoRequested,
+    WebPlace,
 )
 from bot.service.rules import banks_text, local_time, options_text, result_text
 from bot.service.service import GameService
@@ -104,6 +105,7 @@ __all__ = [
     "TurnStarted",
     "UndoAnswered",
     "UndoRequested",
+    "WebPlace",
     "away_note",
     "banks_text",
     "bot_name",

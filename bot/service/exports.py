@@ -51,23 +51,29 @@ class Exports(Records):
         record's rule). Refused: an unknown format, SGF of a game that is not Hex or
         Disthex."""
         check_ids(game_id, guild_id)
-        if fmt not in EXPORT_FORMATS:
-            raise Refused(
-                f"Exports are {' or '.join(EXPORT_FORMATS)}, not {shown(fmt)}.",
-                code=ServiceCode.BAD_SETTING,
-            )
         async with self.db.read() as conn:
             row = await self.game_row(conn, game_id, guild_id)
-            if fmt == "sgf" and row.game not in SGF_GAMES:
-                raise Refused(
-                    "SGF is written for Hex and Disthex only; json works for every game.",
-                    code=ServiceCode.BAD_SETTING,
-                )
-            record = await stored_record(self, conn, row)
-        if fmt == "sgf":
-            return ExportFile(f"{row.game}-{game_id}.sgf", hexgui_sgf(record).encode())
-        text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
-        return ExportFile(f"{row.game}-{game_id}.json", text.encode())
+            return await export_file(self, conn, row, fmt)
+
+
+async def export_file(host: Records, conn: AsyncConnection, row: Any, fmt: str) -> ExportFile:
+    """The file of a game's row (`fmt`: EXPORT_FORMATS); refused for an unknown format, or
+    SGF of a game that is not Hex or Disthex."""
+    if fmt not in EXPORT_FORMATS:
+        raise Refused(
+            f"Exports are {' or '.join(EXPORT_FORMATS)}, not {shown(fmt)}.",
+            code=ServiceCode.BAD_SETTING,
+        )
+    if fmt == "sgf" and row.game not in SGF_GAMES:
+        raise Refused(
+            "SGF is written for Hex and Disthex only; json works for every game.",
+            code=ServiceCode.BAD_SETTING,
+        )
+    record = await stored_record(host, conn, row)
+    if fmt == "sgf":
+        return ExportFile(f"{row.game}-{row.id}.sgf", hexgui_sgf(record).encode())
+    text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+    return ExportFile(f"{row.game}-{row.id}.json", text.encode())
 
 
 _ROSTER = (

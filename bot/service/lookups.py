@@ -214,13 +214,7 @@ class Lookups(Records):
             summary = seat_names_now(
                 await self.summary(conn, game_id, row), await self.load_state(conn, row)
             )
-            entries = (
-                await conn.execute(
-                    sa.select(moves.c.ply, moves.c.seat, moves.c.text, moves.c.created_at)
-                    .where(moves.c.game_id == game_id)
-                    .order_by(moves.c.ply)
-                )
-            ).all()
+            entries = await self.timed_moves(conn, game_id)
         info = engine.GAMES[row.game]
         lines = [f"{info.title} #{game_id} — {options_text(row.options)}"]
         for seat in summary.seats:

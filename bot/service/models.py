@@ -29,6 +29,9 @@ REMINDERS: tuple[Reminders, ...] = ("dm", "thread", "digest", "email", "off")
 Via = Literal["dm", "thread", "email"]
 #: Who may create and run events on a server (`/config tournaments:`).
 TOURNAMENT_RUNNERS = ("managers", "everyone")
+#: A server's pages on the web (`/config web:`): none, anyone's, or only through a link.
+WebMode = Literal["off", "public", "link"]
+WEB_MODES: tuple[WebMode, ...] = ("off", "public", "link")
 
 
 class ServiceCode(enum.StrEnum):
@@ -397,6 +400,7 @@ class PlayerSettings:
     digest_hour: int = 8  # local hour of the daily digest (reminders "digest")
     auto_vacation: bool = True  # a bank clock running out spends a vacation day
     weekend: str = "off"  # the local days bank clocks stop on: "sat-sun"
+    web_profile: bool = True  # their page on the web (where the server's pages are on)
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,6 +427,30 @@ class GuildSettings:
     tournaments: str = "managers"  # who may create and run events: TOURNAMENT_RUNNERS
     email: bool = False  # players by mail may play here
     email_channel: int | None = None  # where their games start
+    web: WebMode = "off"  # its pages on the web: WEB_MODES
+    web_token: str | None = None  # in link mode, the unguessable part of its pages' address
+
+    @property
+    def web_place(self) -> WebPlace | None:
+        """Where the server's pages are, None while they are off."""
+        if self.web == "off" or (self.web == "link" and self.web_token is None):
+            return None
+        return WebPlace(self.guild_id, self.web, self.web_token if self.web == "link" else None)
+
+
+@dataclass(frozen=True, slots=True)
+class WebPlace:
+    """A server whose pages are on: public (`token` None: its address names the server,
+    search engines may index it) or by link (its address holds `token`; never indexed).
+    bot/web/urls.py writes the addresses."""
+
+    guild_id: int
+    mode: WebMode
+    token: str | None = None
+
+    @property
+    def indexable(self) -> bool:
+        return self.mode == "public"
 
 
 # -- events: tournaments, leagues, ladders ---------------------------------------------

@@ -1,8 +1,10 @@
 """Preferences: a player's settings (reminders, time zone, quiet hours, vacation) and a
-server's (the channels for games, the default days per move, rated games)."""
+server's (the channels for games, the default days per move, rated games, its pages on
+the web)."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from datetime import timedelta
 from functools import cache
@@ -18,6 +20,7 @@ from bot.service.models import (
     DAYS_PER_MOVE,
     REMINDERS,
     TOURNAMENT_RUNNERS,
+    WEB_MODES,
     GuildSettings,
     Player,
     PlayerSettings,
@@ -45,12 +48,16 @@ class Preferences(Records):
         digest_hour: int | None = None,
         auto_vacation: bool | None = None,
         weekend: str | None = None,
+        web_profile: bool | None = None,
     ) -> PlayerSettings:
         """Read or change a player's settings. Quiet hours are "22-7" (local hours) or "off";
         reminders "digest" is one message a day at `digest_hour` (local); `auto_vacation`:
         a bank clock running out spends a vacation day; `weekend`: the local days their
-        bank clocks stop on ("sat-sun", "fri-sat", "sun" or "off")."""
+        bank clocks stop on ("sat-sun", "fri-sat", "sun" or "off"); `web_profile`: their
+        page on the web is shown (their games are shown either way, as the server's)."""
         values: dict[str, Any] = {}
+        if web_profile is not None:
+            values["web_profile"] = web_profile
         if auto_vacation is not None:
             values["auto_vacation"] = auto_vacation
         if weekend is not None:
@@ -128,6 +135,7 @@ class Preferences(Records):
             row.digest_hour,
             row.auto_vacation,
             row.weekend or "off",
+            row.web_profile,
         )
 
     async def guild_settings(
@@ -140,11 +148,15 @@ class Preferences(Records):
         tournaments: str | None = None,
         email: bool | None = None,
         email_channel: int | None = None,
+        web: str | None = None,
     ) -> GuildSettings:
         """Read or change a server's settings (adapters check the admin permission).
         Only what the call names is written: two calls at once keep both changes.
         `tournaments`: who may create and run events, "managers" or "everyone"; `email`:
-        players by mail may play here, their games starting in `email_channel`."""
+        players by mail may play here, their games starting in `email_channel`; `web`: its
+        pages on the web, "off", "public" or "link" (reachable only through an unguessable
+        address, made the first time; turning the pages off forgets it, so the old links
+        stop working)."""
         if (
             days_per_move != "keep"
             and days_per_move is not None
@@ -159,7 +171,16 @@ class Preferences(Records):
                 f"Events are run by {' or '.join(TOURNAMENT_RUNNERS)}.",
                 code=ServiceCode.BAD_SETTING,
             )
+        if web is not None and web not in WEB_MODES:
+            raise Refused(
+                f"The server's web pages are {', '.join(WEB_MODES[:-1])} or {WEB_MODES[-1]}.",
+                code=ServiceCode.BAD_SETTING,
+            )
         changes: dict[str, Any] = {}
+        if web is not None:
+            changes["web"] = web
+            if web == "off":
+                changes["web_token"] = None
         if tournaments is not None:
             changes["tournaments"] = tournaments
         if channels is not None:
@@ -186,7 +207,22 @@ class Preferences(Records):
                 await upsert(
                     conn, guild_settings, new_row, keys=("guild_id",), update=tuple(changes)
                 )
-            return await self.load_guild_settings(conn, guild_id)
+            if web == "link":  # its address, once: the links already posted keep working
+                c = guild_settings.c
+                await conn.execute(
+                    guild_settings.update()
+                    .where(c.guild_id == guild_id, c.web_token.is_(None))
+                    .values(web_token=new_web_token())
+                )
+            found = await self.load_guild_settings(conn, guild_id)
+        if web is not None:  # committed: this process's pages see it at once (web.py)
+            self._web_places.clear()
+        return found
+
+
+def new_web_token() -> str:
+    """The unguessable part of a link-mode server's addresses: 128 random bits."""
+    return secrets.token_urlsafe(16)
 
 
 async def _has_address(conn: AsyncConnection, player_id: int) -> bool:

@@ -40,6 +40,7 @@ from bot.service.models import (
     ServiceCode,
     Status,
     TurnStarted,
+    WebPlace,
 )
 from bot.service.painter import Painter
 from bot.service.rules import (
@@ -126,6 +127,12 @@ class Records:
         # game id -> (the row's updated_at, the state): valid while the row is unchanged
         self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
         self._boards: OrderedDict[BoardKey, bytes] = OrderedDict()
+        # the web pages' places, by guild id or link token: (when read, place or None)
+        self._web_places: OrderedDict[int | str, tuple[float, WebPlace | None]] = OrderedDict()
+        # the web pages' games: (game id, updated_at, names, caption) -> (moves, versions)
+        self._web_games: OrderedDict[Any, Any] = OrderedDict()
+        # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
+        self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
         # game id -> (when read, seats, players on vacation)
         self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
             OrderedDict()
@@ -345,6 +352,8 @@ class Records:
             row.tournaments,
             row.email,
             row.email_channel,
+            row.web,
+            row.web_token,
         )
 
     # == turns and ends ================================================================
@@ -563,10 +572,8 @@ class Records:
         """The board's picture (cached); its deadline in `zone_name`, the zone of the one
         person it is drawn for, else in the zone of the player whose deadline it is."""
         caption = deadline_caption(summary, zone_name) if state.ply == summary.ply else None
-        names = [s.name or "open seat" for s in summary.seats]
-        # The record, not the ply: after an undo the same ply can be another position.
-        # (A vacation changes the caption; a seat taken, the names.)
-        key = (game_id, state.moves, groups, caption, tuple(names))
+        names = board_names(summary)
+        key = board_key(game_id, state.moves, groups, caption, names)
         png = self._boards.get(key)
         if png is None:
             png = await self.painter.png(
@@ -582,6 +589,16 @@ class Records:
             self._boards.move_to_end(key)
         return png
 
+    async def timed_moves(self, conn: AsyncConnection, game_id: int) -> Sequence[Any]:
+        """A game's move rows in order: ply, seat, text, created_at."""
+        c = moves.c
+        query = sa.select(c.ply, c.seat, c.text, c.created_at).where(c.game_id == game_id)
+        return (await conn.execute(query.order_by(c.ply))).all()
+
+    def drawn_board(self, key: BoardKey) -> bytes | None:
+        """A board already drawn (`board_key`), without drawing it."""
+        return self._boards.get(key)
+
     async def _announce(self, conn: AsyncConnection, result: ResultT) -> ResultT:
         """Every use case ends here, in its transaction: its events go into the outbox.
         (Underscored: the use cases' last step, which tests replace to fail a commit.)"""
@@ -595,6 +612,19 @@ async def _close_deadlines(conn: AsyncConnection, game_id: int) -> None:
         .where(deadlines.c.game_id == game_id, deadlines.c.done.is_(False))
         .values(done=True)
     )
+
+
+def board_key(
+    game_id: int, record: tuple[str, ...], groups: bool, caption: str | None, names: tuple[str, ...]
+) -> BoardKey:
+    """The record, not the ply: after an undo the same ply can be another position. (A
+    vacation changes the caption; a seat taken, the names.)"""
+    return (game_id, record, groups, caption, names)
+
+
+def board_names(summary: GameSummary) -> tuple[str, ...]:
+    """The names a board is drawn with."""
+    return tuple(s.name or "open seat" for s in summary.seats)
 
 
 def _trim(cache: OrderedDict[Any, Any], size: int) -> None:

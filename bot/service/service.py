@@ -22,6 +22,7 @@ nothing. GameService is the use cases put together, each family in its own modul
                     does to its event (event_game_over, called by Records.finish)
     mail.py         link_email, confirm_email, join_by_mail, bounces, the mails sent
     exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
+    web.py          what the web pages read: where a server's pages are
     records.py      what they stand on: the game row, summary and state, the
                     caches, the turn's deadlines, the end of a game
 
@@ -54,6 +55,7 @@ from bot.service.models import Result
 from bot.service.preferences import Preferences
 from bot.service.queue import Queue
 from bot.service.tournaments import Tournaments
+from bot.service.web import WebPages
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines, digests, games
@@ -72,6 +74,7 @@ class GameService(
     Queue,
     Tournaments,
     Mail,
+    WebPages,
 ):
     """The application core every adapter calls."""
 

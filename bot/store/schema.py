@@ -75,6 +75,8 @@ players = Table(
     # a bank clock running out spends a vacation day by itself (migration 0010)
     Column("auto_vacation", Boolean, nullable=False, server_default="1"),
     Column("weekend", String(8)),  # bank clocks stop on these local days: "sat-sun"
+    # the player's page on the web (migration 0013); off: hidden, their games still shown
+    Column("web_profile", Boolean, nullable=False, server_default="1"),
     Column("created_at", UTCDateTime(), nullable=False),
     Index("players_on_vacation", "vacation_since"),
     CheckConstraint(
@@ -232,6 +234,12 @@ guild_settings = Table(
     # players by mail may play here (migration 0011); their games start in this channel
     Column("email", Boolean, nullable=False, server_default="0"),
     Column("email_channel", BigInteger),
+    # the server's pages on the web (migration 0013): off, public, or link (only through
+    # the unguessable `web_token`, which turning the pages off forgets)
+    Column("web", String(8), nullable=False, server_default="off"),
+    Column("web_token", String(32)),
+    UniqueConstraint("web_token", name="guild_settings_one_web_token"),
+    CheckConstraint("web IN ('off', 'public', 'link')", name="guild_settings_web_mode"),
 )
 
 #: Events (tournaments, leagues, ladders; migration 0008). The rules: bot/events/.

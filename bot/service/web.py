@@ -1,0 +1,235 @@
+"""What the web pages read (bot/web): where a server's pages are, a game's page and its
+board at any ply; nothing of a server whose pages are off.
+
+A server's pages exist only when its managers turn them on (`guild_settings(web=...)`):
+`public` (anyone, search engines too) or `link` (only through an address holding an
+unguessable token). Every lookup here reads outside the write lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.service import aiqueue
+from bot.service.exports import SGF_GAMES, ExportFile, export_file
+from bot.service.models import GameSummary, Refused, ServiceCode, WebPlace
+from bot.service.records import Records, board_key, board_names, replay
+from bot.service.rules import check_ids, deadline_caption, seat_names_now
+from bot.store.schema import guild_settings
+from engine import GameState
+
+#: The games a page shows: started ones (a challenge never accepted has no board).
+SHOWN = ("active", "finished", "aborted")
+#: How long a process trusts a server's web setting it read: another process's change (a
+#: server's pages turned off) shows within this.
+PLACE_SECONDS = 5.0
+PLACES_KEPT = 4096
+#: Games whose moves and board versions are kept in memory, as they were last read.
+GAMES_KEPT = 256
+#: GIF replays kept in memory (a long game's takes seconds to draw).
+GIFS_KEPT = 16
+
+#: What a link-mode token looks like (preferences.new_web_token): anything else is
+#: refused before any query.
+TOKEN = re.compile(r"[A-Za-z0-9_-]{16,32}")
+
+
+@dataclass(frozen=True, slots=True)
+class WebMove:
+    ply: int  # the position after it: 1 for the first move
+    seat: int
+    who: str  # the player's name
+    text: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class WebAnalysis:
+    """A finished game's stored analysis: its lines, and whether it has a chart."""
+
+    lines: tuple[str, ...]
+    chart: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WebGame:
+    """A game as its page shows it."""
+
+    game: GameSummary
+    moves: tuple[WebMove, ...]
+    #: each ply's board version (`board_tags[n]`: after n moves): a picture's address
+    #: holds it, so a cached picture is never stale
+    board_tags: tuple[str, ...]
+    analysis: WebAnalysis | None
+    formats: tuple[str, ...]  # the downloads: json, sgf (Hex and Disthex), gif
+
+
+@dataclass(frozen=True, slots=True)
+class WebBoard:
+    """A board picture's version; its PNG unless the asker has that version already."""
+
+    tag: str
+    png: bytes | None
+
+
+class WebPages(Records):
+    """The web's reading use cases."""
+
+    async def web_place(self, guild_id: int) -> WebPlace | None:
+        """Where a server's pages are; None while they are off."""
+        check_ids(guild_id)
+        return await self._place(guild_id)
+
+    async def web_place_of_token(self, token: str) -> WebPlace | None:
+        """The server whose link-mode address holds `token` (its pages may since have gone
+        public: the place says so); None for an unknown token or pages turned off."""
+        if not TOKEN.fullmatch(token):
+            return None
+        return await self._place(token)
+
+    async def _place(self, key: int | str) -> WebPlace | None:
+        """A server's place by its id or its token, trusted for PLACE_SECONDS (a change
+        made in this process is seen at once: `guild_settings` forgets them)."""
+        cached = self._web_places.get(key)
+        if cached is not None and time.monotonic() - cached[0] < PLACE_SECONDS:
+            return cached[1]
+        c = guild_settings.c
+        async with self.db.read() as conn:
+            if isinstance(key, str):
+                guild_id = await conn.scalar(sa.select(c.guild_id).where(c.web_token == key))
+            else:
+                guild_id = key
+            found = None if guild_id is None else (await self.load_guild_settings(conn, guild_id))
+        place = None if found is None else found.web_place
+        if isinstance(key, str) and place is not None and place.mode != "link":
+            place = WebPlace(place.guild_id, place.mode, key)  # gone public: the old link
+        self._web_places[key] = (time.monotonic(), place)
+        while len(self._web_places) > PLACES_KEPT:
+            self._web_places.popitem(last=False)
+        return place
+
+    async def web_game(self, place: WebPlace, game_id: int) -> WebGame:
+        """A game of a server whose pages are on, as its page shows it: the record with
+        times and who played, each position's board version, the analysis of a finished
+        game (none while a game is under way: that would be engine help). Refused (a 404)
+        for a game of another server, or a challenge that never started."""
+        async with self.db.read() as conn:
+            row, summary, state = await self._shown(conn, place, game_id)
+            summary = seat_names_now(summary, state)
+            # the moves and versions of a game as it is: read and hashed once per change
+            key = (game_id, row.updated_at, board_names(summary), deadline_caption(summary))
+            known: tuple[tuple[WebMove, ...], tuple[str, ...]] | None = self._web_games.get(key)
+            if known is None:
+                entries = await self.timed_moves(conn, game_id)
+                played = tuple(
+                    WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
+                    for e in entries
+                )
+                known = played, tuple(board_tags(summary, state.moves, state.ply))
+                self._web_games[key] = known
+                while len(self._web_games) > GAMES_KEPT:
+                    self._web_games.popitem(last=False)
+            job = (
+                await aiqueue.job_row(conn, game_id, "analysis", row.ply)
+                if row.status == "finished"
+                else None
+            )
+        analysis = None
+        if job is not None and job.done and job.result:
+            lines = tuple(str(job.result.get("text", "")).splitlines())
+            analysis = WebAnalysis(lines, bool(job.png))
+        formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
+        return WebGame(summary, known[0], known[1], analysis, formats)
+
+    async def web_board(
+        self, place: WebPlace, game_id: int, ply: int, *, known: str | None = None
+    ) -> WebBoard:
+        """The board after `ply` moves of a game a page shows; no PNG when `known` is its
+        version already (the asker's cached copy: nothing drawn, nothing replayed). Drawn in
+        the drawing workers, and cached like every board."""
+        check_ids(ply)
+        async with self.db.read() as conn:
+            row, summary, state = await self._shown(conn, place, game_id)
+        if not 0 <= ply <= state.ply:
+            raise _no_game(game_id)
+        record = state.moves[:ply]
+        tag = board_tags(summary, state.moves, ply)[-1]
+        if known == tag:
+            return WebBoard(tag, None)
+        caption = deadline_caption(summary) if ply == state.ply else None
+        png = self.drawn_board(board_key(game_id, record, False, caption, board_names(summary)))
+        if png is None:
+            then = state if ply == state.ply else await replay(row.game, row.options, record)
+            png = await self.render(game_id, then, summary, groups=False)
+        return WebBoard(tag, png)
+
+    async def analysis_chart(self, place: WebPlace, game_id: int) -> bytes:
+        """The chart of a finished game's stored analysis; refused when there is none."""
+        check_ids(game_id)
+        async with self.db.read() as conn:
+            row = await self.game_row(conn, game_id, place.guild_id)
+            job = (
+                await aiqueue.job_row(conn, game_id, "analysis", row.ply)
+                if row.status == "finished"
+                else None
+            )
+        if job is None or not job.done or not job.png:
+            raise _no_game(game_id)
+        return bytes(job.png)
+
+    async def web_download(self, place: WebPlace, game_id: int, fmt: str) -> ExportFile:
+        """A game's file for its page: its record (`json`, `sgf`: exports.py) or its GIF
+        replay (`gif`, drawn once per record in the slow drawing lane and kept)."""
+        async with self.db.read() as conn:
+            row, summary, state = await self._shown(conn, place, game_id)
+            if fmt != "gif":
+                return await export_file(self, conn, row, fmt)
+        key = (game_id, state.moves, board_names(summary))
+        gif = self._gifs.get(key)
+        if gif is None:
+            gif = await self.painter.gif(state, players=board_names(summary))
+            self._gifs[key] = gif
+            while len(self._gifs) > GIFS_KEPT:
+                self._gifs.popitem(last=False)
+        return ExportFile(f"{row.game}-{game_id}.gif", gif)
+
+    async def _shown(
+        self, conn: AsyncConnection, place: WebPlace, game_id: int
+    ) -> tuple[Any, GameSummary, GameState]:
+        """A game a page shows: its row, summary and state; refused (a 404) for another
+        server's game or a challenge that never started."""
+        check_ids(game_id)
+        row = await self.game_row(conn, game_id, place.guild_id)
+        if row.status not in SHOWN:
+            raise _no_game(game_id)
+        return row, await self.summary(conn, game_id, row), await self.load_state(conn, row)
+
+
+def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list[str]:
+    """The versions of the boards after 0 to `last` moves of `record`: what each is drawn
+    from (the names, the record so far; the caption under the last position), hashed as a
+    chain, so a whole game's versions cost one pass over its record."""
+    chain = hashlib.blake2b(repr((summary.id, board_names(summary))).encode(), digest_size=9)
+    tags = []
+    for ply in range(last + 1):
+        if ply:
+            chain.update(b"\x00" + record[ply - 1].encode())
+        if ply == len(record):  # the position now: its caption (the deadline) too
+            final = chain.copy()
+            final.update(repr(deadline_caption(summary)).encode())
+            tags.append(final.hexdigest())
+        else:
+            tags.append(chain.hexdigest())
+    return tags
+
+
+def _no_game(game_id: int) -> Refused:
+    return Refused(f"There is no game #{game_id} here.", code=ServiceCode.NO_GAME)

@@ -1,0 +1,186 @@
+"""The web application: aiohttp with Jinja2 templates (autoescaped), over the service.
+
+`create_app(service, settings)` builds it; bot/web/runner.py serves it beside the bot or
+alone. Every response gets the security headers (`SECURITY_HEADERS`: a strict
+Content-Security-Policy, everything from this origin alone); every error is a page of
+its status (404 for anything unknown, hostile or enormous), never a 500 for bad input;
+each client address gets `WEB_RATE_LIMIT` requests a second.
+
+Pages register here: `SERVER_PAGES` are the pages under a server's prefix
+(bot/web/urls.py), each answering at `/s/<guild>/...` and `/l/<token>/...` alike and
+finding its server with `site.server_of(request)`; `SITE_PAGES` are the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+
+from bot.service import GameService, Refused
+from bot.settings import Settings
+from bot.web import game, urls
+from bot.web.site import SITE, STATIC, Handler, Site, page
+
+log = logging.getLogger("paperboard.web")
+
+#: The pages under a server's prefix: (the path after it, handler).
+SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES
+#: Ids in paths: at most 20 digits (the service refuses what a BIGINT does not hold);
+#: anything else matches no route, a 404.
+GUILD = r"{guild:\d{1,20}}"
+TOKEN = r"{token:[A-Za-z0-9_-]{1,64}}"
+
+#: The headers of every response. Nothing but this origin: no CDN, no fonts, no inline
+#: script or style; no framing; no referrer (a link-mode address is a secret).
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
+}
+#: robots.txt: link-mode addresses are never crawled; a public server's pages may be.
+ROBOTS = f"User-agent: *\nDisallow: /{urls.LINK}/\nAllow: /\n"
+#: Clients remembered by the rate limit (the oldest are forgotten first).
+RATE_CLIENTS = 10_000
+#: A client may send this many seconds' worth of requests at once.
+BURST_SECONDS = 5
+#: The error pages' sentences.
+ERRORS = {
+    400: "That address has a parameter this site does not understand.",
+    404: "There is no page here.",
+    405: "That method is not allowed here.",
+    429: "Too many requests from your address: wait a few seconds.",
+}
+
+
+def create_app(service: GameService, settings: Settings) -> web.Application:
+    app = web.Application(
+        middlewares=[rate_limit(settings), errors],
+        client_max_size=64 * 1024,  # the pages take no uploads
+    )
+    app[SITE] = Site(service, settings)
+    for tail, handler in SERVER_PAGES:
+        app.router.add_get(f"/{urls.PUBLIC}/{GUILD}{tail}", handler)
+        app.router.add_get(f"/{urls.LINK}/{TOKEN}{tail}", handler)
+    app.router.add_get("/", home)
+    app.router.add_get("/robots.txt", robots)
+    app.router.add_static("/static", STATIC, append_version=False)
+    app.on_response_prepare.append(headers)
+    return app
+
+
+async def home(request: web.Request) -> web.StreamResponse:
+    return page(request, "home.html")
+
+
+async def robots(request: web.Request) -> web.StreamResponse:
+    return web.Response(
+        text=ROBOTS, content_type="text/plain", headers={"Cache-Control": "public, max-age=3600"}
+    )
+
+
+async def headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Every response's headers: security, and the static files' caching (a versioned
+    address, `?v=`, never changes: the version is the file's hash)."""
+    response.headers.update(SECURITY_HEADERS)
+    if request.path.startswith("/static/") and response.status == 200:
+        versioned = request.app[SITE].static_current(request.path, request.query.get("v"))
+        response.headers["Cache-Control"] = (
+            "public, max-age=31536000, immutable" if versioned else "public, max-age=300"
+        )
+
+
+def rate_limit(settings: Settings) -> Middleware:
+    """A token bucket per client address: `WEB_RATE_LIMIT` a second, `BURST_SECONDS`
+    worth at once; beyond it a 429 with Retry-After."""
+    rate = settings.web_rate_limit
+    burst = max(1.0, rate * BURST_SECONDS)
+    buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # address: tokens, when
+
+    @web.middleware
+    async def limit(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if rate <= 0:
+            return await handler(request)
+        address = client_address(request, forwarded=settings.web_forwarded)
+        now = time.monotonic()
+        tokens, then = buckets.pop(address, (burst, now))
+        tokens = min(burst, tokens + (now - then) * rate)
+        if tokens < 1:
+            buckets[address] = (tokens, now)
+            wait = max(1, round((1 - tokens) / rate))
+            raise web.HTTPTooManyRequests(headers={"Retry-After": str(wait)})
+        buckets[address] = (tokens - 1, now)
+        while len(buckets) > RATE_CLIENTS:
+            buckets.popitem(last=False)
+        return await handler(request)
+
+    return limit
+
+
+def client_address(request: web.Request, *, forwarded: bool) -> str:
+    """Who sent the request: the peer, or behind a proxy (`WEB_FORWARDED`) the address
+    the proxy saw, the last of X-Forwarded-For."""
+    if forwarded:
+        hops = [hop.strip() for hop in request.headers.get("X-Forwarded-For", "").split(",")]
+        if hops[-1]:
+            return hops[-1][:64]
+    return request.remote or "unknown"
+
+
+@web.middleware
+async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Errors as pages: a refusal of the service (an unknown game, an id out of range) is
+    a 404; an HTTP error keeps its status; anything else is logged, and a 500."""
+    try:
+        return await handler(request)
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        return error_page(request, error.status, error.headers)
+    except Refused:
+        return error_page(request, 404)
+    except Exception:
+        log.exception("web: %s %s failed", request.method, _loggable(request.path_qs))
+        return error_page(request, 500)
+
+
+def error_page(
+    request: web.Request, status: int, extra: Mapping[str, str] | None = None
+) -> web.Response:
+    sentence = ERRORS.get(status, "Something went wrong on our side.")
+    try:
+        response = page(request, "error.html", status=status, sentence=sentence, code=status)
+    except Exception:  # the error page itself failed: a line of text, not a traceback
+        log.exception("web: the error page failed")
+        response = web.Response(text=sentence, status=status)
+    for name in ("Retry-After", "Allow"):
+        if extra and name in extra:
+            response.headers[name] = extra[name]
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _loggable(text: str) -> str:
+    """A path as a log line takes it: printable, at most 200 characters."""
+    return re.sub(r"[^\x20-\x7e]", "?", text)[:200]

@@ -1,0 +1,180 @@
+"""What every page shares: the service and settings, the templates, the static files'
+versions, finding the server of an address, and answering with a page or a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from aiohttp import web
+
+from bot.service import GameService, WebPlace
+from bot.settings import Settings
+from bot.web import urls
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+HERE = Path(__file__).parent
+STATIC = HERE / "static"
+#: A page of a server in link mode, and every error page: never indexed.
+NOINDEX = "noindex, nofollow"
+
+
+class Site:
+    """The application's shared state (`request.app[SITE]`)."""
+
+    def __init__(self, service: GameService, settings: Settings) -> None:
+        self.service = service
+        self.settings = settings
+        self.templates = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates"),
+            autoescape=True,  # every value is text: names like <script> stay text
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.versions = {
+            path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+            for path in STATIC.iterdir()
+            if path.is_file()
+        }
+        self.templates.globals.update(urls=urls, static=self.static, site_url=self.absolute)
+
+    def static(self, name: str) -> str:
+        """A static file's address, versioned by its content (cached for good)."""
+        return urls.static(name, self.versions[name])
+
+    def static_current(self, path: str, version: str | None) -> bool:
+        """Whether `version` is the current one of the static file at `path`."""
+        name = path.removeprefix("/static/")
+        return version is not None and self.versions.get(name) == version
+
+    def absolute(self, path: str) -> str:
+        """`path` at PUBLIC_URL (Open Graph wants whole addresses)."""
+        return urls.absolute(self.settings.site_url, path)
+
+    async def server_of(self, request: web.Request) -> WebPlace:
+        """The server an address under /s/<guild> or /l/<token> names, when its pages are
+        on and the address is the one they are at; else a 404 (a public server's link-mode
+        address, a redirect to the public one)."""
+        token = request.match_info.get("token")
+        if token is not None:
+            place = await self.service.web_place_of_token(token)
+            if place is not None and place.mode == "public":
+                public = WebPlace(place.guild_id, "public")
+                tail = request.path.removeprefix(f"/{urls.LINK}/{token}")
+                raise web.HTTPFound(urls.prefix(public) + tail + _query(request))
+        else:
+            place = await self.service.web_place(int(request.match_info["guild"]))
+            if place is not None and place.mode != "public":
+                place = None  # a link-mode server's id is no secret: its address is
+        if place is None:
+            raise web.HTTPNotFound()
+        return place
+
+
+def _query(request: web.Request) -> str:
+    return f"?{request.query_string}" if request.query_string else ""
+
+
+SITE = web.AppKey("site", Site)
+
+
+def page(
+    request: web.Request,
+    template: str,
+    *,
+    place: WebPlace | None = None,
+    status: int = 200,
+    **context: Any,
+) -> web.Response:
+    """A page from its template: not indexed for a link-mode server or an error."""
+    indexable = status == 200 and (place is None or place.indexable)
+    body = (
+        request.app[SITE]
+        .templates.get_template(template)
+        .render(place=place, indexable=indexable, **context)
+    )
+    return answer(request, body, indexable, status)
+
+
+async def long_page(
+    request: web.Request,
+    template: str,
+    *,
+    long: bool,
+    place: WebPlace | None = None,
+    **context: Any,
+) -> web.Response:
+    """`page`, rendered in a thread when it is `long` enough to hold the event loop (a long
+    game's moves: about 25 µs each), where the loop gets the GIL back every few ms."""
+    if not long:
+        return page(request, template, place=place, **context)
+    indexable = place is None or place.indexable
+    body = await asyncio.to_thread(
+        request.app[SITE].templates.get_template(template).render,
+        place=place,
+        indexable=indexable,
+        **context,
+    )
+    return answer(request, body, indexable, 200)
+
+
+def answer(request: web.Request, body: str, indexable: bool, status: int) -> web.Response:
+    """A rendered page: its ETag (a 304 when the reader has it), noindex unless
+    `indexable`."""
+    response = web.Response(text=body, content_type="text/html", status=status)
+    if not indexable:
+        response.headers["X-Robots-Tag"] = NOINDEX
+    if status == 200:  # a link-mode server's pages stay in the reader's own cache
+        return fresh(request, response, "no-cache" if indexable else "private, no-cache")
+    return response
+
+
+def file(
+    request: web.Request,
+    data: bytes,
+    content_type: str,
+    cache: str,
+    *,
+    place: WebPlace | None = None,
+    filename: str | None = None,
+    tag: str | None = None,
+) -> web.Response:
+    """A picture or a download, with its ETag (`tag`, else the content's hash): a
+    request that has it already gets a 304."""
+    response = web.Response(body=data, content_type=content_type)
+    if filename is not None:
+        response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    if place is not None and not place.indexable:
+        response.headers["X-Robots-Tag"] = NOINDEX
+    return fresh(request, response, cache, tag)
+
+
+def fresh(
+    request: web.Request, response: web.Response, cache: str, tag: str | None = None
+) -> web.Response:
+    """`response` with its ETag and Cache-Control; a 304 when the client has it."""
+    if tag is None:
+        body = response.body
+        data = body if isinstance(body, bytes) else b""
+        tag = hashlib.blake2b(data, digest_size=12).hexdigest()
+    etag = f'"{tag}"'
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = cache
+    if _if_none_match(request) & {etag, "*"}:
+        not_modified = web.Response(status=304)
+        for name in ("ETag", "Cache-Control", "X-Robots-Tag"):
+            if name in response.headers:
+                not_modified.headers[name] = response.headers[name]
+        return not_modified
+    return response
+
+
+def _if_none_match(request: web.Request) -> set[str]:
+    header = request.headers.get("If-None-Match", "")
+    return {part.strip().removeprefix("W/") for part in header.split(",")[:32]}

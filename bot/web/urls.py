@@ -1,0 +1,101 @@
+"""Every address of the web pages, written here once (the pages and the Discord adapter's
+links both write them from here).
+
+A server's pages live under its prefix:
+
+    /s/<guild id>/...     public pages (`/config web:public`): search engines may index them
+    /l/<token>/...        link mode (`/config web:link`): the token is the only way in
+                          (128 random bits); never indexed
+
+and below it, the same for both:
+
+    /                     the server: games under way and finished, leaderboards
+    /g/<game>             a game (?ply=N: the board after N moves)
+    /g/<game>/board/<ply>.png    the board after <ply> moves (?v= its version: cached for good)
+    /g/<game>/game.json, /g/<game>/game.sgf, /g/<game>/game.gif   downloads
+    /g/<game>/analysis.png       the analysis chart, when there is one
+    /e/<event>            an event
+    /p/<player>           a player
+
+Pages of no server: `/` (the home page), `/rules/<game>`, `/static/...`, `/robots.txt`.
+A server whose pages are off has no address: every URL under its prefix is a 404, and so
+is `/s/<guild>` of a server in link mode (its id is no secret). A link-mode address of a
+server that went public answers with a redirect to the public one.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from bot.service.models import GuildSettings, WebPlace
+
+PUBLIC, LINK = "s", "l"
+
+
+def prefix(place: WebPlace) -> str:
+    """The path every page of a server starts with."""
+    if place.mode == "link" and place.token is not None:
+        return f"/{LINK}/{place.token}"
+    return f"/{PUBLIC}/{place.guild_id}"
+
+
+def server(place: WebPlace) -> str:
+    return prefix(place) + "/"
+
+
+def game(place: WebPlace, game_id: int, ply: int | None = None) -> str:
+    path = f"{prefix(place)}/g/{game_id}"
+    return path if ply is None else f"{path}?ply={int(ply)}"
+
+
+def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -> str:
+    """A board picture's address; `version` (hex digits, `WebGame.board_tags`) makes it
+    one that never changes."""
+    path = f"{prefix(place)}/g/{game_id}/board/{int(ply)}.png"
+    if version is None:
+        return path
+    if not version.isalnum() or not version.isascii():
+        raise ValueError(f"a board's version is hex digits, not {version!r}")
+    return f"{path}?v={version}"
+
+
+def download(place: WebPlace, game_id: int, fmt: str) -> str:
+    """A game's file: `fmt` json, sgf or gif."""
+    return f"{prefix(place)}/g/{game_id}/game.{fmt}"
+
+
+def analysis_chart(place: WebPlace, game_id: int) -> str:
+    return f"{prefix(place)}/g/{game_id}/analysis.png"
+
+
+def event(place: WebPlace, event_id: int) -> str:
+    return f"{prefix(place)}/e/{event_id}"
+
+
+def player(place: WebPlace, player_id: int) -> str:
+    return f"{prefix(place)}/p/{player_id}"
+
+
+def rules(game_name: str | None = None) -> str:
+    return "/rules/" if game_name is None else f"/rules/{game_name}"
+
+
+def static(name: str, version: str | None = None) -> str:
+    path = f"/static/{name}"
+    return path if version is None else f"{path}?{urlencode({'v': version})}"
+
+
+def absolute(public_url: str, path: str) -> str:
+    """`path` at the address players reach (PUBLIC_URL)."""
+    return public_url.rstrip("/") + path
+
+
+def pages_sentence(found: GuildSettings, site_url: str) -> str:
+    """A server's pages in words, as `/config` answers: off, or where they are."""
+    place = found.web_place
+    if place is None:
+        return "pages on the web off"
+    where = absolute(site_url, server(place))
+    if place.mode == "link":
+        return f"pages on the web by link only (never indexed): {where}"
+    return f"pages on the web public: {where}"
