@@ -10,8 +10,7 @@ import re
 
 import pytest
 
-from bot.service import GameService, Player
-from bot.service import webreads
+from bot.service import GameService, Player, webreads
 from bot.web import urls
 from tests.conftest import ANN, BOB, CAT, DAN
 from tests.webkit import GUILD, PLACE, Client, fetched, hex_game, pages_on, text_of
@@ -204,6 +203,16 @@ async def test_games_under_way_show_no_analysis_hints_or_conditionals(
         assert "a4" not in page and "nalysis" not in page and "hint" not in page.lower(), path
 
 
+async def _event(service: GameService, fmt: str, people: tuple[Player, ...]) -> int:
+    """A new event of `fmt` (5x5 Hex) that `people` joined, in order."""
+    created = await service.create_tournament(
+        PLACE, ANN, "hex", format=fmt, options={"size": "5"}, manages=True
+    )
+    for person in people:
+        await service.join_tournament(created.tournament.id, GUILD, person)
+    return created.tournament.id
+
+
 async def _finish_all(service: GameService, event_id: int, loser_seat: int = 1) -> None:
     """Every game of the event resigned by its `loser_seat`, round after round."""
     for _ in range(20):
@@ -228,12 +237,7 @@ async def test_a_knockout_shows_its_bracket_with_the_games(
     service: GameService, web: Client
 ) -> None:
     place = await pages_on(service)
-    created = await service.create_tournament(
-        PLACE, ANN, "hex", format="knockout", options={"size": "5"}, manages=True
-    )
-    event_id = created.tournament.id
-    for person in (ANN, BOB, CAT, MALLORY):
-        await service.join_tournament(event_id, GUILD, person)
+    event_id = await _event(service, "knockout", (ANN, BOB, CAT, MALLORY))
     opened = await text_of(web, urls.event(place, event_id))
     assert "Entrants" in opened and "&lt;script&gt;" in opened and "<script>alert" not in opened
     await service.start_tournament(event_id, GUILD, ANN)
@@ -258,12 +262,7 @@ async def test_a_round_robin_shows_standings_with_tiebreaks_and_its_crosstable(
     service: GameService, web: Client
 ) -> None:
     place = await pages_on(service)
-    created = await service.create_tournament(
-        PLACE, ANN, "hex", format="roundrobin", options={"size": "5"}, manages=True
-    )
-    event_id = created.tournament.id
-    for person in (ANN, BOB, CAT):
-        await service.join_tournament(event_id, GUILD, person)
+    event_id = await _event(service, "roundrobin", (ANN, BOB, CAT))
     await service.start_tournament(event_id, GUILD, ANN)
     await _finish_all(service, event_id, loser_seat=0)
     page = await text_of(web, urls.event(place, event_id))
@@ -282,12 +281,7 @@ async def test_a_round_robin_shows_standings_with_tiebreaks_and_its_crosstable(
 
 async def test_a_ladder_shows_its_order(service: GameService, web: Client) -> None:
     place = await pages_on(service)
-    created = await service.create_tournament(
-        PLACE, ANN, "hex", format="ladder", options={"size": "5"}, manages=True
-    )
-    event_id = created.tournament.id
-    for person in (ANN, BOB, CAT):
-        await service.join_tournament(event_id, GUILD, person)
+    event_id = await _event(service, "ladder", (ANN, BOB, CAT))
     await service.start_tournament(event_id, GUILD, ANN)
     challenge = await service.ladder_challenge(event_id, GUILD, CAT, BOB)
     page = await text_of(web, urls.event(place, event_id))
