@@ -16,6 +16,7 @@ Nothing here reads analyses, hints or conditional moves.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ PAGE = 20
 RECENT = 10
 #: Players on each game's leaderboard.
 LEADERS = 10
+#: How long a server's leaderboards are kept for its page, and for how many servers.
+LEADERBOARD_SECONDS = 30.0
+LEADERBOARDS_KEPT = 1_000
 #: Events listed on the server's page, the newest first.
 EVENTS_LISTED = 30
 #: A ladder's challenges shown, the newest first.
@@ -265,7 +269,12 @@ class WebReads(Tournaments):
 
     async def web_leaderboards(self, place: WebPlace) -> tuple[WebLeaderboard, ...]:
         """Each game's leaderboard on the server (the games with rated players), without
-        the players whose profile is hidden."""
+        the players whose profile is hidden; kept `LEADERBOARD_SECONDS` (each sorts the
+        server's rated players)."""
+        kept = self._leaderboards.get(place.guild_id)
+        now = time.monotonic()
+        if kept is not None and now - kept[0] < LEADERBOARD_SECONDS:
+            return kept[1]
         boards = []
         async with self.db.read() as conn:
             for name, info in engine.GAMES.items():
@@ -280,6 +289,9 @@ class WebReads(Tournaments):
                         for i, r in enumerate(lines, 1)
                     )
                     boards.append(WebLeaderboard(name, info.title, leaders))
+        self._leaderboards[place.guild_id] = (now, tuple(boards))
+        while len(self._leaderboards) > LEADERBOARDS_KEPT:
+            self._leaderboards.popitem(last=False)
         return tuple(boards)
 
     async def web_events(self, place: WebPlace) -> tuple[WebEventLine, ...]:
