@@ -324,3 +324,13 @@ async def test_a_swiss_round_shows_its_bye_and_a_league_its_divisions(
     page = await text_of(web, urls.event(place, league))
     assert ">Season 1</h3>" in page and "division 1" in page and '<table class="cross">' in page
     assert page.count('<span class="muted">v</span>') == 15  # six players, every game
+
+
+async def test_events_called_off_or_empty_have_pages(service: GameService, web: Client) -> None:
+    place = await pages_on(service)
+    for fmt in ("knockout", "league", "swiss", "roundrobin", "ladder"):
+        empty = await _event(service, fmt, ())
+        assert "Nobody has entered yet" in await text_of(web, urls.event(place, empty)), fmt
+        called_off = await _event(service, fmt, (ANN, BOB, CAT, DAN))
+        await service.cancel_tournament(called_off, GUILD, ANN)
+        assert "called off" in await text_of(web, urls.event(place, called_off)), fmt
