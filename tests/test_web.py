@@ -5,14 +5,22 @@ Route tests through aiohttp's test client (the `web` fixture) over a service on 
 from __future__ import annotations
 
 import re
+import socket
+from pathlib import Path
 
 import pytest
+from aiohttp import ClientSession
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.service import GameService, Player, Refused, ServiceCode
+from bot.cli import main
+from bot.service import GameService, Player, Refused, ServiceCode, aiqueue
+from bot.service import web as service_web
+from bot.store import Database
+from bot.web import game as game_page
 from bot.web import urls
 from bot.web.app import CONTENT_SECURITY_POLICY, create_app
-from tests.conftest import ANN, BOB, WEB_URL
+from bot.web.runner import start_web
+from tests.conftest import ANN, BOB, WEB_URL, Clock
 from tests.webkit import GUILD, Client, fetched, hex_game, pages_on, text_of
 
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\u202e'
@@ -40,6 +48,7 @@ async def test_link_mode_pages_only_through_their_token_never_indexed(
     assert (await fetched(web, f"/l/{'A' * 22}/g/{game.id}")).status == 404  # a guessed token
     page = await fetched(web, urls.game(place, game.id))
     assert page.status == 200 and page.headers["X-Robots-Tag"] == "noindex, nofollow"
+    assert page.headers["Cache-Control"] == "private, no-cache"
     assert '<meta name="robots" content="noindex, nofollow">' in await page.text()
     board = await fetched(web, urls.board(place, game.id, 1))
     assert board.headers["X-Robots-Tag"] == "noindex, nofollow"
@@ -149,6 +158,12 @@ async def test_the_game_page_shows_every_ply_as_a_link(service: GameService, web
     at_one = await text_of(web, urls.game(place, game.id, 1))
     assert re.search(r'href="[^"]*ply=1" data-ply="1" aria-current="step"', at_one)
     assert f'src="/s/{GUILD}/g/{game.id}/board/1.png?v=' in at_one
+    banked = await hex_game(service, ["b2"], clock="standard")  # under way, a bank clock
+    page = await text_of(web, urls.game(place, banked.id))
+    assert re.search(r"Due <time datetime=\"[^\"]+\">[^<]+ UTC</time> · ann \d+d", page), page
+    assert "White: <bdi>bob</bdi> · to move" in page
+    await service.player_settings(BOB, vacation=True)
+    assert "Clock stopped: on vacation" in await text_of(web, urls.game(place, banked.id))
 
 
 async def test_board_pictures_are_cached_and_revalidated(service: GameService, web: Client) -> None:
@@ -197,3 +212,99 @@ async def test_the_rate_limit_is_per_client_address(service: GameService) -> Non
         assert refused.status == 429 and refused.headers["Retry-After"] == "1"
         other = await fetched(client, "/robots.txt", **{"X-Forwarded-For": "1.2.3.4, 5.6.7.8"})
         assert other.status == 200
+
+
+async def store_analysis(service: GameService, game_id: int, ply: int, clock: Clock) -> None:
+    """An analysis as the AI runner stores it (its text and chart), for game `game_id`."""
+    async with service.db.write() as conn:
+        job = await aiqueue.request(conn, game_id, "analysis", ply, clock())
+        await aiqueue.finish(
+            conn, job.id, clock(), {"text": "move 3 a4: Black threw away a win"}, b"\x89PNG-chart"
+        )
+
+
+async def test_a_finished_games_analysis_is_shown_none_while_a_game_is_under_way(
+    service: GameService, web: Client, clock: Clock
+) -> None:
+    place = await pages_on(service)
+    over = await hex_game(service, ["b2", "c3", "a4"], resign=True)
+    await store_analysis(service, over.id, over.ply, clock)
+    page = await text_of(web, urls.game(place, over.id))
+    assert "Black threw away a win" in page and urls.analysis_chart(place, over.id) in page
+    chart = await fetched(web, urls.analysis_chart(place, over.id))
+    assert chart.status == 200 and await chart.read() == b"\x89PNG-chart"
+    under_way = await hex_game(service, ["b2", "c3"])  # between people: no engine help
+    await store_analysis(service, under_way.id, under_way.ply, clock)
+    page = await text_of(web, urls.game(place, under_way.id))
+    assert "threw away" not in page and "Analysis" not in page
+    assert (await fetched(web, urls.analysis_chart(place, under_way.id))).status == 404
+
+
+async def test_unknown_methods_and_pages_are_pages_of_their_status(
+    service: GameService, web: Client
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2"])
+    posted = await web.post(urls.game(place, game.id), data=b"x" * 100)
+    assert posted.status == 405 and "not allowed" in await posted.text()
+    assert posted.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    head = await web.head(urls.game(place, game.id))
+    assert head.status == 200
+    missing = await fetched(web, "/nowhere")
+    assert missing.headers["X-Robots-Tag"] == "noindex, nofollow"
+    assert "There is no page here." in await missing.text()
+
+
+async def test_the_pages_run_beside_the_bot_and_say_so_when_their_port_is_taken(
+    service: GameService, caplog: pytest.LogCaptureFixture
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = service.settings.model_copy(update={"web_port": port})
+        assert await start_web(service, settings) is None  # the bot runs on without pages
+        assert f"cannot listen on 127.0.0.1:{port}" in caplog.text
+    stop = await start_web(service, settings)
+    assert stop is not None
+    try:
+        async with ClientSession() as session, session.get(f"http://127.0.0.1:{port}/") as got:
+            assert got.status == 200 and "Paperboard" in await got.text()
+    finally:
+        await stop()
+    assert await start_web(service, settings.model_copy(update={"web_port": 0})) is None
+
+
+async def test_a_long_games_page_is_the_same_rendered_off_the_loop(
+    service: GameService, web: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2", "c3", "a4"])
+    on_the_loop = await text_of(web, urls.game(place, game.id, 2))
+    monkeypatch.setattr(game_page, "LONG_GAME", 1)
+    assert await text_of(web, urls.game(place, game.id, 2)) == on_the_loop
+
+
+async def test_another_processs_change_of_the_pages_shows_within_seconds(
+    service: GameService, web: Client, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2"])
+    assert (await fetched(web, urls.game(place, game.id))).status == 200
+    other = GameService(await Database.open(database_url), service.settings)
+    try:
+        await other.guild_settings(GUILD, web="off")
+    finally:
+        await other.close()
+    assert (await fetched(web, urls.game(place, game.id))).status == 200  # trusted a while
+    monkeypatch.setattr(service_web, "PLACE_SECONDS", 0.0)  # that while is over
+    assert (await fetched(web, urls.game(place, game.id))).status == 404
+
+
+def test_paperboard_web_needs_a_port(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    monkeypatch.setenv("WEB_PORT", "0")
+    assert main(["web"]) == 2
+    assert "paperboard web needs a WEB_PORT" in capsys.readouterr().err

@@ -48,12 +48,18 @@ def server(place: WebPlace) -> str:
 
 def game(place: WebPlace, game_id: int, ply: int | None = None) -> str:
     path = f"{prefix(place)}/g/{game_id}"
-    return path if ply is None else f"{path}?{urlencode({'ply': ply})}"
+    return path if ply is None else f"{path}?ply={int(ply)}"
 
 
 def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -> str:
-    path = f"{prefix(place)}/g/{game_id}/board/{ply}.png"
-    return path if version is None else f"{path}?{urlencode({'v': version})}"
+    """A board picture's address; `version` (hex digits, `WebGame.board_tags`) makes it
+    one that never changes."""
+    path = f"{prefix(place)}/g/{game_id}/board/{int(ply)}.png"
+    if version is None:
+        return path
+    if not version.isalnum() or not version.isascii():
+        raise ValueError(f"a board's version is hex digits, not {version!r}")
+    return f"{path}?v={version}"
 
 
 def download(place: WebPlace, game_id: int, fmt: str) -> str:
