@@ -192,4 +192,3 @@ async def test_the_rate_limit_is_per_client_address(service: GameService) -> Non
         assert refused.status == 429 and refused.headers["Retry-After"] == "1"
         other = await fetched(client, "/robots.txt", **{"X-Forwarded-For": "1.2.3.4, 5.6.7.8"})
         assert other.status == 200
-
