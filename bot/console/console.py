@@ -503,7 +503,7 @@ class Console:
         loose = [w for w in rest if "=" not in w or _pair(w)[0] not in KEYS["web"]]
         if loose:
             raise Refused(
-                f"Say web, web 12 or web event=3, not {shown(' '.join(words))}.",
+                f"Say web, web 12 or web event=1, not {shown(' '.join(words))}.",
                 code=ServiceCode.USAGE,
             )
         event = _int(given["event"], "event") if "event" in given else None
