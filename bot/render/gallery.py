@@ -47,6 +47,13 @@ def stages(name: str, options: Mapping[str, object], seed: int = 2026) -> dict[s
     return shown
 
 
+def picture(name: str, stage: str) -> bytes:
+    """The gallery's picture of game `name` at `stage` (opening, middle, finished), as
+    `main` writes it (the rules pages show these)."""
+    state = stages(name, GALLERY[name])[stage]
+    return render_png(state, players=NAMES[: state.players])
+
+
 def main(folder: str) -> None:
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 import engine.ai
@@ -253,31 +254,38 @@ class AiPlay(Play):
         """Each bot level's record per game in this server: (level, game, won, lost, drawn);
         with `player_id`, that player's record against each level (their casual games
         against the bot, which no rating counts)."""
-        bot = seats.alias("bot")
-        # the seat whose result is counted: the bot's own, or the player's beside it
-        counted = bot if player_id is None else seats
-        query = (
-            sa.select(bot.c.bot_level, counted.c.seat, games.c.game, games.c.winners)
-            .select_from(bot.join(games, games.c.id == bot.c.game_id))
-            .where(
-                bot.c.bot_level.is_not(None),
-                games.c.guild_id == guild_id,
-                games.c.status == "finished",
-            )
-        )
-        if player_id is not None:
-            query = query.join(seats, seats.c.game_id == games.c.id).where(
-                seats.c.player_id == player_id
-            )
         async with self.db.read() as conn:
-            rows = (await conn.execute(query)).all()
-        tally: dict[tuple[str, str], list[int]] = {}
-        for r in rows:
-            counts = tally.setdefault((r.bot_level, r.game), [0, 0, 0])
-            winners = r.winners or []
-            counts[0 if r.seat in winners else 2 if not winners else 1] += 1
-        order = list(LEVELS)
-        return sorted(
-            ((level, game, *counts) for (level, game), counts in tally.items()),  # type: ignore[misc]
-            key=lambda line: (order.index(line[0]), line[1]),
+            return await bot_records(conn, guild_id, player_id)
+
+
+async def bot_records(
+    conn: AsyncConnection, guild_id: int, player_id: int | None = None
+) -> list[tuple[str, str, int, int, int]]:
+    """AiPlay.bot_records, in a transaction of the caller's."""
+    bot = seats.alias("bot")
+    # the seat whose result is counted: the bot's own, or the player's beside it
+    counted = bot if player_id is None else seats
+    query = (
+        sa.select(bot.c.bot_level, counted.c.seat, games.c.game, games.c.winners)
+        .select_from(bot.join(games, games.c.id == bot.c.game_id))
+        .where(
+            bot.c.bot_level.is_not(None),
+            games.c.guild_id == guild_id,
+            games.c.status == "finished",
         )
+    )
+    if player_id is not None:
+        query = query.join(seats, seats.c.game_id == games.c.id).where(
+            seats.c.player_id == player_id
+        )
+    rows = (await conn.execute(query)).all()
+    tally: dict[tuple[str, str], list[int]] = {}
+    for r in rows:
+        counts = tally.setdefault((r.bot_level, r.game), [0, 0, 0])
+        winners = r.winners or []
+        counts[0 if r.seat in winners else 2 if not winners else 1] += 1
+    order = list(LEVELS)
+    return sorted(
+        ((level, game, *counts) for (level, game), counts in tally.items()),  # type: ignore[misc]
+        key=lambda line: (order.index(line[0]), line[1]),
+    )

@@ -14,10 +14,11 @@ workers exit when the bot does, even when it is killed outright (bot/workers.py)
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from functools import partial
 
-from bot.render import render_gif, render_png, tables
+from bot.render import gallery, render_gif, render_png, tables
 from bot.workers import Lane
 from engine import GameState
 
@@ -29,6 +30,8 @@ class Painter:
     def __init__(self, processes: int) -> None:
         self.boards = Lane("boards", processes)
         self.slow = Lane("slow", min(processes, 1))
+        # the gallery's pictures (game, stage) -> the drawing: each drawn once, then kept
+        self._gallery: dict[tuple[str, str], asyncio.Future[bytes]] = {}
 
     async def png(
         self,
@@ -64,6 +67,22 @@ class Painter:
     ) -> bytes:
         """An event's standings, crosstable or bracket."""
         return await self.slow.run(partial(draw_table, table))
+
+    async def gallery(self, game: str, stage: str) -> bytes:
+        """The gallery's picture of `game` at `stage` (bot/render/gallery.py): drawn in the
+        slow lane once, whoever asks meanwhile waits for that drawing; kept (a few dozen
+        kilobytes a picture). A failed drawing is tried again at the next request."""
+        key = (game, stage)
+        drawing = self._gallery.get(key)
+        if drawing is None:
+            drawing = asyncio.ensure_future(self.slow.run(partial(gallery.picture, game, stage)))
+            self._gallery[key] = drawing
+        try:
+            return await asyncio.shield(drawing)
+        except Exception:
+            if self._gallery.get(key) is drawing and drawing.done():
+                del self._gallery[key]
+            raise
 
     def close(self) -> None:
         self.boards.close()

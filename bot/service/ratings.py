@@ -122,8 +122,10 @@ def _query() -> sa.Select[tuple[object, ...]]:
 
 
 async def leaderboard(
-    conn: AsyncConnection, guild_id: int, game: str, limit: int
+    conn: AsyncConnection, guild_id: int, game: str, limit: int, *, profiles_only: bool = False
 ) -> list[RatingLine]:
+    """The game's best players on the server; `profiles_only`: of those whose profile is
+    shown on the web (`players.web_profile`)."""
     provisional = sa.case((ratings.c.sigma > PROVISIONAL_SIGMA, 1), else_=0)
     query = (
         _query()
@@ -131,6 +133,8 @@ async def leaderboard(
         .order_by(provisional, ratings.c.mu.desc(), ratings.c.games.desc())
         .limit(max(1, min(limit, 50)))
     )
+    if profiles_only:
+        query = query.where(players.c.web_profile.is_(True))
     return _lines((await conn.execute(query)).all())
 
 

@@ -4,7 +4,7 @@ games accept a move, which ids exist, and the words of a status, a result, a cap
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -167,11 +167,18 @@ def seat_names_now(summary: GameSummary, state: GameState) -> GameSummary:
 
 
 def result_text(summary: GameSummary) -> str:
-    if not summary.winners:
-        return f"Result: draw ({summary.reason})."
-    names = " & ".join(summary.name_of_seat(s) for s in summary.winners)
-    verb = "wins" if len(summary.winners) == 1 else "share the win"
-    return f"Result: {names} {verb} ({summary.reason})."
+    return f"Result: {outcome_words(summary.winners, summary.reason, summary.name_of_seat)}."
+
+
+def outcome_words(
+    winners: Sequence[int], reason: str | None, name_of_seat: Callable[[int], str]
+) -> str:
+    """How a game ended: "ann wins (resignation)", "draw (passes)"."""
+    if not winners:
+        return f"draw ({reason})"
+    names = " & ".join(name_of_seat(s) for s in winners)
+    verb = "wins" if len(winners) == 1 else "share the win"
+    return f"{names} {verb} ({reason})"
 
 
 def zone(name: str | None) -> tzinfo:

@@ -23,6 +23,7 @@ nothing. GameService is the use cases put together, each family in its own modul
     mail.py         link_email, confirm_email, join_by_mail, bounces, the mails sent
     exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
     web.py          what the web pages read: where a server's pages are
+    webreads.py     the web's lists (games, leaderboards, events), event and player pages
     records.py      what they stand on: the game row, summary and state, the
                     caches, the turn's deadlines, the end of a game
 
@@ -56,6 +57,7 @@ from bot.service.preferences import Preferences
 from bot.service.queue import Queue
 from bot.service.tournaments import Tournaments
 from bot.service.web import WebPages
+from bot.service.webreads import WebReads
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines, digests, games
@@ -72,6 +74,7 @@ class GameService(
     Exports,
     Conditionals,
     Queue,
+    WebReads,
     Tournaments,
     Mail,
     WebPages,

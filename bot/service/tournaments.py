@@ -784,7 +784,7 @@ class Tournaments(Records):
         if kind is Format.ROUND_ROBIN:
             lines = [f"{title}, every game:"]
         for p in listed:
-            state = "under way" if not p.done else _result_words(p, names)
+            state = "under way" if not p.done else result_words(p, names)
             where = f" division {p.division + 1}" if kind is Format.LEAGUE else ""
             where += f" round {p.round}" if kind is Format.ROUND_ROBIN else ""
             lines.append(
@@ -1705,7 +1705,7 @@ class Tournaments(Records):
                 score = (
                     "bye"
                     if low is None
-                    else f"{_points(state.points[0])}-{_points(state.points[1])}"
+                    else f"{points_text(state.points[0])}-{points_text(state.points[1])}"
                 )
                 winner = None if state.winner is None else (0 if state.winner == high else 1)
                 line.append(
@@ -1767,7 +1767,7 @@ def _game_result(p: Any) -> GameResult:
     return GameResult(p.round, p.first_id, p.second_id, p.winner_id, Finish(p.finish))
 
 
-def _points(value: float) -> str:
+def points_text(value: float) -> str:
     whole_part = int(value)
     half = value - whole_part >= 0.5
     if half:
@@ -1775,7 +1775,7 @@ def _points(value: float) -> str:
     return str(whole_part)
 
 
-def _result_words(p: Any, names: Mapping[int, str]) -> str:
+def result_words(p: Any, names: Mapping[int, str]) -> str:
     if p.winner_id is None:
         return "both forfeited" if p.finish == Finish.FORFEIT else "drawn"
     how = {"time": " on time", "forfeit": " by forfeit"}.get(p.finish or "", "")
@@ -1810,7 +1810,7 @@ def _crosstable(
     cells: dict[tuple[int, int], str] = defaultdict(str)
     for r in results:
         for player in r.players:
-            cells[player, r.opponent(player)] += _points(r.points(player))
+            cells[player, r.opponent(player)] += points_text(r.points(player))
     return Crosstable(
         title,
         tuple(name(p) for p in order),
@@ -1825,7 +1825,7 @@ def _standings_text(table: StandingsTable) -> str:
         [
             row.place,
             row.name + (f" ({row.note})" if row.note else ""),
-            _points(row.score),
+            points_text(row.score),
             *(f"{value:g}" for value in row.tiebreaks),
             *([""] * (len(table.tiebreak_names) - len(row.tiebreaks))),  # annulled: none
             str(row.games_left),

@@ -129,7 +129,9 @@ games = Table(
     Column("rematch_of", ID, ForeignKey("games.id")),
     Column("tournament_id", ID),  # a game of an event (migration 0008): tournaments.id
     Column("tournament_round", Integer),  # its round (a league's: the season's round)
-    Index("games_by_guild_status", "guild_id", "status"),
+    # a server's games by status, newest first; and of one game (the web's lists)
+    Index("games_by_guild_status", "guild_id", "status", "id"),
+    Index("games_by_guild_game", "guild_id", "game", "status", "id"),
     Index("games_by_thread", "thread_id"),
     Index("games_by_status_expiry", "status", "expires_at"),
     CheckConstraint("ply >= 0", name="games_ply_not_negative"),
@@ -153,7 +155,7 @@ seats = Table(
     Column("player_id", BigInteger, ForeignKey("players.id")),  # None: an open seat
     Column("accepted", Boolean, nullable=False, server_default="0"),
     Column("bot_level", String(12)),  # the seat is the bot at this level (migration 0007)
-    Index("seats_by_player", "player_id"),
+    Index("seats_by_player", "player_id", "game_id"),  # a player's games, newest first
     CheckConstraint(f"seat BETWEEN 0 AND {MAX_SEAT}", name="seats_seat_in_range"),
 )
 

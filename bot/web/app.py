@@ -24,13 +24,15 @@ from aiohttp.typedefs import Middleware
 
 from bot.service import GameService, Refused
 from bot.settings import Settings
-from bot.web import game, urls
+from bot.web import game, pages, urls
 from bot.web.site import SITE, STATIC, Handler, Site, page
 
 log = logging.getLogger("paperboard.web")
 
 #: The pages under a server's prefix: (the path after it, handler).
-SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES
+SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES
+#: The pages of no server (the home page, robots.txt and the static files aside).
+SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
 #: Ids in paths: at most 20 digits (the service refuses what a BIGINT does not hold);
 #: anything else matches no route, a 404.
 GUILD = r"{guild:\d{1,20}}"
@@ -83,6 +85,8 @@ def create_app(service: GameService, settings: Settings) -> web.Application:
     for tail, handler in SERVER_PAGES:
         app.router.add_get(f"/{urls.PUBLIC}/{GUILD}{tail}", handler)
         app.router.add_get(f"/{urls.LINK}/{TOKEN}{tail}", handler)
+    for path, handler in SITE_PAGES:
+        app.router.add_get(path, handler)
     app.router.add_get("/", home)
     app.router.add_get("/robots.txt", robots)
     app.router.add_static("/static", STATIC, append_version=False)

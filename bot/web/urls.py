@@ -9,15 +9,18 @@ A server's pages live under its prefix:
 
 and below it, the same for both:
 
-    /                     the server: games under way and finished, leaderboards
+    /                     the server: games under way and finished, leaderboards,
+                          events (?status=active|finished, ?game=hex, ?player=<id>,
+                          ?before=<game id>: a list, filtered, its next page)
     /g/<game>             a game (?ply=N: the board after N moves)
     /g/<game>/board/<ply>.png    the board after <ply> moves (?v= its version: cached for good)
     /g/<game>/game.json, /g/<game>/game.sgf, /g/<game>/game.gif   downloads
     /g/<game>/analysis.png       the analysis chart, when there is one
-    /e/<event>            an event
+    /e/<event>            an event (?round=N: the games of round N)
     /p/<player>           a player
 
-Pages of no server: `/` (the home page), `/rules/<game>`, `/static/...`, `/robots.txt`.
+Pages of no server: `/` (the home page), `/rules/` and `/rules/<game>` (with
+`/rules/<game>/<stage>.png`, the gallery's pictures), `/static/...`, `/robots.txt`.
 A server whose pages are off has no address: every URL under its prefix is a 404, and so
 is `/s/<guild>` of a server in link mode (its id is no secret). A link-mode address of a
 server that went public answers with a redirect to the public one.
@@ -72,6 +75,31 @@ def player(place: WebPlace, player_id: int) -> str:
 
 def rules(game_name: str | None = None) -> str:
     return "/rules/" if game_name is None else f"/rules/{game_name}"
+
+
+def rules_picture(game_name: str, stage: str) -> str:
+    """The gallery's picture of a game at `stage` (opening, middle, finished)."""
+    return f"/rules/{game_name}/{stage}.png"
+
+
+def games(
+    place: WebPlace,
+    *,
+    status: str | None = None,
+    game: str | None = None,
+    player: int | None = None,
+    before: int | None = None,
+) -> str:
+    """The server's page listing games: of `status` (active, finished), of one `game`,
+    of one `player`, below the id `before` (the next page)."""
+    asked = {"status": status, "game": game, "player": player, "before": before}
+    query = urlencode({key: value for key, value in asked.items() if value is not None})
+    return server(place) + (f"?{query}" if query else "")
+
+
+def event_round(place: WebPlace, event_id: int, number: int) -> str:
+    """An event's page showing the games of round `number` (a league's season)."""
+    return f"{event(place, event_id)}?{urlencode({'round': number})}"
 
 
 def static(name: str, version: str | None = None) -> str:
