@@ -110,16 +110,25 @@ async def browsing(
             await browser.close()
 
 
+#: The board picture once it has loaded (a picture that failed throws), and the plies the
+#: move list marks: one round trip.
+SHOWN = """async () => {
+  const board = document.getElementById("board");
+  if (!board.complete) {
+    await new Promise((loaded, failed) => {
+      board.addEventListener("load", loaded, { once: true });
+      board.addEventListener("error", () => failed(new Error("no board")), { once: true });
+    });
+  }
+  if (!board.naturalWidth) throw new Error("the board did not load: " + board.src);
+  const marked = document.querySelectorAll("#moves a[aria-current='step']");
+  return [board.getAttribute("src"), Array.from(marked, (a) => a.dataset.ply)];
+}"""
+
+
 async def board_shown(page: Page) -> tuple[str, list[str]]:
     """The board picture's address once it has loaded, and the moves the list marks."""
-    await page.wait_for_function(
-        "() => { const b = document.getElementById('board');"
-        " return b.complete && b.naturalWidth > 0; }"
-    )
-    src = await page.get_attribute("#board", "src") or ""
-    marked = await page.eval_on_selector_all(
-        "#moves a[aria-current='step']", "links => links.map(a => a.dataset.ply)"
-    )
+    src, marked = await page.evaluate(SHOWN)
     return src, marked
 
 
