@@ -40,6 +40,7 @@ from bot.service.models import (
     ServiceCode,
     Status,
     TurnStarted,
+    WebPlace,
 )
 from bot.service.painter import Painter
 from bot.service.rules import (
@@ -126,6 +127,10 @@ class Records:
         # game id -> (the row's updated_at, the state): valid while the row is unchanged
         self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
         self._boards: OrderedDict[BoardKey, bytes] = OrderedDict()
+        # the web pages' places, by guild id or link token: (when read, place or None)
+        self._web_places: OrderedDict[int | str, tuple[float, WebPlace | None]] = OrderedDict()
+        # the web pages' games: (game id, updated_at, names, caption) -> (moves, versions)
+        self._web_games: OrderedDict[Any, Any] = OrderedDict()
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
         self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
         # game id -> (when read, seats, players on vacation)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,6 +28,12 @@ from engine import GameState
 
 #: The games a page shows: started ones (a challenge never accepted has no board).
 SHOWN = ("active", "finished", "aborted")
+#: How long a process trusts a server's web setting it read: another process's change (a
+#: server's pages turned off) shows within this.
+PLACE_SECONDS = 5.0
+PLACES_KEPT = 4096
+#: Games whose moves and board versions are kept in memory, as they were last read.
+GAMES_KEPT = 256
 #: GIF replays kept in memory (a long game's takes seconds to draw).
 GIFS_KEPT = 16
 
@@ -79,23 +86,35 @@ class WebPages(Records):
     async def web_place(self, guild_id: int) -> WebPlace | None:
         """Where a server's pages are; None while they are off."""
         check_ids(guild_id)
-        async with self.db.read() as conn:
-            return (await self.load_guild_settings(conn, guild_id)).web_place
+        return await self._place(guild_id)
 
     async def web_place_of_token(self, token: str) -> WebPlace | None:
         """The server whose link-mode address holds `token` (its pages may since have gone
         public: the place says so); None for an unknown token or pages turned off."""
         if not TOKEN.fullmatch(token):
             return None
+        return await self._place(token)
+
+    async def _place(self, key: int | str) -> WebPlace | None:
+        """A server's place by its id or its token, trusted for PLACE_SECONDS (a change
+        made in this process is seen at once: `guild_settings` forgets them)."""
+        cached = self._web_places.get(key)
+        if cached is not None and time.monotonic() - cached[0] < PLACE_SECONDS:
+            return cached[1]
         c = guild_settings.c
         async with self.db.read() as conn:
-            guild_id = await conn.scalar(sa.select(c.guild_id).where(c.web_token == token))
-            if guild_id is None:
-                return None
-            found = (await self.load_guild_settings(conn, guild_id)).web_place
-        if found is None:
-            return None
-        return found if found.mode == "link" else WebPlace(guild_id, found.mode, token)
+            if isinstance(key, str):
+                guild_id = await conn.scalar(sa.select(c.guild_id).where(c.web_token == key))
+            else:
+                guild_id = key
+            found = None if guild_id is None else (await self.load_guild_settings(conn, guild_id))
+        place = None if found is None else found.web_place
+        if isinstance(key, str) and place is not None and place.mode != "link":
+            place = WebPlace(place.guild_id, place.mode, key)  # gone public: the old link
+        self._web_places[key] = (time.monotonic(), place)
+        while len(self._web_places) > PLACES_KEPT:
+            self._web_places.popitem(last=False)
+        return place
 
     async def web_game(self, place: WebPlace, game_id: int) -> WebGame:
         """A game of a server whose pages are on, as its page shows it: the record with
@@ -104,25 +123,31 @@ class WebPages(Records):
         for a game of another server, or a challenge that never started."""
         async with self.db.read() as conn:
             row, summary, state = await self._shown(conn, place, game_id)
-            entries = await self.timed_moves(conn, game_id)
+            summary = seat_names_now(summary, state)
+            # the moves and versions of a game as it is: read and hashed once per change
+            key = (game_id, row.updated_at, board_names(summary), deadline_caption(summary))
+            known: tuple[tuple[WebMove, ...], tuple[str, ...]] | None = self._web_games.get(key)
+            if known is None:
+                entries = await self.timed_moves(conn, game_id)
+                played = tuple(
+                    WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
+                    for e in entries
+                )
+                known = played, tuple(board_tags(summary, state.moves, state.ply))
+                self._web_games[key] = known
+                while len(self._web_games) > GAMES_KEPT:
+                    self._web_games.popitem(last=False)
             job = (
                 await aiqueue.job_row(conn, game_id, "analysis", row.ply)
                 if row.status == "finished"
                 else None
             )
-        summary = seat_names_now(summary, state)
-        record = state.moves
-        tags = tuple(board_tags(summary, record, len(record)))
         analysis = None
         if job is not None and job.done and job.result:
             lines = tuple(str(job.result.get("text", "")).splitlines())
             analysis = WebAnalysis(lines, bool(job.png))
         formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
-        played = tuple(
-            WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
-            for e in entries
-        )
-        return WebGame(summary, played, tags, analysis, formats)
+        return WebGame(summary, known[0], known[1], analysis, formats)
 
     async def web_board(
         self, place: WebPlace, game_id: int, ply: int, *, known: str | None = None

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from bot.service import WebPlace, banks_text, game_clock_text, result_text
 from bot.web import urls
-from bot.web.site import SITE, Handler, file, page
+from bot.web.site import SITE, Handler, file, long_page
 
 #: A position's number as a query takes it: at most 6 digits (no game is that long).
 MAX_PLY_DIGITS = 6
@@ -19,6 +19,8 @@ CONTENT_TYPES = {
     "sgf": "application/x-go-sgf",
     "gif": "image/gif",
 }
+#: A game with more moves than this has its page rendered off the event loop (~4 ms).
+LONG_GAME = 150
 #: A picture whose address holds its version never changes.
 FOREVER = "max-age=31536000, immutable"
 
@@ -38,9 +40,10 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     game = found.game
     boards = [urls.board(place, game.id, n, tag) for n, tag in enumerate(found.board_tags)]
     result = result_text(game).removeprefix("Result: ") if game.status == "finished" else None
-    return page(
+    return await long_page(
         request,
         "game.html",
+        long=last > LONG_GAME,
         place=place,
         found=found,
         game=game,

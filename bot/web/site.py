@@ -4,6 +4,7 @@ versions, finding the server of an address, and answering with a page or a file.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -92,9 +93,40 @@ def page(
     **context: Any,
 ) -> web.Response:
     """A page from its template: not indexed for a link-mode server or an error."""
-    site = request.app[SITE]
     indexable = status == 200 and (place is None or place.indexable)
-    body = site.templates.get_template(template).render(place=place, indexable=indexable, **context)
+    body = (
+        request.app[SITE]
+        .templates.get_template(template)
+        .render(place=place, indexable=indexable, **context)
+    )
+    return answer(request, body, indexable, status)
+
+
+async def long_page(
+    request: web.Request,
+    template: str,
+    *,
+    long: bool,
+    place: WebPlace | None = None,
+    **context: Any,
+) -> web.Response:
+    """`page`, rendered in a thread when it is `long` enough to hold the event loop (a long
+    game's moves: about 25 µs each), where the loop gets the GIL back every few ms."""
+    if not long:
+        return page(request, template, place=place, **context)
+    indexable = place is None or place.indexable
+    body = await asyncio.to_thread(
+        request.app[SITE].templates.get_template(template).render,
+        place=place,
+        indexable=indexable,
+        **context,
+    )
+    return answer(request, body, indexable, 200)
+
+
+def answer(request: web.Request, body: str, indexable: bool, status: int) -> web.Response:
+    """A rendered page: its ETag (a 304 when the reader has it), noindex unless
+    `indexable`."""
     response = web.Response(text=body, content_type="text/html", status=status)
     if not indexable:
         response.headers["X-Robots-Tag"] = NOINDEX

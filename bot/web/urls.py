@@ -48,11 +48,13 @@ def server(place: WebPlace) -> str:
 
 def game(place: WebPlace, game_id: int, ply: int | None = None) -> str:
     path = f"{prefix(place)}/g/{game_id}"
-    return path if ply is None else f"{path}?{urlencode({'ply': ply})}"
+    return path if ply is None else f"{path}?ply={int(ply)}"
 
 
 def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -> str:
-    path = f"{prefix(place)}/g/{game_id}/board/{ply}.png"
+    """A board picture's address; `version` (hex digits, `WebGame.board_tags`) makes it
+    one that never changes."""
+    path = f"{prefix(place)}/g/{game_id}/board/{int(ply)}.png"
     return path if version is None else f"{path}?{urlencode({'v': version})}"
 
 
