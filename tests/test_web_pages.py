@@ -38,7 +38,7 @@ async def test_the_server_page_lists_games_leaderboards_and_events(
     assert f'href="{urls.game(place, done.id)}"' in page
     assert f'href="{urls.game(place, going.id)}"' in page
     assert urls.game(place, never.game.id) + '"' not in page  # a challenge has no page
-    assert "bob wins (resignation)" in page and "under way" in page
+    assert "\u2068bob\u2069 wins (resignation)" in page and "under way" in page  # isolated
     assert f'href="{urls.player(place, ANN.id)}"' in page
     assert f'href="{urls.event(place, event.tournament.id)}">Spring Hex</a>' in page
     assert re.search(r"<caption>Hex</caption>.*?bob</a></td><td>1\d\d\d\?", page, re.S)
@@ -307,3 +307,30 @@ async def test_the_rules_pages(service: GameService, web: Client) -> None:
         web, urls.rules_picture("hex", "middle"), **{"If-None-Match": picture.headers["ETag"]}
     )
     assert again.status == 304
+
+
+async def test_a_swiss_round_shows_its_bye_and_a_league_its_divisions(
+    service: GameService, web: Client
+) -> None:
+    place = await pages_on(service)
+    swiss = await _event(service, "swiss", (ANN, BOB, CAT, DAN, EVE))
+    await service.start_tournament(swiss, GUILD, ANN)
+    page = await text_of(web, urls.event(place, swiss))
+    assert "has the bye" in page and "Buchholz" in page and ">Round 1</h3>" in page
+    assert page.count('<span class="muted">v</span>') == 2
+    people = (ANN, BOB, CAT, DAN, EVE, MALLORY)
+    league = await _event(service, "league", people)
+    await service.start_tournament(league, GUILD, ANN)
+    page = await text_of(web, urls.event(place, league))
+    assert ">Season 1</h3>" in page and "division 1" in page and '<table class="cross">' in page
+    assert page.count('<span class="muted">v</span>') == 15  # six players, every game
+
+
+async def test_events_called_off_or_empty_have_pages(service: GameService, web: Client) -> None:
+    place = await pages_on(service)
+    for fmt in ("knockout", "league", "swiss", "roundrobin", "ladder"):
+        empty = await _event(service, fmt, ())
+        assert "Nobody has entered yet" in await text_of(web, urls.event(place, empty)), fmt
+        called_off = await _event(service, fmt, (ANN, BOB, CAT, DAN))
+        await service.cancel_tournament(called_off, GUILD, ANN)
+        assert "called off" in await text_of(web, urls.event(place, called_off)), fmt

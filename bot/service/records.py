@@ -133,6 +133,8 @@ class Records:
         self._web_games: OrderedDict[Any, Any] = OrderedDict()
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
         self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
+        # the web's leaderboards: guild id -> (when read, boards) (bot/service/webreads.py)
+        self._leaderboards: OrderedDict[int, tuple[float, tuple[Any, ...]]] = OrderedDict()
         # game id -> (when read, seats, players on vacation)
         self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
             OrderedDict()

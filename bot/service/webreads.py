@@ -16,6 +16,7 @@ Nothing here reads analyses, hints or conditional moves.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ PAGE = 20
 RECENT = 10
 #: Players on each game's leaderboard.
 LEADERS = 10
+#: How long a server's leaderboards are kept for its page, and for how many servers.
+LEADERBOARD_SECONDS = 30.0
+LEADERBOARDS_KEPT = 1_000
 #: Events listed on the server's page, the newest first.
 EVENTS_LISTED = 30
 #: A ladder's challenges shown, the newest first.
@@ -76,7 +80,7 @@ class WebGameLine:
     ply: int
     players: tuple[WebName, ...]  # by seat
     to_move: int | None  # the seat to move, while under way
-    result: str | None  # a finished game's: "ann wins (resignation)"
+    result: str | None  # a finished game's: "ann wins (resignation)", each name isolated
     event: str | None  # a game of an event: "Spring Hex · round 2"
     event_id: int | None
     rated: bool
@@ -265,7 +269,12 @@ class WebReads(Tournaments):
 
     async def web_leaderboards(self, place: WebPlace) -> tuple[WebLeaderboard, ...]:
         """Each game's leaderboard on the server (the games with rated players), without
-        the players whose profile is hidden."""
+        the players whose profile is hidden; kept `LEADERBOARD_SECONDS` (each sorts the
+        server's rated players)."""
+        kept = self._leaderboards.get(place.guild_id)
+        now = time.monotonic()
+        if kept is not None and now - kept[0] < LEADERBOARD_SECONDS:
+            return kept[1]
         boards = []
         async with self.db.read() as conn:
             for name, info in engine.GAMES.items():
@@ -280,6 +289,9 @@ class WebReads(Tournaments):
                         for i, r in enumerate(lines, 1)
                     )
                     boards.append(WebLeaderboard(name, info.title, leaders))
+        self._leaderboards[place.guild_id] = (now, tuple(boards))
+        while len(self._leaderboards) > LEADERBOARDS_KEPT:
+            self._leaderboards.popitem(last=False)
         return tuple(boards)
 
     async def web_events(self, place: WebPlace) -> tuple[WebEventLine, ...]:
@@ -347,10 +359,7 @@ class WebReads(Tournaments):
             )
             byes = await self._byes(conn, row.id)
 
-        def who(text: str | None) -> WebName | None:
-            return None if text is None else _person(people, int(text))
-
-        names = {i: person.name for i, person in people.items()}
+        names = {i: isolated(person.name) for i, person in people.items()}
         rounds: dict[int, list[WebPairing]] = defaultdict(list)
         for p in listed:
             rounds[p.round].append(_pairing(p, people, names))
@@ -362,7 +371,7 @@ class WebReads(Tournaments):
             event=summary,
             tables=tuple(_web_table(t, people, kind, row.status) for t in tables),
             crosstables=tuple(_web_crosstable(c, people) for c in crosses),
-            bracket=None if bracket is None else _web_bracket(bracket, who, matches),
+            bracket=None if bracket is None else _web_bracket(bracket, people, matches),
             rounds=tuple(
                 WebRound(
                     n,
@@ -503,7 +512,7 @@ class WebReads(Tournaments):
             event = f"{await self.event_title(conn, row.tournament_id)} · {step}"
 
         def name_of_seat(seat: int) -> str:
-            return names[seat].name if seat < len(names) else "?"
+            return isolated(names[seat].name if seat < len(names) else "?")
 
         finished = row.status == "finished"
         return WebGameLine(
@@ -522,6 +531,12 @@ class WebReads(Tournaments):
         )
 
 
+def isolated(name: str) -> str:
+    """A name inside a sentence, isolated (U+2068 ... U+2069): a right-to-left mark in it
+    turns the name around, never the words after it."""
+    return f"\u2068{name}\u2069"
+
+
 def _has_page(player_id: int, profile: bool | None, bot_level: str | None) -> bool:
     return bool(profile) and bot_level is None and player_id not in BOT_ID_RANGE
 
@@ -530,14 +545,23 @@ def _person(people: Mapping[int, WebName], player_id: int) -> WebName:
     return people.get(player_id) or WebName(player_id, "?", False)
 
 
+def _named(people: Mapping[int, WebName], text: str | None) -> WebName | None:
+    """The entrant a table row names by id (`Tournaments._tables(ids=True)`); None for
+    nobody (a bye, a player not yet known)."""
+    if text is None or not text.lstrip("-").isdecimal():
+        return None
+    return _person(people, int(text))
+
+
 def _web_table(
     table: StandingsTable, people: Mapping[int, WebName], kind: Format, status: str
 ) -> WebTable:
-    scored = kind is not Format.LADDER and status != "open"
+    # a ladder's order, a knockout's places: no points to show
+    scored = kind not in (Format.LADDER, Format.KNOCKOUT) and status != "open"
     rows = tuple(
         WebStanding(
             row.place,
-            _person(people, int(row.name)),
+            _named(people, row.name) or WebName(None, row.name, False),
             points_text(row.score) if scored else "",
             tuple(f"{value:g}" for value in row.tiebreaks),
             row.games_left,
@@ -550,12 +574,14 @@ def _web_table(
 
 def _web_crosstable(table: Crosstable, people: Mapping[int, WebName]) -> WebCrosstable:
     return WebCrosstable(
-        table.title, tuple(_person(people, int(name)) for name in table.names), table.cells
+        table.title,
+        tuple(_named(people, name) or WebName(None, name, False) for name in table.names),
+        table.cells,
     )
 
 
 def _web_bracket(
-    bracket: Bracket, who: Any, played: Iterable[Any]
+    bracket: Bracket, people: Mapping[int, WebName], played: Iterable[Any]
 ) -> tuple[tuple[WebBracketMatch, ...], ...]:
     """The bracket's rounds, each match with its games (round numbers count from 1)."""
     games_of: dict[tuple[int, int], list[int]] = defaultdict(list)
@@ -565,7 +591,11 @@ def _web_bracket(
     return tuple(
         tuple(
             WebBracketMatch(
-                who(m.top), who(m.bottom), m.score, m.winner, tuple(games_of[number, index])
+                _named(people, m.top),
+                _named(people, m.bottom),
+                m.score,
+                m.winner,
+                tuple(games_of[number, index]),
             )
             for index, m in enumerate(matches)
         )
