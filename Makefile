@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install test lint bench gallery run clean
+.PHONY: install test lint bench gallery screenshots run clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.ai_play
 	$(BIN)/python -m bench.scale
 	$(BIN)/python -m bench.tournament
+
+# the README's pictures of the web pages, taken in Debian's chromium (apt-get install chromium)
+screenshots: $(DEV_STAMP)
+	$(BIN)/python -m bench.web_screenshots docs/img
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

@@ -268,6 +268,16 @@ COMMANDS: tuple[Command, ...] = (
         console="export 12 sgf",
     ),
     Command(
+        "web",
+        "The address of a page on the web: a game's (and its event's), an event's, the server's.",
+        (
+            Param("game", "game_id", "the game's number; defaults to this thread's game"),
+            Param("event", "int", "an event's number (tournament list)"),
+        ),
+        discord="/web game:12   (in a game's thread: /web; an event: /web event:1)",
+        console="web 12   (an event: web event=1; this server's pages: web)",
+    ),
+    Command(
         "analysis",
         "Analyse a finished game (or yours against the bot alone): win chances, swings, a chart.",
         (GAME_ID,),

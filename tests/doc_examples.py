@@ -409,6 +409,15 @@ async def ladder_challenged(table: Table, example: Example) -> None:
     await table.service.ladder_challenge(1, guild, table.player("cat"), table.player("bob"))
 
 
+async def on_the_web(table: Table, example: Example) -> None:
+    """The server's pages on, game #number under way, and an event (#1)."""
+    await table.service.guild_settings(table.place.guild_id, web="public")
+    await table.started(example.number, "hex")
+    await table.service.create_tournament(
+        table.place, table.player("ann"), "hex", format="swiss", manages=True
+    )
+
+
 #: By the registry's command name (or its name and first word, as "undo accept").
 CONTEXTS: dict[str, Context] = {
     "challenge": Context(),
@@ -430,6 +439,7 @@ CONTEXTS: dict[str, Context] = {
     "rematch": Context(finished),
     "record": Context(under_way),
     "export": Context(finished),  # a player's game is exported once it is over
+    "web": Context(on_the_web),
     "analysis": Context(finished),
     "hint": Context(against_the_bot),
     "rules": Context(),

@@ -487,3 +487,23 @@ async def test_the_bots_move_comes_after_the_answer_that_set_it_off(
     said = out.getvalue().splitlines()
     assert said[1] == "player> @ann played c3.", said
     assert said[2].startswith("@cat challenges anyone to Hex #1"), said
+
+
+async def test_web_prints_the_address_of_a_page_or_says_the_pages_are_off(
+    service: GameService, tmp_path: Path
+) -> None:
+    from bot.web.links import PAGES_OFF
+
+    lines = ["as ann", "challenge hex @bob size=5 swap=off", "as bob", "accept", "web", "web 1"]
+    out = io.StringIO()
+    await Console(service, out, tmp_path).run(lines)
+    assert out.getvalue().count(PAGES_OFF) == 2  # the console's server keeps its pages off
+    await service.guild_settings(0, web="public")
+    out = io.StringIO()
+    await Console(service, out, tmp_path).run(["web", "web 1", "web event=1", "web 1 swiss"])
+    site = service.settings.site_url
+    said = out.getvalue().splitlines()
+    assert f"This server's games: {site}/s/0/" in said
+    assert f"Hex #1: {site}/s/0/g/1" in said
+    assert "There is no event #1 here." in said
+    assert "Say web, web 12 or web event=1, not “1 swiss”." in said

@@ -849,7 +849,7 @@ async def test_closing_waits_for_announcements_under_way(service: GameService) -
     edited: list[bool] = []
     editing = asyncio.Event()
 
-    async def slow_edit(game: GameSummary) -> None:
+    async def slow_edit(game: GameSummary, *, url: str | None = None) -> None:
         editing.set()
         await asyncio.sleep(0.2)  # an HTTP request in flight
         edited.append(bot.is_closed())

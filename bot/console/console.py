@@ -60,6 +60,7 @@ from bot.service import (
     settings_line,
     shown,
 )
+from bot.web.links import WebLinks
 from bot.web.urls import pages_sentence
 
 log = logging.getLogger("paperboard.console")
@@ -146,6 +147,7 @@ class Console:
             "rematch": self.rematch,
             "record": self.record,
             "export": self.export,
+            "web": self.web,
             "conditional": self.conditional,
             "analysis": self.analysis,
             "hint": self.hint,
@@ -495,6 +497,21 @@ class Console:
         exported = await self.service.export(game, GUILD, fmt)
         path = self.save(exported.filename, exported.data)
         self.say(f"Export: {path}")
+
+    async def web(self, words: list[str], _: str) -> None:
+        """web [GAME] [event=N]: the address of a game's page (and its event's), an
+        event's, or this server's."""
+        named, rest = named_game(words)
+        given = _keyed(dict(_pair(w) for w in rest if "=" in w), "web")
+        loose = [w for w in rest if "=" not in w or _pair(w)[0] not in KEYS["web"]]
+        if loose:
+            raise Refused(
+                f"Say web, web 12 or web event=1, not {shown(' '.join(words))}.",
+                code=ServiceCode.USAGE,
+            )
+        event = _int(given["event"], "event") if "event" in given else None
+        for what, url in await WebLinks(self.service).pages(GUILD, game_id=named, event_id=event):
+            self.say(f"{what}: {url}")
 
     async def analysis(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)

@@ -34,6 +34,7 @@ from bot.discordbot.text import (
     when,
 )
 from bot.discordbot.views import challenge_view, undo_view
+from bot.discordbot.weblinks import view_kwargs, with_link
 from bot.service import (
     BotThinking,
     ChallengeClosed,
@@ -60,6 +61,8 @@ from bot.service import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from bot.web.links import WebLinks
+
 log = logging.getLogger("paperboard.discord")
 
 #: Discord down or out of reach after discord.py's own retries: a post that failed so is
@@ -78,11 +81,17 @@ class Announcer:
     """Posts results where players see them."""
 
     def __init__(
-        self, client: discord.Client, service: GameService, *, reads_messages: bool
+        self,
+        client: discord.Client,
+        service: GameService,
+        *,
+        reads_messages: bool,
+        links: WebLinks,
     ) -> None:
         self.client = client
         self.service = service
         self.reads_messages = reads_messages
+        self.links = links  # "View on the web" on the posts, when the server's pages are on
         # told of every new deadline (the scheduler's poke), once the scheduler runs
         self.on_deadline: Callable[[datetime], None] | None = None
         self._in_flight = 0  # publishes under way: closing waits for them (`drain`)
@@ -161,22 +170,32 @@ class Announcer:
             game = await self.open_thread(game)
         thread_events = [e for e in events if isinstance(e, THREAD_EVENTS)]
         under_way = game.thread_id is not None or game.status in ("active", "finished", "aborted")
-        if thread_events and not thread_done and under_way:
-            await self.post_in_thread(game, thread_events, png=png, nonce=_nonce(result, "t"))
+        in_thread = thread_events and not thread_done and under_way
+        new_status = not status_done and (
+            (any(isinstance(e, ChallengeIssued) for e in events) and game.message_id is None)
+            or any(isinstance(e, STATUS_EVENTS) for e in events)
+        )
+        url = await self.links.game(game) if in_thread or new_status else None  # one read
+        if in_thread:
+            await self.post_in_thread(
+                game, thread_events, png=png, nonce=_nonce(result, "t"), url=url
+            )
         if not status_done:
             if any(isinstance(e, ChallengeIssued) for e in events) and game.message_id is None:
-                await self.post_status(game, nonce=_nonce(result, "s"))  # no command answered
+                await self.post_status(game, nonce=_nonce(result, "s"), url=url)  # none answered
             elif any(isinstance(e, STATUS_EVENTS) for e in events):
-                await self.edit_status(game)
+                await self.edit_status(game, url=url)
         return game
 
-    async def post_status(self, game: GameSummary, *, nonce: str | None = None) -> None:
-        """The challenge message, in the game's channel; it stands for the game."""
+    async def post_status(
+        self, game: GameSummary, *, nonce: str | None = None, url: str | None = None
+    ) -> None:
+        """The challenge message, in the game's channel; it stands for the game (`url`:
+        its page's, once it has one)."""
         channel = await self.channel(game.channel_id)
         if channel is None:
             return
-        view = challenge_view(game)
-        kwargs: dict[str, Any] = {"view": view} if view else {}
+        kwargs = view_kwargs(with_link(challenge_view(game), url))
         message = await self.send(
             channel, status_text(game), nonce=nonce, allowed_mentions=MENTIONS, **kwargs
         )
@@ -192,6 +211,8 @@ class Announcer:
         if channel is None:
             return
         kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
+        url = await self.links.event(game.guild_id, news.tournament_id)
+        kwargs |= view_kwargs(with_link(None, url))
         if news.kind == "final":
             found = await self.service.tournament_standings(news.tournament_id, game.guild_id)
             pictures = [p for p in found.pictures or (found.png,) if p][:10]
@@ -209,7 +230,10 @@ class Announcer:
         *,
         png: bytes | None = None,
         nonce: str | None = None,
+        url: str | None = None,
     ) -> None:
+        """`events` in the game's thread, with the new board when there is one, the undo
+        buttons for a request, and the link to the game's page (`url`)."""
         new_board = any(isinstance(e, NEW_BOARD) for e in events) and not any(
             isinstance(e, UndoAnswered) and not e.done for e in events
         )
@@ -225,9 +249,8 @@ class Announcer:
             kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
             if board:
                 kwargs["file"] = board_file(game, board)
-            if request is not None:
-                kwargs["view"] = undo_view(game.id, request.ply)
-            return kwargs
+            undo = undo_view(game.id, request.ply) if request is not None else None
+            return kwargs | view_kwargs(with_link(undo, url))
 
         text = lines(events, game)
         if any(isinstance(e, GameStarted) for e in events):
@@ -344,7 +367,8 @@ class Announcer:
         log.info("game=%d thread=%d", game.id, thread.id)
         return dataclasses.replace(game, thread_id=thread.id)
 
-    async def edit_status(self, game: GameSummary) -> None:
+    async def edit_status(self, game: GameSummary, *, url: str | None = None) -> None:
+        """The challenge message as the game is now (`url`: its page's)."""
         if game.message_id is None:
             return
         channel = await self.channel(game.channel_id)
@@ -353,7 +377,7 @@ class Announcer:
         try:
             await channel.get_partial_message(game.message_id).edit(
                 content=fit(status_text(game)),
-                view=challenge_view(game),
+                view=with_link(challenge_view(game), url),
                 allowed_mentions=MENTIONS,
             )
         except discord.HTTPException:

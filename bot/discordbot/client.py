@@ -31,6 +31,7 @@ from bot.schedule.airunner import AiRunner
 from bot.service import GameService, MoveResult, Result
 from bot.service.outbox import Publish
 from bot.settings import Settings
+from bot.web.links import WebLinks
 
 log = logging.getLogger("paperboard.discord")
 
@@ -87,7 +88,10 @@ class PaperboardBot(commands.AutoShardedBot):
         )
         self.service = service
         self.settings = settings
-        self.announcer = Announcer(self, service, reads_messages=settings.discord_message_content)
+        self.links = WebLinks(service)
+        self.announcer = Announcer(
+            self, service, reads_messages=settings.discord_message_content, links=self.links
+        )
         # reminders and deadlines; off for one-shot commands (paperboard sync)
         self.scheduler = Scheduler(service, self.announcer.post) if schedule else None
         if self.scheduler is not None:

@@ -23,6 +23,7 @@ from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import PUBLIC_ANSWER, reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
 from bot.discordbot.views import challenge_view, preview_message, resign_view, show_next
+from bot.discordbot.weblinks import link_button, view_kwargs, with_link
 from bot.service import (
     DEFAULT_LEVEL,
     NOT_A_MOVE,
@@ -178,11 +179,14 @@ class GamesCog(commands.Cog):
     async def post_challenge(self, interaction: discord.Interaction, result: Result) -> None:
         """The challenge message is the command's public answer; it stands for the game."""
         game = result.game
-        kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
-        view = challenge_view(game)
-        if view is not None:
-            kwargs["view"] = view
-        answered = await reply(interaction, status_text(game), ephemeral=False, **kwargs)
+        view = with_link(challenge_view(game), await self.announcer.links.game(game))
+        answered = await reply(
+            interaction,
+            status_text(game),
+            ephemeral=False,
+            allowed_mentions=MENTIONS,
+            **view_kwargs(view),
+        )
         if answered:
             message = await interaction.original_response()
             await self.service.attach(game.id, message_id=message.id)
@@ -206,12 +210,14 @@ class GamesCog(commands.Cog):
         board_shown = False  # the answer in the game's thread is the public board
         if interaction.channel_id == result.game.thread_id:
             files = [board_file(result.game, result.png)] if result.png else []
+            url = await self.announcer.links.game(result.game)
             board_shown = await reply(
                 interaction,
                 lines(result.events, result.game),
                 ephemeral=False,
                 files=files,
                 allowed_mentions=MENTIONS,
+                **view_kwargs(with_link(None, url)),
             )
         else:
             played = next(e for e in result.events if isinstance(e, MovePlayed))
@@ -393,12 +399,32 @@ class GamesCog(commands.Cog):
         text = f"```\n{record.text[:1800]}\n```" + (
             "(record cut short)" if len(record.text) > 1800 else ""
         )
+        url = await self.announcer.links.game(summary)
         await reply(
             interaction,
             text,
             ephemeral=False,
             file=discord.File(io.BytesIO(gif), filename=f"{summary.game}-{summary.id}.gif"),
+            **view_kwargs(with_link(None, url)),
         )
+
+    @described("web")
+    async def web(
+        self, interaction: discord.Interaction, game: int | None = None, event: int | None = None
+    ) -> None:
+        """The address of a page, to the asker: the game named or this thread's (and its
+        event's), the event named, else the server's."""
+        thread = interaction.channel if isinstance(interaction.channel, discord.Thread) else None
+        pages = await self.announcer.links.pages(
+            guild_of(interaction),
+            game_id=game,
+            event_id=event,
+            thread_id=None if thread is None else thread.id,
+        )
+        view = discord.ui.View(timeout=None)
+        for what, url in pages:
+            view.add_item(link_button(url, what))
+        await reply(interaction, "\n".join(f"{what}: <{url}>" for what, url in pages), view=view)
 
     @described("conditional")
     async def conditional(

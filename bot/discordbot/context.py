@@ -7,11 +7,14 @@ import circle (tests/test_layers.py checks).
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import discord
 
 from bot.service import GameService, Player, Refused, Result, ServiceCode
+
+if TYPE_CHECKING:
+    from bot.web.links import WebLinks
 
 
 class Publisher(Protocol):
@@ -24,13 +27,16 @@ class Publisher(Protocol):
 
 @runtime_checkable
 class BotContext(Protocol):
-    """The bot as buttons see it: its service and its announcer."""
+    """The bot as buttons see it: its service, its announcer and its pages' links."""
 
     @property
     def service(self) -> GameService: ...
 
     @property
     def announcer(self) -> Publisher: ...
+
+    @property
+    def links(self) -> WebLinks: ...
 
 
 def context_of(interaction: discord.Interaction) -> BotContext:

@@ -23,6 +23,7 @@ from bot.discordbot.cog import described, key_values
 from bot.discordbot.context import as_player, asker, context_of, guild_of
 from bot.discordbot.errors import fit, reply, report_error, update
 from bot.discordbot.text import MENTIONS, mention
+from bot.discordbot.weblinks import view_kwargs, with_link
 from bot.service import (
     DEFAULT_LEVEL,
     GameService,
@@ -304,6 +305,7 @@ class TournamentsCog(
             for n, png in enumerate(found.pictures or (found.png,), 1)
             if png
         ][:10]  # Discord's most files on a message
+        url = await self.announcer.links.event(guild_of(interaction), event)
         await reply(
             interaction,
             f"**{found.tournament.title}**: standings after round {found.tournament.round}."
@@ -311,6 +313,7 @@ class TournamentsCog(
             else f"**{found.tournament.title}** has not started yet.",
             ephemeral=False,
             files=files,
+            **view_kwargs(with_link(None, url)),
         )
 
     @described("tournament pairings", public=True)

@@ -14,6 +14,7 @@ import discord
 from bot.discordbot.context import asker, context_of, guild_of
 from bot.discordbot.errors import fit, reply, report_error, update
 from bot.discordbot.text import MENTIONS, board_file, lines, status_text, when
+from bot.discordbot.weblinks import with_link
 from bot.service import (
     Code,
     GameService,
@@ -81,7 +82,7 @@ class ChallengeButton(
         edited = await update(
             interaction,
             content=fit(status_text(result.game)),
-            view=challenge_view(result.game),
+            view=with_link(challenge_view(result.game), await bot.links.game(result.game)),
             allowed_mentions=MENTIONS,
         )
         await bot.announcer.publish(result, status_done=edited)

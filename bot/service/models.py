@@ -88,6 +88,7 @@ class ServiceCode(enum.StrEnum):
     UNDO_PENDING = "undo_pending"
     UNRATED = "unrated"
     USAGE = "usage"
+    WEB_OFF = "web_off"
 
 
 class Refused(Exception):

@@ -1,0 +1,102 @@
+"""What the other adapters (Discord, the console) say of the pages: the address of a
+game's, an event's or the server's page at PUBLIC_URL, while the server's pages are on,
+and the sentence when there is none. Light: no aiohttp server, no templates; the
+addresses themselves are bot/web/urls.py's.
+"""
+
+from __future__ import annotations
+
+from bot.service import GameService, GameSummary, Refused, ServiceCode, WebPlace
+from bot.service.web import SHOWN
+from bot.web import urls
+
+#: The answer where a server's pages are off.
+PAGES_OFF = (
+    "This server's pages on the web are off: a manager turns them on with "
+    "`/config web:public` (anyone may find them) or `web:link` (only through the links "
+    "the bot posts)."
+)
+
+
+class WebLinks:
+    """The addresses of a server's pages, when they are on (one read of its settings),
+    at the PUBLIC_URL of the service's settings."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    async def place(self, guild_id: int | None) -> WebPlace | None:
+        """Where the server's pages are; None while they are off (or outside a server)."""
+        if guild_id is None:
+            return None
+        try:
+            return await self.service.web_place(guild_id)
+        except Refused:  # an id out of range: no server
+            return None
+
+    async def game(self, game: GameSummary) -> str | None:
+        """A game's page; None while its server's pages are off, or before it started (a
+        challenge has no page)."""
+        if not has_page(game):
+            return None
+        place = await self.place(game.guild_id)
+        return None if place is None else self.absolute(urls.game(place, game.id))
+
+    async def event(self, guild_id: int, event_id: int) -> str | None:
+        place = await self.place(guild_id)
+        return None if place is None else self.absolute(urls.event(place, event_id))
+
+    async def server(self, guild_id: int) -> str | None:
+        place = await self.place(guild_id)
+        return None if place is None else self.absolute(urls.server(place))
+
+    async def pages(
+        self,
+        guild_id: int,
+        *,
+        game_id: int | None = None,
+        event_id: int | None = None,
+        thread_id: int | None = None,
+    ) -> list[tuple[str, str]]:
+        """`/web`'s answer, (what, address) pairs: the event named; the game named, else
+        the game of the thread asked in (`thread_id`) when no event is named, and the
+        event it belongs to; else the server's pages. Refused in one sentence where there
+        is no page (the pages off, a challenge that never started, an unknown number)."""
+        event = None if event_id is None else await self.service.tournament(event_id, guild_id)
+        game = None
+        if game_id is not None:
+            game = await self.service.game(game_id, guild_id)
+        elif event is None and thread_id is not None:
+            game = await self.service.game_in_thread(thread_id)
+        wanted: list[tuple[str, str | None]] = []
+        if game is not None:
+            if not has_page(game):
+                raise Refused(
+                    f"{game.title} #{game.id} "
+                    + (
+                        "gets its page when it starts."
+                        if game.status == "open"
+                        else "never started, so it has no page."
+                    ),
+                    code=ServiceCode.NOT_STARTED,
+                )
+            wanted.append((f"{game.title} #{game.id}", await self.game(game)))
+            if event is None and game.event_id is not None:
+                event = await self.service.tournament(game.event_id, guild_id)
+        if event is not None:
+            url = await self.event(guild_id, event.id)
+            wanted.append((f"{event.title} (event #{event.id})", url))
+        if not wanted:
+            wanted.append(("This server's games", await self.server(guild_id)))
+        pages = [(what, url) for what, url in wanted if url is not None]
+        if len(pages) < len(wanted):
+            raise Refused(PAGES_OFF, code=ServiceCode.WEB_OFF)
+        return pages
+
+    def absolute(self, path: str) -> str:
+        return urls.absolute(self.service.settings.site_url, path)
+
+
+def has_page(game: GameSummary) -> bool:
+    """Whether a game has a page: once it started (a challenge has none)."""
+    return game.status in SHOWN
