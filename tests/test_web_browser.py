@@ -126,8 +126,14 @@ SHOWN = """async () => {
 }"""
 
 
-async def board_shown(page: Page) -> tuple[str, list[str]]:
-    """The board picture's address once it has loaded, and the moves the list marks."""
+async def board_shown(page: Page, wanted: str | None = None) -> tuple[str, list[str]]:
+    """The board picture's address once it has loaded, and the moves the list marks;
+    given `wanted`, once the picture is that one (the slider swaps it after a pause)."""
+    if wanted is not None:
+        await page.wait_for_function(
+            "(wanted) => document.getElementById('board').getAttribute('src') === wanted",
+            arg=wanted,
+        )
     src, marked = await page.evaluate(SHOWN)
     return src, marked
 
@@ -150,23 +156,23 @@ async def test_the_slider_moves_with_the_keyboard(browsing: Browsing) -> None:
     assert len(boards) == site.game.ply + 1 == 13  # the start and twelve moves
     assert all(re.search(rf"/board/{n}\.png\?v=\w+$", b) for n, b in enumerate(boards))
     assert await page.is_visible("#slider")  # the script added the slider
-    assert await board_shown(page) == (boards[12], ["12"])
+    assert await board_shown(page, boards[12]) == (boards[12], ["12"])
     await page.keyboard.press("Home")
-    assert await board_shown(page) == (boards[0], ["0"])
+    assert await board_shown(page, boards[0]) == (boards[0], ["0"])
     assert page.url.endswith("?ply=0") and await page.text_content("#ply-now") == "0"
     for ply in range(1, 13):
         await page.keyboard.press("ArrowRight")
-        assert await board_shown(page) == (boards[ply], [str(ply)]), ply
+        assert await board_shown(page, boards[ply]) == (boards[ply], [str(ply)]), ply
     await page.keyboard.press("ArrowRight")  # past the end: stays
-    assert await board_shown(page) == (boards[12], ["12"])
+    assert await board_shown(page, boards[12]) == (boards[12], ["12"])
     await page.keyboard.press("ArrowLeft")
     await page.keyboard.press("ArrowLeft")
-    assert await board_shown(page) == (boards[10], ["10"])
+    assert await board_shown(page, boards[10]) == (boards[10], ["10"])
     assert await page.input_value("#slider") == "10"
     await page.keyboard.press("End")
-    assert await board_shown(page) == (boards[12], ["12"])
+    assert await board_shown(page, boards[12]) == (boards[12], ["12"])
     await page.click("#moves a[data-ply='4']")  # a move in the list, without a reload
-    assert await board_shown(page) == (boards[4], ["4"])
+    assert await board_shown(page, boards[4]) == (boards[4], ["4"])
     await clean(page, watched)
     await context.close()
 
