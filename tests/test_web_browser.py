@@ -221,3 +221,48 @@ async def test_an_events_standings_lead_to_its_games(browsing: Browsing) -> None
     await board_shown(page)
     await clean(page, watched)
     await context.close()
+
+
+#: At a phone's width: the tops of the step buttons and the position's label, the heights
+#: of the move rows (the marked one among them), how far the page overflows sideways.
+PHONE_GAME = """() => {
+  const top = (e) => Math.round(e.getBoundingClientRect().top);
+  const height = (e) => Math.round(e.getBoundingClientRect().height);
+  const page = document.documentElement;
+  return [
+    Array.from(document.querySelectorAll(".plies a.step, #ply-label"), top),
+    Array.from(document.querySelectorAll("#moves a"), height),
+    page.scrollWidth - page.clientWidth,
+  ];
+}"""
+#: Each table's box: how much wider its table is than the box (0: nothing hidden; -1: a
+#: table in no box), and how far the page overflows sideways.
+PHONE_TABLES = """() => {
+  const hidden = (box) => (box ? box.scrollWidth - box.clientWidth : -1);
+  const page = document.documentElement;
+  return [
+    Array.from(document.querySelectorAll("table"), (t) => hidden(t.closest(".scroll"))),
+    page.scrollWidth - page.clientWidth,
+  ];
+}"""
+
+
+async def test_a_phone_sees_one_line_of_steps_and_whole_standings(browsing: Browsing) -> None:
+    site = browsing.site
+    watched = Watched()
+    context = await browsing.context(
+        watched, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = watched.watch(await context.new_page())
+    await page.goto(site.url(urls.game(site.place, site.game.id, 8)))
+    await board_shown(page)
+    tops, rows, overflow = await page.evaluate(PHONE_GAME)
+    assert len(tops) == 5 and max(tops) - min(tops) < 8, tops  # |< < 8 of 12 > >| on one line
+    assert await page.inner_text("#ply-label") == "8 of 12"
+    assert len(rows) == 13 and len(set(rows)) == 1, rows  # the marked move no taller
+    assert overflow == 0
+    await page.goto(site.url(urls.event(site.place, site.event_id)))
+    hidden, overflow = await page.evaluate(PHONE_TABLES)
+    assert hidden == [0, 0] and overflow == 0, (hidden, overflow)  # in their boxes, whole
+    await clean(page, watched)
+    await context.close()

@@ -268,6 +268,8 @@ async def test_a_round_robin_shows_standings_with_tiebreaks_and_its_crosstable(
     await _finish_all(service, event_id, loser_seat=0)
     page = await text_of(web, urls.event(place, event_id))
     assert "<h2>Standings</h2>" in page and "Sonneborn-Berger" in page
+    assert "<caption>" not in page  # the tables' title is the page's
+    assert '<abbr class="narrow" title="head to head">H2H</abbr>' in page  # a phone's header
     assert '<table class="cross">' in page
     cross = page[
         page.index('<table class="cross">') : page.index(
@@ -299,6 +301,7 @@ async def test_the_rules_pages(service: GameService, web: Client) -> None:
         assert f'href="{urls.rules(name)}"' in index
     page = await text_of(web, urls.rules("hex"))
     assert "Options:" in page and "Against the bot (casual)" in page
+    assert "Hex (2 players)" not in page and '<p class="muted">2 players</p>' in page
     for stage in webreads.STAGES:
         assert f'src="{urls.rules_picture("hex", stage)}"' in page
     picture = await fetched(web, urls.rules_picture("hex", "middle"))
@@ -324,6 +327,7 @@ async def test_a_swiss_round_shows_its_bye_and_a_league_its_divisions(
     await service.start_tournament(league, GUILD, ANN)
     page = await text_of(web, urls.event(place, league))
     assert ">Season 1</h3>" in page and "division 1" in page and '<table class="cross">' in page
+    assert "<caption>Season 1 · division 1</caption>" in page  # what adds to the title
     assert page.count('<span class="muted">v</span>') == 15  # six players, every game
 
 

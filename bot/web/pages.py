@@ -103,10 +103,27 @@ async def rules_index(request: web.Request) -> web.StreamResponse:
     return page(request, "rules.html", games=GAMES)
 
 
+def card_under_title(card: str, title: str) -> str:
+    """The rules card without its first line when that line is the page's title ("Hex (2
+    players)" under "Hex": the page says the players beside the title)."""
+    first, _, rest = card.partition("\n")
+    if first == title or first.startswith(title + " ("):
+        return rest.lstrip("\n")
+    return card
+
+
 async def rules_page(request: web.Request) -> web.StreamResponse:
     name = request.match_info["game"]
     card = rules_card(name)  # refused (a 404) for a game that does not exist
-    return page(request, "rules_game.html", name=name, info=GAMES[name], card=card, stages=STAGES)
+    info = GAMES[name]
+    return page(
+        request,
+        "rules_game.html",
+        name=name,
+        info=info,
+        card=card_under_title(card, info.title),
+        stages=STAGES,
+    )
 
 
 async def rules_picture(request: web.Request) -> web.StreamResponse:

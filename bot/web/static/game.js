@@ -3,14 +3,17 @@
 // marking the move in the list, without loading the page again.
 "use strict";
 (function () {
-  // times in the reader's own zone (the page says UTC without script)
-  const local = new Intl.DateTimeFormat(undefined, {
-    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
-  });
+  // times in the reader's own zone (the page says UTC without script); the year only when
+  // it is not this one, so that a move's line fits a phone's width
+  const parts = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
+  const thisYear = new Intl.DateTimeFormat(undefined, parts);
+  const otherYear = new Intl.DateTimeFormat(undefined, Object.assign({ year: "numeric" }, parts));
+  const now = new Date();
   for (const time of document.querySelectorAll("time[datetime]")) {
     const moment = new Date(time.getAttribute("datetime"));
     if (!Number.isNaN(moment.getTime())) {
       time.title = time.textContent;
+      const local = moment.getFullYear() === now.getFullYear() ? thisYear : otherYear;
       time.textContent = local.format(moment);
     }
   }
