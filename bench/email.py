@@ -94,6 +94,7 @@ def players_process(connection: Connection) -> None:
             await asyncio.gather(*(play(listen_port, *chain) for chain in chains))
             connection.send(counter.mails - before)
         server.close()
+        connection.send(time.process_time())
 
     asyncio.run(main())
 
@@ -164,10 +165,12 @@ async def bench(folder: Path, games: int, moves: int) -> None:
     await runner.stop()
     await service.close()
     connection.send(None)
+    players_cpu = connection.recv()
     players.join()
     assert mailed == 2 * total, f"{mailed} mails for {total} moves"
     print(f"{total} move mails in, {mailed} boards mailed out, {elapsed:.1f} s")
     print(f"the bot's CPU (boards drawn in its worker process): {cpu / total * 1e3:.1f} ms a move")
+    print(f"the players and the server mailed through: {players_cpu / total * 1e3:.1f} ms a move")
     print("RSS after each thousand moves (MB): " + ", ".join(f"{m:.0f}" for m in memory))
     print(f"longest event loop stall: {stall * 1e3:.0f} ms; peak RSS {peak:.0f} MB")
     print(f"email moves/s: {total / elapsed:.0f}")

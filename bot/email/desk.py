@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import getaddresses
 
-from bot.email.announce import MailAnnouncer
+from bot.email.announce import MailAnnouncer, picture_of
 from bot.email.reading import (
     address_of,
     automatic,
@@ -221,7 +221,11 @@ class MailDesk:
         if word == "board":
             board = await self.service.board(game.id, guild, viewer_id=player.id)
             await self.announcer.mail_game(
-                game, player.id, address, board=board.png, note="The board as it is now."
+                game,
+                player.id,
+                address,
+                board=picture_of(game, board.png),
+                note="The board as it is now.",
             )
             return None
         if word == "resign":

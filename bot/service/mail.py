@@ -190,24 +190,33 @@ class Mail(Records):
             ).one_or_none()
         return None if row is None else (Player(row.player_id, row.name), row.guild_id)
 
-    async def mail_recipients(self, player_ids: Iterable[int]) -> dict[int, str]:
+    async def mail_recipients(
+        self, player_ids: Iterable[int], outbox_id: int | None = None
+    ) -> dict[int, str]:
         """The addresses of those of `player_ids` whose turns go by mail: a confirmed
-        address that has not bounced, and reminders by email (every email-only player)."""
+        address that has not bounced, and reminders by email (every email-only player);
+        with `outbox_id`, not those the row was mailed to already (the ledger)."""
         wanted = sorted(set(player_ids))
         if not wanted:
             return {}
         c = mail_addresses.c
-        async with self.db.read() as conn:
-            rows = await conn.execute(
-                sa.select(c.player_id, c.address)
-                .join(players, players.c.id == c.player_id)
-                .where(
-                    c.player_id.in_(wanted),
-                    c.confirmed == sa.true(),
-                    c.bounced_at.is_(None),
-                    players.c.reminders == "email",
-                )
+        query = (
+            sa.select(c.player_id, c.address)
+            .join(players, players.c.id == c.player_id)
+            .where(
+                c.player_id.in_(wanted),
+                c.confirmed == sa.true(),
+                c.bounced_at.is_(None),
+                players.c.reminders == "email",
             )
+        )
+        if outbox_id is not None:
+            sent = mails_sent.c
+            query = query.where(
+                ~sa.exists().where(sent.outbox_id == outbox_id, sent.address == c.address)
+            )
+        async with self.db.read() as conn:
+            rows = await conn.execute(query)
             return {row.player_id: row.address for row in rows}
 
     async def address_of(self, player_id: int) -> str | None:
@@ -239,14 +248,6 @@ class Mail(Records):
                 )
         self.forget_rosters()
         return None if player_id is None else int(player_id)
-
-    async def mailed(self, outbox_id: int) -> set[str]:
-        """The addresses an outbox row was already mailed to."""
-        async with self.db.read() as conn:
-            rows = await conn.execute(
-                sa.select(mails_sent.c.address).where(mails_sent.c.outbox_id == outbox_id)
-            )
-            return {row.address for row in rows}
 
     async def mark_mailed(self, outbox_id: int, addresses: Iterable[str]) -> None:
         """Record that the outbox row was mailed to `addresses`."""
