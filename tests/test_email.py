@@ -150,25 +150,28 @@ async def test_an_auto_reply_is_never_answered(database_url: str, clock: Clock) 
 async def test_a_hard_bounce_stops_mail(database_url: str, clock: Clock) -> None:
     async with mail_world(database_url, clock) as world:
         game_id = await started(world)
-        report = (
-            "From: MAILER-DAEMON@work.test\r\nTo: " + BOT + "\r\nSubject: failure\r\n"
-            "MIME-Version: 1.0\r\n"
-            'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
-            "--b\r\nContent-Type: text/plain\r\n\r\nCould not deliver.\r\n"
-            "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; work.test\r\n"
-            f"\r\nFinal-Recipient: rfc822; {BEN}\r\nAction: failed\r\nStatus: 5.1.1\r\n"
-            "\r\n--b--\r\n"
-        )
         mover = await address_to_move(world, game_id)
         before = len(world.capture.mails)
-        bounced = report.replace(BEN, other(mover)).encode()
-        await world.send_raw("mailer-daemon@work.test", BOT, bounced)
+        await world.send_raw("mailer-daemon@work.test", BOT, bounce_report(other(mover)))
         assert len(world.capture.mails) == before  # a report is never answered
         mailed = len(world.capture.inbox(other(mover)))
         await world.reply(mover, "a1")
         assert (await world.service.mail_game(game_id)).ply == 1
         assert len(world.capture.inbox(other(mover))) == mailed
         assert "b1" not in world.said(mover) and "a1" in world.said(mover)
+
+
+def bounce_report(address: str) -> bytes:
+    """A delivery status notification: mail to `address` failed for good."""
+    return (
+        "From: MAILER-DAEMON@work.test\r\nTo: " + BOT + "\r\nSubject: failure\r\n"
+        "MIME-Version: 1.0\r\n"
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
+        "--b\r\nContent-Type: text/plain\r\n\r\nCould not deliver.\r\n"
+        "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; work.test\r\n"
+        f"\r\nFinal-Recipient: rfc822; {address}\r\nAction: failed\r\nStatus: 5.1.1\r\n"
+        "\r\n--b--\r\n"
+    ).encode()
 
 
 async def test_a_flood_is_told_once_to_slow_down(database_url: str, clock: Clock) -> None:
@@ -373,6 +376,19 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
                     )
             assert (await service.game(game.id, guild.id)).ply == 4
             assert capture.inbox("ann@discord.test")[1:] == []  # ann reads Discord, not mail
+            await service.player_settings(discord_ann, reminders="email")
+            mails = len(capture.mails)
+            await world.send_raw("mailer-daemon@x.test", BOT, bounce_report("ann@discord.test"))
+            await fake_discord.wait_for(lambda: fake_discord.dms(ann), what="the bounce notice")
+            assert fake_discord.dms(ann)[-1].content == (
+                "Mail to ann@discord.test bounced, so Paperboard stopped mailing it: "
+                "set a new address with /settings email:."
+            )
+            assert len(capture.mails) == mails  # the notice is not mailed where mail bounces
+            assert (await service.player_settings(discord_ann)).reminders == "dm"
+            assert await service.address_of(ann.id) is None
+            await world.send_raw("mailer-daemon@x.test", BOT, bounce_report("ann@discord.test"))
+            assert len(fake_discord.dms(ann)) == 1  # told once
             await runner.stop()
     finally:
         await service.close()

@@ -26,6 +26,7 @@ from bot.service import (
     Event,
     GameService,
     GameSummary,
+    MailBounced,
     MoveResult,
     Refused,
     Reminder,
@@ -42,6 +43,8 @@ log = logging.getLogger("paperboard.email")
 
 #: Events for one player's eyes: mailed to that player alone.
 PRIVATE = (ConditionalPlayed, ConditionalsDropped)
+#: Events never mailed: the digest goes by DM, a bounce notice to where mail cannot go.
+UNMAILED = (Digest, MailBounced)
 LAST_MOVES = 6
 HOW_TO_ANSWER = (
     "Answer this mail with your move on its first line (like d5), or with board, "
@@ -224,9 +227,9 @@ def picture_of(game: GameSummary, png: bytes) -> Picture:
 
 def _for(event: Event, player_id: int) -> bool:
     """Whether `event` is mailed to `player_id`: a reminder only to whom it reminds (by
-    mail), a private event only to its owner, a digest never (it goes by DM)."""
+    mail), a private event only to its owner, a digest or a bounce notice never."""
     if isinstance(event, Reminder):
         return event.player_id == player_id and event.via == "email"
     if isinstance(event, PRIVATE):
         return event.player_id == player_id
-    return not isinstance(event, Digest)
+    return not isinstance(event, UNMAILED)

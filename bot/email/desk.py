@@ -135,8 +135,10 @@ class MailDesk:
         mail = await asyncio.to_thread(read, raw, recipients)
         if mail.automatic:  # never answered; a hard bounce stops mail to its addresses
             for address in mail.bounced:
-                player_id = await self.service.record_bounce(address)
+                player_id, notice = await self.service.record_bounce(address)
                 log.info("mail to player=%s bounced: no more mail to it", player_id)
+                if notice is not None:  # a Discord player is told there
+                    await self._deliver(notice)
             return
         sender = mail.sender
         if sender is None or self._seen_before(mail.message_id):

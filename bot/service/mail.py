@@ -17,10 +17,27 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from bot.service.models import GameSummary, GuildSettings, Player, Refused, ServiceCode
+from bot.service import outbox
+from bot.service.models import (
+    GameSummary,
+    GuildSettings,
+    MailBounced,
+    Player,
+    Refused,
+    Result,
+    ServiceCode,
+)
 from bot.service.records import Records
 from bot.service.rules import check_ids
-from bot.store.schema import games, guild_settings, mail_addresses, mails_sent, moves, players
+from bot.store.schema import (
+    games,
+    guild_settings,
+    mail_addresses,
+    mails_sent,
+    moves,
+    players,
+    seats,
+)
 
 #: How long a mailed code may be typed.
 CODE_HOURS = 24
@@ -229,14 +246,17 @@ class Mail(Records):
                 )
             )
 
-    async def record_bounce(self, address: str) -> int | None:
+    async def record_bounce(self, address: str) -> tuple[int | None, Result | None]:
         """A hard bounce: no more mail to `address`; a Discord player's reminders go back
-        to DMs. Returns the player's id (None: an address nobody has)."""
+        to DMs and they are told (a `MailBounced` in the outbox, on their latest game: a
+        confirmed address is mailed about games only). Returns the player's id (None: an
+        address nobody has, or stopped already) and that notice (None: nobody to tell)."""
         address = address.strip().lower()
+        notice: Result | None = None
         async with self.db.write() as conn:
             player_id = await conn.scalar(
                 mail_addresses.update()
-                .where(mail_addresses.c.address == address)
+                .where(mail_addresses.c.address == address, mail_addresses.c.bounced_at.is_(None))
                 .values(bounced_at=self.clock())
                 .returning(mail_addresses.c.player_id)
             )
@@ -246,8 +266,15 @@ class Mail(Records):
                     .where(players.c.id == player_id, players.c.reminders == "email")
                     .values(reminders="dm")
                 )
+                latest = await conn.scalar(
+                    sa.select(sa.func.max(seats.c.game_id)).where(seats.c.player_id == player_id)
+                )
+                if latest is not None:
+                    game = await self.summary(conn, latest)
+                    told = MailBounced(latest, player_id, address)
+                    notice = await outbox.write(self, conn, Result(game, (told,)))
         self.forget_rosters()
-        return None if player_id is None else int(player_id)
+        return (None if player_id is None else int(player_id)), notice
 
     async def mark_mailed(self, outbox_id: int, addresses: Iterable[str]) -> None:
         """Record that the outbox row was mailed to `addresses`."""
