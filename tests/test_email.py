@@ -389,6 +389,13 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
             assert await service.address_of(ann.id) is None
             await world.send_raw("mailer-daemon@x.test", BOT, bounce_report("ann@discord.test"))
             assert len(fake_discord.dms(ann)) == 1  # told once
+            handle = await fake_discord.slash(
+                ann, "challenge", {"game": "hex", "email": ANNE.upper()}, channel=games
+            )
+            assert "**Anne (by email)**" in (await handle.reply()).content
+            await fake_discord.wait_for(
+                lambda: "challenges you to Hex" in world.said(ANNE), what="Anne's challenge"
+            )
             await runner.stop()
     finally:
         await service.close()
@@ -419,3 +426,26 @@ async def test_the_console_links_an_address_with_a_code(
     [(_, address, code)] = await service.codes_to_mail()
     wrong = "That code is wrong or too old: ask for a new one with email."
     assert address == "player@home.test" and (said[2] == wrong) == (code != "000000")
+
+
+async def test_the_console_challenges_a_player_by_mail_by_their_address(
+    service: GameService, tmp_path: Path
+) -> None:
+    """Where the server takes players by mail, an address names a player who joined by
+    mail (or a Discord player's confirmed address); elsewhere, one sentence."""
+    line = "challenge hex ann@example.test size=5"
+    said = await transcript_of(service, tmp_path, [line])
+    assert said[-1] == (
+        "This server takes no players by mail: its managers allow them with /config email:on."
+    )
+    await service.guild_settings(0, email=True, email_channel=0)  # the console's server
+    said = await transcript_of(service, tmp_path, [line])
+    assert said[-1] == (
+        "“ann@example.test” plays by mail nowhere here: ask them to mail join to the bot's "
+        "address first."
+    )
+    assert await service.games(0, status="open") == []
+    ann = await service.join_by_mail("Ann@Example.test", "Ann", 0)
+    await transcript_of(service, tmp_path, [line, "challenge hex email=ann@example.test"])
+    games = await service.games(0, status="open")
+    assert len(games) == 2 and all(ann.id in game.player_ids() for game in games)

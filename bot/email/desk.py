@@ -313,18 +313,13 @@ class MailDesk:
                 code=ServiceCode.USAGE,
             )
         game_name, address = plain
-        found = await self.service.player_by_address(address)
-        if found is None:
-            raise Refused(
-                f"{shown(address)} plays nowhere by mail: ask them to mail join first.",
-                code=ServiceCode.NOT_INVITED,
-            )
+        opponent = await self.service.mail_opponent(guild, address)
         days = parse_days(keyed.pop("days", None), unset="default")
         result = await self.service.challenge(
             Place(guild, server.email_channel),
             me,
             game_name.lower(),
-            opponents=[found[0]],
+            opponents=[opponent],
             options=keyed,
             days_per_move=days,
         )

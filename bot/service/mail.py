@@ -38,6 +38,7 @@ from bot.store.schema import (
     players,
     seats,
 )
+from engine.core import shown
 
 #: How long a mailed code may be typed.
 CODE_HOURS = 24
@@ -206,6 +207,25 @@ class Mail(Records):
                 )
             ).one_or_none()
         return None if row is None else (Player(row.player_id, row.name), row.guild_id)
+
+    async def mail_opponent(self, guild_id: int, address: str) -> Player:
+        """The player a challenge in `guild_id` names by address: an email-only player of
+        that server, or a Discord player's confirmed address; only where the server lets
+        players in by mail."""
+        if not (await self.mail_guild(guild_id)).email:
+            raise Refused(
+                "This server takes no players by mail: its managers allow them with "
+                "/config email:on.",
+                code=ServiceCode.BAD_SETTING,
+            )
+        found = await self.player_by_address(clean_address(address))
+        if found is None or found[1] not in (None, guild_id):
+            raise Refused(
+                f"{shown(address)} plays by mail nowhere here: ask them to mail join to "
+                "the bot's address first.",
+                code=ServiceCode.NOT_INVITED,
+            )
+        return found[0]
 
     async def mail_recipients(
         self, player_ids: Iterable[int], outbox_id: int | None = None
