@@ -8,6 +8,8 @@ import os
 import signal
 import sys
 import threading
+from datetime import UTC, datetime
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 from functools import partial
 from pathlib import Path
@@ -17,6 +19,8 @@ import pytest
 
 from bot.cli import main
 from bot.discordbot import PaperboardBot
+from bot.email.compose import Envelope, Picture, mail
+from bot.email.reading import header_safe
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService, Player, Result
@@ -244,6 +248,8 @@ def test_mail_test_prints_what_the_server_said(
 MAIL_CHILD = """
 import asyncio, os, signal, sys
 from datetime import datetime
+from bot.email.compose import Envelope, Picture, mail
+from bot.email.reading import header_safe
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService
@@ -449,3 +455,28 @@ async def test_the_console_challenges_a_player_by_mail_by_their_address(
     await transcript_of(service, tmp_path, [line, "challenge hex email=ann@example.test"])
     games = await service.games(0, status="open")
     assert len(games) == 2 and all(ann.id in game.player_ids() for game in games)
+
+
+def test_a_mail_reads_back_as_written_whatever_the_names() -> None:
+    """compose writes the bytes itself: any name, subject and board read back the same
+    through the standard library's parser, without defects or extra headers."""
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
+    envelope = Envelope(BOT, "zoe@home.test", 'Zoë "Z" Bcc: x@evil.test\r\nCc: y', DOMAIN)
+    subject = "Ünïcode " + "long subject " * 8
+    raw = mail(
+        envelope, subject, ["Zoë played d5.", "Your move."], when=datetime(2026, 1, 5, tzinfo=UTC),
+        game_id=7, board=Picture.of(png, "hex-7-move-3.png"),
+    )  # fmt: skip
+    parsed = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(parsed, EmailMessage)
+    assert all(not part.defects for part in parsed.walk())
+    assert [a.addr_spec for a in parsed["To"].addresses] == ["zoe@home.test"]
+    assert parsed["To"].addresses[0].display_name == 'Zoë "Z" Bcc: x@evil.test Cc: y'
+    assert parsed["Bcc"] is None and parsed["Cc"] is None
+    assert str(parsed["Subject"]) == header_safe(subject)  # cut at 64 characters
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 78
+    pictures = [p for p in parsed.walk() if p.get_content_type() == "image/png"]
+    assert [p.get_content() for p in pictures] == [png, png]
+    assert [p.get_content_disposition() for p in pictures] == ["inline", "attachment"]
+    body = parsed.get_body(preferencelist=("plain",))
+    assert body is not None and body.get_content() == "Zoë played d5.\n\nYour move.\n"
