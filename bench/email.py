@@ -12,8 +12,10 @@ longest the bot's event loop went without running a 1 ms ticker, and the bot's m
 
     email moves/s: <n>
 
-Run: .venv/bin/python -m bench.email [--games 50] [--moves 20]
-(--games 500: 10,000 move mails and 20,000 boards mailed)
+Run: .venv/bin/python -m bench.email [--games 50] [--moves 20] [--stalls]
+(--games 500: 10,000 move mails and 20,000 boards mailed; --stalls: a watcher thread
+prints where the event loop's thread was whenever the loop went 50 ms without a tick,
+the most frequent places first)
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ import asyncio
 import multiprocessing
 import random
 import resource
+import sys
 import tempfile
+import threading
 import time
+import traceback
+from collections import Counter as Tally
 from email.message import EmailMessage
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -94,6 +100,7 @@ def players_process(connection: Connection) -> None:
             await asyncio.gather(*(play(listen_port, *chain) for chain in chains))
             connection.send(counter.mails - before)
         server.close()
+        connection.send(time.process_time())
 
     asyncio.run(main())
 
@@ -113,7 +120,7 @@ async def play(
         )
 
 
-async def bench(folder: Path, games: int, moves: int) -> None:
+async def bench(folder: Path, games: int, moves: int, watch: StallWatch | None = None) -> None:
     connection, child_end = multiprocessing.get_context("spawn").Pipe()
     players = multiprocessing.get_context("spawn").Process(
         target=players_process, args=(child_end,), daemon=True
@@ -157,29 +164,74 @@ async def bench(folder: Path, games: int, moves: int) -> None:
             memory.append(rss_mb())
         return mailed
 
+    if watch is not None:
+        ticker = asyncio.create_task(watch.tick())
+        threading.Thread(target=watch.watch, daemon=True).start()
     mailed, stall = await stalled_while(all_games())
+    if watch is not None:
+        watch.done = True
+        await ticker
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     await runner.stop()
     await service.close()
     connection.send(None)
+    players_cpu = connection.recv()
     players.join()
     assert mailed == 2 * total, f"{mailed} mails for {total} moves"
     print(f"{total} move mails in, {mailed} boards mailed out, {elapsed:.1f} s")
     print(f"the bot's CPU (boards drawn in its worker process): {cpu / total * 1e3:.1f} ms a move")
+    print(f"the players and the server mailed through: {players_cpu / total * 1e3:.1f} ms a move")
     print("RSS after each thousand moves (MB): " + ", ".join(f"{m:.0f}" for m in memory))
     print(f"longest event loop stall: {stall * 1e3:.0f} ms; peak RSS {peak:.0f} MB")
     print(f"email moves/s: {total / elapsed:.0f}")
+
+
+class StallWatch:
+    """Where the event loop's thread is when the loop stalls: a ticker on the loop notes
+    the time; a thread looks every 5 ms and, when the last tick is over `limit` old,
+    notes the loop thread's innermost frames (each stall counted once per 5 ms)."""
+
+    def __init__(self, limit: float = 0.05) -> None:
+        self.limit = limit
+        self.beat = time.perf_counter()
+        self.places: Tally[str] = Tally()
+        self.loop_thread = threading.get_ident()
+        self.done = False
+
+    async def tick(self) -> None:
+        while not self.done:
+            self.beat = time.perf_counter()
+            await asyncio.sleep(0.001)
+
+    def watch(self) -> None:
+        while not self.done:
+            time.sleep(0.005)
+            if time.perf_counter() - self.beat > self.limit:
+                frame = sys._current_frames().get(self.loop_thread)
+                if frame is not None:
+                    place = traceback.format_stack(frame)[-6:]
+                    self.places["".join(place)] += 1
+
+    def report(self, top: int = 6) -> None:
+        total = sum(self.places.values())
+        print(f"stalled samples (5 ms each): {total}")
+        for place, count in self.places.most_common(top):
+            print(f"--- {count}\n{place}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--stalls", action="store_true", help="print where the loop stalled")
     args = parser.parse_args()
+    watch = StallWatch() if args.stalls else None
     with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(bench(Path(folder), args.games, args.moves))
+        asyncio.run(bench(Path(folder), args.games, args.moves, watch))
+    if watch is not None:
+        watch.report()
 
 
 if __name__ == "__main__":

@@ -86,6 +86,11 @@ COMMANDS: tuple[Command, ...] = (
                 for n in range(2, 8)
             ),
             Param(
+                "email",
+                "text",
+                "an opponent who plays by mail, by their address (where /config email:on)",
+            ),
+            Param(
                 "open_seats",
                 "int",
                 "seats anyone may take (Making Intersections: up to 7)",
@@ -130,7 +135,8 @@ COMMANDS: tuple[Command, ...] = (
         "(the bot: /challenge game:hex level:medium, or opponent:@Paperboard)",
         console="challenge hotwire @bob size=7x7 days=3 first=random rated=yes   "
         "(the bot: challenge hex @ai level=medium; a bank clock: challenge hex @bob "
-        "clock=10d+36h/10d; open seats: challenge intersections @bob open_seats=2)",
+        "clock=10d+36h/10d; open seats: challenge intersections @bob open_seats=2; a player "
+        "by mail: challenge hex ann@example.org)",
         buttons="Accept, Decline (named opponents), Join (open seats), Cancel (the challenger)",
     ),
     Command(

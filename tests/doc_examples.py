@@ -284,6 +284,15 @@ class Context:
     answers: tuple[str, ...] = ()
 
 
+async def by_mail(table: Table, example: Example) -> None:
+    """The server takes players by mail, and the address an example names joined so."""
+    guild, channel = table.place.guild_id, table.place.channel_id
+    await table.service.guild_settings(guild, email=True, email_channel=channel)
+    for word in example.text.split():
+        if "@" in word[1:] and "=" not in word:
+            await table.service.join_by_mail(word, "", guild)
+
+
 async def challenged(table: Table, example: Example) -> None:
     await table.challenge(example.number, "hotwire")
 
@@ -421,6 +430,7 @@ async def on_the_web(table: Table, example: Example) -> None:
 #: By the registry's command name (or its name and first word, as "undo accept").
 CONTEXTS: dict[str, Context] = {
     "challenge": Context(),
+    "challenge hex": Context(build=by_mail),  # challenge hex ann@example.org
     "accept": Context(challenged, me="bob"),
     "decline": Context(challenged, me="bob"),
     "join": Context(open_seat, me="bob"),

@@ -8,6 +8,8 @@ import os
 import signal
 import sys
 import threading
+from datetime import UTC, datetime
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 from functools import partial
 from pathlib import Path
@@ -17,6 +19,8 @@ import pytest
 
 from bot.cli import main
 from bot.discordbot import PaperboardBot
+from bot.email.compose import Envelope, Picture, mail
+from bot.email.reading import header_safe
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService, Player, Result
@@ -150,25 +154,28 @@ async def test_an_auto_reply_is_never_answered(database_url: str, clock: Clock) 
 async def test_a_hard_bounce_stops_mail(database_url: str, clock: Clock) -> None:
     async with mail_world(database_url, clock) as world:
         game_id = await started(world)
-        report = (
-            "From: MAILER-DAEMON@work.test\r\nTo: " + BOT + "\r\nSubject: failure\r\n"
-            "MIME-Version: 1.0\r\n"
-            'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
-            "--b\r\nContent-Type: text/plain\r\n\r\nCould not deliver.\r\n"
-            "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; work.test\r\n"
-            f"\r\nFinal-Recipient: rfc822; {BEN}\r\nAction: failed\r\nStatus: 5.1.1\r\n"
-            "\r\n--b--\r\n"
-        )
         mover = await address_to_move(world, game_id)
         before = len(world.capture.mails)
-        bounced = report.replace(BEN, other(mover)).encode()
-        await world.send_raw("mailer-daemon@work.test", BOT, bounced)
+        await world.send_raw("mailer-daemon@work.test", BOT, bounce_report(other(mover)))
         assert len(world.capture.mails) == before  # a report is never answered
         mailed = len(world.capture.inbox(other(mover)))
         await world.reply(mover, "a1")
         assert (await world.service.mail_game(game_id)).ply == 1
         assert len(world.capture.inbox(other(mover))) == mailed
         assert "b1" not in world.said(mover) and "a1" in world.said(mover)
+
+
+def bounce_report(address: str) -> bytes:
+    """A delivery status notification: mail to `address` failed for good."""
+    return (
+        "From: MAILER-DAEMON@work.test\r\nTo: " + BOT + "\r\nSubject: failure\r\n"
+        "MIME-Version: 1.0\r\n"
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
+        "--b\r\nContent-Type: text/plain\r\n\r\nCould not deliver.\r\n"
+        "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; work.test\r\n"
+        f"\r\nFinal-Recipient: rfc822; {address}\r\nAction: failed\r\nStatus: 5.1.1\r\n"
+        "\r\n--b--\r\n"
+    ).encode()
 
 
 async def test_a_flood_is_told_once_to_slow_down(database_url: str, clock: Clock) -> None:
@@ -241,6 +248,8 @@ def test_mail_test_prints_what_the_server_said(
 MAIL_CHILD = """
 import asyncio, os, signal, sys
 from datetime import datetime
+from bot.email.compose import Envelope, Picture, mail
+from bot.email.reading import header_safe
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService
@@ -373,6 +382,26 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
                     )
             assert (await service.game(game.id, guild.id)).ply == 4
             assert capture.inbox("ann@discord.test")[1:] == []  # ann reads Discord, not mail
+            await service.player_settings(discord_ann, reminders="email")
+            mails = len(capture.mails)
+            await world.send_raw("mailer-daemon@x.test", BOT, bounce_report("ann@discord.test"))
+            await fake_discord.wait_for(lambda: fake_discord.dms(ann), what="the bounce notice")
+            assert fake_discord.dms(ann)[-1].content == (
+                "Mail to ann@discord.test bounced, so Paperboard stopped mailing it: "
+                "set a new address with /settings email:."
+            )
+            assert len(capture.mails) == mails  # the notice is not mailed where mail bounces
+            assert (await service.player_settings(discord_ann)).reminders == "dm"
+            assert await service.address_of(ann.id) is None
+            await world.send_raw("mailer-daemon@x.test", BOT, bounce_report("ann@discord.test"))
+            assert len(fake_discord.dms(ann)) == 1  # told once
+            handle = await fake_discord.slash(
+                ann, "challenge", {"game": "hex", "email": ANNE.upper()}, channel=games
+            )
+            assert "**Anne (by email)**" in (await handle.reply()).content
+            await fake_discord.wait_for(
+                lambda: "challenges you to Hex" in world.said(ANNE), what="Anne's challenge"
+            )
             await runner.stop()
     finally:
         await service.close()
@@ -403,3 +432,51 @@ async def test_the_console_links_an_address_with_a_code(
     [(_, address, code)] = await service.codes_to_mail()
     wrong = "That code is wrong or too old: ask for a new one with email."
     assert address == "player@home.test" and (said[2] == wrong) == (code != "000000")
+
+
+async def test_the_console_challenges_a_player_by_mail_by_their_address(
+    service: GameService, tmp_path: Path
+) -> None:
+    """Where the server takes players by mail, an address names a player who joined by
+    mail (or a Discord player's confirmed address); elsewhere, one sentence."""
+    line = "challenge hex ann@example.test size=5"
+    said = await transcript_of(service, tmp_path, [line])
+    assert said[-1] == (
+        "This server takes no players by mail: its managers allow them with /config email:on."
+    )
+    await service.guild_settings(0, email=True, email_channel=0)  # the console's server
+    said = await transcript_of(service, tmp_path, [line])
+    assert said[-1] == (
+        "“ann@example.test” plays by mail nowhere here: ask them to mail join to the bot's "
+        "address first."
+    )
+    assert await service.games(0, status="open") == []
+    ann = await service.join_by_mail("Ann@Example.test", "Ann", 0)
+    await transcript_of(service, tmp_path, [line, "challenge hex email=ann@example.test"])
+    games = await service.games(0, status="open")
+    assert len(games) == 2 and all(ann.id in game.player_ids() for game in games)
+
+
+def test_a_mail_reads_back_as_written_whatever_the_names() -> None:
+    """compose writes the bytes itself: any name, subject and board read back the same
+    through the standard library's parser, without defects or extra headers."""
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
+    envelope = Envelope(BOT, "zoe@home.test", 'Zoë "Z" Bcc: x@evil.test\r\nCc: y', DOMAIN)
+    subject = "Ünïcode " + "long subject " * 8
+    raw = mail(
+        envelope, subject, ["Zoë played d5.", "Your move."], when=datetime(2026, 1, 5, tzinfo=UTC),
+        game_id=7, board=Picture.of(png, "hex-7-move-3.png"),
+    )  # fmt: skip
+    parsed = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(parsed, EmailMessage)
+    assert all(not part.defects for part in parsed.walk())
+    assert [a.addr_spec for a in parsed["To"].addresses] == ["zoe@home.test"]
+    assert parsed["To"].addresses[0].display_name == 'Zoë "Z" Bcc: x@evil.test Cc: y'
+    assert parsed["Bcc"] is None and parsed["Cc"] is None
+    assert str(parsed["Subject"]) == header_safe(subject)  # cut at 64 characters
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 78
+    pictures = [p for p in parsed.walk() if p.get_content_type() == "image/png"]
+    assert [p.get_content() for p in pictures] == [png, png]
+    assert [p.get_content_disposition() for p in pictures] == ["inline", "attachment"]
+    body = parsed.get_body(preferencelist=("plain",))
+    assert body is not None and body.get_content() == "Zoë played d5.\n\nYour move.\n"

@@ -297,10 +297,14 @@ class Console:
         settings = {
             key.replace("-", "_"): value for key, value in (_pair(w) for w in rest if "=" in w)
         }
-        loose = [w for w in rest if not w.startswith("@") and "=" not in w]
+        # a player by mail: their address, bare (ann@example.org) or as email=
+        addresses = [w for w in rest if "@" in w[1:] and not w.startswith("@") and "=" not in w]
+        loose = [w for w in rest if not w.startswith("@") and "=" not in w and w not in addresses]
         if loose:
             raise _loose_word(loose[0])
         given = _keyed(settings, "challenge")
+        addresses += [given["email"]] if "email" in given else []
+        opponents += [await self.service.mail_opponent(GUILD, a) for a in addresses]
         if "level" in given and len(opponents) == len(mentioned):
             raise Refused(
                 "level= is for a game against the bot: mention @ai.", code=ServiceCode.USAGE

@@ -45,6 +45,7 @@ from bot.service import (
     GameService,
     GameStarted,
     GameSummary,
+    MailBounced,
     MovePlayed,
     Reminder,
     Result,
@@ -158,6 +159,10 @@ class Announcer:
                 await self.send_digest(event, nonce=_nonce(result, "d"))
             if isinstance(event, TournamentNews):  # in the event's channel
                 await self.post_news(game, event, nonce=_nonce(result, "n"))
+            if isinstance(event, MailBounced):  # the player alone, by DM
+                text = describe(event, game, mention, when)
+                if not await self.direct(event.player_id, text, nonce=_nonce(result, "b")):
+                    log.info("DM closed for %d: bounce notice dropped", event.player_id)
             if isinstance(event, PRIVATE_EVENTS):  # for the owner's eyes only
                 text = describe(event, game, mention, when) + f" {thread_link(game)}"
                 if not await self.direct(event.player_id, text, nonce=_nonce(result, "c")):

@@ -125,6 +125,7 @@ class GamesCog(commands.Cog):
         opponent5: discord.User | None = None,
         opponent6: discord.User | None = None,
         opponent7: discord.User | None = None,
+        email: str | None = None,
         open_seats: app_commands.Range[int, 0, 7] = 0,
         size: str | None = None,
         options: str | None = None,
@@ -161,11 +162,14 @@ class GamesCog(commands.Cog):
         settings = key_values(options)
         if size:
             settings["size"] = size
+        opponents = [as_player(user) for user in people]
+        if email:  # a player by mail, named by their address
+            opponents.append(await self.service.mail_opponent(guild_of(interaction), email))
         result = await self.service.challenge(
             Place(guild_of(interaction), interaction.channel_id or 0),
             asker(interaction),
             game,
-            opponents=[as_player(user) for user in people],
+            opponents=opponents,
             open_seats=open_seats,
             options=settings,
             days_per_move=parse_days(days_per_move, unset="default"),

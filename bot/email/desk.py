@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import getaddresses
 
-from bot.email.announce import MailAnnouncer
+from bot.email.announce import MailAnnouncer, picture_of
 from bot.email.reading import (
     address_of,
     automatic,
@@ -135,8 +135,10 @@ class MailDesk:
         mail = await asyncio.to_thread(read, raw, recipients)
         if mail.automatic:  # never answered; a hard bounce stops mail to its addresses
             for address in mail.bounced:
-                player_id = await self.service.record_bounce(address)
+                player_id, notice = await self.service.record_bounce(address)
                 log.info("mail to player=%s bounced: no more mail to it", player_id)
+                if notice is not None:  # a Discord player is told there
+                    await self._deliver(notice)
             return
         sender = mail.sender
         if sender is None or self._seen_before(mail.message_id):
@@ -221,7 +223,11 @@ class MailDesk:
         if word == "board":
             board = await self.service.board(game.id, guild, viewer_id=player.id)
             await self.announcer.mail_game(
-                game, player.id, address, board=board.png, note="The board as it is now."
+                game,
+                player.id,
+                address,
+                board=picture_of(game, board.png),
+                note="The board as it is now.",
             )
             return None
         if word == "resign":
@@ -307,18 +313,13 @@ class MailDesk:
                 code=ServiceCode.USAGE,
             )
         game_name, address = plain
-        found = await self.service.player_by_address(address)
-        if found is None:
-            raise Refused(
-                f"{shown(address)} plays nowhere by mail: ask them to mail join first.",
-                code=ServiceCode.NOT_INVITED,
-            )
+        opponent = await self.service.mail_opponent(guild, address)
         days = parse_days(keyed.pop("days", None), unset="default")
         result = await self.service.challenge(
             Place(guild, server.email_channel),
             me,
             game_name.lower(),
-            opponents=[found[0]],
+            opponents=[opponent],
             options=keyed,
             days_per_move=days,
         )

@@ -67,6 +67,7 @@ class MailRunner:
         if self.listener is not None:
             self.listener.close()
             await self.listener.wait_closed()
+        await self.announcer.mailer.close()
 
 
 def mailer_of(settings: Settings) -> Mailer:
@@ -124,7 +125,10 @@ async def test_mail(settings: Settings, address: str) -> str:
         ["This mail tests Paperboard's settings: it went through EMAIL_SMTP_URL."],
         when=datetime.now(UTC),
     )
+    mailer = mailer_of(settings)
     try:
-        return await mailer_of(settings).send(message, to)
+        return await mailer.send(message, to)
     except (aiosmtplib.SMTPException, OSError) as failed:
         raise MailNotSent(str(failed) or type(failed).__name__) from None
+    finally:
+        await mailer.close()

@@ -17,10 +17,28 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from bot.service.models import GameSummary, GuildSettings, Player, Refused, ServiceCode
+from bot.service import outbox
+from bot.service.models import (
+    GameSummary,
+    GuildSettings,
+    MailBounced,
+    Player,
+    Refused,
+    Result,
+    ServiceCode,
+)
 from bot.service.records import Records
 from bot.service.rules import check_ids
-from bot.store.schema import games, guild_settings, mail_addresses, mails_sent, moves, players
+from bot.store.schema import (
+    games,
+    guild_settings,
+    mail_addresses,
+    mails_sent,
+    moves,
+    players,
+    seats,
+)
+from engine.core import shown
 
 #: How long a mailed code may be typed.
 CODE_HOURS = 24
@@ -190,24 +208,52 @@ class Mail(Records):
             ).one_or_none()
         return None if row is None else (Player(row.player_id, row.name), row.guild_id)
 
-    async def mail_recipients(self, player_ids: Iterable[int]) -> dict[int, str]:
+    async def mail_opponent(self, guild_id: int, address: str) -> Player:
+        """The player a challenge in `guild_id` names by address: an email-only player of
+        that server, or a Discord player's confirmed address; only where the server lets
+        players in by mail."""
+        if not (await self.mail_guild(guild_id)).email:
+            raise Refused(
+                "This server takes no players by mail: its managers allow them with "
+                "/config email:on.",
+                code=ServiceCode.BAD_SETTING,
+            )
+        found = await self.player_by_address(clean_address(address))
+        if found is None or found[1] not in (None, guild_id):
+            raise Refused(
+                f"{shown(address)} plays by mail nowhere here: ask them to mail join to "
+                "the bot's address first.",
+                code=ServiceCode.NOT_INVITED,
+            )
+        return found[0]
+
+    async def mail_recipients(
+        self, player_ids: Iterable[int], outbox_id: int | None = None
+    ) -> dict[int, str]:
         """The addresses of those of `player_ids` whose turns go by mail: a confirmed
-        address that has not bounced, and reminders by email (every email-only player)."""
+        address that has not bounced, and reminders by email (every email-only player);
+        with `outbox_id`, not those the row was mailed to already (the ledger)."""
         wanted = sorted(set(player_ids))
         if not wanted:
             return {}
         c = mail_addresses.c
-        async with self.db.read() as conn:
-            rows = await conn.execute(
-                sa.select(c.player_id, c.address)
-                .join(players, players.c.id == c.player_id)
-                .where(
-                    c.player_id.in_(wanted),
-                    c.confirmed == sa.true(),
-                    c.bounced_at.is_(None),
-                    players.c.reminders == "email",
-                )
+        query = (
+            sa.select(c.player_id, c.address)
+            .join(players, players.c.id == c.player_id)
+            .where(
+                c.player_id.in_(wanted),
+                c.confirmed == sa.true(),
+                c.bounced_at.is_(None),
+                players.c.reminders == "email",
             )
+        )
+        if outbox_id is not None:
+            sent = mails_sent.c
+            query = query.where(
+                ~sa.exists().where(sent.outbox_id == outbox_id, sent.address == c.address)
+            )
+        async with self.db.read() as conn:
+            rows = await conn.execute(query)
             return {row.player_id: row.address for row in rows}
 
     async def address_of(self, player_id: int) -> str | None:
@@ -220,14 +266,17 @@ class Mail(Records):
                 )
             )
 
-    async def record_bounce(self, address: str) -> int | None:
+    async def record_bounce(self, address: str) -> tuple[int | None, Result | None]:
         """A hard bounce: no more mail to `address`; a Discord player's reminders go back
-        to DMs. Returns the player's id (None: an address nobody has)."""
+        to DMs and they are told (a `MailBounced` in the outbox, on their latest game: a
+        confirmed address is mailed about games only). Returns the player's id (None: an
+        address nobody has, or stopped already) and that notice (None: nobody to tell)."""
         address = address.strip().lower()
+        notice: Result | None = None
         async with self.db.write() as conn:
             player_id = await conn.scalar(
                 mail_addresses.update()
-                .where(mail_addresses.c.address == address)
+                .where(mail_addresses.c.address == address, mail_addresses.c.bounced_at.is_(None))
                 .values(bounced_at=self.clock())
                 .returning(mail_addresses.c.player_id)
             )
@@ -237,16 +286,15 @@ class Mail(Records):
                     .where(players.c.id == player_id, players.c.reminders == "email")
                     .values(reminders="dm")
                 )
+                latest = await conn.scalar(
+                    sa.select(sa.func.max(seats.c.game_id)).where(seats.c.player_id == player_id)
+                )
+                if latest is not None:
+                    game = await self.summary(conn, latest)
+                    told = MailBounced(latest, player_id, address)
+                    notice = await outbox.write(self, conn, Result(game, (told,)))
         self.forget_rosters()
-        return None if player_id is None else int(player_id)
-
-    async def mailed(self, outbox_id: int) -> set[str]:
-        """The addresses an outbox row was already mailed to."""
-        async with self.db.read() as conn:
-            rows = await conn.execute(
-                sa.select(mails_sent.c.address).where(mails_sent.c.outbox_id == outbox_id)
-            )
-            return {row.address for row in rows}
+        return (None if player_id is None else int(player_id)), notice
 
     async def mark_mailed(self, outbox_id: int, addresses: Iterable[str]) -> None:
         """Record that the outbox row was mailed to `addresses`."""

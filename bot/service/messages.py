@@ -30,6 +30,7 @@ from bot.service.models import (
     GameOver,
     GameStarted,
     GameSummary,
+    MailBounced,
     MovePlayed,
     PlayerSettings,
     RatingLine,
@@ -191,6 +192,8 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
         case TournamentNews(text=text):
             return text
+        case MailBounced(address=address):
+            return bounced_text(address)
         case Digest(player_id=player_id, games=listed):
             count = f"{len(listed)} game{'s' if len(listed) > 1 else ''}"
             zone = game.zone_of(player_id)  # the digest's game is one of theirs
@@ -247,6 +250,14 @@ def taken_back_text(
     verb = "were" if len(parts) > 1 else "was"
     return (
         f"{text[:1].upper()}{text[1:]}{place} {verb} taken back{' by agreement' if agreed else ''}."
+    )
+
+
+def bounced_text(address: str) -> str:
+    """What a player is told when mail to their address bounced for good."""
+    return (
+        f"Mail to {address} bounced, so Paperboard stopped mailing it: "
+        "set a new address with /settings email:."
     )
 
 

@@ -297,6 +297,15 @@ class ConditionalPlayed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class MailBounced(Event):
+    """Mail to a Discord player's linked address bounced for good and is stopped; the
+    player alone is told, on Discord (`game_id`: their latest game, which it rides on)."""
+
+    player_id: int
+    address: str
+
+
+@dataclass(frozen=True, slots=True)
 class DigestLine:
     """One game of a digest: where it is the player's move."""
 

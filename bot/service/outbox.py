@@ -224,10 +224,12 @@ async def deliver(
     """Announce `result` through the adapter's `publish` (unless it is `published`
     already) and the deliveries beside it (`also_publish`: mail), then mark its row
     delivered. If one raises, the row stays undelivered: `redeliver` sends it again, and
-    a row whose post went out before a mail failed is posted no second time (the mail
-    announcer makes its own repeats once). While `publish` runs (Discord slow, retrying)
-    the row's lease is renewed: no outbox pass takes a delivery under way for a crashed
-    one and posts it a second time."""
+    a row whose post went out before a mail failed is marked published, so it is posted
+    no second time (the mail announcer makes its own repeats once). The mark is written
+    only then: a delivery that succeeds is one write, its row delivered (a crash between
+    the post and that write posts again, with the same nonce). While `publish` runs
+    (Discord slow, retrying) the row's lease is renewed: no outbox pass takes a delivery
+    under way for a crashed one and posts it a second time."""
     if result.outbox_id is None:
         await publish(result)
         return
@@ -235,10 +237,13 @@ async def deliver(
     try:
         if not published:
             await publish(result)
-            if service.also_publish:
+        try:
+            for also in service.also_publish:
+                await also(result)
+        except Exception:  # posted, not mailed: the next try mails without posting again
+            if not published:
                 await _mark(service, result.outbox_id, published_at=service.clock())
-        for also in service.also_publish:
-            await also(result)
+            raise
     finally:
         renewing.cancel()
     await mark_delivered(service, result.outbox_id)

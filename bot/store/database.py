@@ -189,9 +189,11 @@ class Database:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(
             self.url,
-            # the writer is one connection; readers get a small pool
-            pool_size=1 if write else 4,
-            max_overflow=0 if write else 4,
+            # the writer is one connection; readers a small pool, all kept open: each
+            # aiosqlite connection is a thread of its own, and opening one holds the
+            # event loop until that thread has started (tens of ms on a busy machine)
+            pool_size=1 if write else 8,
+            max_overflow=0,
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
         )
         begin = "BEGIN IMMEDIATE" if write else "BEGIN"

@@ -338,8 +338,8 @@ outbox = Table(
     Column("claimed_by", String(64)),  # the process delivering it
     Column("claimed_until", UTCDateTime()),
     Column("attempts", SmallInteger, nullable=False, server_default="0"),
-    # posted by the adapter itself; set only when deliveries beside it (mail) remain, so
-    # that a failed mail is sent again without posting the result a second time
+    # posted by the adapter itself; set only when a delivery beside it (mail) failed
+    # after the post, so that the mail is sent again without posting the result twice
     Column("published_at", UTCDateTime()),
     Column("delivered_at", UTCDateTime()),
     Index("outbox_pending", "delivered_at", "claimed_until"),
