@@ -19,7 +19,7 @@ from bot.service.conditionals import ACTIONS
 from bot.service.exports import EXPORT_FORMATS
 from bot.service.levels import LEVELS
 from bot.service.messages import DAYS_PER_MOVE_CHOICES
-from bot.service.models import FIRST_CHOICES, REMINDERS, STATUSES, TOURNAMENT_RUNNERS
+from bot.service.models import FIRST_CHOICES, REMINDERS, STATUSES, TOURNAMENT_RUNNERS, WEB_MODES
 from bot.service.tournaments import FORMAT_WORDS, MATCH_WORDS
 
 #: "days": a time per move, a number of days or none.
@@ -347,6 +347,12 @@ COMMANDS: tuple[Command, ...] = (
             ),
             Param("email", "text", "your mail address: a code is mailed to it to confirm"),
             Param("email_code", "text", "the code mailed to your address"),
+            Param(
+                "web_profile",
+                "bool",
+                "your page on the web, where this server's pages are on (your games show "
+                "either way)",
+            ),
         ),
         discord="/settings reminders:digest digest_hour:8 time_zone:Europe/Paris",
         console="settings reminders=digest digest=8 tz=Europe/Paris quiet=22-7 confirm=on   "
@@ -355,13 +361,20 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "config",
         "Server settings: where games may start, the default time per move, rated games, "
-        "who runs events, players by mail.",
+        "who runs events, players by mail, the server's pages on the web.",
         (
             Param(
-                "channels", "text", "channel mentions or ids where games may start; all: everywhere"
+                "channels",
+                "text",
+                "channel mentions or ids where games may start; all: everywhere",
+                typed="none",
             ),
             Param(
-                "days_per_move", "days", "the default time per move", choices=DAYS_PER_MOVE_CHOICES
+                "days_per_move",
+                "days",
+                "the default time per move",
+                choices=DAYS_PER_MOVE_CHOICES,
+                keys=("days",),
             ),
             Param("rated", "bool", "allow rated games"),
             Param(
@@ -370,9 +383,23 @@ COMMANDS: tuple[Command, ...] = (
                 "who creates and runs events: managers (Manage Server) or everyone",
                 choices=TOURNAMENT_RUNNERS,
             ),
-            Param("email", "bool", "players by mail may play here; their games start here"),
+            Param(
+                "email",
+                "bool",
+                "players by mail may play here; their games start here",
+                typed="none",
+            ),
+            Param(
+                "web",
+                "choice",
+                "the server's games, events and players on the web: public (search engines "
+                "too), link (only through the links the bot posts), or off",
+                choices=WEB_MODES,
+            ),
         ),
-        discord="/config days_per_move:5 rated:true   (events: /config tournaments:everyone)",
+        discord="/config days_per_move:5 rated:true   (events: /config tournaments:everyone; "
+        "pages on the web: /config web:public)",
+        console="config days=5 rated=yes web=public   (the console's one pretend server)",
         admin=True,
     ),
     # Events ("tournament create": a command and its action; on Discord a subcommand).

@@ -217,7 +217,7 @@ async def test_settings_ignore_case_and_refuse_unknown_names(
     assert said[2] == (
         "There is no setting “colour”; "
         "the settings are auto_vacation, confirm_moves, digest_hour, email, email_code, "
-        "quiet_hours, reminders, time_zone, vacation, weekend."
+        "quiet_hours, reminders, time_zone, vacation, web_profile, weekend."
     )
 
 

@@ -396,18 +396,23 @@ async def test_other_commands_answer(world: World) -> None:
             await world.fake.slash(
                 ann,
                 "settings",
-                {"reminders": "dm", "time_zone": "Europe/Paris"},
+                {"reminders": "dm", "time_zone": "Europe/Paris", "web_profile": False},
                 channel=world.channel,
             )
         ).reply()
-        assert "Europe/Paris" in settings.content
+        assert "Europe/Paris" in settings.content and "web profile off" in settings.content
         with pytest.raises(PermissionError):  # hidden from members without Manage Server
             await world.fake.slash(ann, "config", {"rated": False}, channel=world.channel)
         owner = world.fake.owner
         config = await (
-            await world.fake.slash(owner, "config", {"rated": False}, channel=world.channel)
+            await world.fake.slash(
+                owner, "config", {"rated": False, "web": "link"}, channel=world.channel
+            )
         ).reply()
         assert "rated games off" in config.content
+        assert re.search(
+            r"pages on the web by link only \(never indexed\): http://\S+/l/", config.content
+        )
         handle = await world.fake.autocomplete(
             ann, "move", {"move": "a"}, focused="move", channel=thread
         )

@@ -52,7 +52,8 @@ def test_a_settings_line_says_every_setting() -> None:
     assert settings_line(away, local_time) == (
         "Reminders: dm · time zone Europe/Paris · quiet hours 22:00-7:00 · "
         "confirm moves off · on vacation since 01 Mar 10:00 CET · "
-        "9.5 vacation days left this year · bank clocks: weekend off, auto-vacation on."
+        "9.5 vacation days left this year · bank clocks: weekend off, auto-vacation on · "
+        "web profile on."
     )
     home = PlayerSettings(7, "off", "UTC", None, 14.0, None)
     assert "quiet hours off · confirm moves off · not on vacation · 14 vacation days left" in (

@@ -5,13 +5,17 @@ Route tests through aiohttp's test client (the `web` fixture) over a service on 
 from __future__ import annotations
 
 import re
+import socket
 
+import pytest
+from aiohttp import ClientSession
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.service import GameService, Player
+from bot.service import GameService, Player, Refused, ServiceCode, aiqueue
 from bot.web import urls
 from bot.web.app import CONTENT_SECURITY_POLICY, create_app
-from tests.conftest import ANN, BOB, WEB_URL
+from bot.web.runner import start_web
+from tests.conftest import ANN, BOB, WEB_URL, Clock
 from tests.webkit import GUILD, Client, fetched, hex_game, pages_on, text_of
 
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\u202e'
@@ -53,6 +57,10 @@ async def test_link_mode_pages_only_through_their_token_never_indexed(
     again = await pages_on(service, "link")
     assert again.token != place.token
     assert (await fetched(web, urls.game(place, game.id))).status == 404
+    with pytest.raises(Refused) as refused:  # a mode no server has: one sentence, no change
+        await service.guild_settings(GUILD, web="secret")
+    assert refused.value.code == ServiceCode.BAD_SETTING
+    assert (await service.guild_settings(GUILD)).web_token == again.token
     robots = await text_of(web, "/robots.txt")
     assert "Disallow: /l/" in robots
 
@@ -193,3 +201,63 @@ async def test_the_rate_limit_is_per_client_address(service: GameService) -> Non
         other = await fetched(client, "/robots.txt", **{"X-Forwarded-For": "1.2.3.4, 5.6.7.8"})
         assert other.status == 200
 
+
+async def store_analysis(service: GameService, game_id: int, ply: int, clock: Clock) -> None:
+    """An analysis as the AI runner stores it (its text and chart), for game `game_id`."""
+    async with service.db.write() as conn:
+        job = await aiqueue.request(conn, game_id, "analysis", ply, clock())
+        await aiqueue.finish(
+            conn, job.id, clock(), {"text": "move 3 a4: Black threw away a win"}, b"\x89PNG-chart"
+        )
+
+
+async def test_a_finished_games_analysis_is_shown_none_while_a_game_is_under_way(
+    service: GameService, web: Client, clock: Clock
+) -> None:
+    place = await pages_on(service)
+    over = await hex_game(service, ["b2", "c3", "a4"], resign=True)
+    await store_analysis(service, over.id, over.ply, clock)
+    page = await text_of(web, urls.game(place, over.id))
+    assert "Black threw away a win" in page and urls.analysis_chart(place, over.id) in page
+    chart = await fetched(web, urls.analysis_chart(place, over.id))
+    assert chart.status == 200 and await chart.read() == b"\x89PNG-chart"
+    under_way = await hex_game(service, ["b2", "c3"])  # between people: no engine help
+    await store_analysis(service, under_way.id, under_way.ply, clock)
+    page = await text_of(web, urls.game(place, under_way.id))
+    assert "threw away" not in page and "Analysis" not in page
+    assert (await fetched(web, urls.analysis_chart(place, under_way.id))).status == 404
+
+
+async def test_unknown_methods_and_pages_are_pages_of_their_status(
+    service: GameService, web: Client
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2"])
+    posted = await web.post(urls.game(place, game.id), data=b"x" * 100)
+    assert posted.status == 405 and "not allowed" in await posted.text()
+    assert posted.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    head = await web.head(urls.game(place, game.id))
+    assert head.status == 200
+    missing = await fetched(web, "/nowhere")
+    assert missing.headers["X-Robots-Tag"] == "noindex, nofollow"
+    assert "There is no page here." in await missing.text()
+
+
+async def test_the_pages_run_beside_the_bot_and_say_so_when_their_port_is_taken(
+    service: GameService, caplog: pytest.LogCaptureFixture
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = service.settings.model_copy(update={"web_port": port})
+        assert await start_web(service, settings) is None  # the bot runs on without pages
+        assert f"cannot listen on 127.0.0.1:{port}" in caplog.text
+    stop = await start_web(service, settings)
+    assert stop is not None
+    try:
+        async with ClientSession() as session, session.get(f"http://127.0.0.1:{port}/") as got:
+            assert got.status == 200 and "Paperboard" in await got.text()
+    finally:
+        await stop()
+    assert await start_web(service, settings.model_copy(update={"web_port": 0})) is None

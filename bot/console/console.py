@@ -48,6 +48,7 @@ from bot.service import (
     away_note,
     banks_text,
     bot_record_lines,
+    clock_text,
     closest,
     conditional_text,
     describe,
@@ -59,6 +60,7 @@ from bot.service import (
     settings_line,
     shown,
 )
+from bot.web.urls import pages_sentence
 
 log = logging.getLogger("paperboard.console")
 
@@ -151,6 +153,7 @@ class Console:
             "rating": self.rating,
             "leaderboard": self.leaderboard,
             "settings": self.settings,
+            "config": self.config,
             "tournament create": self.tournament_create,
             "tournament join": self.tournament_join,
             "tournament leave": self.tournament_leave,
@@ -573,6 +576,7 @@ class Console:
         hour = values.get("digest_hour")
         reminders = values.get("reminders")
         auto = values.get("auto_vacation")
+        profile = values.get("web_profile")
         settings = await self.service.player_settings(
             self.me,
             reminders=reminders.lower() if reminders is not None else None,
@@ -583,9 +587,35 @@ class Console:
             digest_hour=_int(hour, "digest") if hour is not None else None,
             auto_vacation=_bool(auto) if auto is not None else None,
             weekend=values.get("weekend"),
+            web_profile=_bool(profile) if profile is not None else None,
         )
         self.zone = settings.time_zone
         self.say(f"{self.me.name} · {settings_line(settings, self.when)}")
+
+    async def config(self, words: list[str], _: str) -> None:
+        """The pretend server's settings (whoever types here manages it)."""
+        typed = dict(map(_pair, words))
+        unknown = [key for key in typed if key not in KEYS["config"]]
+        if unknown:
+            raise Refused(
+                f"There is no server setting {shown(unknown[0])}; the settings are "
+                f"{', '.join(sorted(set(KEYS['config'].values())))}.",
+                code=ServiceCode.USAGE,
+            )
+        given = _keyed({k: v for k, v in typed.items() if v}, "config")
+        rated, runners, web = given.get("rated"), given.get("tournaments"), given.get("web")
+        found = await self.service.guild_settings(
+            GUILD,
+            days_per_move=parse_days(given.get("days_per_move"), unset="keep"),
+            rated=_bool(rated) if rated is not None else None,
+            tournaments=runners.lower() if runners is not None else None,
+            web=web.lower() if web is not None else None,
+        )
+        self.say(
+            f"This server: {clock_text(found.days_per_move)}; rated games "
+            f"{'on' if found.rated else 'off'}; events run by {found.tournaments}; "
+            f"{pages_sentence(found, self.service.settings.site_url)}."
+        )
 
     # -- events -------------------------------------------------------------------------
 

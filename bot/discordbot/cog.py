@@ -48,6 +48,7 @@ from bot.service import (
     shown,
     taken_back_text,
 )
+from bot.web.urls import pages_sentence
 
 log = logging.getLogger("paperboard.discord")
 
@@ -490,6 +491,7 @@ class GamesCog(commands.Cog):
         weekend: str | None = None,
         email: str | None = None,
         email_code: str | None = None,
+        web_profile: bool | None = None,
     ) -> None:
         said = []
         if email is not None:
@@ -506,6 +508,7 @@ class GamesCog(commands.Cog):
             digest_hour=digest_hour,
             auto_vacation=auto_vacation,
             weekend=weekend,
+            web_profile=web_profile,
         )
         await reply(interaction, "\n".join([*said, settings_line(found, when)]))
 
@@ -520,6 +523,7 @@ class GamesCog(commands.Cog):
         rated: bool | None = None,
         tournaments: str | None = None,
         email: bool | None = None,
+        web: str | None = None,
     ) -> None:
         member = interaction.user
         if not isinstance(member, discord.Member) or not member.guild_permissions.manage_guild:
@@ -534,6 +538,7 @@ class GamesCog(commands.Cog):
             tournaments=tournaments,
             email=email,
             email_channel=interaction.channel_id if email else None,
+            web=web,
         )
         where = ", ".join(f"<#{c}>" for c in found.channels) or "every channel"
         rated_words = "on" if found.rated else "off"
@@ -545,7 +550,8 @@ class GamesCog(commands.Cog):
         await reply(
             interaction,
             f"Games may start in {where}; {clock_text(found.days_per_move)}; "
-            f"rated games {rated_words}; events run by {found.tournaments}; {by_mail}.",
+            f"rated games {rated_words}; events run by {found.tournaments}; {by_mail}; "
+            f"{pages_sentence(found, self.service.settings.site_url)}.",
         )
 
     # -- helpers -----------------------------------------------------------------------------------

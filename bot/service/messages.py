@@ -405,7 +405,8 @@ def settings_line(found: PlayerSettings, when: When) -> str:
         f"Reminders: {reminders} · time zone {found.time_zone} · quiet hours {quiet} · "
         f"confirm moves {'on' if found.confirm_moves else 'off'} · {away} · "
         f"{_days(found.vacation_days_left)} left this year · bank clocks: weekend "
-        f"{found.weekend}, auto-vacation {'on' if found.auto_vacation else 'off'}."
+        f"{found.weekend}, auto-vacation {'on' if found.auto_vacation else 'off'} · "
+        f"web profile {'on' if found.web_profile else 'off'}."
     )
 
 

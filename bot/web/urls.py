@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from bot.service.models import WebPlace
+from bot.service.models import GuildSettings, WebPlace
 
 PUBLIC, LINK = "s", "l"
 
@@ -82,3 +82,14 @@ def static(name: str, version: str | None = None) -> str:
 def absolute(public_url: str, path: str) -> str:
     """`path` at the address players reach (PUBLIC_URL)."""
     return public_url.rstrip("/") + path
+
+
+def pages_sentence(found: GuildSettings, site_url: str) -> str:
+    """A server's pages in words, as `/config` answers: off, or where they are."""
+    place = found.web_place
+    if place is None:
+        return "pages on the web off"
+    where = absolute(site_url, server(place))
+    if place.mode == "link":
+        return f"pages on the web by link only (never indexed): {where}"
+    return f"pages on the web public: {where}"

@@ -3,6 +3,18 @@
 // marking the move in the list, without loading the page again.
 "use strict";
 (function () {
+  // times in the reader's own zone (the page says UTC without script)
+  const local = new Intl.DateTimeFormat(undefined, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+  });
+  for (const time of document.querySelectorAll("time[datetime]")) {
+    const moment = new Date(time.getAttribute("datetime"));
+    if (!Number.isNaN(moment.getTime())) {
+      time.title = time.textContent;
+      time.textContent = local.format(moment);
+    }
+  }
+
   const list = document.getElementById("moves");
   const board = document.getElementById("board");
   if (!list || !board) return;
@@ -20,7 +32,8 @@
   slider.value = String(ply);
   slider.id = "slider";
   slider.setAttribute("aria-label", "Position: moves played");
-  label.parentNode.insertBefore(slider, label);
+  const nav = document.querySelector(".plies");
+  nav.insertBefore(slider, nav.firstChild);
 
   function address(n) {
     const url = new URL(window.location.href);
