@@ -214,7 +214,10 @@ class Preferences(Records):
                     .where(c.guild_id == guild_id, c.web_token.is_(None))
                     .values(web_token=new_web_token())
                 )
-            return await self.load_guild_settings(conn, guild_id)
+            found = await self.load_guild_settings(conn, guild_id)
+        if web is not None:  # committed: the pages read where they are again (service/web.py)
+            self._web_places.clear()
+        return found
 
 
 def new_web_token() -> str:

@@ -128,6 +128,10 @@ class Records:
         self._boards: OrderedDict[BoardKey, bytes] = OrderedDict()
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
         self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
+        # the web pages' servers (guild id or link token -> when read, where) and games
+        # (game id -> what they were read from, the page's game): bot/service/web.py
+        self._web_places: OrderedDict[int | str, tuple[float, Any]] = OrderedDict()
+        self._web_games: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
         # game id -> (when read, seats, players on vacation)
         self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
             OrderedDict()

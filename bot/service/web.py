@@ -8,11 +8,16 @@ unguessable token). Every lookup here reads outside the write lock.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -27,8 +32,19 @@ from engine import GameState
 
 #: The games a page shows: started ones (a challenge never accepted has no board).
 SHOWN = ("active", "finished", "aborted")
+K = TypeVar("K")
+V = TypeVar("V")
+
 #: GIF replays kept in memory (a long game's takes seconds to draw).
 GIFS_KEPT = 16
+#: Games whose page's reading is kept (a game's record, times and board versions: read
+#: again only when the game's row, its names or its caption change).
+WEB_GAMES_KEPT = 512
+#: How long where a server's pages are is trusted (a change made in this process is seen
+#: at once; one made by another process, `paperboard web` beside the bot, within this).
+PLACE_SECONDS = 5.0
+#: Servers and link tokens remembered, the unknown ones too (the oldest forgotten first).
+PLACES_KEPT = 1024
 
 #: What a link-mode token looks like (preferences.new_web_token): anything else is
 #: refused before any query.
@@ -77,16 +93,36 @@ class WebPages(Records):
     """The web's reading use cases."""
 
     async def web_place(self, guild_id: int) -> WebPlace | None:
-        """Where a server's pages are; None while they are off."""
+        """Where a server's pages are; None while they are off (read at most every
+        PLACE_SECONDS)."""
         check_ids(guild_id)
-        async with self.db.read() as conn:
-            return (await self.load_guild_settings(conn, guild_id)).web_place
+        return await self._place_kept(guild_id, partial(self._read_web_place, guild_id))
 
     async def web_place_of_token(self, token: str) -> WebPlace | None:
         """The server whose link-mode address holds `token` (its pages may since have gone
         public: the place says so); None for an unknown token or pages turned off."""
         if not TOKEN.fullmatch(token):
             return None
+        return await self._place_kept(token, partial(self._read_place_of_token, token))
+
+    async def _place_kept(
+        self, key: int | str, read: Callable[[], Awaitable[WebPlace | None]]
+    ) -> WebPlace | None:
+        """Where the pages of a server (its id, or a link token) are: read again when
+        older than PLACE_SECONDS."""
+        kept = self._web_places.get(key)
+        now = time.monotonic()
+        if kept is not None and now - kept[0] < PLACE_SECONDS:
+            return cast(WebPlace | None, kept[1])
+        place = await read()
+        _keep(self._web_places, key, (now, place), PLACES_KEPT)
+        return place
+
+    async def _read_web_place(self, guild_id: int) -> WebPlace | None:
+        async with self.db.read() as conn:
+            return (await self.load_guild_settings(conn, guild_id)).web_place
+
+    async def _read_place_of_token(self, token: str) -> WebPlace | None:
         c = guild_settings.c
         async with self.db.read() as conn:
             guild_id = await conn.scalar(sa.select(c.guild_id).where(c.web_token == token))
@@ -104,25 +140,22 @@ class WebPages(Records):
         for a game of another server, or a challenge that never started."""
         async with self.db.read() as conn:
             row, summary, state = await self._shown(conn, place, game_id)
-            entries = await self.timed_moves(conn, game_id)
-            job = (
-                await aiqueue.job_row(conn, game_id, "analysis", row.ply)
-                if row.status == "finished"
-                else None
-            )
-        summary = seat_names_now(summary, state)
-        record = state.moves
-        tags = tuple(board_tags(summary, record, len(record)))
-        analysis = None
-        if job is not None and job.done and job.result:
-            lines = tuple(str(job.result.get("text", "")).splitlines())
-            analysis = WebAnalysis(lines, bool(job.png))
-        formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
-        played = tuple(
-            WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
-            for e in entries
-        )
-        return WebGame(summary, played, tags, analysis, formats)
+            summary = seat_names_now(summary, state)
+            # what the page's record, times and versions are read from: kept while it holds
+            version = (row.updated_at, row.status, state.moves, board_names(summary),
+                       deadline_caption(summary))  # fmt: skip
+            kept = self._web_games.get(game_id)
+            if kept is not None and kept[0] == version:
+                found: WebGame = kept[1]
+            else:
+                found = _web_game(row, summary, state, await self.timed_moves(conn, game_id))
+            if row.status == "finished" and found.analysis is None:  # it may have come since
+                job = await aiqueue.job_row(conn, game_id, "analysis", row.ply)
+                if job is not None and job.done and job.result:
+                    lines = tuple(str(job.result.get("text", "")).splitlines())
+                    found = dataclasses.replace(found, analysis=WebAnalysis(lines, bool(job.png)))
+        _keep(self._web_games, game_id, (version, found), WEB_GAMES_KEPT)
+        return dataclasses.replace(found, game=summary)
 
     async def web_board(
         self, place: WebPlace, game_id: int, ply: int, *, known: str | None = None
@@ -171,9 +204,7 @@ class WebPages(Records):
         gif = self._gifs.get(key)
         if gif is None:
             gif = await self.painter.gif(state, players=board_names(summary))
-            self._gifs[key] = gif
-            while len(self._gifs) > GIFS_KEPT:
-                self._gifs.popitem(last=False)
+            _keep(self._gifs, key, gif, GIFS_KEPT)
         return ExportFile(f"{row.game}-{game_id}.gif", gif)
 
     async def _shown(
@@ -186,6 +217,17 @@ class WebPages(Records):
         if row.status not in SHOWN:
             raise _no_game(game_id)
         return row, await self.summary(conn, game_id, row), await self.load_state(conn, row)
+
+
+def _web_game(row: Any, summary: GameSummary, state: GameState, entries: Any) -> WebGame:
+    """A game's page from its row, summary, state and timed moves (no analysis yet)."""
+    formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
+    played = tuple(
+        WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
+        for e in entries
+    )
+    tags = tuple(board_tags(summary, state.moves, len(state.moves)))
+    return WebGame(summary, played, tags, None, formats)
 
 
 def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list[str]:
@@ -204,6 +246,14 @@ def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list
         else:
             tags.append(chain.hexdigest())
     return tags
+
+
+def _keep(cache: OrderedDict[K, V], key: K, value: V, size: int) -> None:
+    """`value` the newest in `cache`, which keeps the `size` newest."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
 
 
 def _no_game(game_id: int) -> Refused:
