@@ -5,9 +5,13 @@ and result, the analysis of a finished game, the downloads; and its pictures and
 
 from __future__ import annotations
 
-from aiohttp import web
+from dataclasses import dataclass
+from typing import cast
 
-from bot.service import WebPlace, banks_text, game_clock_text, result_text
+from aiohttp import web
+from markupsafe import Markup
+
+from bot.service import WebGame, WebPlace, banks_text, game_clock_text, result_text
 from bot.web import urls
 from bot.web.site import SITE, Handler, file, page
 
@@ -21,6 +25,8 @@ CONTENT_TYPES = {
 }
 #: A picture whose address holds its version never changes.
 FOREVER = "max-age=31536000, immutable"
+#: Games whose page's unchanging part is kept drawn (`Drawn`).
+DRAWN_KEPT = 512
 
 
 def cached(place: WebPlace, lasting: str) -> str:
@@ -36,7 +42,8 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     last = len(found.board_tags) - 1
     ply = ply_asked(request, last)
     game = found.game
-    boards = [urls.board(place, game.id, n, tag) for n, tag in enumerate(found.board_tags)]
+    shown = drawn(request, place, found)
+    boards = shown.addresses
     result = result_text(game).removeprefix("Result: ") if game.status == "finished" else None
     return page(
         request,
@@ -47,12 +54,49 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         ply=ply,
         last=last,
         boards=boards,
+        drawn=shown,
         result=result,
         clock=game_clock_text(game),
         banks=banks_text(game) if game.banks and game.status == "active" else "",
         preview=site.absolute(boards[last]),
         address=site.absolute(urls.game(place, game.id)),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """The part of a game's page the same at every ply, drawn once per version of the
+    game: each board's address, and the move list with no position marked."""
+
+    addresses: tuple[str, ...]
+    boards: Markup  # the addresses, for the slider
+    moves: str
+
+    def moves_at(self, ply: int) -> Markup:
+        """The move list with the position after `ply` moves marked."""
+        link = f' data-ply="{ply}">'
+        return Markup(self.moves.replace(link, f'{link[:-1]} aria-current="step">', 1))
+
+
+def drawn(request: web.Request, place: WebPlace, found: WebGame) -> Drawn:
+    """`found`'s page's unchanging part: drawn again when the record, the names or the
+    caption change (the last board's version holds them) or a move's time does (an undo
+    and the same move again)."""
+    site = request.app[SITE]
+    game = found.game
+    key = (urls.prefix(place), game.id, found.board_tags[-1], found.moves[-1:])
+    kept = site.drawn.get(key)
+    if kept is None:
+        addresses = tuple(urls.board(place, game.id, n, t) for n, t in enumerate(found.board_tags))
+        moves = site.templates.get_template("game_moves.html").render(
+            place=place, game=game, found=found
+        )
+        kept = Drawn(addresses, Markup(" ").join(addresses), moves)
+        site.drawn[key] = kept
+        while len(site.drawn) > DRAWN_KEPT:
+            site.drawn.popitem(last=False)
+    site.drawn.move_to_end(key)
+    return cast(Drawn, kept)
 
 
 def ply_asked(request: web.Request, last: int) -> int:

@@ -5,7 +5,8 @@ versions, finding the server of an address, and answering with a page or a file.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,8 @@ class Site:
             if path.is_file()
         }
         self.templates.globals.update(urls=urls, static=self.static, site_url=self.absolute)
+        #: parts of pages drawn once per version of what they show (bot/web/game.py)
+        self.drawn: OrderedDict[Hashable, Any] = OrderedDict()
 
     def static(self, name: str) -> str:
         """A static file's address, versioned by its content (cached for good)."""
