@@ -21,7 +21,8 @@ are medians of the rounds' p50s and p99s. SQLite, then PostgreSQL (a database of
 benchmark's own, created and dropped: PAPERBOARD_TEST_POSTGRES names the server). Last
 line (the worse of the two backends):
 
-    web game page p99: <ms> ms; cached board p99 <ms> ms; move p99 <ms> ms under load (<ms> ms without); loop stall <ms> ms
+    web game page p99: <ms> ms; cached board p99 <ms> ms; move p99 <ms> ms under load
+    (<ms> ms without); loop stall <ms> ms
 
 Run: .venv/bin/python -m bench.web [--backend sqlite|postgresql|both] [--rounds 3]
 [--seconds 20] [--rate 200]
@@ -119,7 +120,9 @@ async def real_games(service: GameService, count: int, total: int, active: int) 
                 "status": "finished" if outcome is not None else "active",
                 "winners": None if outcome is None else list(outcome.winners),
                 "reason": None if outcome is None else str(outcome.reason),
-                "scores": None if outcome is None or outcome.scores is None else list(outcome.scores),
+                "scores": None
+                if outcome is None or outcome.scores is None
+                else list(outcome.scores),
                 "finished_at": None if outcome is None else when,
                 "updated_at": when,
             }
@@ -128,7 +131,9 @@ async def real_games(service: GameService, count: int, total: int, active: int) 
         targets.append((urls.game(place, game_id), len(record)))
     bound = {key: sa.bindparam(key) for key in updates[0] if key != "gid"}
     async with service.db.write() as conn:
-        await conn.execute(games.update().where(games.c.id == sa.bindparam("gid")).values(bound), updates)
+        await conn.execute(
+            games.update().where(games.c.id == sa.bindparam("gid")).values(bound), updates
+        )
     for start in range(0, len(move_rows), CHUNK):
         async with service.db.write() as conn:
             await conn.execute(moves.insert(), move_rows[start : start + CHUNK])
@@ -353,7 +358,9 @@ def describe(found: Round) -> str:
         for name, ms in found.moves.items()
         if ms
     ]
-    parts.append(f"stall loaded {found.stall['loaded']:.0f} ms, quiet {found.stall['quiet']:.0f} ms")
+    parts.append(
+        f"stall loaded {found.stall['loaded']:.0f} ms, quiet {found.stall['quiet']:.0f} ms"
+    )
     errors = sum(found.errors.values())
     if errors:
         parts.append(f"answers not as expected: {found.errors}")
