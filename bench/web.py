@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import random
 import socket
@@ -255,6 +256,8 @@ async def measure(url: str, args: argparse.Namespace, backend: str) -> list[Roun
             f"({time.perf_counter() - began:.1f} s to load)",
             flush=True,
         )
+        gc.collect()  # the loader's garbage, before the bot's loop is measured
+        gc.freeze()
         stop_web = await start_web(service, settings)
         assert stop_web is not None, "the web pages did not start"
         ticker = Ticker()

@@ -3,7 +3,10 @@ are read and drawn again when the game changes."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.service import GameService
+from bot.service import web as service_web
 from bot.web import urls
 from tests.conftest import ANN, Clock
 from tests.test_web import store_analysis
@@ -11,8 +14,10 @@ from tests.webkit import GUILD, Client, hex_game, pages_on, text_of
 
 
 async def test_a_game_page_read_again_shows_what_changed_since(
-    service: GameService, web: Client, clock: Clock
+    service: GameService, web: Client, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(service_web, "ANALYSIS_SECONDS", 0.0)  # looked for at every read
+    monkeypatch.setattr(service_web, "FRESH_SECONDS", 0.0)
     place = await pages_on(service)
     game = await hex_game(service, ["b2", "c3"])
     before = await text_of(web, urls.game(place, game.id, 1))

@@ -129,9 +129,9 @@ class Records:
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
         self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
         # the web pages' servers (guild id or link token -> when read, where) and games
-        # (game id -> what they were read from, the page's game): bot/service/web.py
+        # (game id -> the page's game as read, what from): bot/service/web.py
         self._web_places: OrderedDict[int | str, tuple[float, Any]] = OrderedDict()
-        self._web_games: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self._web_games: OrderedDict[int, Any] = OrderedDict()
         # game id -> (when read, seats, players on vacation)
         self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
             OrderedDict()
@@ -287,23 +287,28 @@ class Records:
             _trim(self._rosters, STATE_CACHE_SIZE)
         return roster, away
 
-    async def load_state(self, conn: AsyncConnection, row: Any) -> GameState:
-        """The engine state of a game row: cached, or replayed from its record."""
+    async def load_state(
+        self, conn: AsyncConnection, row: Any, record: Sequence[str] | None = None
+    ) -> GameState:
+        """The engine state of a game row: cached, or replayed from its record (read,
+        unless the caller has read it already)."""
         cached = self._states.get(row.id)
         if cached is not None and cached[0] == row.updated_at and cached[1].ply == row.ply:
             self._states.move_to_end(row.id)
             return cached[1]
-        record = (
-            await conn.scalars(
-                sa.select(moves.c.text).where(moves.c.game_id == row.id).order_by(moves.c.ply)
-            )
-        ).all()
+        if record is None:
+            record = (
+                await conn.scalars(
+                    sa.select(moves.c.text).where(moves.c.game_id == row.id).order_by(moves.c.ply)
+                )
+            ).all()
         state = await replay(row.game, row.options, record)
         self.cache_state(row.id, row.updated_at, state)
         return state
 
     def cache_state(self, game_id: int, updated_at: datetime, state: GameState) -> None:
         self._states[game_id] = (updated_at, state)
+        self._web_games.pop(game_id, None)  # its page is read again (an undo: same ply)
         _trim(self._states, STATE_CACHE_SIZE)
 
     # == players and servers ===========================================================

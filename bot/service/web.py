@@ -39,7 +39,12 @@ V = TypeVar("V")
 GIFS_KEPT = 16
 #: Games whose page's reading is kept (a game's record, times and board versions: read
 #: again only when the game's row, its names or its caption change).
-WEB_GAMES_KEPT = 512
+WEB_GAMES_KEPT = 2048
+#: How long a game's page as read is shown without reading its row again (a change made
+#: in this process is seen at once; one made by another process, within this).
+FRESH_SECONDS = 2.0
+#: How often a finished game's page looks for an analysis that has not come yet.
+ANALYSIS_SECONDS = 10.0
 #: How long where a server's pages are is trusted (a change made in this process is seen
 #: at once; one made by another process, `paperboard web` beside the bot, within this).
 PLACE_SECONDS = 5.0
@@ -87,6 +92,21 @@ class WebBoard:
 
     tag: str
     png: bytes | None
+
+
+@dataclass(slots=True)
+class _Kept:
+    """A game's page as read (`WebGame`): what it was read from (its row's version, the
+    names, the caption), its record, when it was read and when its analysis was last
+    looked for."""
+
+    version: tuple[Any, ...]
+    found: WebGame
+    record: tuple[str, ...]
+    row: Any  # as last read, and the summary
+    summary: GameSummary
+    read_at: float  # time.monotonic(), as `looked`
+    looked: float
 
 
 class WebPages(Records):
@@ -138,24 +158,50 @@ class WebPages(Records):
         times and who played, each position's board version, the analysis of a finished
         game (none while a game is under way: that would be engine help). Refused (a 404)
         for a game of another server, or a challenge that never started."""
+        kept = await self._kept_game(place, game_id, analysis=True)
+        # the summary as read (a bank clock runs), its seats named as in this position
+        summary = dataclasses.replace(kept.summary, seat_names=kept.found.game.seat_names)
+        return dataclasses.replace(kept.found, game=summary)
+
+    async def _kept_game(self, place: WebPlace, game_id: int, *, analysis: bool) -> _Kept:
+        """A game's page as read: as kept when read less than FRESH_SECONDS ago, or while
+        its row, names and caption are unchanged; else read again (the moves with their
+        times, the state) and kept. With `analysis`, a finished game's that has not come
+        yet is looked for every ANALYSIS_SECONDS."""
+        check_ids(game_id)
+        now = time.monotonic()
+        kept: _Kept | None = self._web_games.get(game_id)
+        if (
+            kept is not None
+            and now - kept.read_at < FRESH_SECONDS
+            and kept.row.guild_id == place.guild_id
+        ):
+            self._web_games.move_to_end(game_id)
+            return kept
         async with self.db.read() as conn:
-            row, summary, state = await self._shown(conn, place, game_id)
-            summary = seat_names_now(summary, state)
-            # what the page's record, times and versions are read from: kept while it holds
-            version = (row.updated_at, row.status, state.moves, board_names(summary),
+            row, summary = await self._shown_row(conn, place, game_id)
+            version = (row.updated_at, row.ply, row.status, board_names(summary),
                        deadline_caption(summary))  # fmt: skip
-            kept = self._web_games.get(game_id)
-            if kept is not None and kept[0] == version:
-                found: WebGame = kept[1]
-            else:
-                found = _web_game(row, summary, state, await self.timed_moves(conn, game_id))
-            if row.status == "finished" and found.analysis is None:  # it may have come since
+            if kept is None or kept.version != version:
+                entries = await self.timed_moves(conn, game_id)
+                state = await self.load_state(conn, row, [e.text for e in entries])
+                found = _web_game(row, seat_names_now(summary, state), state, entries)
+                kept = _Kept(version, found, state.moves, row, summary, now, -ANALYSIS_SECONDS)
+            kept.row, kept.summary, kept.read_at = row, summary, now
+            if (  # an analysis may have come since the last look
+                analysis
+                and row.status == "finished"
+                and kept.found.analysis is None
+                and now - kept.looked >= ANALYSIS_SECONDS
+            ):
+                kept.looked = now
                 job = await aiqueue.job_row(conn, game_id, "analysis", row.ply)
                 if job is not None and job.done and job.result:
                     lines = tuple(str(job.result.get("text", "")).splitlines())
-                    found = dataclasses.replace(found, analysis=WebAnalysis(lines, bool(job.png)))
-        _keep(self._web_games, game_id, (version, found), WEB_GAMES_KEPT)
-        return dataclasses.replace(found, game=summary)
+                    came = WebAnalysis(lines, bool(job.png))
+                    kept.found = dataclasses.replace(kept.found, analysis=came)
+        _keep(self._web_games, game_id, kept, WEB_GAMES_KEPT)
+        return kept
 
     async def web_board(
         self, place: WebPlace, game_id: int, ply: int, *, known: str | None = None
@@ -164,18 +210,20 @@ class WebPages(Records):
         version already (the asker's cached copy: nothing drawn, nothing replayed). Drawn in
         the drawing workers, and cached like every board."""
         check_ids(ply)
-        async with self.db.read() as conn:
-            row, summary, state = await self._shown(conn, place, game_id)
-        if not 0 <= ply <= state.ply:
+        kept = await self._kept_game(place, game_id, analysis=False)
+        row, summary = kept.row, kept.summary
+        record = kept.record
+        if not 0 <= ply <= len(record):
             raise _no_game(game_id)
-        record = state.moves[:ply]
-        tag = board_tags(summary, state.moves, ply)[-1]
+        tag = kept.found.board_tags[ply]
         if known == tag:
             return WebBoard(tag, None)
-        caption = deadline_caption(summary) if ply == state.ply else None
-        png = self.drawn_board(board_key(game_id, record, False, caption, board_names(summary)))
+        caption = deadline_caption(summary) if ply == len(record) else None
+        png = self.drawn_board(
+            board_key(game_id, record[:ply], False, caption, board_names(summary))
+        )
         if png is None:
-            then = state if ply == state.ply else await replay(row.game, row.options, record)
+            then = await replay(row.game, row.options, record[:ply])
             png = await self.render(game_id, then, summary, groups=False)
         return WebBoard(tag, png)
 
@@ -212,11 +260,18 @@ class WebPages(Records):
     ) -> tuple[Any, GameSummary, GameState]:
         """A game a page shows: its row, summary and state; refused (a 404) for another
         server's game or a challenge that never started."""
+        row, summary = await self._shown_row(conn, place, game_id)
+        return row, summary, await self.load_state(conn, row)
+
+    async def _shown_row(
+        self, conn: AsyncConnection, place: WebPlace, game_id: int
+    ) -> tuple[Any, GameSummary]:
+        """A game a page shows: its row and summary (`_shown`)."""
         check_ids(game_id)
         row = await self.game_row(conn, game_id, place.guild_id)
         if row.status not in SHOWN:
             raise _no_game(game_id)
-        return row, await self.summary(conn, game_id, row), await self.load_state(conn, row)
+        return row, await self.summary(conn, game_id, row)
 
 
 def _web_game(row: Any, summary: GameSummary, state: GameState, entries: Any) -> WebGame:

@@ -26,7 +26,7 @@ CONTENT_TYPES = {
 #: A picture whose address holds its version never changes.
 FOREVER = "max-age=31536000, immutable"
 #: Games whose page's unchanging part is kept drawn (`Drawn`).
-DRAWN_KEPT = 512
+DRAWN_KEPT = 2048
 
 
 def cached(place: WebPlace, lasting: str) -> str:

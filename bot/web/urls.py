@@ -25,7 +25,7 @@ server that went public answers with a redirect to the public one.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from bot.service.models import GuildSettings, WebPlace
 
@@ -45,12 +45,14 @@ def server(place: WebPlace) -> str:
 
 def game(place: WebPlace, game_id: int, ply: int | None = None) -> str:
     path = f"{prefix(place)}/g/{game_id}"
-    return path if ply is None else f"{path}?{urlencode({'ply': ply})}"
+    return path if ply is None else f"{path}?ply={int(ply)}"  # a page has one per move: cheap
 
 
 def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -> str:
     path = f"{prefix(place)}/g/{game_id}/board/{ply}.png"
-    return path if version is None else f"{path}?{urlencode({'v': version})}"
+    if version is None:
+        return path
+    return f"{path}?v={version if version.isalnum() else quote(version, safe='')}"
 
 
 def download(place: WebPlace, game_id: int, fmt: str) -> str:
