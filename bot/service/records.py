@@ -132,6 +132,7 @@ class Records:
         # (game id -> the page's game as read, what from): bot/service/web.py
         self._web_places: OrderedDict[int | str, tuple[float, Any]] = OrderedDict()
         self._web_games: OrderedDict[int, Any] = OrderedDict()
+        self._web_reading: dict[Any, asyncio.Future[Any]] = {}  # reads under way, by what
         # game id -> (when read, seats, players on vacation)
         self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
             OrderedDict()

@@ -8,12 +8,13 @@ unguessable token). Every lookup here reads outside the write lock.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -34,6 +35,7 @@ from engine import GameState
 SHOWN = ("active", "finished", "aborted")
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
 
 #: GIF replays kept in memory (a long game's takes seconds to draw).
 GIFS_KEPT = 16
@@ -134,9 +136,19 @@ class WebPages(Records):
         now = time.monotonic()
         if kept is not None and now - kept[0] < PLACE_SECONDS:
             return cast(WebPlace | None, kept[1])
-        place = await read()
+        place = await self._read_once(("place", key), read)
         _keep(self._web_places, key, (now, place), PLACES_KEPT)
         return place
+
+    async def _read_once(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
+        """`read()`, or the same read already under way for `key`: many asking for a page
+        at once read it once."""
+        reading = self._web_reading.get(key)
+        if reading is None:
+            reading = asyncio.ensure_future(read())
+            self._web_reading[key] = reading
+            reading.add_done_callback(lambda _: self._web_reading.pop(key, None))
+        return cast(T, await asyncio.shield(reading))
 
     async def _read_web_place(self, guild_id: int) -> WebPlace | None:
         async with self.db.read() as conn:
@@ -158,26 +170,32 @@ class WebPages(Records):
         times and who played, each position's board version, the analysis of a finished
         game (none while a game is under way: that would be engine help). Refused (a 404)
         for a game of another server, or a challenge that never started."""
-        kept = await self._kept_game(place, game_id, analysis=True)
+        kept = await self._kept_game(place, game_id)
         # the summary as read (a bank clock runs), its seats named as in this position
         summary = dataclasses.replace(kept.summary, seat_names=kept.found.game.seat_names)
         return dataclasses.replace(kept.found, game=summary)
 
-    async def _kept_game(self, place: WebPlace, game_id: int, *, analysis: bool) -> _Kept:
-        """A game's page as read: as kept when read less than FRESH_SECONDS ago, or while
-        its row, names and caption are unchanged; else read again (the moves with their
-        times, the state) and kept. With `analysis`, a finished game's that has not come
-        yet is looked for every ANALYSIS_SECONDS."""
+    async def _kept_game(self, place: WebPlace, game_id: int) -> _Kept:
+        """A game's page as read: as kept when read less than FRESH_SECONDS ago; else its
+        row read again (once for all asking at the same time)."""
         check_ids(game_id)
-        now = time.monotonic()
         kept: _Kept | None = self._web_games.get(game_id)
         if (
             kept is not None
-            and now - kept.read_at < FRESH_SECONDS
+            and time.monotonic() - kept.read_at < FRESH_SECONDS
             and kept.row.guild_id == place.guild_id
         ):
             self._web_games.move_to_end(game_id)
             return kept
+        read = partial(self._read_game, place, game_id)
+        return await self._read_once(("game", place.guild_id, game_id), read)
+
+    async def _read_game(self, place: WebPlace, game_id: int) -> _Kept:
+        """A game's page read: as kept while its row, names and caption are unchanged,
+        else its moves with their times and its state read again; a finished game's
+        analysis that has not come yet looked for every ANALYSIS_SECONDS."""
+        now = time.monotonic()
+        kept: _Kept | None = self._web_games.get(game_id)
         async with self.db.read() as conn:
             row, summary = await self._shown_row(conn, place, game_id)
             version = (row.updated_at, row.ply, row.status, board_names(summary),
@@ -189,8 +207,7 @@ class WebPages(Records):
                 kept = _Kept(version, found, state.moves, row, summary, now, -ANALYSIS_SECONDS)
             kept.row, kept.summary, kept.read_at = row, summary, now
             if (  # an analysis may have come since the last look
-                analysis
-                and row.status == "finished"
+                row.status == "finished"
                 and kept.found.analysis is None
                 and now - kept.looked >= ANALYSIS_SECONDS
             ):
@@ -210,7 +227,7 @@ class WebPages(Records):
         version already (the asker's cached copy: nothing drawn, nothing replayed). Drawn in
         the drawing workers, and cached like every board."""
         check_ids(ply)
-        kept = await self._kept_game(place, game_id, analysis=False)
+        kept = await self._kept_game(place, game_id)
         row, summary = kept.row, kept.summary
         record = kept.record
         if not 0 <= ply <= len(record):
