@@ -198,6 +198,7 @@ class Round:
     web: dict[str, list[float]]  # kind: latencies, ms
     errors: dict[str, int]
     moves: dict[str, list[float]]  # quiet, loaded: ms
+    late: float  # the load's requests' p99 lateness in leaving, ms
     stall: dict[str, float]  # ms
 
 
@@ -234,6 +235,7 @@ async def one_round(
         errors=driven["errors"],
         moves={name: sorted(1e3 * s for s in values) for name, values in windows.moves.items()},
         stall={name: 1e3 * s for name, s in windows.stall.items()},
+        late=driven["late"],
     )
 
 
@@ -299,6 +301,7 @@ async def drive(plan: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
 
         async def ask(kind: str, path: str, headers: dict[str, str], due: float) -> None:
+            late.append((loop.time() - due) * 1e3)
             try:
                 async with session.get(path, headers=headers, allow_redirects=False) as answer:
                     await answer.read()
@@ -311,6 +314,7 @@ async def drive(plan: dict[str, Any]) -> dict[str, Any]:
                 errors[kind] += 1
 
         sent = []
+        late: list[float] = []  # how late each request left (this process's own lag)
         start = loop.time() + 0.05
         for n in range(round(plan["rate"] * plan["seconds"])):
             due = start + n / plan["rate"]
@@ -326,7 +330,8 @@ async def drive(plan: dict[str, Any]) -> dict[str, Any]:
                 path = f"{path}?v={tag}"
             sent.append(asyncio.create_task(ask(kind, path, headers, due)))
         await asyncio.gather(*sent)
-    return {"ms": ms, "errors": errors}
+    late.sort()
+    return {"ms": ms, "errors": errors, "late": percentile(late, 0.99)}
 
 
 async def warm_boards(
@@ -364,6 +369,7 @@ def describe(found: Round) -> str:
     parts.append(
         f"stall loaded {found.stall['loaded']:.0f} ms, quiet {found.stall['quiet']:.0f} ms"
     )
+    parts.append(f"requests left late by p99 {found.late:.1f} ms")
     errors = sum(found.errors.values())
     if errors:
         parts.append(f"answers not as expected: {found.errors}")
