@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import re
 import socket
+from pathlib import Path
 
 import pytest
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.cli import main
 from bot.service import GameService, Player, Refused, ServiceCode, aiqueue
+from bot.service import web as service_web
+from bot.store import Database
+from bot.web import game as game_page
 from bot.web import urls
 from bot.web.app import CONTENT_SECURITY_POLICY, create_app
 from bot.web.runner import start_web
+from bot.web.site import SITE
 from tests.conftest import ANN, BOB, WEB_URL, Clock
 from tests.webkit import GUILD, Client, fetched, hex_game, pages_on, text_of
 
@@ -43,6 +49,7 @@ async def test_link_mode_pages_only_through_their_token_never_indexed(
     assert (await fetched(web, f"/l/{'A' * 22}/g/{game.id}")).status == 404  # a guessed token
     page = await fetched(web, urls.game(place, game.id))
     assert page.status == 200 and page.headers["X-Robots-Tag"] == "noindex, nofollow"
+    assert page.headers["Cache-Control"] == "private, no-cache"
     assert '<meta name="robots" content="noindex, nofollow">' in await page.text()
     board = await fetched(web, urls.board(place, game.id, 1))
     assert board.headers["X-Robots-Tag"] == "noindex, nofollow"
@@ -152,6 +159,12 @@ async def test_the_game_page_shows_every_ply_as_a_link(service: GameService, web
     at_one = await text_of(web, urls.game(place, game.id, 1))
     assert re.search(r'href="[^"]*ply=1" data-ply="1" aria-current="step"', at_one)
     assert f'src="/s/{GUILD}/g/{game.id}/board/1.png?v=' in at_one
+    banked = await hex_game(service, ["b2"], clock="standard")  # under way, a bank clock
+    page = await text_of(web, urls.game(place, banked.id))
+    assert re.search(r"Due <time datetime=\"[^\"]+\">[^<]+ UTC</time> · ann \d+d", page), page
+    assert "White: <bdi>bob</bdi> · to move" in page
+    await service.player_settings(BOB, vacation=True)
+    assert "Clock stopped: on vacation" in await text_of(web, urls.game(place, banked.id))
 
 
 async def test_board_pictures_are_cached_and_revalidated(service: GameService, web: Client) -> None:
@@ -261,3 +274,39 @@ async def test_the_pages_run_beside_the_bot_and_say_so_when_their_port_is_taken(
     finally:
         await stop()
     assert await start_web(service, settings.model_copy(update={"web_port": 0})) is None
+
+
+async def test_a_long_games_page_is_the_same_rendered_off_the_loop(
+    service: GameService, web: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2", "c3", "a4"])
+    on_the_loop = await text_of(web, urls.game(place, game.id, 2))
+    monkeypatch.setattr(game_page, "LONG_GAME", 1)
+    web.app[SITE].drawn.clear()  # its move list drawn again, in a thread
+    assert await text_of(web, urls.game(place, game.id, 2)) == on_the_loop
+
+
+async def test_another_processs_change_of_the_pages_shows_within_seconds(
+    service: GameService, web: Client, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2"])
+    assert (await fetched(web, urls.game(place, game.id))).status == 200
+    other = GameService(await Database.open(database_url), service.settings)
+    try:
+        await other.guild_settings(GUILD, web="off")
+    finally:
+        await other.close()
+    assert (await fetched(web, urls.game(place, game.id))).status == 200  # trusted a while
+    monkeypatch.setattr(service_web, "PLACE_SECONDS", 0.0)  # that while is over
+    assert (await fetched(web, urls.game(place, game.id))).status == 404
+
+
+def test_paperboard_web_needs_a_port(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    monkeypatch.setenv("WEB_PORT", "0")
+    assert main(["web"]) == 2
+    assert "paperboard web needs a WEB_PORT" in capsys.readouterr().err

@@ -215,7 +215,7 @@ class Preferences(Records):
                     .values(web_token=new_web_token())
                 )
             found = await self.load_guild_settings(conn, guild_id)
-        if web is not None:  # committed: the pages read where they are again (service/web.py)
+        if web is not None:  # committed: this process's pages see it at once (web.py)
             self._web_places.clear()
         return found
 

@@ -40,6 +40,7 @@ from bot.service.models import (
     ServiceCode,
     Status,
     TurnStarted,
+    WebPlace,
 )
 from bot.service.painter import Painter
 from bot.service.rules import (
@@ -126,13 +127,15 @@ class Records:
         # game id -> (the row's updated_at, the state): valid while the row is unchanged
         self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
         self._boards: OrderedDict[BoardKey, bytes] = OrderedDict()
+        # the web pages' places, by guild id or link token: (when read, place or None);
+        # their games (game id -> the page's game as read, what from) and the reads under
+        # way (bot/service/web.py)
+        self._web_places: OrderedDict[int | str, tuple[float, WebPlace | None]] = OrderedDict()
+        self._web_games: OrderedDict[int, Any] = OrderedDict()
+        self._web_reading: dict[Any, asyncio.Future[Any]] = {}
+        self.rosters_changed = time.monotonic()  # when a name or a vacation last changed
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
         self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
-        # the web pages' servers (guild id or link token -> when read, where) and games
-        # (game id -> the page's game as read, what from): bot/service/web.py
-        self._web_places: OrderedDict[int | str, tuple[float, Any]] = OrderedDict()
-        self._web_games: OrderedDict[int, Any] = OrderedDict()
-        self._web_reading: dict[Any, asyncio.Future[Any]] = {}  # reads under way, by what
         # game id -> (when read, seats, players on vacation)
         self._rosters: OrderedDict[int, tuple[float, tuple[Seat, ...], tuple[int, ...]]] = (
             OrderedDict()
@@ -340,6 +343,7 @@ class Records:
     def forget_rosters(self) -> None:
         """Cached rosters are stale: a name or a vacation changed."""
         self._rosters.clear()
+        self.rosters_changed = time.monotonic()  # the web pages' games read before too
 
     async def load_guild_settings(self, conn: AsyncConnection, guild_id: int) -> GuildSettings:
         row = (

@@ -51,7 +51,7 @@ ANALYSIS_SECONDS = 10.0
 #: at once; one made by another process, `paperboard web` beside the bot, within this).
 PLACE_SECONDS = 5.0
 #: Servers and link tokens remembered, the unknown ones too (the oldest forgotten first).
-PLACES_KEPT = 1024
+PLACES_KEPT = 4096
 
 #: What a link-mode token looks like (preferences.new_web_token): anything else is
 #: refused before any query.
@@ -135,7 +135,7 @@ class WebPages(Records):
         kept = self._web_places.get(key)
         now = time.monotonic()
         if kept is not None and now - kept[0] < PLACE_SECONDS:
-            return cast(WebPlace | None, kept[1])
+            return kept[1]
         place = await self._read_once(("place", key), read)
         _keep(self._web_places, key, (now, place), PLACES_KEPT)
         return place
@@ -176,13 +176,15 @@ class WebPages(Records):
         return dataclasses.replace(kept.found, game=summary)
 
     async def _kept_game(self, place: WebPlace, game_id: int) -> _Kept:
-        """A game's page as read: as kept when read less than FRESH_SECONDS ago; else its
-        row read again (once for all asking at the same time)."""
+        """A game's page as read: as kept when read less than FRESH_SECONDS ago (and no
+        name or vacation changed since); else its row read again (once for all asking at
+        the same time)."""
         check_ids(game_id)
         kept: _Kept | None = self._web_games.get(game_id)
         if (
             kept is not None
             and time.monotonic() - kept.read_at < FRESH_SECONDS
+            and kept.read_at > self.rosters_changed
             and kept.row.guild_id == place.guild_id
         ):
             self._web_games.move_to_end(game_id)

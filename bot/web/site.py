@@ -95,14 +95,23 @@ def page(
     **context: Any,
 ) -> web.Response:
     """A page from its template: not indexed for a link-mode server or an error."""
-    site = request.app[SITE]
     indexable = status == 200 and (place is None or place.indexable)
-    body = site.templates.get_template(template).render(place=place, indexable=indexable, **context)
+    body = (
+        request.app[SITE]
+        .templates.get_template(template)
+        .render(place=place, indexable=indexable, **context)
+    )
+    return answer(request, body, indexable, status)
+
+
+def answer(request: web.Request, body: str, indexable: bool, status: int) -> web.Response:
+    """A rendered page: its ETag (a 304 when the reader has it), noindex unless
+    `indexable`."""
     response = web.Response(text=body, content_type="text/html", status=status)
     if not indexable:
         response.headers["X-Robots-Tag"] = NOINDEX
-    if status == 200:
-        return fresh(request, response, "no-cache")
+    if status == 200:  # a link-mode server's pages stay in the reader's own cache
+        return fresh(request, response, "no-cache" if indexable else "private, no-cache")
     return response
 
 

@@ -25,7 +25,7 @@ server that went public answers with a redirect to the public one.
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from bot.service.models import GuildSettings, WebPlace
 
@@ -45,14 +45,18 @@ def server(place: WebPlace) -> str:
 
 def game(place: WebPlace, game_id: int, ply: int | None = None) -> str:
     path = f"{prefix(place)}/g/{game_id}"
-    return path if ply is None else f"{path}?ply={int(ply)}"  # a page has one per move: cheap
+    return path if ply is None else f"{path}?ply={int(ply)}"
 
 
 def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -> str:
-    path = f"{prefix(place)}/g/{game_id}/board/{ply}.png"
+    """A board picture's address; `version` (hex digits, `WebGame.board_tags`) makes it
+    one that never changes."""
+    path = f"{prefix(place)}/g/{game_id}/board/{int(ply)}.png"
     if version is None:
         return path
-    return f"{path}?v={version if version.isalnum() else quote(version, safe='')}"
+    if not version.isalnum() or not version.isascii():
+        raise ValueError(f"a board's version is hex digits, not {version!r}")
+    return f"{path}?v={version}"
 
 
 def download(place: WebPlace, game_id: int, fmt: str) -> str:

@@ -41,18 +41,30 @@
     return url.pathname + url.search;
   }
 
-  function show(n, focusList) {
-    n = Math.max(0, Math.min(last, n));
-    ply = n;
+  // The picture follows after a short pause, so dragging the slider across a long game
+  // asks for the position it stops at, not for every one it passes (each a request).
+  let pending = 0;
+  let prefetch = 0;
+  function draw(n) {
     board.src = boards[n];
     board.alt = "The board after " + n + " moves";
+    window.clearTimeout(prefetch);
+    prefetch = window.setTimeout(function () {  // the neighbours, ready for the next key
+      for (const near of [n - 1, n + 1]) {
+        if (near >= 0 && near <= last) new Image().src = boards[near];
+      }
+    }, 400);
+  }
+
+  function show(n) {
+    n = Math.max(0, Math.min(last, n));
+    ply = n;
     slider.value = String(n);
     label.textContent = String(n);
     for (const link of links) {
       if (Number(link.dataset.ply) === n) {
         link.setAttribute("aria-current", "step");
         link.scrollIntoView({ block: "nearest" });
-        if (focusList) link.focus();
       } else {
         link.removeAttribute("aria-current");
       }
@@ -63,17 +75,16 @@
       step.href = address(targets[i]);
     });
     window.history.replaceState(null, "", address(n));
-    for (const near of [n - 1, n + 1]) {  // the neighbours, ready for the next key
-      if (near >= 0 && near <= last) new Image().src = boards[near];
-    }
+    window.clearTimeout(pending);
+    pending = window.setTimeout(function () { draw(n); }, 60);
   }
 
-  slider.addEventListener("input", function () { show(Number(slider.value), false); });
+  slider.addEventListener("input", function () { show(Number(slider.value)); });
   for (const link of links.concat(steps)) {
     link.addEventListener("click", function (event) {
       if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
       event.preventDefault();
-      show(Number(link.dataset.ply), false);
+      show(Number(link.dataset.ply));
     });
   }
   document.addEventListener("keydown", function (event) {
@@ -83,6 +94,6 @@
     const moves = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: last };
     if (!(event.key in moves)) return;
     event.preventDefault();
-    show(moves[event.key], false);
+    show(moves[event.key]);
   });
 })();
