@@ -52,6 +52,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.ai_play
 	$(BIN)/python -m bench.scale
 	$(BIN)/python -m bench.tournament
+	$(BIN)/python -m bench.web
 
 gallery: $(STAMP)
 	$(BIN)/python -m bot.render.gallery docs/img

@@ -218,7 +218,13 @@ async def one_round(
             plan,
         )  # fmt: skip
     load = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bench.web", "--drive", plan.name, stdout=asyncio.subprocess.PIPE
+        sys.executable,
+        "-m",
+        "bench.web",
+        "--drive",
+        plan.name,
+        stdout=asyncio.subprocess.PIPE,
+        limit=256 * 1024 * 1024,  # its answer: a line of every latency
     )
     assert load.stdout is not None
     ready = await load.stdout.readline()  # the boards drawn once: the load starts
