@@ -52,6 +52,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.ai_play
 	$(BIN)/python -m bench.scale
 	$(BIN)/python -m bench.tournament
+	$(BIN)/python -m bench.web
 
 # the README's pictures of the web pages, taken in Debian's chromium (apt-get install chromium)
 screenshots: $(DEV_STAMP)

@@ -61,6 +61,7 @@ from bot.service.models import (
 from bot.service.rules import banks_text, local_time, options_text, result_text
 from bot.service.service import GameService
 from bot.service.tournaments import start_words
+from bot.service.web import WebGame
 from engine import NOT_A_MOVE, Code
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
@@ -107,6 +108,7 @@ __all__ = [
     "TurnStarted",
     "UndoAnswered",
     "UndoRequested",
+    "WebGame",
     "WebPlace",
     "away_note",
     "banks_text",

@@ -127,10 +127,13 @@ class Records:
         # game id -> (the row's updated_at, the state): valid while the row is unchanged
         self._states: OrderedDict[int, tuple[datetime, GameState]] = OrderedDict()
         self._boards: OrderedDict[BoardKey, bytes] = OrderedDict()
-        # the web pages' places, by guild id or link token: (when read, place or None)
+        # the web pages' places, by guild id or link token: (when read, place or None);
+        # their games (game id -> the page's game as read, what from) and the reads under
+        # way (bot/service/web.py)
         self._web_places: OrderedDict[int | str, tuple[float, WebPlace | None]] = OrderedDict()
-        # the web pages' games: (game id, updated_at, names, caption) -> (moves, versions)
-        self._web_games: OrderedDict[Any, Any] = OrderedDict()
+        self._web_games: OrderedDict[int, Any] = OrderedDict()
+        self._web_reading: dict[Any, asyncio.Future[Any]] = {}
+        self.rosters_changed = time.monotonic()  # when a name or a vacation last changed
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
         self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
         # the web's leaderboards: guild id -> (when read, boards) (bot/service/webreads.py)
@@ -290,23 +293,28 @@ class Records:
             _trim(self._rosters, STATE_CACHE_SIZE)
         return roster, away
 
-    async def load_state(self, conn: AsyncConnection, row: Any) -> GameState:
-        """The engine state of a game row: cached, or replayed from its record."""
+    async def load_state(
+        self, conn: AsyncConnection, row: Any, record: Sequence[str] | None = None
+    ) -> GameState:
+        """The engine state of a game row: cached, or replayed from its record (read,
+        unless the caller has read it already)."""
         cached = self._states.get(row.id)
         if cached is not None and cached[0] == row.updated_at and cached[1].ply == row.ply:
             self._states.move_to_end(row.id)
             return cached[1]
-        record = (
-            await conn.scalars(
-                sa.select(moves.c.text).where(moves.c.game_id == row.id).order_by(moves.c.ply)
-            )
-        ).all()
+        if record is None:
+            record = (
+                await conn.scalars(
+                    sa.select(moves.c.text).where(moves.c.game_id == row.id).order_by(moves.c.ply)
+                )
+            ).all()
         state = await replay(row.game, row.options, record)
         self.cache_state(row.id, row.updated_at, state)
         return state
 
     def cache_state(self, game_id: int, updated_at: datetime, state: GameState) -> None:
         self._states[game_id] = (updated_at, state)
+        self._web_games.pop(game_id, None)  # its page is read again (an undo: same ply)
         _trim(self._states, STATE_CACHE_SIZE)
 
     # == players and servers ===========================================================
@@ -337,6 +345,7 @@ class Records:
     def forget_rosters(self) -> None:
         """Cached rosters are stale: a name or a vacation changed."""
         self._rosters.clear()
+        self.rosters_changed = time.monotonic()  # the web pages' games read before too
 
     async def load_guild_settings(self, conn: AsyncConnection, guild_id: int) -> GuildSettings:
         row = (

@@ -8,12 +8,17 @@ unguessable token). Every lookup here reads outside the write lock.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import hashlib
 import re
 import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -28,14 +33,25 @@ from engine import GameState
 
 #: The games a page shows: started ones (a challenge never accepted has no board).
 SHOWN = ("active", "finished", "aborted")
-#: How long a process trusts a server's web setting it read: another process's change (a
-#: server's pages turned off) shows within this.
-PLACE_SECONDS = 5.0
-PLACES_KEPT = 4096
-#: Games whose moves and board versions are kept in memory, as they were last read.
-GAMES_KEPT = 256
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
+
 #: GIF replays kept in memory (a long game's takes seconds to draw).
 GIFS_KEPT = 16
+#: Games whose page's reading is kept (a game's record, times and board versions: read
+#: again only when the game's row, its names or its caption change).
+WEB_GAMES_KEPT = 2048
+#: How long a game's page as read is shown without reading its row again (a change made
+#: in this process is seen at once; one made by another process, within this).
+FRESH_SECONDS = 2.0
+#: How often a finished game's page looks for an analysis that has not come yet.
+ANALYSIS_SECONDS = 10.0
+#: How long where a server's pages are is trusted (a change made in this process is seen
+#: at once; one made by another process, `paperboard web` beside the bot, within this).
+PLACE_SECONDS = 5.0
+#: Servers and link tokens remembered, the unknown ones too (the oldest forgotten first).
+PLACES_KEPT = 4096
 
 #: What a link-mode token looks like (preferences.new_web_token): anything else is
 #: refused before any query.
@@ -80,74 +96,131 @@ class WebBoard:
     png: bytes | None
 
 
+@dataclass(slots=True)
+class _Kept:
+    """A game's page as read (`WebGame`): what it was read from (its row's version, the
+    names, the caption), its record, when it was read and when its analysis was last
+    looked for."""
+
+    version: tuple[Any, ...]
+    found: WebGame
+    record: tuple[str, ...]
+    row: Any  # as last read, and the summary
+    summary: GameSummary
+    read_at: float  # time.monotonic(), as `looked`
+    looked: float
+
+
 class WebPages(Records):
     """The web's reading use cases."""
 
     async def web_place(self, guild_id: int) -> WebPlace | None:
-        """Where a server's pages are; None while they are off."""
+        """Where a server's pages are; None while they are off (read at most every
+        PLACE_SECONDS)."""
         check_ids(guild_id)
-        return await self._place(guild_id)
+        return await self._place_kept(guild_id, partial(self._read_web_place, guild_id))
 
     async def web_place_of_token(self, token: str) -> WebPlace | None:
         """The server whose link-mode address holds `token` (its pages may since have gone
         public: the place says so); None for an unknown token or pages turned off."""
         if not TOKEN.fullmatch(token):
             return None
-        return await self._place(token)
+        return await self._place_kept(token, partial(self._read_place_of_token, token))
 
-    async def _place(self, key: int | str) -> WebPlace | None:
-        """A server's place by its id or its token, trusted for PLACE_SECONDS (a change
-        made in this process is seen at once: `guild_settings` forgets them)."""
-        cached = self._web_places.get(key)
-        if cached is not None and time.monotonic() - cached[0] < PLACE_SECONDS:
-            return cached[1]
+    async def _place_kept(
+        self, key: int | str, read: Callable[[], Awaitable[WebPlace | None]]
+    ) -> WebPlace | None:
+        """Where the pages of a server (its id, or a link token) are: read again when
+        older than PLACE_SECONDS."""
+        kept = self._web_places.get(key)
+        now = time.monotonic()
+        if kept is not None and now - kept[0] < PLACE_SECONDS:
+            return kept[1]
+        place = await self._read_once(("place", key), read)
+        _keep(self._web_places, key, (now, place), PLACES_KEPT)
+        return place
+
+    async def _read_once(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
+        """`read()`, or the same read already under way for `key`: many asking for a page
+        at once read it once."""
+        reading = self._web_reading.get(key)
+        if reading is None:
+            reading = asyncio.ensure_future(read())
+            self._web_reading[key] = reading
+            reading.add_done_callback(lambda _: self._web_reading.pop(key, None))
+        return cast(T, await asyncio.shield(reading))
+
+    async def _read_web_place(self, guild_id: int) -> WebPlace | None:
+        async with self.db.read() as conn:
+            return (await self.load_guild_settings(conn, guild_id)).web_place
+
+    async def _read_place_of_token(self, token: str) -> WebPlace | None:
         c = guild_settings.c
         async with self.db.read() as conn:
-            if isinstance(key, str):
-                guild_id = await conn.scalar(sa.select(c.guild_id).where(c.web_token == key))
-            else:
-                guild_id = key
-            found = None if guild_id is None else (await self.load_guild_settings(conn, guild_id))
-        place = None if found is None else found.web_place
-        if isinstance(key, str) and place is not None and place.mode != "link":
-            place = WebPlace(place.guild_id, place.mode, key)  # gone public: the old link
-        self._web_places[key] = (time.monotonic(), place)
-        while len(self._web_places) > PLACES_KEPT:
-            self._web_places.popitem(last=False)
-        return place
+            guild_id = await conn.scalar(sa.select(c.guild_id).where(c.web_token == token))
+            if guild_id is None:
+                return None
+            found = (await self.load_guild_settings(conn, guild_id)).web_place
+        if found is None:
+            return None
+        return found if found.mode == "link" else WebPlace(guild_id, found.mode, token)
 
     async def web_game(self, place: WebPlace, game_id: int) -> WebGame:
         """A game of a server whose pages are on, as its page shows it: the record with
         times and who played, each position's board version, the analysis of a finished
         game (none while a game is under way: that would be engine help). Refused (a 404)
         for a game of another server, or a challenge that never started."""
+        kept = await self._kept_game(place, game_id)
+        # the summary as read (a bank clock runs), its seats named as in this position
+        summary = dataclasses.replace(kept.summary, seat_names=kept.found.game.seat_names)
+        return dataclasses.replace(kept.found, game=summary)
+
+    async def _kept_game(self, place: WebPlace, game_id: int) -> _Kept:
+        """A game's page as read: as kept when read less than FRESH_SECONDS ago (and no
+        name or vacation changed since); else its row read again (once for all asking at
+        the same time)."""
+        check_ids(game_id)
+        kept: _Kept | None = self._web_games.get(game_id)
+        if (
+            kept is not None
+            and time.monotonic() - kept.read_at < FRESH_SECONDS
+            and kept.read_at > self.rosters_changed
+            and kept.row.guild_id == place.guild_id
+        ):
+            self._web_games.move_to_end(game_id)
+            return kept
+        read = partial(self._read_game, place, game_id)
+        return await self._read_once(("game", place.guild_id, game_id), read)
+
+    async def _read_game(self, place: WebPlace, game_id: int) -> _Kept:
+        """A game's page read: as kept while its row, names and caption are unchanged,
+        else its moves with their times and its state read again; a finished game's
+        analysis that has not come yet looked for every ANALYSIS_SECONDS."""
+        now = time.monotonic()
+        kept: _Kept | None = self._web_games.get(game_id)
         async with self.db.read() as conn:
-            row, summary, state = await self._shown(conn, place, game_id)
-            summary = seat_names_now(summary, state)
-            # the moves and versions of a game as it is: read and hashed once per change
-            key = (game_id, row.updated_at, board_names(summary), deadline_caption(summary))
-            known: tuple[tuple[WebMove, ...], tuple[str, ...]] | None = self._web_games.get(key)
-            if known is None:
+            row, summary = await self._shown_row(conn, place, game_id)
+            version = (row.updated_at, row.ply, row.status, board_names(summary),
+                       deadline_caption(summary))  # fmt: skip
+            if kept is None or kept.version != version:
                 entries = await self.timed_moves(conn, game_id)
-                played = tuple(
-                    WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
-                    for e in entries
-                )
-                known = played, tuple(board_tags(summary, state.moves, state.ply))
-                self._web_games[key] = known
-                while len(self._web_games) > GAMES_KEPT:
-                    self._web_games.popitem(last=False)
-            job = (
-                await aiqueue.job_row(conn, game_id, "analysis", row.ply)
-                if row.status == "finished"
-                else None
-            )
-        analysis = None
-        if job is not None and job.done and job.result:
-            lines = tuple(str(job.result.get("text", "")).splitlines())
-            analysis = WebAnalysis(lines, bool(job.png))
-        formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
-        return WebGame(summary, known[0], known[1], analysis, formats)
+                state = await self.load_state(conn, row, [e.text for e in entries])
+                found = _web_game(row, seat_names_now(summary, state), state, entries)
+                kept = _Kept(version, found, state.moves, row, summary, now, -ANALYSIS_SECONDS)
+            kept.row, kept.summary, kept.read_at = row, summary, now
+            if (  # an analysis may have come since the last look
+                row.status == "finished"
+                and kept.found.analysis is None
+                and now - kept.looked >= ANALYSIS_SECONDS
+            ):
+                kept.looked = now
+                job = await aiqueue.job_row(conn, game_id, "analysis", row.ply)
+                if job is not None and job.done and job.result:
+                    lines = tuple(str(job.result.get("text", "")).splitlines())
+                    came = WebAnalysis(lines, bool(job.png))
+                    kept.found = dataclasses.replace(kept.found, analysis=came)
+        _keep(self._web_games, game_id, kept, WEB_GAMES_KEPT)
+        return kept
 
     async def web_board(
         self, place: WebPlace, game_id: int, ply: int, *, known: str | None = None
@@ -156,18 +229,20 @@ class WebPages(Records):
         version already (the asker's cached copy: nothing drawn, nothing replayed). Drawn in
         the drawing workers, and cached like every board."""
         check_ids(ply)
-        async with self.db.read() as conn:
-            row, summary, state = await self._shown(conn, place, game_id)
-        if not 0 <= ply <= state.ply:
+        kept = await self._kept_game(place, game_id)
+        row, summary = kept.row, kept.summary
+        record = kept.record
+        if not 0 <= ply <= len(record):
             raise _no_game(game_id)
-        record = state.moves[:ply]
-        tag = board_tags(summary, state.moves, ply)[-1]
+        tag = kept.found.board_tags[ply]
         if known == tag:
             return WebBoard(tag, None)
-        caption = deadline_caption(summary) if ply == state.ply else None
-        png = self.drawn_board(board_key(game_id, record, False, caption, board_names(summary)))
+        caption = deadline_caption(summary) if ply == len(record) else None
+        png = self.drawn_board(
+            board_key(game_id, record[:ply], False, caption, board_names(summary))
+        )
         if png is None:
-            then = state if ply == state.ply else await replay(row.game, row.options, record)
+            then = await replay(row.game, row.options, record[:ply])
             png = await self.render(game_id, then, summary, groups=False)
         return WebBoard(tag, png)
 
@@ -196,9 +271,7 @@ class WebPages(Records):
         gif = self._gifs.get(key)
         if gif is None:
             gif = await self.painter.gif(state, players=board_names(summary))
-            self._gifs[key] = gif
-            while len(self._gifs) > GIFS_KEPT:
-                self._gifs.popitem(last=False)
+            _keep(self._gifs, key, gif, GIFS_KEPT)
         return ExportFile(f"{row.game}-{game_id}.gif", gif)
 
     async def _shown(
@@ -206,11 +279,29 @@ class WebPages(Records):
     ) -> tuple[Any, GameSummary, GameState]:
         """A game a page shows: its row, summary and state; refused (a 404) for another
         server's game or a challenge that never started."""
+        row, summary = await self._shown_row(conn, place, game_id)
+        return row, summary, await self.load_state(conn, row)
+
+    async def _shown_row(
+        self, conn: AsyncConnection, place: WebPlace, game_id: int
+    ) -> tuple[Any, GameSummary]:
+        """A game a page shows: its row and summary (`_shown`)."""
         check_ids(game_id)
         row = await self.game_row(conn, game_id, place.guild_id)
         if row.status not in SHOWN:
             raise _no_game(game_id)
-        return row, await self.summary(conn, game_id, row), await self.load_state(conn, row)
+        return row, await self.summary(conn, game_id, row)
+
+
+def _web_game(row: Any, summary: GameSummary, state: GameState, entries: Any) -> WebGame:
+    """A game's page from its row, summary, state and timed moves (no analysis yet)."""
+    formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
+    played = tuple(
+        WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
+        for e in entries
+    )
+    tags = tuple(board_tags(summary, state.moves, len(state.moves)))
+    return WebGame(summary, played, tags, None, formats)
 
 
 def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list[str]:
@@ -229,6 +320,14 @@ def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list
         else:
             tags.append(chain.hexdigest())
     return tags
+
+
+def _keep(cache: OrderedDict[K, V], key: K, value: V, size: int) -> None:
+    """`value` the newest in `cache`, which keeps the `size` newest."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
 
 
 def _no_game(game_id: int) -> Refused:

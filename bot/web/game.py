@@ -5,11 +5,17 @@ and result, the analysis of a finished game, the downloads; and its pictures and
 
 from __future__ import annotations
 
-from aiohttp import web
+import asyncio
+from dataclasses import dataclass
+from functools import partial
+from typing import cast
 
-from bot.service import WebPlace, banks_text, game_clock_text, result_text
+from aiohttp import web
+from markupsafe import Markup
+
+from bot.service import WebGame, WebPlace, banks_text, game_clock_text, result_text
 from bot.web import urls
-from bot.web.site import SITE, Handler, file, long_page
+from bot.web.site import SITE, Handler, file, page
 
 #: A position's number as a query takes it: at most 6 digits (no game is that long).
 MAX_PLY_DIGITS = 6
@@ -19,10 +25,12 @@ CONTENT_TYPES = {
     "sgf": "application/x-go-sgf",
     "gif": "image/gif",
 }
-#: A game with more moves than this has its page rendered off the event loop (~4 ms).
+#: A game with more moves than this has its move list drawn off the event loop (~4 ms).
 LONG_GAME = 150
 #: A picture whose address holds its version never changes.
 FOREVER = "max-age=31536000, immutable"
+#: Games whose page's unchanging part is kept drawn (`Drawn`).
+DRAWN_KEPT = 2048
 
 
 def cached(place: WebPlace, lasting: str) -> str:
@@ -38,24 +46,66 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     last = len(found.board_tags) - 1
     ply = ply_asked(request, last)
     game = found.game
-    boards = [urls.board(place, game.id, n, tag) for n, tag in enumerate(found.board_tags)]
+    shown = await drawn(request, place, found)
+    boards = shown.addresses
     result = result_text(game).removeprefix("Result: ") if game.status == "finished" else None
-    return await long_page(
+    return page(
         request,
         "game.html",
-        long=last > LONG_GAME,
         place=place,
         found=found,
         game=game,
         ply=ply,
         last=last,
         boards=boards,
+        drawn=shown,
         result=result,
         clock=game_clock_text(game),
         banks=banks_text(game) if game.banks and game.status == "active" else "",
         preview=site.absolute(boards[last]),
         address=site.absolute(urls.game(place, game.id)),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """The part of a game's page the same at every ply, drawn once per version of the
+    game: each board's address, and the move list with no position marked."""
+
+    addresses: tuple[str, ...]
+    boards: Markup  # the addresses, for the slider
+    moves: str
+
+    def moves_at(self, ply: int) -> Markup:
+        """The move list with the position after `ply` moves marked."""
+        link = f' data-ply="{ply}">'
+        return Markup(self.moves.replace(link, f'{link[:-1]} aria-current="step">', 1))
+
+
+async def drawn(request: web.Request, place: WebPlace, found: WebGame) -> Drawn:
+    """`found`'s page's unchanging part: drawn again when the record, the names or the
+    caption change (the last board's version holds them) or a move's time does (an undo
+    and the same move again); a long game's in a thread, where the loop gets the GIL
+    back every few ms (about 25 µs a move)."""
+    site = request.app[SITE]
+    game = found.game
+    key = (urls.prefix(place), game.id, found.board_tags[-1], found.moves[-1:])
+    kept = site.drawn.get(key)
+    if kept is None:
+        addresses = tuple(urls.board(place, game.id, n, t) for n, t in enumerate(found.board_tags))
+        render = partial(
+            site.templates.get_template("game_moves.html").render,
+            place=place,
+            game=game,
+            found=found,
+        )
+        moves = await asyncio.to_thread(render) if len(found.moves) > LONG_GAME else render()
+        kept = Drawn(addresses, Markup(" ").join(addresses), moves)
+        site.drawn[key] = kept
+        while len(site.drawn) > DRAWN_KEPT:
+            site.drawn.popitem(last=False)
+    site.drawn.move_to_end(key)
+    return cast(Drawn, kept)
 
 
 def ply_asked(request: web.Request, last: int) -> int:

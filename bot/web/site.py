@@ -4,9 +4,9 @@ versions, finding the server of an address, and answering with a page or a file.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ class Site:
             if path.is_file()
         }
         self.templates.globals.update(urls=urls, static=self.static, site_url=self.absolute)
+        #: parts of pages drawn once per version of what they show (bot/web/game.py)
+        self.drawn: OrderedDict[Hashable, Any] = OrderedDict()
 
     def static(self, name: str) -> str:
         """A static file's address, versioned by its content (cached for good)."""
@@ -100,28 +102,6 @@ def page(
         .render(place=place, indexable=indexable, **context)
     )
     return answer(request, body, indexable, status)
-
-
-async def long_page(
-    request: web.Request,
-    template: str,
-    *,
-    long: bool,
-    place: WebPlace | None = None,
-    **context: Any,
-) -> web.Response:
-    """`page`, rendered in a thread when it is `long` enough to hold the event loop (a long
-    game's moves: about 25 µs each), where the loop gets the GIL back every few ms."""
-    if not long:
-        return page(request, template, place=place, **context)
-    indexable = place is None or place.indexable
-    body = await asyncio.to_thread(
-        request.app[SITE].templates.get_template(template).render,
-        place=place,
-        indexable=indexable,
-        **context,
-    )
-    return answer(request, body, indexable, 200)
 
 
 def answer(request: web.Request, body: str, indexable: bool, status: int) -> web.Response:

@@ -1,0 +1,460 @@
+"""Web pages benchmark: game pages and board pictures under an open-loop load, served
+by the bot's own process while the bot's moves are measured beside them.
+
+The store holds 100,000 games (bench/schedule.py's bulk rows: Hex 5 at ply 0, 90,000
+finished, 10,000 under way); 3,000 of them get real records (Hex 11, Hot Wire 9x9 and
+Short Circuit random games written into the moves table, four in five played to their
+end). Every server's pages are on (`web:public`). The bot's process is this one: the
+service with its drawing worker, the web pages served on its loop as `paperboard run`
+serves them (WEB_RATE_LIMIT=0: the load comes from one address), a light game (Hot Wire
+7x7) moving every 50 ms through the same service (each move's reply carries its board),
+and a ticker measuring how late a 2 ms sleep wakes (the loop's stall).
+
+The load is another process (`--drive`, an aiohttp client): it first asks for
+`--boards` board pictures once each (drawn, then cached), then sends `--rate` requests a
+second for `--seconds` at fixed times (open loop: a slow answer delays no later request;
+each latency counts from the time its request was due), half of them game pages (a real
+game at random, a random ply), a quarter those boards again by their version (`?v=`: the
+picture from the cache), a quarter with If-None-Match (a 304). Each round measures the
+moves for `--seconds / 2` without load, then under the load, then again without; figures
+are medians of the rounds' p50s and p99s. SQLite, then PostgreSQL (a database of the
+benchmark's own, created and dropped: PAPERBOARD_TEST_POSTGRES names the server). Last
+line (the worse of the two backends):
+
+    web game page p99: <ms> ms; cached board p99 <ms> ms; move p99 <ms> ms under load
+    (<ms> ms without); loop stall <ms> ms
+
+Run: .venv/bin/python -m bench.web [--backend sqlite|postgresql|both] [--rounds 3]
+[--seconds 20] [--rate 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import sqlalchemy as sa
+
+import engine
+from bench.discord_e2e import percentile
+from bench.load import Ticker
+from bench.schedule import CHUNK
+from bench.schedule import load as bulk_load
+from bot.service import GameService, Place, Player, WebPlace
+from bot.settings import Settings
+from bot.store.schema import games, moves
+from bot.web import urls
+from bot.web.runner import start_web
+
+#: The real games' kinds: (game, options).
+REAL_KINDS: list[tuple[str, dict[str, object]]] = [
+    ("hex", {"size": 11}),
+    ("hotwire", {"size": "9x9"}),
+    ("shortcircuit", {}),
+]
+LIGHT = ("hotwire", {"size": "7x7"})
+GUILDS = range(1, 51)  # bench/schedule.py's servers: 1 + id % 50
+MOVER_GUILD = 1
+MIX = {"page": 0.5, "board": 0.25, "board 304": 0.25}
+EXPECTED = {"page": 200, "board": 200, "board 304": 304}
+KINDS = tuple(MIX)
+TIMEOUT = 10.0
+
+
+# == the store ===================================================================================
+
+
+async def real_games(service: GameService, count: int, total: int, active: int) -> list[Any]:
+    """Give `count` of the bulk games real records: (page path, plies) of each."""
+    rng = random.Random(32)
+    finished_ids = rng.sample(range(1, total - active + 1), count * 4 // 5)
+    active_ids = rng.sample(range(total - active + 1, total + 1), count - len(finished_ids))
+    updates: list[dict[str, Any]] = []
+    move_rows: list[dict[str, Any]] = []
+    targets = []
+    async with service.db.read() as conn:
+        created = dict(
+            (
+                await conn.execute(
+                    sa.select(games.c.id, games.c.created_at).where(
+                        games.c.id.in_(finished_ids + active_ids)
+                    )
+                )
+            ).all()
+        )
+    done = set(finished_ids)
+    for game_id in finished_ids + active_ids:
+        name, options = rng.choice(REAL_KINDS)
+        final = engine.new(name, **options).random_playout(rng)
+        live = game_id not in done
+        record = final.moves[: rng.randrange(1, final.ply)] if live else final.moves
+        state = engine.replay(name, final.options, record) if live else final
+        outcome = state.outcome
+        when = created[game_id]
+        for ply, text in enumerate(record):
+            when += timedelta(minutes=rng.uniform(5, 600))
+            move_rows.append(
+                {"game_id": game_id, "ply": ply, "seat": ply % 2, "text": text, "created_at": when}
+            )
+        updates.append(
+            {
+                "gid": game_id,
+                "game": name,
+                "options": dict(final.options),
+                "ply": len(record),
+                "to_move": state.to_move if outcome is None else None,
+                "status": "finished" if outcome is not None else "active",
+                "winners": None if outcome is None else list(outcome.winners),
+                "reason": None if outcome is None else str(outcome.reason),
+                "scores": None
+                if outcome is None or outcome.scores is None
+                else list(outcome.scores),
+                "finished_at": None if outcome is None else when,
+                "updated_at": when,
+            }
+        )
+        place = WebPlace(1 + game_id % 50, "public")
+        targets.append((urls.game(place, game_id), len(record)))
+    bound = {key: sa.bindparam(key) for key in updates[0] if key != "gid"}
+    async with service.db.write() as conn:
+        await conn.execute(
+            games.update().where(games.c.id == sa.bindparam("gid")).values(bound), updates
+        )
+    for start in range(0, len(move_rows), CHUNK):
+        async with service.db.write() as conn:
+            await conn.execute(moves.insert(), move_rows[start : start + CHUNK])
+    if service.db.url.startswith("postgresql"):
+        async with service.db.write() as conn:  # the bulk ids were explicit
+            await conn.execute(
+                sa.text("SELECT setval(pg_get_serial_sequence('games', 'id'), max(id)) FROM games")
+            )
+            await conn.execute(sa.text("ANALYZE"))
+    return targets
+
+
+# == the bot's side: moves and the loop ==========================================================
+
+
+@dataclass
+class Windows:
+    """The moves' latencies and the loop's worst stall in each window of a round."""
+
+    moves: dict[str, list[float]] = field(default_factory=lambda: {"quiet": [], "loaded": []})
+    stall: dict[str, float] = field(default_factory=lambda: {"quiet": 0.0, "loaded": 0.0})
+    now: str | None = None  # the window moves are counted in; None between windows
+
+
+async def light_moves(service: GameService, windows: Windows, stop: asyncio.Event) -> None:
+    """A light game's moves at a player's pace, each counted in the window it began in."""
+    rng = random.Random(3)
+    first = 900_000
+    while not stop.is_set():
+        players = [Player(first, f"m{first}"), Player(first + 1, f"m{first + 1}")]
+        first += 2
+        issued = await service.challenge(
+            Place(MOVER_GUILD, 1001), players[0], LIGHT[0], opponents=players[1:],
+            options=LIGHT[1], first="challenger",
+        )  # fmt: skip
+        await service.accept(issued.game.id, MOVER_GUILD, players[1])
+        state = engine.new(LIGHT[0], **LIGHT[1])
+        while state.outcome is None and not stop.is_set():
+            text = rng.choice(state.legal_moves())
+            window = windows.now
+            start = time.perf_counter()
+            await service.move(issued.game.id, MOVER_GUILD, players[state.ply % 2], text)
+            if window is not None and window == windows.now:
+                windows.moves[window].append(time.perf_counter() - start)
+            state = state.play(text)
+            await asyncio.sleep(0.05)
+
+
+async def window(windows: Windows, ticker: Ticker, name: str, until: Any) -> Any:
+    """Count moves and the loop's stall as `name` while `until` runs."""
+    ticker.worst, windows.now = 0.0, name
+    try:
+        return await until
+    finally:
+        windows.now = None
+        windows.stall[name] = max(windows.stall[name], ticker.worst)
+
+
+@dataclass
+class Round:
+    web: dict[str, list[float]]  # kind: latencies, ms
+    errors: dict[str, int]
+    moves: dict[str, list[float]]  # quiet, loaded: ms
+    late: float  # the load's requests' p99 lateness in leaving, ms
+    stall: dict[str, float]  # ms
+
+
+async def one_round(
+    base: str, targets: list[Any], args: argparse.Namespace, seed: int, ticker: Ticker,
+    service: GameService,
+) -> Round:  # fmt: skip
+    windows = Windows()
+    stop = asyncio.Event()
+    mover = asyncio.create_task(light_moves(service, windows, stop))
+    half = asyncio.sleep(args.seconds / 2)
+    await window(windows, ticker, "quiet", half)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as plan:
+        json.dump(
+            {"base": base, "games": targets, "rate": args.rate, "seconds": args.seconds,
+             "boards": args.boards, "seed": seed},
+            plan,
+        )  # fmt: skip
+    load = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.web",
+        "--drive",
+        plan.name,
+        stdout=asyncio.subprocess.PIPE,
+        limit=256 * 1024 * 1024,  # its answer: a line of every latency
+    )
+    assert load.stdout is not None
+    ready = await load.stdout.readline()  # the boards drawn once: the load starts
+    assert ready.strip() == b"ready", ready
+    answer = await window(windows, ticker, "loaded", load.stdout.readline())
+    await load.wait()
+    Path(plan.name).unlink()
+    await window(windows, ticker, "quiet", asyncio.sleep(args.seconds / 2))
+    stop.set()
+    await mover
+    driven = json.loads(answer)
+    return Round(
+        web={kind: sorted(values) for kind, values in driven["ms"].items()},
+        errors=driven["errors"],
+        moves={name: sorted(1e3 * s for s in values) for name, values in windows.moves.items()},
+        stall={name: 1e3 * s for name, s in windows.stall.items()},
+        late=driven["late"],
+    )
+
+
+async def measure(url: str, args: argparse.Namespace, backend: str) -> list[Round]:
+    port = free_port()
+    settings = Settings(  # type: ignore[call-arg]
+        database_url=url, web_port=port, web_rate_limit=0, max_active_games=10_000,
+        _env_file=None,
+    )  # fmt: skip
+    service = await GameService.open(settings)
+    stop_web = None
+    try:
+        began = time.perf_counter()
+        await bulk_load(service, args.games, args.games // 10, 0, banks=False)
+        targets = await real_games(service, args.real, args.games, args.games // 10)
+        for guild in GUILDS:
+            await service.guild_settings(guild, web="public")
+        print(
+            f"{backend}: {args.games:,} games, {len(targets):,} with records "
+            f"({time.perf_counter() - began:.1f} s to load)",
+            flush=True,
+        )
+        gc.collect()  # the loader's garbage, before the bot's loop is measured
+        gc.freeze()
+        stop_web = await start_web(service, settings)
+        assert stop_web is not None, "the web pages did not start"
+        ticker = Ticker()
+        ticking = asyncio.create_task(ticker.run())
+        rounds = []
+        for n in range(args.rounds):
+            found = await one_round(settings.site_url, targets, args, n, ticker, service)
+            rounds.append(found)
+            print(f"  round {n + 1}: {describe(found)}", flush=True)
+        ticker.running = False
+        await ticking
+        return rounds
+    finally:
+        if stop_web is not None:
+            await stop_web()
+        await service.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# == the load: another process ===================================================================
+
+
+async def drive(plan: dict[str, Any]) -> dict[str, Any]:
+    """Warm `boards` board pictures, print `ready`, then the open-loop load: each kind's
+    latencies (ms, from when the request was due) and its answers not as expected."""
+    rng = random.Random(plan["seed"])
+    base, targets = plan["base"], plan["games"]
+    ms: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    errors: dict[str, int] = dict.fromkeys(KINDS, 0)
+    timeout = aiohttp.ClientTimeout(total=TIMEOUT)
+    async with aiohttp.ClientSession(base, timeout=timeout) as session:
+        boards = await warm_boards(session, rng, targets, plan["boards"])
+        print("ready", flush=True)
+        loop = asyncio.get_running_loop()
+
+        async def ask(kind: str, path: str, headers: dict[str, str], due: float) -> None:
+            late.append((loop.time() - due) * 1e3)
+            try:
+                async with session.get(path, headers=headers, allow_redirects=False) as answer:
+                    await answer.read()
+                    good = answer.status == EXPECTED[kind]
+            except (aiohttp.ClientError, TimeoutError):
+                good = False
+            if good:
+                ms[kind].append((loop.time() - due) * 1e3)
+            else:
+                errors[kind] += 1
+
+        sent = []
+        late: list[float] = []  # how late each request left (this process's own lag)
+        start = loop.time() + 0.05
+        for n in range(round(plan["rate"] * plan["seconds"])):
+            due = start + n / plan["rate"]
+            if (ahead := due - loop.time()) > 0:
+                await asyncio.sleep(ahead)
+            kind = rng.choices(KINDS, weights=[MIX[k] for k in KINDS])[0]
+            if kind == "page":
+                path, plies = rng.choice(targets)
+                path, headers = f"{path}?ply={rng.randint(0, plies)}", {}
+            else:
+                path, tag = rng.choice(boards)
+                headers = {"If-None-Match": f'"{tag}"'} if kind == "board 304" else {}
+                path = f"{path}?v={tag}"
+            sent.append(asyncio.create_task(ask(kind, path, headers, due)))
+        await asyncio.gather(*sent)
+    late.sort()
+    return {"ms": ms, "errors": errors, "late": percentile(late, 0.99)}
+
+
+async def warm_boards(
+    session: aiohttp.ClientSession, rng: random.Random, targets: list[Any], count: int
+) -> list[tuple[str, str]]:
+    """`count` boards asked once each (four at a time): their paths and versions."""
+    picked = []
+    for path, plies in rng.sample(targets, count):
+        picked.append(f"{path}/board/{rng.randint(0, plies)}.png")
+    gate = asyncio.Semaphore(4)
+
+    async def first(path: str) -> tuple[str, str]:
+        async with gate, session.get(path) as answer:
+            await answer.read()
+            assert answer.status == 200, (path, answer.status)
+            return path, answer.headers["ETag"].strip('"')
+
+    return list(await asyncio.gather(*(first(path) for path in picked)))
+
+
+# == reporting ===================================================================================
+
+
+def describe(found: Round) -> str:
+    parts = [
+        f"{kind} p50 {statistics.median(ms):.1f} p99 {percentile(ms, 0.99):.1f} ms"
+        for kind, ms in found.web.items()
+        if ms
+    ]
+    parts += [
+        f"moves {name} p99 {percentile(ms, 0.99):.0f} ms ({len(ms)})"
+        for name, ms in found.moves.items()
+        if ms
+    ]
+    parts.append(
+        f"stall loaded {found.stall['loaded']:.0f} ms, quiet {found.stall['quiet']:.0f} ms"
+    )
+    parts.append(f"requests left late by p99 {found.late:.1f} ms")
+    errors = sum(found.errors.values())
+    if errors:
+        parts.append(f"answers not as expected: {found.errors}")
+    return "; ".join(parts)
+
+
+def medians(rounds: list[Round]) -> dict[str, float]:
+    """Per figure: the median over the rounds."""
+    figures: dict[str, list[float]] = {}
+    for found in rounds:
+        for kind, ms in found.web.items():
+            figures.setdefault(f"{kind} p50", []).append(statistics.median(ms))
+            figures.setdefault(f"{kind} p99", []).append(percentile(ms, 0.99))
+        for name, ms in found.moves.items():
+            figures.setdefault(f"move {name} p50", []).append(statistics.median(ms))
+            figures.setdefault(f"move {name} p99", []).append(percentile(ms, 0.99))
+        for name, stall in found.stall.items():
+            figures.setdefault(f"stall {name}", []).append(stall)
+    return {name: statistics.median(values) for name, values in figures.items()}
+
+
+@contextlib.asynccontextmanager
+async def database(backend: str, folder: Path) -> AsyncIterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / 'web.db'}"
+        return
+    from tests.conftest import fresh_database  # its own database, dropped afterwards
+
+    async with fresh_database() as url:
+        yield url
+
+
+async def run(args: argparse.Namespace) -> None:
+    backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
+    found: dict[str, dict[str, float]] = {}
+    errors = 0
+    print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    with tempfile.TemporaryDirectory() as folder:
+        for backend in backends:
+            async with database(backend, Path(folder)) as url:
+                rounds = await measure(url, args, backend)
+            errors += sum(sum(r.errors.values()) for r in rounds)
+            found[backend] = medians(rounds)
+    print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    print(f"medians of {args.rounds} rounds, {args.rate:g} requests/s, ms:")
+    print("| | " + " | ".join(backends) + " |")
+    print("|---|" + "---:|" * len(backends))
+    for name in found[backends[0]]:
+        print(f"| {name} | " + " | ".join(f"{found[b][name]:.1f}" for b in backends) + " |")
+    worst = {name: max(found[b][name] for b in backends) for name in found[backends[0]]}
+    if errors:
+        print(f"answers not as expected: {errors}")
+    print(
+        f"web game page p99: {worst['page p99']:.1f} ms; cached board p99 "
+        f"{max(worst['board p99'], worst['board 304 p99']):.1f} ms; move p99 "
+        f"{worst['move loaded p99']:.0f} ms under load ({worst['move quiet p99']:.0f} ms "
+        f"without); loop stall {worst['stall loaded']:.0f} ms"
+    )
+    if errors:
+        sys.exit(1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--real", type=int, default=3_000, help="games given real records")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=20.0, help="of load, a round")
+    parser.add_argument("--rate", type=float, default=200.0, help="requests a second")
+    parser.add_argument("--boards", type=int, default=200, help="board pictures asked again")
+    parser.add_argument("--drive", help=argparse.SUPPRESS)  # the load process: its plan
+    args = parser.parse_args()
+    if args.drive:
+        answer = asyncio.run(drive(json.loads(Path(args.drive).read_text())))
+        print(json.dumps(answer), flush=True)
+        return
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()
