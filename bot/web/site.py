@@ -36,6 +36,7 @@ class Site:
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # the templates are the package's: no stat() a page
         )
         self.versions = {
             path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:12]
