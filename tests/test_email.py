@@ -480,3 +480,36 @@ def test_a_mail_reads_back_as_written_whatever_the_names() -> None:
     assert [p.get_content_disposition() for p in pictures] == ["inline", "attachment"]
     body = parsed.get_body(preferencelist=("plain",))
     assert body is not None and body.get_content() == "Zoë played d5.\n\nYour move.\n"
+
+
+async def test_the_mailer_sends_every_mail_byte_for_byte() -> None:
+    """A mail in SMTP's form goes after DATA as it is; one with a line starting with a dot
+    or bare line endings through aiosmtplib's own passes: both arrive as written."""
+    from aiosmtpd.smtp import Envelope as SmtpEnvelope
+
+    from bot.email.smtp import Mailer, SmtpServer, ready_for_data
+
+    class Raw:
+        def __init__(self) -> None:
+            self.mails: list[bytes] = []
+
+        async def handle_DATA(  # aiosmtpd's hook name
+            self, server: object, session: object, envelope: SmtpEnvelope
+        ) -> str:
+            assert isinstance(envelope.original_content, bytes)
+            self.mails.append(envelope.original_content)
+            return "250 OK kept"
+
+    capture = Raw()
+    server, port = await serve(capture)
+    mailer = Mailer(SmtpServer("127.0.0.1", port, False, None, None), BOT, DOMAIN)
+    clean = b"Subject: a\r\n\r\nline\r\n a dot . inside\r\n"
+    dotted = b"Subject: b\r\n\r\n.\r\n..two\r\nbare\nend\r\n"
+    try:
+        assert ready_for_data(clean) and not ready_for_data(dotted)
+        assert (await mailer.send(clean, "a@home.test")).startswith("OK kept")
+        await mailer.send(dotted, "a@home.test")  # over the connection kept open
+    finally:
+        await mailer.close()
+        server.close()
+    assert capture.mails == [clean, dotted.replace(b"bare\n", b"bare\r\n")]

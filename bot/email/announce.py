@@ -80,9 +80,10 @@ class MailAnnouncer:
         """Mail `result` to each player of its game whose turns go by mail (one delivery
         of the service's outbox: raising leaves the row for another try)."""
         game = result.game
-        recipients = await self.service.mail_recipients(game.player_ids(), result.outbox_id)
+        recipients, moves = await self.service.mail_delivery(
+            game, result.outbox_id, _moves_shown(game)
+        )
         board: Picture | None = None
-        moves: list[str] = []
         sent: list[str] = []
         try:
             for player_id, address in sorted(recipients.items()):
@@ -91,7 +92,6 @@ class MailAnnouncer:
                     continue
                 if board is None:  # encoded once for every mail of the result
                     board = await self._board(result)
-                    moves = await self._last_moves(game)
                 message_id = (
                     None
                     if result.outbox_id is None
@@ -170,9 +170,8 @@ class MailAnnouncer:
         return text
 
     async def _last_moves(self, game: GameSummary) -> list[str]:
-        if game.status not in ("active", "finished") or not game.ply:
-            return []
-        return await self.service.last_moves(game, LAST_MOVES)
+        shown = _moves_shown(game)
+        return await self.service.last_moves(game, shown) if shown else []
 
     async def _board(self, result: Result) -> Picture:
         """The board after the result: the move's own picture, else drawn now (no lines
@@ -217,6 +216,11 @@ class MailAnnouncer:
         envelope = Envelope(self.sender, address, name, self.domain, reply_to)
         message = mail(envelope, subject, [text], when=self.clock(), game_id=game_id)
         await self.mailer.send(message, address)
+
+
+def _moves_shown(game: GameSummary) -> int:
+    """How many of the game's last moves its mails show (none before it starts)."""
+    return LAST_MOVES if game.status in ("active", "finished") and game.ply else 0
 
 
 def picture_of(game: GameSummary, png: bytes) -> Picture:

@@ -185,14 +185,12 @@ class MailDesk:
     async def _in_game(self, token: Token, text: str) -> None:
         """Act as the token's seat in its game; any refusal is mailed to that seat's
         player (never to the From address: the token is the authority)."""
-        game = await self.service.mail_game(token.game_id)
-        seat = game.seats[token.seat] if token.seat < len(game.seats) else None
-        if seat is None or seat.player_id is None:
+        game, address = await self.service.mail_seat(token.game_id, token.seat)
+        if address is None:  # nobody in the seat, or bounced or unlinked since: nowhere
             return
+        seat = game.seats[token.seat]
+        assert seat.player_id is not None  # it has an address
         player = Player(seat.player_id, seat.name or "")
-        address = await self.service.address_of(player.id)
-        if address is None:  # bounced or unlinked since: nowhere to answer
-            return
         try:
             result = await self._act(game, token, player, text, address)
         except Refused as refused:

@@ -66,14 +66,14 @@ class Mailer:
         async with self.slots:
             client, reused = await self._client()
             try:
-                _refused, answer = await client.sendmail(self.sender, [to], raw)
+                answer = await self._transaction(client, to, raw)
             except (aiosmtplib.SMTPServerDisconnected, ConnectionError):
                 client.close()
                 if not reused:
                     raise
                 client = await self._connect()
                 try:
-                    _refused, answer = await client.sendmail(self.sender, [to], raw)
+                    answer = await self._transaction(client, to, raw)
                 except BaseException:
                     client.close()
                     raise
@@ -82,6 +82,30 @@ class Mailer:
                 raise
             self.idle.append((time.monotonic(), client))
             return answer
+
+    async def _transaction(self, client: aiosmtplib.SMTP, to: str, raw: bytes) -> str:
+        """MAIL, RCPT, DATA: the server's last answer. aiosmtplib's `sendmail` passes
+        over the whole mail three times (its line endings made CRLF twice, once to
+        measure it; lines starting with a dot doubled), 0.5 ms each for a mail with a
+        board; a mail already in SMTP's form (`ready_for_data`: compose.mail's always
+        are) is written after DATA as it is, the same bytes those passes would give."""
+        if not ready_for_data(raw):
+            _refused, answer = await client.sendmail(self.sender, [to], raw)
+            return answer
+        size = [f"size={len(raw)}"] if client.supports_extension("size") else []
+        await client.mail(self.sender, options=size)
+        await client.rcpt(to)
+        started = await client.execute_command(b"DATA")
+        if started.code != 354:
+            raise aiosmtplib.SMTPDataError(started.code, started.message)
+        protocol = client.protocol
+        if protocol is None:
+            raise aiosmtplib.SMTPServerDisconnected("Connection lost")
+        protocol.write(raw + b".\r\n")
+        done = await protocol.read_response(timeout=TIMEOUT_SECONDS)
+        if done.code != 250:
+            raise aiosmtplib.SMTPDataError(done.code, done.message)
+        return done.message
 
     async def _client(self) -> tuple[aiosmtplib.SMTP, bool]:
         """An open connection (True: one used before), else a new one."""
@@ -115,3 +139,17 @@ class Mailer:
                 await client.quit()
             except (aiosmtplib.SMTPException, OSError):
                 client.close()
+
+
+def ready_for_data(raw: bytes) -> bool:
+    """Whether `raw` may follow SMTP's DATA as it is: every line ends in CRLF (no lone CR
+    or LF), the last one too, and no line starts with a dot (which SMTP would read as
+    the mail's end or strip). Five scans at C speed: 0.2 ms for 50 KB."""
+    crlf = raw.count(b"\r\n")
+    return (
+        raw.endswith(b"\r\n")
+        and not raw.startswith(b".")
+        and b"\n." not in raw
+        and raw.count(b"\r") == crlf
+        and raw.count(b"\n") == crlf
+    )

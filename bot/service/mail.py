@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service import outbox
 from bot.service.models import (
@@ -233,6 +234,22 @@ class Mail(Records):
         """The addresses of those of `player_ids` whose turns go by mail: a confirmed
         address that has not bounced, and reminders by email (every email-only player);
         with `outbox_id`, not those the row was mailed to already (the ledger)."""
+        async with self.db.read() as conn:
+            return await self._recipients(conn, player_ids, outbox_id)
+
+    async def mail_delivery(
+        self, game: GameSummary, outbox_id: int | None, moves: int
+    ) -> tuple[dict[int, str], list[str]]:
+        """A delivery's mail_recipients and, when there are any, the game's last `moves`
+        moves (as `last_moves`), in one read."""
+        async with self.db.read() as conn:
+            recipients = await self._recipients(conn, game.player_ids(), outbox_id)
+            shown = await self._last_moves(conn, game, moves) if recipients and moves else []
+        return recipients, shown
+
+    async def _recipients(
+        self, conn: AsyncConnection, player_ids: Iterable[int], outbox_id: int | None
+    ) -> dict[int, str]:
         wanted = sorted(set(player_ids))
         if not wanted:
             return {}
@@ -252,19 +269,14 @@ class Mail(Records):
             query = query.where(
                 ~sa.exists().where(sent.outbox_id == outbox_id, sent.address == c.address)
             )
-        async with self.db.read() as conn:
-            rows = await conn.execute(query)
-            return {row.player_id: row.address for row in rows}
+        rows = await conn.execute(query)
+        return {row.player_id: row.address for row in rows}
 
     async def address_of(self, player_id: int) -> str | None:
         """A player's confirmed address that has not bounced (mail answered by the bot)."""
-        c = mail_addresses.c
         async with self.db.read() as conn:
-            return await conn.scalar(
-                sa.select(c.address).where(
-                    c.player_id == player_id, c.confirmed == sa.true(), c.bounced_at.is_(None)
-                )
-            )
+            address: str | None = await conn.scalar(_address_query(player_id))
+        return address
 
     async def record_bounce(self, address: str) -> tuple[int | None, Result | None]:
         """A hard bounce: no more mail to `address`; a Discord player's reminders go back
@@ -330,23 +342,41 @@ class Mail(Records):
         the authority (the adapter checked its MAC)."""
         check_ids(game_id)
         async with self.db.read() as conn:
-            guild_id = await conn.scalar(sa.select(games.c.guild_id).where(games.c.id == game_id))
-            if guild_id is None:
-                raise Refused(f"There is no game #{game_id}.", code=ServiceCode.NO_GAME)
-            row = await self.game_row(conn, game_id, guild_id)
-            return await self.summary(conn, game_id, row)
+            return await self._mail_game(conn, game_id)
+
+    async def mail_seat(self, game_id: int, seat: int) -> tuple[GameSummary, str | None]:
+        """`mail_game` and the `address_of` the player in its `seat` (None: no player
+        there, or no address to answer), in one read."""
+        check_ids(game_id)
+        async with self.db.read() as conn:
+            game = await self._mail_game(conn, game_id)
+            player_id = game.seats[seat].player_id if 0 <= seat < len(game.seats) else None
+            if player_id is None:
+                return game, None
+            address: str | None = await conn.scalar(_address_query(player_id))
+        return game, address
+
+    async def _mail_game(self, conn: AsyncConnection, game_id: int) -> GameSummary:
+        guild_id = await conn.scalar(sa.select(games.c.guild_id).where(games.c.id == game_id))
+        if guild_id is None:
+            raise Refused(f"There is no game #{game_id}.", code=ServiceCode.NO_GAME)
+        row = await self.game_row(conn, game_id, guild_id)
+        return await self.summary(conn, game_id, row)
 
     async def last_moves(self, game: GameSummary, count: int = 6) -> list[str]:
         """The game's last `count` moves as they read in a mail: "7. ann d5"."""
         async with self.db.read() as conn:
-            entries = (
-                await conn.execute(
-                    sa.select(moves.c.ply, moves.c.seat, moves.c.text)
-                    .where(moves.c.game_id == game.id)
-                    .order_by(moves.c.ply.desc())
-                    .limit(count)
-                )
-            ).all()
+            return await self._last_moves(conn, game, count)
+
+    async def _last_moves(self, conn: AsyncConnection, game: GameSummary, count: int) -> list[str]:
+        entries = (
+            await conn.execute(
+                sa.select(moves.c.ply, moves.c.seat, moves.c.text)
+                .where(moves.c.game_id == game.id)
+                .order_by(moves.c.ply.desc())
+                .limit(count)
+            )
+        ).all()
         names = {s.seat: s.name or game.seat_names[s.seat] for s in game.seats}
         return [f"{e.ply + 1}. {names.get(e.seat, '?')} {e.text}" for e in reversed(entries)]
 
@@ -361,3 +391,11 @@ class Mail(Records):
                 )
             ).one_or_none()
         return None if row is None else (row.seat, row.text)
+
+
+def _address_query(player_id: int) -> sa.Select[tuple[str]]:
+    """A player's confirmed address that has not bounced."""
+    c = mail_addresses.c
+    return sa.select(c.address).where(
+        c.player_id == player_id, c.confirmed == sa.true(), c.bounced_at.is_(None)
+    )
