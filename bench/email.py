@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import random
 import resource
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TypeVar
 
-import engine
+from bench.service import scripted_games
 from bench.tournament import stalled_while
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, reply_address
@@ -45,17 +44,6 @@ from tests.mailkit import DOMAIN, SECRET, mail_settings
 GAME, OPTIONS = "hex", {"size": 7, "swap": False}
 GUILD, CHANNEL = 1, 1
 T = TypeVar("T")
-
-
-def scripted_games(count: int, moves: int) -> list[list[str]]:
-    """Random legal games of at least `moves` moves, cut to that."""
-    rng = random.Random(2026)
-    scripts = []
-    while len(scripts) < count:
-        final = engine.new(GAME, **OPTIONS).random_playout(rng)
-        if final.ply >= moves:
-            scripts.append(list(final.moves[:moves]))
-    return scripts
 
 
 def rss_mb() -> float:
@@ -204,7 +192,7 @@ async def bench(folder: Path, games: int, moves: int, watch: StallWatch | None =
     assert runner is not None and runner.port is not None
     await service.guild_settings(GUILD, email=True, email_channel=CHANNEL)
     chains = []
-    for number, script in enumerate(scripted_games(games, moves)):
+    for number, script in enumerate(scripted_games(games, moves, GAME, OPTIONS)):
         seats = [f"a{number}@home.test", f"b{number}@home.test"]
         first, second = [
             await service.join_by_mail(address, f"p{number}{seat}", GUILD)

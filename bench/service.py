@@ -21,6 +21,7 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import engine
 from bot.render import render_png
@@ -31,12 +32,14 @@ from bot.store import Database
 GAME, OPTIONS = "hotwire", {"size": "7x7"}
 
 
-def scripted_games(count: int, moves: int) -> list[list[str]]:
-    """Random legal games, cut to `moves` moves (or their natural end)."""
+def scripted_games(
+    count: int, moves: int, game: str = GAME, options: dict[str, Any] = OPTIONS
+) -> list[list[str]]:
+    """Random legal games of `game` of at least `moves` moves, cut to that."""
     rng = random.Random(2026)
     scripts = []
     while len(scripts) < count:
-        final = engine.new(GAME, **OPTIONS).random_playout(rng)
+        final = engine.new(game, **options).random_playout(rng)
         if final.ply >= moves:
             scripts.append(list(final.moves[:moves]))
     return scripts
