@@ -5,7 +5,6 @@ property tests: bot/service/clocks.py, tests/test_clocks.py; docs/CLOCKS.md."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,22 +25,16 @@ from bot.service.rules import deadline_caption
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_console import transcript_of
-from tests.test_schedule import Outbox, open_service, rows
+from tests.test_schedule import (  # noqa: F401  (the fixtures)
+    Outbox,
+    open_service,
+    outbox_fixture,
+    rows,
+    scheduler_fixture,
+)
 from tests.test_service import GUILD, PLACE, refused
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
-
-
-@pytest.fixture
-def outbox() -> Outbox:
-    return Outbox()
-
-
-@pytest.fixture
-async def scheduler(service: GameService, outbox: Outbox) -> AsyncIterator[Scheduler]:
-    runner = Scheduler(service, outbox, worker_id="test-worker")
-    yield runner
-    await runner.stop()
 
 
 async def start(service: GameService, clock: str = "standard") -> GameSummary:

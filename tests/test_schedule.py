@@ -74,13 +74,13 @@ async def open_service(url: str, clock: Callable[[], datetime]) -> GameService:
     return GameService(await Database.open(url), settings, clock=clock, rng=random.Random(7))
 
 
-@pytest.fixture
-def outbox() -> Outbox:
+@pytest.fixture(name="outbox")
+def outbox_fixture() -> Outbox:
     return Outbox()
 
 
-@pytest.fixture
-async def scheduler(service: GameService, outbox: Outbox) -> AsyncIterator[Scheduler]:
+@pytest.fixture(name="scheduler")
+async def scheduler_fixture(service: GameService, outbox: Outbox) -> AsyncIterator[Scheduler]:
     runner = Scheduler(service, outbox, worker_id="test-worker")
     yield runner
     await runner.stop()
