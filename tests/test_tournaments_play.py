@@ -9,10 +9,11 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 
+import pytest
 import sqlalchemy as sa
 
 from bot.events import Finish, GameResult, round_robin_standings
-from bot.service import GameService
+from bot.service import GameService, tournaments
 from bot.store.schema import entrants, tournament_rounds
 from tests.conftest import Clock
 from tests.eventkit import (
@@ -114,7 +115,7 @@ async def test_a_13_player_swiss_with_a_loss_on_time_and_a_withdrawal(
 
 
 async def test_a_6_player_double_round_robin_with_a_loss_on_time(
-    service: GameService, clock: Clock
+    service: GameService, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tid = await open_event(service, "roundrobin", PEOPLE[:6], double=True)
     await service.start_tournament(tid, GUILD, ORGANIZER)
@@ -141,6 +142,9 @@ async def test_a_6_player_double_round_robin_with_a_loss_on_time(
     points = [row.score for row in standings.tables[0].rows]
     assert points == sorted(points, reverse=True)
     assert len(await news(service, "final")) == 1
+    # a big event's tables are scored in a thread: the same tables
+    monkeypatch.setattr(tournaments, "BIG_EVENT", 0)
+    assert await service.tournament_standings(tid, GUILD) == standings
 
 
 async def test_an_8_player_knockout_of_3_game_matches(service: GameService) -> None:

@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import sqlalchemy as sa
@@ -119,6 +120,9 @@ FORMAT_WORDS = tuple(FORMATS)
 NAME_MOST = 50  # characters of an event's name: it heads every game's thread
 ROUNDS_MOST = LIMITS[Format.SWISS].most - 1
 MATCH_WORDS = tuple(str(n) for n in MATCH_LENGTHS)
+#: An event with more games than this has its tables scored off the event loop (a
+#: 1,000-player Swiss after six rounds: ~50 ms of scoring).
+BIG_EVENT = 400
 #: The default name of an event of each format: "Swiss Hex".
 DEFAULT_NAMES = {
     Format.ROUND_ROBIN: "Round robin",
@@ -1618,8 +1622,6 @@ class Tournaments(Records):
                 .order_by(pairings.c.ended_at, pairings.c.id)
             )
         ).all()
-        left = Counter(p for r in finished if not r.done for p in (r.first_id, r.second_id))
-        withdrawn = {e.player_id for e in listed if e.withdrawn}
         if kind is Format.LADDER or row.status == "open":
             order = sorted(_standing(listed), key=_by_place) if kind is Format.LADDER else listed
             rows = tuple(
@@ -1627,47 +1629,13 @@ class Tournaments(Records):
                 for i, e in enumerate(order, 1)
             )
             return (StandingsTable(title, (), rows),), (), None
-        if kind is Format.SWISS:
-            standings = swiss_standings(
-                _as_entrants(listed),
-                [_game_result(p) for p in finished if p.done],
-                byes=await self._byes(conn, row.id),
-            )
-            return (_table(title, standings, name, left, withdrawn),), (), None
         if kind is Format.KNOCKOUT:
             return await self._knockout_tables(conn, row, title, name, listed)
-        tables: list[StandingsTable] = []
-        crosses: list[Crosstable] = []
-        divisions: dict[int, list[Any]] = defaultdict(list)
-        season = row.round if kind is Format.LEAGUE else None
-        for e in listed:
-            if kind is Format.ROUND_ROBIN or e.division is not None:
-                divisions[e.division or 0].append(e)
-        for index in sorted(divisions):
-            order = [e.player_id for e in sorted(divisions[index], key=_by_place)]
-            members = set(order)
-            games_of = [
-                _game_result(p)
-                for p in finished
-                if p.done
-                and (season is None or p.round == season)
-                and {p.first_id, p.second_id} <= members
-            ]
-            standings = round_robin_standings(
-                order, games_of, double=row.double, withdrawn=withdrawn & members
-            )
-            heading = (
-                title
-                if kind is Format.ROUND_ROBIN
-                else (f"{title} · season {season} · division {index + 1}")
-            )
-            table = _table(heading, standings, name, left, withdrawn)
-            annulled = tuple(
-                StandingRow("", name(p), 0.0, (), 0, "annulled") for p in standings.annulled
-            )
-            tables.append(StandingsTable(table.title, table.tiebreak_names, table.rows + annulled))
-            crosses.append(_crosstable(heading, order, games_of, name))
-        return tuple(tables), tuple(crosses), None
+        byes = await self._byes(conn, row.id) if kind is Format.SWISS else ()
+        scored = partial(_scored_tables, row, title, name, listed, finished, byes)
+        if len(finished) > BIG_EVENT:
+            return await asyncio.to_thread(scored)
+        return scored()
 
     async def _knockout_tables(
         self, conn: AsyncConnection, row: Any, title: str, name: Any, listed: Sequence[Any]
@@ -1723,6 +1691,58 @@ class Tournaments(Records):
             rows.append(StandingRow(place, name(player), float(depth), (), 0, note))
         table = StandingsTable(title, (), tuple(rows))
         return (table,), (), Bracket(title, tuple(rounds))
+
+
+def _scored_tables(
+    row: Any,
+    title: str,
+    name: Callable[[int], str],
+    listed: Sequence[Any],
+    finished: Sequence[Any],
+    byes: Sequence[Bye],
+) -> tuple[tuple[StandingsTable, ...], tuple[Crosstable, ...], Bracket | None]:
+    """The tables of a Swiss, a round robin or a league under way or ended, from its
+    entrants and its games (`Tournaments._tables`)."""
+    kind = Format(row.format)
+    left = Counter(p for r in finished if not r.done for p in (r.first_id, r.second_id))
+    withdrawn = {e.player_id for e in listed if e.withdrawn}
+    if kind is Format.SWISS:
+        standings = swiss_standings(
+            _as_entrants(listed), [_game_result(p) for p in finished if p.done], byes=byes
+        )
+        return (_table(title, standings, name, left, withdrawn),), (), None
+    tables: list[StandingsTable] = []
+    crosses: list[Crosstable] = []
+    divisions: dict[int, list[Any]] = defaultdict(list)
+    season = row.round if kind is Format.LEAGUE else None
+    for e in listed:
+        if kind is Format.ROUND_ROBIN or e.division is not None:
+            divisions[e.division or 0].append(e)
+    for index in sorted(divisions):
+        order = [e.player_id for e in sorted(divisions[index], key=_by_place)]
+        members = set(order)
+        games_of = [
+            _game_result(p)
+            for p in finished
+            if p.done
+            and (season is None or p.round == season)
+            and {p.first_id, p.second_id} <= members
+        ]
+        standings = round_robin_standings(
+            order, games_of, double=row.double, withdrawn=withdrawn & members
+        )
+        heading = (
+            title
+            if kind is Format.ROUND_ROBIN
+            else (f"{title} · season {season} · division {index + 1}")
+        )
+        table = _table(heading, standings, name, left, withdrawn)
+        annulled = tuple(
+            StandingRow("", name(p), 0.0, (), 0, "annulled") for p in standings.annulled
+        )
+        tables.append(StandingsTable(table.title, table.tiebreak_names, table.rows + annulled))
+        crosses.append(_crosstable(heading, order, games_of, name))
+    return tuple(tables), tuple(crosses), None
 
 
 def _iso(moment: Any) -> str | None:
