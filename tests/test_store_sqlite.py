@@ -33,11 +33,13 @@ async def database(tmp_path: Path) -> Any:
     await database.close()
 
 
-async def test_a_statement_is_one_call_on_aiosqlites_thread(
+async def test_a_statement_is_one_call_on_aiosqlites_thread_begin_included(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with database.write() as conn:
         await conn.execute(items.insert(), {"name": "a", "count": 1})
+    async with database.read() as conn:  # the reader connected
+        await conn.execute(sa.select(items.c.id))
     calls: list[object] = []
     execute = aiosqlite.Connection._execute
 
@@ -47,11 +49,19 @@ async def test_a_statement_is_one_call_on_aiosqlites_thread(
 
     monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
     async with database.read() as conn:
-        await conn.execute(sa.select(items.c.id))  # BEGIN's call and the select's
-        calls.clear()
+        await conn.execute(sa.select(items.c.id))  # with the transaction's BEGIN
+        assert len(calls) == 1, calls
         rows = (await conn.execute(sa.select(items.c.name, items.c.count))).all()
-        assert len(calls) == 1
+        assert len(calls) == 2
+    assert len(calls) == 3  # the ROLLBACK
     assert [tuple(row) for row in rows] == [("a", 1)]
+    calls.clear()
+    async with database.write():
+        pass  # nothing run: no BEGIN, no COMMIT
+    assert calls == []
+    async with database.write() as conn:
+        await conn.execute(items.update().values(count=2))
+    assert len(calls) == 2  # BEGIN IMMEDIATE and the update, the COMMIT; no ROLLBACK after
 
 
 async def test_rows_counts_ids_and_returning_read_as_sqlalchemy_expects(

@@ -212,7 +212,7 @@ class Database:
 
         @event.listens_for(engine.sync_engine, "begin")
         def start(connection: Connection) -> None:
-            connection.exec_driver_sql(begin)
+            onehop.begin_with_next(connection, begin)  # run with the first statement
 
         return engine
 

@@ -6,8 +6,10 @@ the rows, close the cursor) and three for any other statement: each a hand-off t
 thread and a wake-up of the event loop when it is done, and the event loop's coroutines
 resumed. The cursor here does the four in one call: the statement runs, its rows are
 fetched and its cursor closed on aiosqlite's thread, and the rows, the description,
-rowcount and lastrowid come back together. Server-side cursors (rows streamed in
-chunks) stay SQLAlchemy's.
+rowcount and lastrowid come back together. A transaction's BEGIN waits for its first
+statement and goes in the same call (`Sqlite.begin_with_next`); a transaction that ran
+none has nothing to commit or roll back. Server-side cursors (rows streamed in chunks)
+stay SQLAlchemy's.
 
 `dbapi()` is the module SQLAlchemy's aiosqlite dialect is given (create_engine's
 `module`): aiosqlite's as SQLAlchemy adapts it, but for the cursor of plain statements.
@@ -34,10 +36,15 @@ Description = Sequence[tuple[Any, ...]] | None
 Outcome = tuple[Description, list[Row], int, int | None]
 
 
-def _run(connection: sqlite3.Connection, operation: str, parameters: Any, many: bool) -> Outcome:
-    """On aiosqlite's thread: the statement run, its rows fetched, its cursor closed."""
+def _run(
+    connection: sqlite3.Connection, begin: str | None, operation: str, parameters: Any, many: bool
+) -> Outcome:
+    """On aiosqlite's thread: the transaction begun (`begin`, if any), the statement run,
+    its rows fetched, its cursor closed."""
     cursor = connection.cursor()
     try:
+        if begin is not None:
+            cursor.execute(begin)
         if many:
             cursor.executemany(operation, parameters)
         elif parameters is None:
@@ -59,20 +66,48 @@ class Sqlite(aiosqlite.Connection):
         super().__init__(lambda: sqlite3.connect(database, **kwargs), 64)
         thread = self if isinstance(self, Thread) else self._thread  # aiosqlite < 0.22: itself
         thread.daemon = True
+        self.begin: str | None = None  # a BEGIN said and not run yet
+
+    def begin_with_next(self, begin: str) -> None:
+        """Begin a transaction with `begin` ("BEGIN", "BEGIN IMMEDIATE") in the call of its
+        first statement, not in a call of its own."""
+        self.begin = begin
 
     async def statement(self, operation: str, parameters: Any, *, many: bool = False) -> Outcome:
-        """Run one statement on the connection's thread: its description, all its rows
-        (none without a description), rowcount and lastrowid. A closed connection raises
-        sqlite3's OperationalError, as SQLAlchemy's adapter makes of aiosqlite's ValueError."""
+        """Run one statement on the connection's thread (the transaction's BEGIN first,
+        when it waits): its description, all its rows (none without a description),
+        rowcount and lastrowid. A closed connection raises sqlite3's OperationalError, as
+        SQLAlchemy's adapter makes of aiosqlite's ValueError."""
+        begin, self.begin = self.begin, None
         try:
             return cast(
                 Outcome,
                 await self._execute(  # type: ignore[no-untyped-call]  # aiosqlite's own queue
-                    _run, self._conn, operation, parameters, many
+                    _run, self._conn, begin, operation, parameters, many
                 ),
             )
         except ValueError as closed:  # "no active connection", "Connection closed"
             raise sqlite3.OperationalError(str(closed)) from closed
+
+    async def begun(self) -> None:
+        """Run the BEGIN that waits, if one does (before statements that do not go
+        through `statement`: a server-side cursor's)."""
+        begin, self.begin = self.begin, None
+        if begin is not None:
+            await self.statement(begin, None)
+
+    async def commit(self) -> None:
+        """Commit the transaction, if one began (no call on the thread otherwise)."""
+        self.begin = None
+        if self.in_transaction:
+            await super().commit()
+
+    async def rollback(self) -> None:
+        """Roll the transaction back, if one began: SQLAlchemy's pool rolls back every
+        connection it takes back, most of them committed already."""
+        self.begin = None
+        if self.in_transaction:
+            await super().rollback()
 
 
 class OneHopCursor:
@@ -137,7 +172,8 @@ class OneHopConnection(AsyncAdapt_aiosqlite_connection):
     __slots__ = ()
 
     def cursor(self, server_side: bool = False) -> Any:
-        if server_side:
+        if server_side:  # its statement runs on aiosqlite's own cursor: BEGIN first
+            await_(self.driver_connection.begun())
             return super().cursor(server_side=True)
         return OneHopCursor(self.driver_connection)
 
@@ -148,6 +184,13 @@ class OneHopDbapi(AsyncAdapt_aiosqlite_dbapi):
     def connect(self, *args: Any, **kwargs: Any) -> OneHopConnection:
         connection: Any = await_(Sqlite(*args, **kwargs))  # SQLAlchemy types it a protocol
         return OneHopConnection(self, connection)
+
+
+def begin_with_next(connection: Any, begin: str) -> None:
+    """For SQLAlchemy's "begin" event of a connection of `dbapi()`'s: begin its transaction
+    with `begin` in the call of its first statement."""
+    sqlite: Sqlite = connection.connection.driver_connection
+    sqlite.begin_with_next(begin)
 
 
 def dbapi() -> OneHopDbapi:
