@@ -132,9 +132,11 @@ class MailDesk:
         bot cannot do its part (the database or the mail server down): the mail then stays
         where it came from (the listener answers 451, the poller leaves it unseen) and
         comes again. A result already committed is left to the outbox, never redone."""
-        mail = read_plain(raw, recipients)  # most move mails: a tenth of a ms, on the loop
-        if mail is None:  # parsing is CPU work (a hostile mail within the limits takes a
-            mail = await asyncio.to_thread(read, raw, recipients)  # second): a thread's
+        # most move mails are small and plain: read on the loop in a tenth of a ms; the
+        # rest is CPU work (a hostile mail within the limits takes a second): a thread's
+        mail = read_plain(raw, recipients)
+        if mail is None:
+            mail = await asyncio.to_thread(read, raw, recipients)
         if mail.automatic:  # never answered; a hard bounce stops mail to its addresses
             for address in mail.bounced:
                 player_id, notice = await self.service.record_bounce(address)
