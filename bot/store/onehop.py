@@ -28,7 +28,11 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
     AsyncAdapt_aiosqlite_connection,
     AsyncAdapt_aiosqlite_dbapi,
 )
-from sqlalchemy.util.concurrency import await_
+
+try:
+    from sqlalchemy.util.concurrency import await_
+except ImportError:  # SQLAlchemy 2.0 names it await_only
+    from sqlalchemy.util.concurrency import await_only as await_
 
 Row = tuple[Any, ...]
 Description = Sequence[tuple[Any, ...]] | None
