@@ -19,7 +19,7 @@ import pytest
 
 from bot.cli import main
 from bot.discordbot import PaperboardBot
-from bot.email.compose import Envelope, Picture, mail
+from bot.email.compose import Envelope, Picture, SmtpReady, mail, ready_for_data
 from bot.email.reading import header_safe
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, read_token, reply_address
@@ -475,6 +475,7 @@ def test_a_mail_reads_back_as_written_whatever_the_names() -> None:
     assert parsed["Bcc"] is None and parsed["Cc"] is None
     assert str(parsed["Subject"]) == header_safe(subject)  # cut at 64 characters
     assert max(len(line) for line in raw.split(b"\r\n")) <= 78
+    assert isinstance(raw, SmtpReady) and ready_for_data(raw)  # sent as it is
     pictures = [p for p in parsed.walk() if p.get_content_type() == "image/png"]
     assert [p.get_content() for p in pictures] == [png, png]
     assert [p.get_content_disposition() for p in pictures] == ["inline", "attachment"]
@@ -487,7 +488,7 @@ async def test_the_mailer_sends_every_mail_byte_for_byte() -> None:
     or bare line endings through aiosmtplib's own passes: both arrive as written."""
     from aiosmtpd.smtp import Envelope as SmtpEnvelope
 
-    from bot.email.smtp import Mailer, SmtpServer, ready_for_data
+    from bot.email.smtp import Mailer, SmtpServer
 
     class Raw:
         def __init__(self) -> None:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.email.desk import read, read_plain
 from bot.email.reading import (
     MAX_BYTES,
     MAX_PARTS,
@@ -431,3 +432,107 @@ def test_no_bytes_make_reading_raise(raw: bytes) -> None:
     bounce(message)
     address_of(message)
     name_of(message)
+
+
+#: Header lines of plain mails, in the shapes `plain` reads and in shapes next to them
+#: that it leaves to the parser.
+PLAIN_HEADERS = [
+    "From: ann@example.org",
+    "From: Ann Lee <Ann.Lee@Example.org>",
+    'From: "Smith, Bob" <bob@example.org>',
+    'From: "" <bob@example.org>',
+    "From: <carol@example.org>",
+    "From: O'Hara<oh@example.org>",
+    "From: mailer-daemon@example.org",
+    "From: Ann <not an address>",
+    "From: ann@example.org (Ann)",
+    "From: a@b.c, d@e.f",
+    "From: Ann B. Lee <ann@example.org>",
+    'From: "Ann \\"A\\" Lee" <ann@example.org>',
+    "From: Ann\r\n Lee <ann@example.org>",
+    "From: =?utf-8?q?Ann?= <ann@example.org>",
+    "Subject: Re: Hex #12",
+    "Subject: RE:  Fwd: d5",
+    "Subject:\tboard",
+    "Subject: a long\r\n\tfolded subject",
+    "Subject:",
+    "Content-Type: text/plain",
+    "Content-Type: text/plain; charset=utf-8",
+    'Content-Type: Text/Plain; charset="ISO-8859-1"; format=flowed',
+    "Content-Type: text/plain; charset=no-such-charset",
+    "Content-Type: text/plain; charset=utf-8; charset=latin-1",
+    "Content-Type: text/plain;",
+    "Content-Type: text/html; charset=utf-8",
+    "Content-Type: multipart/mixed; boundary=x",
+    "Content-Transfer-Encoding: 7bit",
+    "Content-Transfer-Encoding: 8BIT",
+    "Content-Transfer-Encoding: quoted-printable",
+    "Content-Transfer-Encoding: base64",
+    "Content-Disposition: attachment",
+    "Message-ID: <abc.123@mail.example.org>",
+    "Message-ID:  <x@y> ",
+    "Message-ID: not an id",
+    "Message-ID: <" + "m" * 100 + "@example.org>",
+    "MIME-Version: 1.0",
+    "Auto-Submitted: auto-replied",
+    "Auto-Submitted: no",
+    "Precedence:  Bulk ",
+    "Precedence: first-class",
+    "List-Id: <hex.lists.example>",
+    "Return-Path: <>",
+    "Return-Path: <postmaster@example.org>",
+    "Return-Path: <ann@example.org>",
+    "X-Mailer: mutt",
+    " folded at the start",
+    "Not a header",
+    "X:\x01",
+]
+PLAIN_BODIES = [
+    b"d5\r\n\r\n> the board\r\n",
+    b"",
+    b"  D5   g3  \r\n",
+    b"-- \r\nAnn\r\n",
+    b"On Tue, Paperboard wrote:\r\n> board\r\n",
+    b"r\xe9signe\r\n",
+    b"\xff\xfe\r\nresign",
+    "Żółw e4\r\n".encode(),
+    b"x" * 2000,
+]
+
+
+def plain_mail() -> st.SearchStrategy[bytes]:
+    """Mails of plain headers and bodies, in any order and number."""
+    return st.builds(
+        lambda lines, body: "\r\n".join(lines).encode() + b"\r\n\r\n" + body,
+        st.lists(st.sampled_from(PLAIN_HEADERS), max_size=8),
+        st.sampled_from(PLAIN_BODIES) | st.binary(max_size=40),
+    )
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_mail() | plain_mail().flatmap(spliced) | st.sampled_from(SAMPLES))
+def test_a_plain_mail_reads_as_the_parsed_mail_does(raw: bytes) -> None:
+    recipients = ["play+g1.s0.p0.x@example.org"]
+    quick = read_plain(raw, recipients)
+    if quick is not None:
+        assert quick == read(raw, recipients)
+
+
+def test_move_mails_of_plain_text_are_read_without_the_parser() -> None:
+    """The shapes `plain` exists for: a move mail of one text/plain part."""
+    to = ["play+g1.s0.p0.x@example.org"]
+    move = crlf(
+        "From: Ann Lee <ann@example.org>\nTo: play+g1.s0.p0.x@example.org\nSubject: Re: Hex #1\n"
+        "Message-ID: <1@home.example.org>\nContent-Type: text/plain; charset=utf-8\n"
+        "Content-Transfer-Encoding: 7bit\nMIME-Version: 1.0\n\nd5\n\n> the board\n"
+    )
+    read_quick = read_plain(move, to)
+    assert read_quick is not None and read_quick == read(move, to)
+    assert (read_quick.sender, read_quick.name, read_quick.command) == (
+        "ann@example.org",
+        "Ann Lee",
+        "d5",
+    )
+    assert read_plain(move, []) is None  # no envelope (IMAP): the headers' recipients
+    assert read_plain(GMAIL_REPLY, to) is None  # multipart
+    assert read_plain(move.replace(b"7bit", b"base64"), to) is None

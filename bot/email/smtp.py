@@ -14,6 +14,8 @@ from urllib.parse import unquote, urlsplit
 
 import aiosmtplib
 
+from bot.email.compose import SmtpReady, ready_for_data
+
 TIMEOUT_SECONDS = 30.0
 #: An open connection unused this long is closed rather than used (servers drop idle
 #: clients after a few minutes).
@@ -87,9 +89,10 @@ class Mailer:
         """MAIL, RCPT, DATA: the server's last answer. aiosmtplib's `sendmail` passes
         over the whole mail three times (its line endings made CRLF twice, once to
         measure it; lines starting with a dot doubled), 0.5 ms each for a mail with a
-        board; a mail already in SMTP's form (`ready_for_data`: compose.mail's always
-        are) is written after DATA as it is, the same bytes those passes would give."""
-        if not ready_for_data(raw):
+        board; a mail already in SMTP's form (compose.mail's, marked `SmtpReady`, or
+        one `ready_for_data` finds so) is written after DATA as it is, the same bytes
+        those passes would give."""
+        if not (isinstance(raw, SmtpReady) or ready_for_data(raw)):
             _refused, answer = await client.sendmail(self.sender, [to], raw)
             return answer
         size = [f"size={len(raw)}"] if client.supports_extension("size") else []
@@ -139,17 +142,3 @@ class Mailer:
                 await client.quit()
             except (aiosmtplib.SMTPException, OSError):
                 client.close()
-
-
-def ready_for_data(raw: bytes) -> bool:
-    """Whether `raw` may follow SMTP's DATA as it is: every line ends in CRLF (no lone CR
-    or LF), the last one too, and no line starts with a dot (which SMTP would read as
-    the mail's end or strip). Five scans at C speed: 0.2 ms for 50 KB."""
-    crlf = raw.count(b"\r\n")
-    return (
-        raw.endswith(b"\r\n")
-        and not raw.startswith(b".")
-        and b"\n." not in raw
-        and raw.count(b"\r") == crlf
-        and raw.count(b"\n") == crlf
-    )

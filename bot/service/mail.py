@@ -31,7 +31,6 @@ from bot.service.models import (
 from bot.service.records import Records
 from bot.service.rules import check_ids
 from bot.store.schema import (
-    games,
     guild_settings,
     mail_addresses,
     mails_sent,
@@ -357,10 +356,9 @@ class Mail(Records):
         return game, address
 
     async def _mail_game(self, conn: AsyncConnection, game_id: int) -> GameSummary:
-        guild_id = await conn.scalar(sa.select(games.c.guild_id).where(games.c.id == game_id))
-        if guild_id is None:
+        row = await self.find_game_row(conn, game_id)
+        if row is None:
             raise Refused(f"There is no game #{game_id}.", code=ServiceCode.NO_GAME)
-        row = await self.game_row(conn, game_id, guild_id)
         return await self.summary(conn, game_id, row)
 
     async def last_moves(self, game: GameSummary, count: int = 6) -> list[str]:

@@ -158,12 +158,19 @@ class Records:
     ) -> Any:
         """The game's row; `lock` (in a write transaction): held until it commits, so
         what the use case checks stays true (the lock order: docs/ARCHITECTURE.md)."""
-        check_ids(game_id)  # within the column's range (and short enough to quote)
-        statement = _LOCKED_GAME_ROW if lock else _GAME_ROW
-        row = (await conn.execute(statement, {"game_id": game_id})).one_or_none()
+        row = await self.find_game_row(conn, game_id, lock=lock)
         if row is None or row.guild_id != guild_id:  # another guild's game does not exist here
             raise Refused(f"There is no game #{game_id} here.", code=ServiceCode.NO_GAME)
         return row
+
+    async def find_game_row(
+        self, conn: AsyncConnection, game_id: int, *, lock: bool = False
+    ) -> Any:
+        """The game's row whatever its server (`lock` as `game_row`'s), None when there is
+        no such game."""
+        check_ids(game_id)  # within the column's range (and short enough to quote)
+        statement = _LOCKED_GAME_ROW if lock else _GAME_ROW
+        return (await conn.execute(statement, {"game_id": game_id})).one_or_none()
 
     async def seated(
         self,

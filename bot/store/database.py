@@ -33,7 +33,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from bot.store import presence
+from bot.store import onehop, presence
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 10_000
@@ -194,6 +194,7 @@ class Database:
             # event loop until that thread has started (tens of ms on a busy machine)
             pool_size=1 if write else 8,
             max_overflow=0,
+            module=onehop.dbapi(),  # a statement, one trip to aiosqlite's thread
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
         )
         begin = "BEGIN IMMEDIATE" if write else "BEGIN"
@@ -211,7 +212,7 @@ class Database:
 
         @event.listens_for(engine.sync_engine, "begin")
         def start(connection: Connection) -> None:
-            connection.exec_driver_sql(begin)
+            onehop.begin_with_next(connection, begin)  # run with the first statement
 
         return engine
 
