@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service import aiqueue, banks, clocks, outbox, ratings
+from bot.service.caches import WEB_GAMES_BYTES, SizedCache, web_game_bytes
 from bot.service.clocks import REMINDER_LEADS
 from bot.service.models import (
     ChallengeClosed,
@@ -131,7 +132,7 @@ class Records:
         # their games (game id -> the page's game as read, what from) and the reads under
         # way (bot/service/web.py)
         self._web_places: OrderedDict[int | str, tuple[float, WebPlace | None]] = OrderedDict()
-        self._web_games: OrderedDict[int, Any] = OrderedDict()
+        self._web_games: SizedCache[int, Any] = SizedCache(WEB_GAMES_BYTES, web_game_bytes)
         self._web_reading: dict[Any, asyncio.Future[Any]] = {}
         self.rosters_changed = time.monotonic()  # when a name or a vacation last changed
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
@@ -314,7 +315,7 @@ class Records:
 
     def cache_state(self, game_id: int, updated_at: datetime, state: GameState) -> None:
         self._states[game_id] = (updated_at, state)
-        self._web_games.pop(game_id, None)  # its page is read again (an undo: same ply)
+        self._web_games.forget(game_id)  # its page is read again (an undo: same ply)
         _trim(self._states, STATE_CACHE_SIZE)
 
     # == players and servers ===========================================================

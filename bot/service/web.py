@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import engine
 from bot.service import aiqueue
 from bot.service.exports import SGF_GAMES, ExportFile, export_file
 from bot.service.models import GameSummary, Refused, ServiceCode, WebPlace
@@ -39,9 +40,6 @@ T = TypeVar("T")
 
 #: GIF replays kept in memory (a long game's takes seconds to draw).
 GIFS_KEPT = 16
-#: Games whose page's reading is kept (a game's record, times and board versions: read
-#: again only when the game's row, its names or its caption change).
-WEB_GAMES_KEPT = 2048
 #: How long a game's page as read is shown without reading its row again (a change made
 #: in this process is seen at once; one made by another process, within this).
 FRESH_SECONDS = 2.0
@@ -180,22 +178,26 @@ class WebPages(Records):
         name or vacation changed since); else its row read again (once for all asking at
         the same time)."""
         check_ids(game_id)
-        kept: _Kept | None = self._web_games.get(game_id)
+        kept = self._kept_of(place, game_id)
         if (
             kept is not None
             and time.monotonic() - kept.read_at < FRESH_SECONDS
             and kept.read_at > self.rosters_changed
-            and kept.row.guild_id == place.guild_id
         ):
-            self._web_games.move_to_end(game_id)
             return kept
         read = partial(self._read_game, place, game_id)
         return await self._read_once(("game", place.guild_id, game_id), read)
 
+    def _kept_of(self, place: WebPlace, game_id: int) -> _Kept | None:
+        """A game's page as read and kept, however long ago, when it is this server's."""
+        kept: _Kept | None = self._web_games.get(game_id)
+        return kept if kept is not None and kept.row.guild_id == place.guild_id else None
+
     async def _read_game(self, place: WebPlace, game_id: int) -> _Kept:
         """A game's page read: as kept while its row, names and caption are unchanged,
-        else its moves with their times and its state read again; a finished game's
-        analysis that has not come yet looked for every ANALYSIS_SECONDS."""
+        else its moves with their times read again (and replayed only where a move can
+        rename the seats: Hex's swap); a finished game's analysis that has not come yet
+        looked for every ANALYSIS_SECONDS."""
         now = time.monotonic()
         kept: _Kept | None = self._web_games.get(game_id)
         async with self.db.read() as conn:
@@ -204,9 +206,13 @@ class WebPages(Records):
                        deadline_caption(summary))  # fmt: skip
             if kept is None or kept.version != version:
                 entries = await self.timed_moves(conn, game_id)
-                state = await self.load_state(conn, row, [e.text for e in entries])
-                found = _web_game(row, seat_names_now(summary, state), state, entries)
-                kept = _Kept(version, found, state.moves, row, summary, now, -ANALYSIS_SECONDS)
+                record = tuple(e.text for e in entries)
+                named = summary  # the seats' names at the start are theirs throughout
+                if engine.GAMES[row.game].renames_seats:
+                    state = await self.load_state(conn, row, record)
+                    record, named = state.moves, seat_names_now(summary, state)
+                found = _web_game(row, named, record, entries)
+                kept = _Kept(version, found, record, row, summary, now, -ANALYSIS_SECONDS)
             kept.row, kept.summary, kept.read_at = row, summary, now
             if (  # an analysis may have come since the last look
                 row.status == "finished"
@@ -219,17 +225,32 @@ class WebPages(Records):
                     lines = tuple(str(job.result.get("text", "")).splitlines())
                     came = WebAnalysis(lines, bool(job.png))
                     kept.found = dataclasses.replace(kept.found, analysis=came)
-        _keep(self._web_games, game_id, kept, WEB_GAMES_KEPT)
+        self._web_games.keep(game_id, kept)
         return kept
 
     async def web_board(
-        self, place: WebPlace, game_id: int, ply: int, *, known: str | None = None
+        self,
+        place: WebPlace,
+        game_id: int,
+        ply: int,
+        *,
+        known: str | None = None,
+        version: str | None = None,
     ) -> WebBoard:
         """The board after `ply` moves of a game a page shows; no PNG when `known` is its
         version already (the asker's cached copy: nothing drawn, nothing replayed). Drawn in
-        the drawing workers, and cached like every board."""
+        the drawing workers, and cached like every board. Asked by its `version` (the
+        address holding it) that a kept reading of the game has, it is answered from that
+        reading without a query: a version's picture never changes."""
         check_ids(ply)
-        kept = await self._kept_game(place, game_id)
+        kept = self._kept_of(place, game_id)
+        if (
+            version is None
+            or kept is None
+            or not 0 <= ply <= len(kept.record)
+            or kept.found.board_tags[ply] != version
+        ):
+            kept = await self._kept_game(place, game_id)
         row, summary = kept.row, kept.summary
         record = kept.record
         if not 0 <= ply <= len(record):
@@ -293,14 +314,15 @@ class WebPages(Records):
         return row, await self.summary(conn, game_id, row)
 
 
-def _web_game(row: Any, summary: GameSummary, state: GameState, entries: Any) -> WebGame:
-    """A game's page from its row, summary, state and timed moves (no analysis yet)."""
+def _web_game(row: Any, summary: GameSummary, record: tuple[str, ...], entries: Any) -> WebGame:
+    """A game's page from its row, summary (its seats named as now), record and timed
+    moves (no analysis yet)."""
     formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
     played = tuple(
         WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
         for e in entries
     )
-    tags = tuple(board_tags(summary, state.moves, len(state.moves)))
+    tags = tuple(board_tags(summary, record, len(record)))
     return WebGame(summary, played, tags, None, formats)
 
 
