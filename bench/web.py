@@ -160,12 +160,30 @@ async def real_games(service: GameService, count: int, total: int, active: int) 
 # == the bot's side: moves and the loop ==========================================================
 
 
+class Collections:
+    """The longest pause of the garbage collector (a `gc.callbacks` entry) since `worst`
+    was last set to 0."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.worst = max(self.worst, time.perf_counter() - self._began)
+
+
 @dataclass
 class Windows:
-    """The moves' latencies and the loop's worst stall in each window of a round."""
+    """The moves' latencies, the loop's worst stall and the collector's worst pause in
+    each window of a round."""
 
     moves: dict[str, list[float]] = field(default_factory=lambda: {"quiet": [], "loaded": []})
     stall: dict[str, float] = field(default_factory=lambda: {"quiet": 0.0, "loaded": 0.0})
+    collection: dict[str, float] = field(default_factory=lambda: {"quiet": 0.0, "loaded": 0.0})
+    collections: Collections = field(default_factory=Collections)
     now: str | None = None  # the window moves are counted in; None between windows
 
 
@@ -195,12 +213,13 @@ async def light_moves(service: GameService, windows: Windows, stop: asyncio.Even
 
 async def window(windows: Windows, ticker: Ticker, name: str, until: Any) -> Any:
     """Count moves and the loop's stall as `name` while `until` runs."""
-    ticker.worst, windows.now = 0.0, name
+    ticker.worst, windows.collections.worst, windows.now = 0.0, 0.0, name
     try:
         return await until
     finally:
         windows.now = None
         windows.stall[name] = max(windows.stall[name], ticker.worst)
+        windows.collection[name] = max(windows.collection[name], windows.collections.worst)
 
 
 @dataclass
@@ -210,6 +229,7 @@ class Round:
     moves: dict[str, list[float]]  # quiet, loaded: ms
     late: float  # the load's requests' p99 lateness in leaving, ms
     stall: dict[str, float]  # ms
+    collection: dict[str, float]  # the collector's longest pause, ms
 
 
 async def one_round(
@@ -217,6 +237,7 @@ async def one_round(
     service: GameService,
 ) -> Round:  # fmt: skip
     windows = Windows()
+    gc.callbacks.append(windows.collections)
     stop = asyncio.Event()
     mover = asyncio.create_task(light_moves(service, windows, stop))
     half = asyncio.sleep(args.seconds / 2)
@@ -245,12 +266,14 @@ async def one_round(
     await window(windows, ticker, "quiet", asyncio.sleep(args.seconds / 2))
     stop.set()
     await mover
+    gc.callbacks.remove(windows.collections)
     driven = json.loads(answer)
     return Round(
         web={kind: sorted(values) for kind, values in driven["ms"].items()},
         errors=driven["errors"],
         moves={name: sorted(1e3 * s for s in values) for name, values in windows.moves.items()},
         stall={name: 1e3 * s for name, s in windows.stall.items()},
+        collection={name: 1e3 * s for name, s in windows.collection.items()},
         late=driven["late"],
     )
 
@@ -503,6 +526,8 @@ def describe(found: Round) -> str:
     ]
     parts.append(
         f"stall loaded {found.stall['loaded']:.0f} ms, quiet {found.stall['quiet']:.0f} ms"
+        f" (the collector's longest pause {found.collection['loaded']:.0f} ms,"
+        f" {found.collection['quiet']:.0f} ms)"
     )
     parts.append(f"requests left late by p99 {found.late:.1f} ms")
     errors = sum(found.errors.values())
@@ -523,6 +548,8 @@ def medians(rounds: list[Round]) -> dict[str, float]:
             figures.setdefault(f"move {name} p99", []).append(percentile(ms, 0.99))
         for name, stall in found.stall.items():
             figures.setdefault(f"stall {name}", []).append(stall)
+        for name, pause in found.collection.items():
+            figures.setdefault(f"collector pause {name}", []).append(pause)
     return {name: statistics.median(values) for name, values in figures.items()}
 
 

@@ -75,15 +75,31 @@ class WebAnalysis:
 
 @dataclass(frozen=True, slots=True)
 class WebGame:
-    """A game as its page shows it."""
+    """A game as its page shows it. Its moves are kept as tuples of plain values (the
+    record, who moved, when), which the garbage collector stops tracking: thousands of
+    kept games' moves as objects made each full collection take some 90 ms; `moves`
+    builds them when a page's move list is drawn."""
 
     game: GameSummary
-    moves: tuple[WebMove, ...]
+    record: tuple[str, ...]
+    movers: tuple[int, ...]  # the seat that made each move
+    times: tuple[datetime, ...]  # when each move was made
     #: each ply's board version (`board_tags[n]`: after n moves): a picture's address
     #: holds it, so a cached picture is never stale
     board_tags: tuple[str, ...]
     analysis: WebAnalysis | None
     formats: tuple[str, ...]  # the downloads: json, sgf (Hex and Disthex), gif
+
+    @property
+    def moves(self) -> tuple[WebMove, ...]:
+        """The moves with their times and who played them."""
+        name = self.game.name_of_seat
+        return tuple(
+            WebMove(ply, seat, name(seat), text, at)
+            for ply, seat, text, at in zip(
+                range(1, len(self.record) + 1), self.movers, self.record, self.times, strict=True
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,12 +334,10 @@ def _web_game(row: Any, summary: GameSummary, record: tuple[str, ...], entries: 
     """A game's page from its row, summary (its seats named as now), record and timed
     moves (no analysis yet)."""
     formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
-    played = tuple(
-        WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
-        for e in entries
-    )
     tags = tuple(board_tags(summary, record, len(record)))
-    return WebGame(summary, played, tags, None, formats)
+    movers = tuple(e.seat for e in entries)
+    times = tuple(e.created_at for e in entries)
+    return WebGame(summary, record, movers, times, tags, None, formats)
 
 
 def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list[str]:

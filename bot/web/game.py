@@ -96,11 +96,11 @@ async def drawn(request: web.Request, place: WebPlace, found: WebGame) -> Drawn:
     back every few ms (a few µs a move)."""
     cache = request.app[SITE].drawn
     game = found.game
-    key = (urls.prefix(place), game.id, found.board_tags[-1], found.moves[-1:])
+    key = (urls.prefix(place), game.id, found.board_tags[-1], found.times[-1:])
     kept = cache.get(key)
     if kept is None:
         draw = partial(draw_page_part, place, found)
-        kept = await asyncio.to_thread(draw) if len(found.moves) > LONG_GAME else draw()
+        kept = await asyncio.to_thread(draw) if len(found.record) > LONG_GAME else draw()
         cache.keep(key, kept)
     return kept
 

@@ -22,8 +22,8 @@ STATIC = HERE / "static"
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
 #: The memory the parts of pages drawn once may take (`Site.drawn`; a game's, about 20 kB
-#: for 80 moves: some 3,000 such games); the least recently shown forgotten first.
-DRAWN_BYTES = 64 * 2**20
+#: for 80 moves: some 4,500 such games); the least recently shown forgotten first.
+DRAWN_BYTES = 96 * 2**20
 
 
 class Site:
