@@ -16,7 +16,6 @@ from tests.webkit import GUILD, Client, hex_game, pages_on, text_of
 async def test_a_game_page_read_again_shows_what_changed_since(
     service: GameService, web: Client, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_web, "ANALYSIS_SECONDS", 0.0)  # looked for at every read
     monkeypatch.setattr(service_web, "FRESH_SECONDS", 0.0)
     place = await pages_on(service)
     game = await hex_game(service, ["b2", "c3"])

@@ -295,10 +295,16 @@ class Records:
         return roster, away
 
     async def load_state(
-        self, conn: AsyncConnection, row: Any, record: Sequence[str] | None = None
+        self,
+        conn: AsyncConnection,
+        row: Any,
+        record: Sequence[str] | None = None,
+        *,
+        keep: bool = True,
     ) -> GameState:
         """The engine state of a game row: cached, or replayed from its record (read,
-        unless the caller has read it already)."""
+        unless the caller has read it already), and cached with `keep` (the web pages do
+        not: the thousands of games they show would push the games being played out)."""
         cached = self._states.get(row.id)
         if cached is not None and cached[0] == row.updated_at and cached[1].ply == row.ply:
             self._states.move_to_end(row.id)
@@ -310,7 +316,8 @@ class Records:
                 )
             ).all()
         state = await replay(row.game, row.options, record)
-        self.cache_state(row.id, row.updated_at, state)
+        if keep:
+            self.cache_state(row.id, row.updated_at, state)
         return state
 
     def cache_state(self, game_id: int, updated_at: datetime, state: GameState) -> None:

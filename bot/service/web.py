@@ -29,7 +29,7 @@ from bot.service.exports import SGF_GAMES, ExportFile, export_file
 from bot.service.models import GameSummary, Refused, ServiceCode, WebPlace
 from bot.service.records import Records, board_key, board_names, replay
 from bot.service.rules import check_ids, deadline_caption, seat_names_now
-from bot.store.schema import guild_settings
+from bot.store.schema import ai_jobs, games, guild_settings
 from engine import GameState
 
 #: The games a page shows: started ones (a challenge never accepted has no board).
@@ -43,8 +43,6 @@ GIFS_KEPT = 16
 #: How long a game's page as read is shown without reading its row again (a change made
 #: in this process is seen at once; one made by another process, within this).
 FRESH_SECONDS = 2.0
-#: How often a finished game's page looks for an analysis that has not come yet.
-ANALYSIS_SECONDS = 10.0
 #: How long where a server's pages are is trusted (a change made in this process is seen
 #: at once; one made by another process, `paperboard web` beside the bot, within this).
 PLACE_SECONDS = 5.0
@@ -113,16 +111,32 @@ class WebBoard:
 @dataclass(slots=True)
 class _Kept:
     """A game's page as read (`WebGame`): what it was read from (its row's version, the
-    names, the caption), its record, when it was read and when its analysis was last
-    looked for."""
+    names, the caption), its record, when it was read, and the analysis job it shows."""
 
     version: tuple[Any, ...]
     found: WebGame
     record: tuple[str, ...]
-    row: Any  # as last read, and the summary
+    row: Any  # as last read (`_WEB_ROW`), and the summary
     summary: GameSummary
-    read_at: float  # time.monotonic(), as `looked`
-    looked: float
+    read_at: float  # time.monotonic()
+    analysis_job: int | None = None
+
+
+#: A game's row for its page, with the id of its finished analysis of the last position
+#: (None while there is none): whether an analysis came is seen at every read of the
+#: row, without a query of its own.
+_WEB_ROW = sa.select(
+    games,
+    sa.select(ai_jobs.c.id)
+    .where(
+        ai_jobs.c.game_id == games.c.id,
+        ai_jobs.c.kind == "analysis",
+        ai_jobs.c.ply == games.c.ply,
+        ai_jobs.c.done == sa.true(),
+    )
+    .scalar_subquery()
+    .label("analysed"),
+).where(games.c.id == sa.bindparam("game_id"))
 
 
 class WebPages(Records):
@@ -212,12 +226,15 @@ class WebPages(Records):
     async def _read_game(self, place: WebPlace, game_id: int) -> _Kept:
         """A game's page read: as kept while its row, names and caption are unchanged,
         else its moves with their times read again (and replayed only where a move can
-        rename the seats: Hex's swap); a finished game's analysis that has not come yet
-        looked for every ANALYSIS_SECONDS."""
+        rename the seats: Hex's swap); a finished game's analysis read when the row says
+        one came (one query for the row and that)."""
         now = time.monotonic()
         kept: _Kept | None = self._web_games.get(game_id)
         async with self.db.read() as conn:
-            row, summary = await self._shown_row(conn, place, game_id)
+            row = (await conn.execute(_WEB_ROW, {"game_id": game_id})).one_or_none()
+            if row is None or row.guild_id != place.guild_id or row.status not in SHOWN:
+                raise _no_game(game_id)
+            summary = await self.summary(conn, game_id, row)
             version = (row.updated_at, row.ply, row.status, board_names(summary),
                        deadline_caption(summary))  # fmt: skip
             if kept is None or kept.version != version:
@@ -225,17 +242,13 @@ class WebPages(Records):
                 record = tuple(e.text for e in entries)
                 named = summary  # the seats' names at the start are theirs throughout
                 if engine.GAMES[row.game].renames_seats:
-                    state = await self.load_state(conn, row, record)
+                    state = await self.load_state(conn, row, record, keep=False)
                     record, named = state.moves, seat_names_now(summary, state)
                 found = _web_game(row, named, record, entries)
-                kept = _Kept(version, found, record, row, summary, now, -ANALYSIS_SECONDS)
+                kept = _Kept(version, found, record, row, summary, now)
             kept.row, kept.summary, kept.read_at = row, summary, now
-            if (  # an analysis may have come since the last look
-                row.status == "finished"
-                and kept.found.analysis is None
-                and now - kept.looked >= ANALYSIS_SECONDS
-            ):
-                kept.looked = now
+            if row.status == "finished" and row.analysed not in (None, kept.analysis_job):
+                kept.analysis_job = row.analysed  # it came since the last read
                 job = await aiqueue.job_row(conn, game_id, "analysis", row.ply)
                 if job is not None and job.done and job.result:
                     lines = tuple(str(job.result.get("text", "")).splitlines())
