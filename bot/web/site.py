@@ -22,8 +22,9 @@ STATIC = HERE / "static"
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
 #: The memory the parts of pages drawn once may take (`Site.drawn`; a game's, about 20 kB
-#: for 80 moves: some 4,500 such games); the least recently shown forgotten first.
-DRAWN_BYTES = 96 * 2**20
+#: for 80 moves: some 6,000 such games; bench/web.py's 3,000 games of 140 moves on
+#: average take 100 MB); the least recently shown forgotten first.
+DRAWN_BYTES = 128 * 2**20
 
 
 class Site:
