@@ -8,7 +8,8 @@ end). Every server's pages are on (`web:public`). The bot's process is this one:
 service with its drawing worker, the web pages served on its loop as `paperboard run`
 serves them (WEB_RATE_LIMIT=0: the load comes from one address), a light game (Hot Wire
 7x7) moving every 50 ms through the same service (each move's reply carries its board),
-and a ticker measuring how late a 2 ms sleep wakes (the loop's stall).
+a ticker measuring how late a 2 ms sleep wakes (the loop's stall), and the garbage
+collector's longest pause (a `gc.callbacks` hook).
 
 The load is another process (`--drive`, an aiohttp client): it first asks for
 `--boards` board pictures once each (drawn, then cached), then sends `--rate` requests a
