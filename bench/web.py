@@ -8,7 +8,8 @@ end). Every server's pages are on (`web:public`). The bot's process is this one:
 service with its drawing worker, the web pages served on its loop as `paperboard run`
 serves them (WEB_RATE_LIMIT=0: the load comes from one address), a light game (Hot Wire
 7x7) moving every 50 ms through the same service (each move's reply carries its board),
-and a ticker measuring how late a 2 ms sleep wakes (the loop's stall).
+a ticker measuring how late a 2 ms sleep wakes (the loop's stall), and the garbage
+collector's longest pause (a `gc.callbacks` hook).
 
 The load is another process (`--drive`, an aiohttp client): it first asks for
 `--boards` board pictures once each (drawn, then cached), then sends `--rate` requests a
@@ -26,6 +27,15 @@ line (the worse of the two backends):
 
 Run: .venv/bin/python -m bench.web [--backend sqlite|postgresql|both] [--rounds 3]
 [--seconds 20] [--rate 200]
+
+`--cpu N` measures instead what one request costs the bot's process: its CPU time
+(time.process_time: the loop and the database's threads; the drawing workers draw
+nothing here) over N requests of each kind sent one after another by the other process,
+no mover, no load beside them. Kinds: a page of a game kept (100 games asked before,
+read less than FRESH_SECONDS ago), the same with its row read again (FRESH_SECONDS 0:
+what most pages of the load are, each game asked about every 30 s), a page of a game
+never asked before (nothing kept: read, replayed, drawn), a board by its version and a
+304 (each fresh, and with the row read again). Prints ms of CPU per request by kind.
 """
 
 from __future__ import annotations
@@ -41,7 +51,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -56,6 +66,7 @@ from bench.load import Ticker
 from bench.schedule import CHUNK
 from bench.schedule import load as bulk_load
 from bot.service import GameService, Place, Player, WebPlace
+from bot.service import web as service_web
 from bot.settings import Settings
 from bot.store.schema import games, moves
 from bot.web import urls
@@ -150,12 +161,30 @@ async def real_games(service: GameService, count: int, total: int, active: int) 
 # == the bot's side: moves and the loop ==========================================================
 
 
+class Collections:
+    """The longest pause of the garbage collector (a `gc.callbacks` entry) since `worst`
+    was last set to 0."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.worst = max(self.worst, time.perf_counter() - self._began)
+
+
 @dataclass
 class Windows:
-    """The moves' latencies and the loop's worst stall in each window of a round."""
+    """The moves' latencies, the loop's worst stall and the collector's worst pause in
+    each window of a round."""
 
     moves: dict[str, list[float]] = field(default_factory=lambda: {"quiet": [], "loaded": []})
     stall: dict[str, float] = field(default_factory=lambda: {"quiet": 0.0, "loaded": 0.0})
+    collection: dict[str, float] = field(default_factory=lambda: {"quiet": 0.0, "loaded": 0.0})
+    collections: Collections = field(default_factory=Collections)
     now: str | None = None  # the window moves are counted in; None between windows
 
 
@@ -185,12 +214,13 @@ async def light_moves(service: GameService, windows: Windows, stop: asyncio.Even
 
 async def window(windows: Windows, ticker: Ticker, name: str, until: Any) -> Any:
     """Count moves and the loop's stall as `name` while `until` runs."""
-    ticker.worst, windows.now = 0.0, name
+    ticker.worst, windows.collections.worst, windows.now = 0.0, 0.0, name
     try:
         return await until
     finally:
         windows.now = None
         windows.stall[name] = max(windows.stall[name], ticker.worst)
+        windows.collection[name] = max(windows.collection[name], windows.collections.worst)
 
 
 @dataclass
@@ -200,6 +230,7 @@ class Round:
     moves: dict[str, list[float]]  # quiet, loaded: ms
     late: float  # the load's requests' p99 lateness in leaving, ms
     stall: dict[str, float]  # ms
+    collection: dict[str, float]  # the collector's longest pause, ms
 
 
 async def one_round(
@@ -207,6 +238,7 @@ async def one_round(
     service: GameService,
 ) -> Round:  # fmt: skip
     windows = Windows()
+    gc.callbacks.append(windows.collections)
     stop = asyncio.Event()
     mover = asyncio.create_task(light_moves(service, windows, stop))
     half = asyncio.sleep(args.seconds / 2)
@@ -235,20 +267,34 @@ async def one_round(
     await window(windows, ticker, "quiet", asyncio.sleep(args.seconds / 2))
     stop.set()
     await mover
+    gc.callbacks.remove(windows.collections)
     driven = json.loads(answer)
     return Round(
         web={kind: sorted(values) for kind, values in driven["ms"].items()},
         errors=driven["errors"],
         moves={name: sorted(1e3 * s for s in values) for name, values in windows.moves.items()},
         stall={name: 1e3 * s for name, s in windows.stall.items()},
+        collection={name: 1e3 * s for name, s in windows.collection.items()},
         late=driven["late"],
     )
 
 
-async def measure(url: str, args: argparse.Namespace, backend: str) -> list[Round]:
-    port = free_port()
+@dataclass
+class Served:
+    """The bot's process as the benchmark runs it: the service, its pages' settings, and
+    the real games' (page path, plies)."""
+
+    service: GameService
+    settings: Settings
+    targets: list[Any]
+
+
+@contextlib.asynccontextmanager
+async def serving(url: str, args: argparse.Namespace, backend: str) -> AsyncIterator[Served]:
+    """The store loaded (`args.games`, `args.real`), every server's pages on, the pages
+    served on this loop; stopped and closed afterwards."""
     settings = Settings(  # type: ignore[call-arg]
-        database_url=url, web_port=port, web_rate_limit=0, max_active_games=10_000,
+        database_url=url, web_port=free_port(), web_rate_limit=0, max_active_games=10_000,
         _env_file=None,
     )  # fmt: skip
     service = await GameService.open(settings)
@@ -268,26 +314,133 @@ async def measure(url: str, args: argparse.Namespace, backend: str) -> list[Roun
         gc.freeze()
         stop_web = await start_web(service, settings)
         assert stop_web is not None, "the web pages did not start"
-        ticker = Ticker()
-        ticking = asyncio.create_task(ticker.run())
-        rounds = []
-        for n in range(args.rounds):
-            found = await one_round(settings.site_url, targets, args, n, ticker, service)
-            rounds.append(found)
-            print(f"  round {n + 1}: {describe(found)}", flush=True)
-        ticker.running = False
-        await ticking
-        return rounds
+        yield Served(service, settings, targets)
     finally:
         if stop_web is not None:
             await stop_web()
         await service.close()
 
 
+async def measure(url: str, args: argparse.Namespace, backend: str) -> list[Round]:
+    async with serving(url, args, backend) as served:
+        ticker = Ticker()
+        ticking = asyncio.create_task(ticker.run())
+        rounds = []
+        for n in range(args.rounds):
+            found = await one_round(
+                served.settings.site_url, served.targets, args, n, ticker, served.service
+            )
+            rounds.append(found)
+            print(f"  round {n + 1}: {describe(found)}", flush=True)
+        ticker.running = False
+        await ticking
+        return rounds
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+# == CPU per request ==============================================================================
+
+#: The kinds `--cpu` measures: (name, the row read again each time).
+CPU_KINDS = (
+    ("page kept", False),
+    ("page kept, row read again", True),
+    ("page not kept", True),
+    ("board ?v=", False),
+    ("board ?v=, row read again", True),
+    ("board 304", False),
+    ("board 304, row read again", True),
+)
+KEPT_GAMES = 100
+
+
+async def cpu_costs(url: str, args: argparse.Namespace, backend: str) -> dict[str, float]:
+    """ms of the process's CPU per request of each of CPU_KINDS (`--cpu` requests each),
+    sent one after another by the probe process."""
+    with restored(service_web, "FRESH_SECONDS"):
+        async with serving(url, args, backend) as served:
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as plan:
+                json.dump(
+                    {"base": served.settings.site_url, "games": served.targets, "count": args.cpu,
+                     "boards": args.boards, "seed": 1, "kinds": [kind for kind, _ in CPU_KINDS]},
+                    plan,
+                )  # fmt: skip
+            probe = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bench.web", "--probe", plan.name,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            assert probe.stdin is not None and probe.stdout is not None
+            costs = {}
+            for kind, again in CPU_KINDS:
+                assert (await probe.stdout.readline()).decode().strip() == kind
+                service_web.FRESH_SECONDS = 0.0 if again else 3600.0
+                began, looped = time.process_time(), time.thread_time()
+                probe.stdin.write(b"go\n")
+                await probe.stdin.drain()
+                count = int(await probe.stdout.readline())
+                costs[kind] = (time.process_time() - began) * 1e3 / count
+                costs[kind + " (loop)"] = (time.thread_time() - looped) * 1e3 / count
+                print(
+                    f"  {backend}: {kind}: {costs[kind]:.2f} ms CPU a request "
+                    f"({costs[kind + ' (loop)']:.2f} ms of it the loop's thread)",
+                    flush=True,
+                )
+            await probe.wait()
+            Path(plan.name).unlink()
+            return costs
+
+
+@contextlib.contextmanager
+def restored(module: Any, name: str) -> Iterator[None]:
+    """`module.name` as it was, whatever is done to it inside."""
+    was = getattr(module, name)
+    try:
+        yield
+    finally:
+        setattr(module, name, was)
+
+
+async def probe(plan: dict[str, Any]) -> None:
+    """The other side of `cpu_costs`: for each kind, warm what it needs, print its name,
+    wait for `go`, send its requests one after another, print how many."""
+    rng = random.Random(plan["seed"])
+    targets, count = plan["games"], plan["count"]
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    async with aiohttp.ClientSession(plan["base"]) as session:
+
+        async def get(path: str, headers: dict[str, str], status: int) -> None:
+            async with session.get(path, headers=headers, allow_redirects=False) as answer:
+                await answer.read()
+                assert answer.status == status, (path, answer.status)
+
+        rng.shuffle(targets)
+        kept, cold = targets[:KEPT_GAMES], targets[KEPT_GAMES:]
+        for path, _ in kept:
+            await get(path, {}, 200)
+        boards = await warm_boards(session, rng, kept, min(plan["boards"], len(kept)))
+        for kind in plan["kinds"]:
+            asked: list[tuple[str, dict[str, str], int]] = []
+            for _ in range(count):
+                if kind.startswith("page"):
+                    path, plies = rng.choice(kept) if kind.startswith("page kept") else cold.pop()
+                    asked.append((f"{path}?ply={rng.randint(0, plies)}", {}, 200))
+                else:
+                    path, tag = rng.choice(boards)
+                    if "304" in kind:
+                        asked.append((f"{path}?v={tag}", {"If-None-Match": f'"{tag}"'}, 304))
+                    else:
+                        asked.append((f"{path}?v={tag}", {}, 200))
+            print(kind, flush=True)
+            assert (await reader.readline()).strip() == b"go"
+            for path, headers, status in asked:
+                await get(path, headers, status)
+            print(len(asked), flush=True)
 
 
 # == the load: another process ===================================================================
@@ -374,6 +527,8 @@ def describe(found: Round) -> str:
     ]
     parts.append(
         f"stall loaded {found.stall['loaded']:.0f} ms, quiet {found.stall['quiet']:.0f} ms"
+        f" (the collector's longest pause {found.collection['loaded']:.0f} ms,"
+        f" {found.collection['quiet']:.0f} ms)"
     )
     parts.append(f"requests left late by p99 {found.late:.1f} ms")
     errors = sum(found.errors.values())
@@ -394,6 +549,8 @@ def medians(rounds: list[Round]) -> dict[str, float]:
             figures.setdefault(f"move {name} p99", []).append(percentile(ms, 0.99))
         for name, stall in found.stall.items():
             figures.setdefault(f"stall {name}", []).append(stall)
+        for name, pause in found.collection.items():
+            figures.setdefault(f"collector pause {name}", []).append(pause)
     return {name: statistics.median(values) for name, values in figures.items()}
 
 
@@ -414,6 +571,27 @@ async def run(args: argparse.Namespace) -> None:
     errors = 0
     print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     with tempfile.TemporaryDirectory() as folder:
+        if args.cpu:
+            costs = {}
+            for backend in backends:
+                async with database(backend, Path(folder)) as url:
+                    costs[backend] = await cpu_costs(url, args, backend)
+            load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+            print(
+                f"load average {load}; ms of CPU a request (of it the loop's thread), "
+                f"{args.cpu} of each kind:"
+            )
+            print("| | " + " | ".join(backends) + " |")
+            print("|---|" + "---:|" * len(backends))
+            for kind, _ in CPU_KINDS:
+                print(
+                    f"| {kind} | "
+                    + " | ".join(
+                        f"{costs[b][kind]:.2f} ({costs[b][kind + ' (loop)']:.2f})" for b in backends
+                    )
+                    + " |"
+                )
+            return
         for backend in backends:
             async with database(backend, Path(folder)) as url:
                 rounds = await measure(url, args, backend)
@@ -447,8 +625,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="of load, a round")
     parser.add_argument("--rate", type=float, default=200.0, help="requests a second")
     parser.add_argument("--boards", type=int, default=200, help="board pictures asked again")
+    parser.add_argument("--cpu", type=int, default=0, help="CPU per request, N of each kind")
     parser.add_argument("--drive", help=argparse.SUPPRESS)  # the load process: its plan
+    parser.add_argument("--probe", help=argparse.SUPPRESS)  # --cpu's requests: its plan
     args = parser.parse_args()
+    if args.probe:
+        asyncio.run(probe(json.loads(Path(args.probe).read_text())))
+        return
     if args.drive:
         answer = asyncio.run(drive(json.loads(Path(args.drive).read_text())))
         print(json.dumps(answer), flush=True)

@@ -166,6 +166,9 @@ class GameInfo:
     summary: str  # a short rules summary, the player's words
     credit: str
     ends: frozenset[End]  # every End its rules can finish a game with (Outcome.reason)
+    #: whether a move can change which seat bears which name (Hex's swap); when not, every
+    #: position names its seats `seat_name` does, and no replay is needed to name them
+    renames_seats: bool = False
 
     def seat_name(self, seat: int) -> str:
         if seat < len(self.seat_names):

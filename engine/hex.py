@@ -81,6 +81,7 @@ INFO = GameInfo(
     ),
     credit="Piet Hein and John Nash",
     ends=frozenset({End.CONNECTION}),
+    renames_seats=True,  # the swap
 )
 
 DISTHEX_INFO = GameInfo(
@@ -97,6 +98,7 @@ DISTHEX_INFO = GameInfo(
     ),
     credit="Ryoji Ishii and Cameron Browne (2017)",
     ends=frozenset({End.CONNECTION}),
+    renames_seats=True,  # the swap
 )
 
 # Edge bits of a cell or of a group, for the colour that owns it: Black's first

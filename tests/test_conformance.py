@@ -87,6 +87,11 @@ def test_random_playouts_end_with_a_valid_outcome_and_replay(
     start = fresh(name, options)
     final = start.random_playout(random.Random(seed))
     assert_valid_end(final)
+    info = engine.GAMES[name]
+    if not info.renames_seats:  # the web pages name the seats without a replay
+        assert [final.seat_name(s) for s in range(final.players)] == [
+            info.seat_name(s) for s in range(final.players)
+        ]
     assert start.ply == 0  # the start state is untouched
     record = json.loads(json.dumps({"options": final.options, "moves": final.moves}))
     same_position(engine.replay(name, record["options"], record["moves"]), final)

@@ -1,22 +1,24 @@
 """The game page's kept parts (the service's reading of a game, the page's move list)
-are read and drawn again when the game changes."""
+are read and drawn again when the game changes; a board asked by its version is
+answered from the kept reading; the caches keep within their memory budgets."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from bot.service import GameService
+from bot.service import GameService, SizedCache
 from bot.service import web as service_web
 from bot.web import urls
 from tests.conftest import ANN, Clock
 from tests.test_web import store_analysis
-from tests.webkit import GUILD, Client, hex_game, pages_on, text_of
+from tests.webkit import GUILD, Client, fetched, hex_game, pages_on, text_of
 
 
 async def test_a_game_page_read_again_shows_what_changed_since(
     service: GameService, web: Client, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_web, "ANALYSIS_SECONDS", 0.0)  # looked for at every read
     monkeypatch.setattr(service_web, "FRESH_SECONDS", 0.0)
     place = await pages_on(service)
     game = await hex_game(service, ["b2", "c3"])
@@ -30,3 +32,42 @@ async def test_a_game_page_read_again_shows_what_changed_since(
     assert "Analysis" not in await text_of(web, urls.game(place, game.id))
     await store_analysis(service, game.id, over.ply, clock)  # it comes after the game ends
     assert "Black threw away a win" in await text_of(web, urls.game(place, game.id))
+
+
+async def test_a_board_asked_by_its_version_reads_nothing(
+    service: GameService, web: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2", "c3"])
+    page = await text_of(web, urls.game(place, game.id))
+    versioned = urls.prefix(place) + f"/g/{game.id}" + re.findall(r"/board/1\.png\?v=\w+", page)[0]
+    monkeypatch.setattr(service_web, "FRESH_SECONDS", 0.0)  # the reading is old
+    await service.guild_settings(GUILD + 1, web="public")
+    elsewhere = f"/s/{GUILD + 1}/g/{game.id}/board/1.png" + versioned.split(".png")[1]
+    assert (await fetched(web, elsewhere)).status == 404  # not that server's game
+
+    async def no_read(*_: object) -> None:
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(service, "_read_game", no_read)
+    board = await fetched(web, versioned)
+    assert board.status == 200 and "immutable" in board.headers["Cache-Control"]
+    tag = board.headers["ETag"]
+    assert (await fetched(web, versioned, **{"If-None-Match": tag})).status == 304
+    with pytest.raises(AssertionError, match="read again"):  # without its version: read
+        await service.web_board(place, game.id, 1)
+
+
+def test_a_sized_cache_forgets_the_least_recently_used_beyond_its_budget() -> None:
+    cache: SizedCache[str, str] = SizedCache(10, len)
+    cache.keep("a", "xxxx")
+    cache.keep("b", "yyyy")
+    assert cache.get("a") == "xxxx"  # now the most recent
+    cache.keep("c", "zzzz")  # 12 bytes: the least recent, b, goes
+    assert cache.get("b") is None and cache.get("a") == "xxxx" and cache.bytes == 8
+    cache.keep("a", "x")  # kept again: counted once
+    assert cache.bytes == 5 and len(cache) == 2
+    cache.forget("c")
+    assert cache.bytes == 1 and cache.get("c") is None
+    cache.keep("big", "w" * 50)  # one value over the budget is still kept, alone
+    assert len(cache) == 1 and cache.get("big") is not None

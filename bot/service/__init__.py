@@ -1,5 +1,6 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
+from bot.service.caches import SizedCache, text_bytes
 from bot.service.exports import ExportFile
 from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.mail import clean_address
@@ -100,6 +101,7 @@ __all__ = [
     "Result",
     "SeatTaken",
     "ServiceCode",
+    "SizedCache",
     "TimedOut",
     "TournamentNews",
     "TournamentResult",
@@ -133,4 +135,5 @@ __all__ = [
     "shown",
     "start_words",
     "taken_back_text",
+    "text_bytes",
 ]

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service import aiqueue, banks, clocks, outbox, ratings
+from bot.service.caches import WEB_GAMES_BYTES, SizedCache, web_game_bytes
 from bot.service.clocks import REMINDER_LEADS
 from bot.service.models import (
     ChallengeClosed,
@@ -131,7 +132,7 @@ class Records:
         # their games (game id -> the page's game as read, what from) and the reads under
         # way (bot/service/web.py)
         self._web_places: OrderedDict[int | str, tuple[float, WebPlace | None]] = OrderedDict()
-        self._web_games: OrderedDict[int, Any] = OrderedDict()
+        self._web_games: SizedCache[int, Any] = SizedCache(WEB_GAMES_BYTES, web_game_bytes)
         self._web_reading: dict[Any, asyncio.Future[Any]] = {}
         self.rosters_changed = time.monotonic()  # when a name or a vacation last changed
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)
@@ -301,10 +302,16 @@ class Records:
         return roster, away
 
     async def load_state(
-        self, conn: AsyncConnection, row: Any, record: Sequence[str] | None = None
+        self,
+        conn: AsyncConnection,
+        row: Any,
+        record: Sequence[str] | None = None,
+        *,
+        keep: bool = True,
     ) -> GameState:
         """The engine state of a game row: cached, or replayed from its record (read,
-        unless the caller has read it already)."""
+        unless the caller has read it already), and cached with `keep` (the web pages do
+        not: the thousands of games they show would push the games being played out)."""
         cached = self._states.get(row.id)
         if cached is not None and cached[0] == row.updated_at and cached[1].ply == row.ply:
             self._states.move_to_end(row.id)
@@ -316,12 +323,13 @@ class Records:
                 )
             ).all()
         state = await replay(row.game, row.options, record)
-        self.cache_state(row.id, row.updated_at, state)
+        if keep:
+            self.cache_state(row.id, row.updated_at, state)
         return state
 
     def cache_state(self, game_id: int, updated_at: datetime, state: GameState) -> None:
         self._states[game_id] = (updated_at, state)
-        self._web_games.pop(game_id, None)  # its page is read again (an undo: same ply)
+        self._web_games.forget(game_id)  # its page is read again (an undo: same ply)
         _trim(self._states, STATE_CACHE_SIZE)
 
     # == players and servers ===========================================================

@@ -23,12 +23,13 @@ from typing import Any, TypeVar, cast
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import engine
 from bot.service import aiqueue
 from bot.service.exports import SGF_GAMES, ExportFile, export_file
 from bot.service.models import GameSummary, Refused, ServiceCode, WebPlace
 from bot.service.records import Records, board_key, board_names, replay
 from bot.service.rules import check_ids, deadline_caption, seat_names_now
-from bot.store.schema import guild_settings
+from bot.store.schema import ai_jobs, games, guild_settings
 from engine import GameState
 
 #: The games a page shows: started ones (a challenge never accepted has no board).
@@ -39,14 +40,9 @@ T = TypeVar("T")
 
 #: GIF replays kept in memory (a long game's takes seconds to draw).
 GIFS_KEPT = 16
-#: Games whose page's reading is kept (a game's record, times and board versions: read
-#: again only when the game's row, its names or its caption change).
-WEB_GAMES_KEPT = 2048
 #: How long a game's page as read is shown without reading its row again (a change made
 #: in this process is seen at once; one made by another process, within this).
 FRESH_SECONDS = 2.0
-#: How often a finished game's page looks for an analysis that has not come yet.
-ANALYSIS_SECONDS = 10.0
 #: How long where a server's pages are is trusted (a change made in this process is seen
 #: at once; one made by another process, `paperboard web` beside the bot, within this).
 PLACE_SECONDS = 5.0
@@ -77,15 +73,31 @@ class WebAnalysis:
 
 @dataclass(frozen=True, slots=True)
 class WebGame:
-    """A game as its page shows it."""
+    """A game as its page shows it. Its moves are kept as tuples of plain values (the
+    record, who moved, when), which the garbage collector stops tracking: thousands of
+    kept games' moves as objects made each full collection take some 90 ms; `moves`
+    builds them when a page's move list is drawn."""
 
     game: GameSummary
-    moves: tuple[WebMove, ...]
+    record: tuple[str, ...]
+    movers: tuple[int, ...]  # the seat that made each move
+    times: tuple[datetime, ...]  # when each move was made
     #: each ply's board version (`board_tags[n]`: after n moves): a picture's address
     #: holds it, so a cached picture is never stale
     board_tags: tuple[str, ...]
     analysis: WebAnalysis | None
     formats: tuple[str, ...]  # the downloads: json, sgf (Hex and Disthex), gif
+
+    @property
+    def moves(self) -> tuple[WebMove, ...]:
+        """The moves with their times and who played them."""
+        name = self.game.name_of_seat
+        return tuple(
+            WebMove(ply, seat, name(seat), text, at)
+            for ply, seat, text, at in zip(
+                range(1, len(self.record) + 1), self.movers, self.record, self.times, strict=True
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,16 +111,32 @@ class WebBoard:
 @dataclass(slots=True)
 class _Kept:
     """A game's page as read (`WebGame`): what it was read from (its row's version, the
-    names, the caption), its record, when it was read and when its analysis was last
-    looked for."""
+    names, the caption), its record, when it was read, and the analysis job it shows."""
 
     version: tuple[Any, ...]
     found: WebGame
     record: tuple[str, ...]
-    row: Any  # as last read, and the summary
+    row: Any  # as last read (`_WEB_ROW`), and the summary
     summary: GameSummary
-    read_at: float  # time.monotonic(), as `looked`
-    looked: float
+    read_at: float  # time.monotonic()
+    analysis_job: int | None = None
+
+
+#: A game's row for its page, with the id of its finished analysis of the last position
+#: (None while there is none): whether an analysis came is seen at every read of the
+#: row, without a query of its own.
+_WEB_ROW = sa.select(
+    games,
+    sa.select(ai_jobs.c.id)
+    .where(
+        ai_jobs.c.game_id == games.c.id,
+        ai_jobs.c.kind == "analysis",
+        ai_jobs.c.ply == games.c.ply,
+        ai_jobs.c.done == sa.true(),
+    )
+    .scalar_subquery()
+    .label("analysed"),
+).where(games.c.id == sa.bindparam("game_id"))
 
 
 class WebPages(Records):
@@ -180,56 +208,78 @@ class WebPages(Records):
         name or vacation changed since); else its row read again (once for all asking at
         the same time)."""
         check_ids(game_id)
-        kept: _Kept | None = self._web_games.get(game_id)
+        kept = self._kept_of(place, game_id)
         if (
             kept is not None
             and time.monotonic() - kept.read_at < FRESH_SECONDS
             and kept.read_at > self.rosters_changed
-            and kept.row.guild_id == place.guild_id
         ):
-            self._web_games.move_to_end(game_id)
             return kept
         read = partial(self._read_game, place, game_id)
         return await self._read_once(("game", place.guild_id, game_id), read)
 
+    def _kept_of(self, place: WebPlace, game_id: int) -> _Kept | None:
+        """A game's page as read and kept, however long ago, when it is this server's."""
+        kept: _Kept | None = self._web_games.get(game_id)
+        return kept if kept is not None and kept.row.guild_id == place.guild_id else None
+
     async def _read_game(self, place: WebPlace, game_id: int) -> _Kept:
         """A game's page read: as kept while its row, names and caption are unchanged,
-        else its moves with their times and its state read again; a finished game's
-        analysis that has not come yet looked for every ANALYSIS_SECONDS."""
+        else its moves with their times read again (and replayed only where a move can
+        rename the seats: Hex's swap); a finished game's analysis read when the row says
+        one came (one query for the row and that)."""
         now = time.monotonic()
         kept: _Kept | None = self._web_games.get(game_id)
         async with self.db.read() as conn:
-            row, summary = await self._shown_row(conn, place, game_id)
+            row = (await conn.execute(_WEB_ROW, {"game_id": game_id})).one_or_none()
+            if row is None or row.guild_id != place.guild_id or row.status not in SHOWN:
+                raise _no_game(game_id)
+            summary = await self.summary(conn, game_id, row)
             version = (row.updated_at, row.ply, row.status, board_names(summary),
                        deadline_caption(summary))  # fmt: skip
             if kept is None or kept.version != version:
                 entries = await self.timed_moves(conn, game_id)
-                state = await self.load_state(conn, row, [e.text for e in entries])
-                found = _web_game(row, seat_names_now(summary, state), state, entries)
-                kept = _Kept(version, found, state.moves, row, summary, now, -ANALYSIS_SECONDS)
+                record = tuple(e.text for e in entries)
+                named = summary  # the seats' names at the start are theirs throughout
+                if engine.GAMES[row.game].renames_seats:
+                    state = await self.load_state(conn, row, record, keep=False)
+                    record, named = state.moves, seat_names_now(summary, state)
+                found = _web_game(row, named, record, entries)
+                kept = _Kept(version, found, record, row, summary, now)
             kept.row, kept.summary, kept.read_at = row, summary, now
-            if (  # an analysis may have come since the last look
-                row.status == "finished"
-                and kept.found.analysis is None
-                and now - kept.looked >= ANALYSIS_SECONDS
-            ):
-                kept.looked = now
+            if row.status == "finished" and row.analysed not in (None, kept.analysis_job):
+                kept.analysis_job = row.analysed  # it came since the last read
                 job = await aiqueue.job_row(conn, game_id, "analysis", row.ply)
                 if job is not None and job.done and job.result:
                     lines = tuple(str(job.result.get("text", "")).splitlines())
                     came = WebAnalysis(lines, bool(job.png))
                     kept.found = dataclasses.replace(kept.found, analysis=came)
-        _keep(self._web_games, game_id, kept, WEB_GAMES_KEPT)
+        self._web_games.keep(game_id, kept)
         return kept
 
     async def web_board(
-        self, place: WebPlace, game_id: int, ply: int, *, known: str | None = None
+        self,
+        place: WebPlace,
+        game_id: int,
+        ply: int,
+        *,
+        known: str | None = None,
+        version: str | None = None,
     ) -> WebBoard:
         """The board after `ply` moves of a game a page shows; no PNG when `known` is its
         version already (the asker's cached copy: nothing drawn, nothing replayed). Drawn in
-        the drawing workers, and cached like every board."""
+        the drawing workers, and cached like every board. Asked by its `version` (the
+        address holding it) that a kept reading of the game has, it is answered from that
+        reading without a query: a version's picture never changes."""
         check_ids(ply)
-        kept = await self._kept_game(place, game_id)
+        kept = self._kept_of(place, game_id)
+        if (
+            version is None
+            or kept is None
+            or not 0 <= ply <= len(kept.record)
+            or kept.found.board_tags[ply] != version
+        ):
+            kept = await self._kept_game(place, game_id)
         row, summary = kept.row, kept.summary
         record = kept.record
         if not 0 <= ply <= len(record):
@@ -293,15 +343,14 @@ class WebPages(Records):
         return row, await self.summary(conn, game_id, row)
 
 
-def _web_game(row: Any, summary: GameSummary, state: GameState, entries: Any) -> WebGame:
-    """A game's page from its row, summary, state and timed moves (no analysis yet)."""
+def _web_game(row: Any, summary: GameSummary, record: tuple[str, ...], entries: Any) -> WebGame:
+    """A game's page from its row, summary (its seats named as now), record and timed
+    moves (no analysis yet)."""
     formats = ("json", "sgf", "gif") if row.game in SGF_GAMES else ("json", "gif")
-    played = tuple(
-        WebMove(e.ply + 1, e.seat, summary.name_of_seat(e.seat), e.text, e.created_at)
-        for e in entries
-    )
-    tags = tuple(board_tags(summary, state.moves, len(state.moves)))
-    return WebGame(summary, played, tags, None, formats)
+    tags = tuple(board_tags(summary, record, len(record)))
+    movers = tuple(e.seat for e in entries)
+    times = tuple(e.created_at for e in entries)
+    return WebGame(summary, record, movers, times, tags, None, formats)
 
 
 def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list[str]:

@@ -8,12 +8,18 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from functools import partial
-from typing import cast
 
 from aiohttp import web
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from bot.service import WebGame, WebPlace, banks_text, game_clock_text, result_text
+from bot.service import (
+    WebGame,
+    WebPlace,
+    banks_text,
+    game_clock_text,
+    result_text,
+    text_bytes,
+)
 from bot.web import urls
 from bot.web.site import SITE, Handler, file, page
 
@@ -26,11 +32,9 @@ CONTENT_TYPES = {
     "gif": "image/gif",
 }
 #: A game with more moves than this has its move list drawn off the event loop (~4 ms).
-LONG_GAME = 150
+LONG_GAME = 1000
 #: A picture whose address holds its version never changes.
 FOREVER = "max-age=31536000, immutable"
-#: Games whose page's unchanging part is kept drawn (`Drawn`).
-DRAWN_KEPT = 2048
 
 
 def cached(place: WebPlace, lasting: str) -> str:
@@ -47,7 +51,6 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     ply = ply_asked(request, last)
     game = found.game
     shown = await drawn(request, place, found)
-    boards = shown.addresses
     result = result_text(game).removeprefix("Result: ") if game.status == "finished" else None
     return page(
         request,
@@ -57,12 +60,12 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         game=game,
         ply=ply,
         last=last,
-        boards=boards,
+        board=urls.board(place, game.id, ply, found.board_tags[ply]),
         drawn=shown,
         result=result,
         clock=game_clock_text(game),
         banks=banks_text(game) if game.banks and game.status == "active" else "",
-        preview=site.absolute(boards[last]),
+        preview=site.absolute(urls.board(place, game.id, last, found.board_tags[last])),
         address=site.absolute(urls.game(place, game.id)),
     )
 
@@ -72,9 +75,13 @@ class Drawn:
     """The part of a game's page the same at every ply, drawn once per version of the
     game: each board's address, and the move list with no position marked."""
 
-    addresses: tuple[str, ...]
-    boards: Markup  # the addresses, for the slider
+    boards: Markup  # the boards' addresses, for the slider, one after another
     moves: str
+
+    @property
+    def size(self) -> int:
+        """The memory it takes, about (`Site.drawn`)."""
+        return 100 + text_bytes(self.boards, self.moves)
 
     def moves_at(self, ply: int) -> Markup:
         """The move list with the position after `ply` moves marked."""
@@ -86,26 +93,40 @@ async def drawn(request: web.Request, place: WebPlace, found: WebGame) -> Drawn:
     """`found`'s page's unchanging part: drawn again when the record, the names or the
     caption change (the last board's version holds them) or a move's time does (an undo
     and the same move again); a long game's in a thread, where the loop gets the GIL
-    back every few ms (about 25 µs a move)."""
-    site = request.app[SITE]
+    back every few ms (a few µs a move)."""
+    cache = request.app[SITE].drawn
     game = found.game
-    key = (urls.prefix(place), game.id, found.board_tags[-1], found.moves[-1:])
-    kept = site.drawn.get(key)
+    key = (urls.prefix(place), game.id, found.board_tags[-1], found.times[-1:])
+    kept = cache.get(key)
     if kept is None:
-        addresses = tuple(urls.board(place, game.id, n, t) for n, t in enumerate(found.board_tags))
-        render = partial(
-            site.templates.get_template("game_moves.html").render,
-            place=place,
-            game=game,
-            found=found,
+        draw = partial(draw_page_part, place, found)
+        kept = await asyncio.to_thread(draw) if len(found.record) > LONG_GAME else draw()
+        cache.keep(key, kept)
+    return kept
+
+
+def draw_page_part(place: WebPlace, found: WebGame) -> Drawn:
+    """A game's page's unchanging part (`Drawn`): strings joined, every name and move
+    escaped (a template costs some 30 µs a move)."""
+    game_id = found.game.id
+    boards = " ".join(urls.board(place, game_id, n, t) for n, t in enumerate(found.board_tags))
+    base = escape(urls.game(place, game_id))
+    names: dict[str, Markup] = {}
+    start = "<span>0.</span><span>start</span><span></span>"
+    lines = [f'<li><a href="{base}?ply=0" data-ply="0">{start}</a></li>']
+    for move in found.moves:
+        who = names.get(move.who)
+        if who is None:
+            who = names[move.who] = escape(move.who)
+        at = move.at
+        lines.append(
+            f'<li><a href="{base}?ply={move.ply}" data-ply="{move.ply}"><span>{move.ply}.</span>'
+            f"<span>{escape(move.text)}</span><span><bdi>{who}</bdi> "
+            f'<time class="when" datetime="{at.isoformat()}">{at:%Y-%m-%d %H:%M} UTC</time>'
+            "</span></a></li>"
         )
-        moves = await asyncio.to_thread(render) if len(found.moves) > LONG_GAME else render()
-        kept = Drawn(addresses, Markup(" ").join(addresses), moves)
-        site.drawn[key] = kept
-        while len(site.drawn) > DRAWN_KEPT:
-            site.drawn.popitem(last=False)
-    site.drawn.move_to_end(key)
-    return cast(Drawn, kept)
+    lines.append("")
+    return Drawn(Markup(escape(boards)), "\n".join(lines))
 
 
 def ply_asked(request: web.Request, last: int) -> int:
@@ -127,13 +148,15 @@ async def board_picture(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
     place = await site.server_of(request)
     known = request.headers.get("If-None-Match", "").split(",")[0].strip().strip('"')
+    version = request.query.get("v")
     found = await site.service.web_board(
         place,
         int(request.match_info["game"]),
         int(request.match_info["ply"]),
         known=known[:64] or None,
+        version=version,
     )
-    lasting = FOREVER if request.query.get("v") == found.tag else "no-cache"
+    lasting = FOREVER if version == found.tag else "no-cache"
     return file(
         request, found.png or b"", "image/png", cached(place, lasting), place=place, tag=found.tag
     )

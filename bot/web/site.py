@@ -5,7 +5,6 @@ versions, finding the server of an address, and answering with a page or a file.
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import jinja2
 from aiohttp import web
 
-from bot.service import GameService, WebPlace
+from bot.service import GameService, SizedCache, WebPlace
 from bot.settings import Settings
 from bot.web import urls
 
@@ -22,6 +21,10 @@ HERE = Path(__file__).parent
 STATIC = HERE / "static"
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
+#: The memory the parts of pages drawn once may take (`Site.drawn`; a game's, about 20 kB
+#: for 80 moves: some 6,000 such games; bench/web.py's 3,000 games of 140 moves on
+#: average take 100 MB); the least recently shown forgotten first.
+DRAWN_BYTES = 128 * 2**20
 
 
 class Site:
@@ -45,7 +48,7 @@ class Site:
         }
         self.templates.globals.update(urls=urls, static=self.static, site_url=self.absolute)
         #: parts of pages drawn once per version of what they show (bot/web/game.py)
-        self.drawn: OrderedDict[Hashable, Any] = OrderedDict()
+        self.drawn: SizedCache[Hashable, Any] = SizedCache(DRAWN_BYTES, lambda part: part.size)
 
     def static(self, name: str) -> str:
         """A static file's address, versioned by its content (cached for good)."""
