@@ -162,7 +162,10 @@ async def test_the_game_page_shows_every_ply_as_a_link(service: GameService, web
     banked = await hex_game(service, ["b2"], clock="standard")  # under way, a bank clock
     page = await text_of(web, urls.game(place, banked.id))
     assert re.search(r"Due <time datetime=\"[^\"]+\">[^<]+ UTC</time> · ann \d+d", page), page
-    assert "White: <bdi>bob</bdi> · to move" in page
+    assert (
+        f'White: <bdi><a class="name" href="{urls.player(place, BOB.id)}">bob</a></bdi> · to move'
+        in page
+    )
     await service.player_settings(BOB, vacation=True)
     assert "Clock stopped: on vacation" in await text_of(web, urls.game(place, banked.id))
 

@@ -157,6 +157,12 @@ async def test_the_player_page(service: GameService, web: Client) -> None:
     assert f'href="{urls.game(place, going.id)}"' in page
     assert f'href="{urls.game(place, issued.game.id)}"' in page
     assert "Paperboard (easy)" in page and urls.player(place, 2) not in page  # the bot: text
+    # a game's page links its players' pages (the bot's name is text)
+    game = await text_of(web, urls.game(place, going.id))
+    assert f'<a class="name" href="{urls.player(place, ANN.id)}">ann</a>' in game
+    assert f'href="{urls.player(place, BOB.id)}"' in game
+    against_bot = await text_of(web, urls.game(place, issued.game.id))
+    assert urls.player(place, ANN.id) in against_bot and "/p/2" not in against_bot
     # a hidden profile: no page, no link, off the leaderboard; its games show its name
     await service.player_settings(ANN, web_profile=False)
     assert (await fetched(web, urls.player(place, ANN.id))).status == 404
@@ -164,8 +170,9 @@ async def test_the_player_page(service: GameService, web: Client) -> None:
     assert urls.player(place, ANN.id) not in server and '<span class="name">ann</span>' in server
     assert re.search(r"<caption>Hex</caption>.*?bob</a>", server, re.S)
     assert not re.search(r"<caption>Hex</caption>(?:(?!</table>).)*>ann<", server, re.S)
-    game = await text_of(web, urls.game(place, going.id))
-    assert "ann" in game
+    game = await text_of(web, urls.game(place, going.id))  # read again: the link is gone
+    assert "<bdi>ann</bdi>" in game and urls.player(place, ANN.id) not in game
+    assert f'href="{urls.player(place, BOB.id)}"' in game
     # a player of another server has no page here, nor there while its pages are off
     elsewhere = await pages_on(service, guild=GUILD + 1)
     assert (await fetched(web, urls.player(elsewhere, BOB.id))).status == 404

@@ -122,6 +122,7 @@ class Seat:
     time_zone: str = "UTC"  # the player's (settings): their times are written in it
     weekend: str | None = None  # the local days their bank clocks stop on: "sat-sun"
     vacation_since: datetime | None = None  # on vacation: their clocks stopped then
+    web_profile: bool = True  # their page on the web is shown (settings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,6 +96,7 @@ _ROSTER = (
         players.c.vacation_since,
         players.c.time_zone,
         players.c.weekend,
+        players.c.web_profile,
     )
     .select_from(seats.outerjoin(players, players.c.id == seats.c.player_id))
     .where(seats.c.game_id == sa.bindparam("game_id"))
@@ -292,6 +293,7 @@ class Records:
                 r.time_zone or "UTC",
                 r.weekend,
                 r.vacation_since,
+                r.web_profile is not False,
             )
             for r in rows
         )

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 import engine
 from bot.service import aiqueue
 from bot.service.exports import SGF_GAMES, ExportFile, export_file
+from bot.service.levels import BOT_ID_RANGE
 from bot.service.models import GameSummary, Refused, ServiceCode, WebPlace
 from bot.service.records import Records, board_key, board_names, replay
 from bot.service.rules import check_ids, deadline_caption, seat_names_now
@@ -87,6 +88,8 @@ class WebGame:
     board_tags: tuple[str, ...]
     analysis: WebAnalysis | None
     formats: tuple[str, ...]  # the downloads: json, sgf (Hex and Disthex), gif
+    #: by seat: whether the player has a page here the seat's name links to
+    pages: tuple[bool, ...] = ()
 
     @property
     def moves(self) -> tuple[WebMove, ...]:
@@ -236,7 +239,7 @@ class WebPages(Records):
                 raise _no_game(game_id)
             summary = await self.summary(conn, game_id, row)
             version = (row.updated_at, row.ply, row.status, board_names(summary),
-                       deadline_caption(summary))  # fmt: skip
+                       deadline_caption(summary), seat_pages(summary))  # fmt: skip
             if kept is None or kept.version != version:
                 entries = await self.timed_moves(conn, game_id)
                 record = tuple(e.text for e in entries)
@@ -350,7 +353,21 @@ def _web_game(row: Any, summary: GameSummary, record: tuple[str, ...], entries: 
     tags = tuple(board_tags(summary, record, len(record)))
     movers = tuple(e.seat for e in entries)
     times = tuple(e.created_at for e in entries)
-    return WebGame(summary, record, movers, times, tags, None, formats)
+    return WebGame(summary, record, movers, times, tags, None, formats, seat_pages(summary))
+
+
+def has_page(player_id: int, profile: bool | None, bot_level: str | None) -> bool:
+    """Whether a player has a page on the web: a person (not the bot) whose profile is
+    on."""
+    return bool(profile) and bot_level is None and player_id not in BOT_ID_RANGE
+
+
+def seat_pages(summary: GameSummary) -> tuple[bool, ...]:
+    """By seat: whether its player has a page (`has_page`); an open seat has none."""
+    return tuple(
+        s.player_id is not None and has_page(s.player_id, s.web_profile, s.bot)
+        for s in summary.seats
+    )
 
 
 def board_tags(summary: GameSummary, record: tuple[str, ...], last: int) -> list[str]:

@@ -31,12 +31,11 @@ from bot.events import FORMAT_TITLES, Format
 from bot.render.tables import Bracket, Crosstable, StandingsTable
 from bot.service import ratings
 from bot.service.aiplayer import bot_records
-from bot.service.levels import BOT_ID_RANGE
 from bot.service.messages import bot_record_lines, game_info, rating_text
 from bot.service.models import RatingLine, Refused, ServiceCode, TournamentSummary, WebPlace
 from bot.service.rules import check_ids, outcome_words
 from bot.service.tournaments import Tournaments, points_text, result_words
-from bot.service.web import SHOWN
+from bot.service.web import SHOWN, has_page
 from bot.store.schema import entrants, games, pairings, players, seats, tournament_rounds
 from bot.store.schema import tournaments as events
 
@@ -429,7 +428,7 @@ class WebReads(Tournaments):
             .where(entrants.c.tournament_id == event_id)
         )
         return {
-            r.id: WebName(r.id, r.name, _has_page(r.id, r.web_profile, r.bot_level)) for r in rows
+            r.id: WebName(r.id, r.name, has_page(r.id, r.web_profile, r.bot_level)) for r in rows
         }
 
     # -- the rules pages' pictures ---------------------------------------------------------
@@ -453,7 +452,7 @@ class WebReads(Tournaments):
                 sa.select(players.c.name, players.c.web_profile).where(players.c.id == player_id)
             )
         ).one_or_none()
-        if row is not None and _has_page(player_id, row.web_profile, None):
+        if row is not None and has_page(player_id, row.web_profile, None):
             played = await conn.scalar(
                 sa.select(games.c.id)
                 .select_from(seats.join(games, games.c.id == seats.c.game_id))
@@ -498,7 +497,7 @@ class WebReads(Tournaments):
                 WebName(
                     r.player_id,
                     r.name or "open seat",
-                    r.player_id is not None and _has_page(r.player_id, r.web_profile, r.bot_level),
+                    r.player_id is not None and has_page(r.player_id, r.web_profile, r.bot_level),
                 )
             )
         return {game_id: tuple(names) for game_id, names in found.items()}
@@ -535,10 +534,6 @@ def isolated(name: str) -> str:
     """A name inside a sentence, isolated (U+2068 ... U+2069): a right-to-left mark in it
     turns the name around, never the words after it."""
     return f"\u2068{name}\u2069"
-
-
-def _has_page(player_id: int, profile: bool | None, bot_level: str | None) -> bool:
-    return bool(profile) and bot_level is None and player_id not in BOT_ID_RANGE
 
 
 def _person(people: Mapping[int, WebName], player_id: int) -> WebName:
