@@ -110,6 +110,13 @@ class Settings(BaseSettings):
         default=False,
         description="behind a proxy: the client's address is the last of X-Forwarded-For",
     )
+    web_cache_mb: int = Field(
+        default=128,
+        ge=1,
+        le=65536,
+        description="the memory each of the web pages' two caches may take, in MB (the games "
+        "as read, the parts of pages drawn): about 20 kB a game of 80 moves in each",
+    )
 
     @field_validator("public_url")
     @classmethod

@@ -12,9 +12,6 @@ from typing import Any, Generic, TypeVar
 K = TypeVar("K")
 V = TypeVar("V")
 
-#: The memory the games' pages as read may take (bot/service/web.py: a game's record,
-#: times and board versions, read again only when its row, names or caption change).
-WEB_GAMES_BYTES = 128 * 2**20
 #: What a game's page as read takes beyond its moves, and each of its moves (its text,
 #: time and mover, its board's version): measured with tracemalloc, rounded up. 128 MB
 #: hold some 7,000 games of 80 moves (18 kB each); bench/web.py's 3,000 games (Hex 11,

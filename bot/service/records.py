@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service import aiqueue, banks, clocks, outbox, ratings
-from bot.service.caches import WEB_GAMES_BYTES, SizedCache, web_game_bytes
+from bot.service.caches import SizedCache, web_game_bytes
 from bot.service.clocks import REMINDER_LEADS
 from bot.service.models import (
     ChallengeClosed,
@@ -133,7 +133,11 @@ class Records:
         # their games (game id -> the page's game as read, what from) and the reads under
         # way (bot/service/web.py)
         self._web_places: OrderedDict[int | str, tuple[float, WebPlace | None]] = OrderedDict()
-        self._web_games: SizedCache[int, Any] = SizedCache(WEB_GAMES_BYTES, web_game_bytes)
+        #: the games' pages as read (bot/service/web.py: a game's record, times and board
+        #: versions, read again only when its row, names or caption change)
+        self._web_games: SizedCache[int, Any] = SizedCache(
+            settings.web_cache_mb * 2**20, web_game_bytes
+        )
         self._web_reading: dict[Any, asyncio.Future[Any]] = {}
         self.rosters_changed = time.monotonic()  # when a name or a vacation last changed
         # the web pages' GIF replays: (game id, record, names) -> GIF (bot/service/web.py)

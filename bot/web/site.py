@@ -21,10 +21,6 @@ HERE = Path(__file__).parent
 STATIC = HERE / "static"
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
-#: The memory the parts of pages drawn once may take (`Site.drawn`; a game's, about 20 kB
-#: for 80 moves: some 6,000 such games; bench/web.py's 3,000 games of 140 moves on
-#: average take 100 MB); the least recently shown forgotten first.
-DRAWN_BYTES = 128 * 2**20
 
 
 class Site:
@@ -47,8 +43,12 @@ class Site:
             if path.is_file()
         }
         self.templates.globals.update(urls=urls, static=self.static, site_url=self.absolute)
-        #: parts of pages drawn once per version of what they show (bot/web/game.py)
-        self.drawn: SizedCache[Hashable, Any] = SizedCache(DRAWN_BYTES, lambda part: part.size)
+        #: parts of pages drawn once per version of what they show (bot/web/game.py), within
+        #: WEB_CACHE_MB (a game's about 20 kB for 80 moves; bench/web.py's 3,000 games of 140
+        #: moves on average take 100 MB); the least recently shown forgotten first
+        self.drawn: SizedCache[Hashable, Any] = SizedCache(
+            settings.web_cache_mb * 2**20, lambda part: part.size
+        )
 
     def static(self, name: str) -> str:
         """A static file's address, versioned by its content (cached for good)."""
