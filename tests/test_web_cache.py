@@ -11,6 +11,7 @@ import pytest
 from bot.service import GameService, SizedCache
 from bot.service import web as service_web
 from bot.web import urls
+from bot.web.site import Site
 from tests.conftest import ANN, Clock
 from tests.test_web import store_analysis
 from tests.webkit import GUILD, Client, fetched, hex_game, pages_on, text_of
@@ -71,3 +72,9 @@ def test_a_sized_cache_forgets_the_least_recently_used_beyond_its_budget() -> No
     assert cache.bytes == 1 and cache.get("c") is None
     cache.keep("big", "w" * 50)  # one value over the budget is still kept, alone
     assert len(cache) == 1 and cache.get("big") is not None
+
+
+def test_both_caches_take_their_budget_from_web_cache_mb(service: GameService) -> None:
+    settings = service.settings.model_copy(update={"web_cache_mb": 3})
+    assert Site(service, settings).drawn.budget == 3 * 2**20
+    assert service._web_games.budget == service.settings.web_cache_mb * 2**20 == 128 * 2**20
