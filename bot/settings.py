@@ -142,6 +142,12 @@ class Settings(BaseSettings):
         host = f"[{self.web_host}]" if ":" in self.web_host else self.web_host
         return f"http://{host}:{self.web_port}"
 
+    @property
+    def pages_url(self) -> str | None:
+        """Where the bot's posts send players for the web pages (`site_url`); None when
+        they have no address: no PUBLIC_URL, and this process serves none (WEB_PORT=0)."""
+        return None if self.public_url is None and self.web_port == 0 else self.site_url
+
     @field_validator("email_from")
     @classmethod
     def _an_address(cls, address: str | None) -> str | None:

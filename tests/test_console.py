@@ -490,9 +490,9 @@ async def test_the_bots_move_comes_after_the_answer_that_set_it_off(
 
 
 async def test_web_prints_the_address_of_a_page_or_says_the_pages_are_off(
-    service: GameService, tmp_path: Path
+    service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.web.links import PAGES_OFF
+    from bot.web.links import NO_ADDRESS, PAGES_OFF
 
     lines = ["as ann", "challenge hex @bob size=5 swap=off", "as bob", "accept", "web", "web 1"]
     out = io.StringIO()
@@ -507,3 +507,12 @@ async def test_web_prints_the_address_of_a_page_or_says_the_pages_are_off(
     assert f"Hex #1: {site}/s/0/g/1" in said
     assert "There is no event #1 here." in said
     assert "Say web, web 12 or web event=1, not “1 swiss”." in said
+    # served by no process here (WEB_PORT=0) and no PUBLIC_URL: no address to give
+    monkeypatch.setattr(service, "settings", service.settings.model_copy(update={"web_port": 0}))
+    out = io.StringIO()
+    await Console(service, out, tmp_path).run(["web 1", "config web=public"])
+    said = out.getvalue().splitlines()
+    assert NO_ADDRESS in said and ":0/" not in out.getvalue()
+    assert said[-1].endswith(
+        "pages on the web public: no address yet (the bot's operator sets PUBLIC_URL)."
+    )

@@ -635,7 +635,7 @@ class Console:
         self.say(
             f"This server: {clock_text(found.days_per_move)}; rated games "
             f"{'on' if found.rated else 'off'}; events run by {found.tournaments}; "
-            f"{pages_sentence(found, self.service.settings.site_url)}."
+            f"{pages_sentence(found, self.service.settings.pages_url)}."
         )
 
     # -- events -------------------------------------------------------------------------

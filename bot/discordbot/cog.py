@@ -581,7 +581,7 @@ class GamesCog(commands.Cog):
             interaction,
             f"Games may start in {where}; {clock_text(found.days_per_move)}; "
             f"rated games {rated_words}; events run by {found.tournaments}; {by_mail}; "
-            f"{pages_sentence(found, self.service.settings.site_url)}.",
+            f"{pages_sentence(found, self.service.settings.pages_url)}.",
         )
 
     # -- helpers -----------------------------------------------------------------------------------

@@ -10,6 +10,11 @@ from bot.service import GameService, GameSummary, Refused, ServiceCode, WebPlace
 from bot.service.web import SHOWN
 from bot.web import urls
 
+#: The answer where a server's pages are on but have no address.
+NO_ADDRESS = (
+    "This server's pages on the web are on, but this bot has no address for them: its "
+    "operator sets PUBLIC_URL (or WEB_PORT, to serve them from the bot's own process)."
+)
 #: The answer where a server's pages are off.
 PAGES_OFF = (
     "This server's pages on the web are off: a manager turns them on with "
@@ -26,8 +31,9 @@ class WebLinks:
         self.service = service
 
     async def place(self, guild_id: int | None) -> WebPlace | None:
-        """Where the server's pages are; None while they are off (or outside a server)."""
-        if guild_id is None:
+        """Where the server's pages are; None while they are off (or outside a server),
+        or while they have no address (`Settings.pages_url`)."""
+        if guild_id is None or self.service.settings.pages_url is None:
             return None
         try:
             return await self.service.web_place(guild_id)
@@ -62,6 +68,10 @@ class WebLinks:
         the game of the thread asked in (`thread_id`) when no event is named, and the
         event it belongs to; else the server's pages. Refused in one sentence where there
         is no page (the pages off, a challenge that never started, an unknown number)."""
+        if self.service.settings.pages_url is None:
+            if await self.service.web_place(guild_id) is not None:
+                raise Refused(NO_ADDRESS, code=ServiceCode.WEB_OFF)
+            raise Refused(PAGES_OFF, code=ServiceCode.WEB_OFF)
         event = None if event_id is None else await self.service.tournament(event_id, guild_id)
         game = None
         if game_id is not None:
@@ -94,6 +104,8 @@ class WebLinks:
         return pages
 
     def absolute(self, path: str) -> str:
+        """`path` at the pages' address (asked only once `place` found them, so
+        `Settings.pages_url` is set: it is `site_url`)."""
         return urls.absolute(self.service.settings.site_url, path)
 
 

@@ -118,12 +118,17 @@ def absolute(public_url: str, path: str) -> str:
     return public_url.rstrip("/") + path
 
 
-def pages_sentence(found: GuildSettings, site_url: str) -> str:
-    """A server's pages in words, as `/config` answers: off, or where they are."""
+def pages_sentence(found: GuildSettings, pages_url: str | None) -> str:
+    """A server's pages in words, as `/config` answers: off, or where they are (none
+    where the bot has no address for them: `Settings.pages_url`)."""
     place = found.web_place
     if place is None:
         return "pages on the web off"
-    where = absolute(site_url, server(place))
+    where = (
+        "no address yet (the bot's operator sets PUBLIC_URL)"
+        if pages_url is None
+        else absolute(pages_url, server(place))
+    )
     if place.mode == "link":
         return f"pages on the web by link only (never indexed): {where}"
     return f"pages on the web public: {where}"
