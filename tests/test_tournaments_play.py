@@ -141,6 +141,9 @@ async def test_a_6_player_double_round_robin_with_a_loss_on_time(
     assert all(len(cross.cells[i][j]) == 2 for i in range(6) for j in range(6) if i != j)
     points = [row.score for row in standings.tables[0].rows]
     assert points == sorted(points, reverse=True)
+    # the crosstable's rows in the table's order, each row's points its row's cells
+    assert cross.names == tuple(row.name for row in standings.tables[0].rows)
+    assert [sum(_points(c) for c in cells) for cells in cross.cells] == points
     assert len(await news(service, "final")) == 1
     # a big event's tables are scored in a thread: the same tables
     monkeypatch.setattr(tournaments, "BIG_EVENT", 0)
@@ -245,3 +248,8 @@ async def test_a_league_plays_two_seasons_with_promotion_and_relegation(
         assert len(told) == season and "up to division 1" in told[-1].text
         assert len(await under_way(service, tid)) == 30  # the next season is under way
     assert (await service.tournament(tid, GUILD)).status == "active"  # a league plays on
+
+
+def _points(cell: str) -> float:
+    """A crosstable cell's points: "1½" is 1.5, "×" none."""
+    return sum({"1": 1.0, "½": 0.5}.get(ch, 0.0) for ch in cell)

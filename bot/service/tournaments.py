@@ -1741,7 +1741,11 @@ def _scored_tables(
             StandingRow("", name(p), 0.0, (), 0, "annulled") for p in standings.annulled
         )
         tables.append(StandingsTable(table.title, table.tiebreak_names, table.rows + annulled))
-        crosses.append(_crosstable(heading, order, games_of, name))
+        # the crosstable's rows in the table's order (the annulled last, as seeded)
+        ranked = [row.player for row in standings.rows]
+        tabled = set(ranked)
+        ranked += [p for p in order if p not in tabled]
+        crosses.append(_crosstable(heading, ranked, games_of, name))
     return tuple(tables), tuple(crosses), None
 
 
