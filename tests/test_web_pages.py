@@ -308,6 +308,10 @@ async def test_the_rules_pages(service: GameService, web: Client) -> None:
         assert f'href="{urls.rules(name)}"' in index
     page = await text_of(web, urls.rules("hex"))
     assert "Options:" in page and "Against the bot (casual)" in page
+    # each option a block of its own (a line wrapped on a phone keeps its indent)
+    assert re.search(
+        r'<p>Options:<span class="indent">size: [^<]+</span><span class="indent">swap', page
+    )
     assert "Hex (2 players)" not in page and '<p class="muted">2 players</p>' in page
     for stage in webreads.STAGES:
         assert f'src="{urls.rules_picture("hex", stage)}"' in page
