@@ -68,10 +68,6 @@ class WebLinks:
         the game of the thread asked in (`thread_id`) when no event is named, and the
         event it belongs to; else the server's pages. Refused in one sentence where there
         is no page (the pages off, a challenge that never started, an unknown number)."""
-        if self.service.settings.pages_url is None:
-            if await self.service.web_place(guild_id) is not None:
-                raise Refused(NO_ADDRESS, code=ServiceCode.WEB_OFF)
-            raise Refused(PAGES_OFF, code=ServiceCode.WEB_OFF)
         event = None if event_id is None else await self.service.tournament(event_id, guild_id)
         game = None
         if game_id is not None:
@@ -100,7 +96,8 @@ class WebLinks:
             wanted.append(("This server's games", await self.server(guild_id)))
         pages = [(what, url) for what, url in wanted if url is not None]
         if len(pages) < len(wanted):
-            raise Refused(PAGES_OFF, code=ServiceCode.WEB_OFF)
+            on = self.service.settings.pages_url is None and await self.service.web_place(guild_id)
+            raise Refused(NO_ADDRESS if on else PAGES_OFF, code=ServiceCode.WEB_OFF)
         return pages
 
     def absolute(self, path: str) -> str:
