@@ -26,8 +26,10 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import ColumnElement, Connection, Table, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -36,12 +38,21 @@ from sqlalchemy.pool import NullPool
 from bot.store import onehop, presence
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: Migrations that were put below one already released, with the table each makes: a
+#: database migrated past that one before lacks the table (0004 came after 0005).
+SLID_UNDER = (("0004", "outbox"),)
+SQLITE_HEADER = b"SQLite format 3\x00"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 DELETE_BATCH = 5000
 #: Taken by the migrations' transaction: one process migrates a schema at a time.
 MIGRATION_LOCK = text(
     "SELECT pg_advisory_xact_lock(1885498727, hashtext(coalesce(current_schema(), '')))"
 )
+
+
+class UpgradeRefused(ValueError):
+    """The schema cannot be brought to this version's migrations; nothing was changed.
+    Its words are one sentence for the person starting Paperboard."""
 
 
 def async_url(url: str) -> str:
@@ -93,12 +104,29 @@ class Database:
         return database
 
     async def migrate(self) -> None:
-        """Bring the schema to the newest migration. Processes starting together take
-        turns: the first migrates, the others then find the schema up to date."""
-        async with self._writer.begin() as connection:
-            if not self.is_sqlite:  # held until this transaction ends, a crash included
-                await connection.execute(MIGRATION_LOCK)
-            await connection.run_sync(_upgrade_to_head)
+        """Bring the schema to the newest migration, all of it or nothing (UpgradeRefused,
+        the database as it was). Processes starting together take turns: the first
+        migrates, the others then find the schema up to date."""
+        where = make_url(self.url).database if self.is_sqlite else "The database"
+        if self.is_sqlite:
+            _check_sqlite_file(Path(str(where)))
+        # a server or file not reached is for the settings to say, not the upgrade
+        async with self._writer.connect() as connection:
+            try:
+                if self.is_sqlite:
+                    await connection.run_sync(_upgrade_sqlite)
+                    return
+                async with connection.begin():  # the lock is held until it ends, a crash too
+                    await connection.execute(MIGRATION_LOCK)
+                    await connection.run_sync(_upgrade_to_head)
+            except UpgradeRefused:
+                raise
+            except (sa.exc.SQLAlchemyError, CommandError) as failed:
+                reason = str(getattr(failed, "orig", None) or failed).splitlines()[0]
+                raise UpgradeRefused(
+                    f"{where} could not be upgraded to this version of Paperboard "
+                    f"({reason[:200]}); it was left as it was."
+                ) from failed
 
     async def hold_name(self, name: str) -> bool:
         """Take `name` for this process while it lives (its leases' holder); False when
@@ -273,12 +301,76 @@ def _head_revision() -> str | None:
     return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 
-def _upgrade_to_head(connection: Connection) -> None:
-    """Alembic's upgrade, unless the schema is already at the newest migration (every
-    start but a deployment's first): then a read of alembic_version does, not a run of
-    Alembic's environment and scripts (13 ms of CPU a start)."""
-    if MigrationContext.configure(connection).get_current_revision() == _head_revision():
-        return
+def _check_sqlite_file(path: Path) -> None:
+    """Refuse, before SQLite writes to it, a file that is not a SQLite database."""
+    with contextlib.suppress(FileNotFoundError), path.open("rb") as file:
+        header = file.read(len(SQLITE_HEADER))
+        if header and header != SQLITE_HEADER:
+            raise UpgradeRefused(f"{path} is not a SQLite database; it was left as it was.")
+
+
+def _upgrade_sqlite(connection: Connection) -> None:
+    """The upgrade in one transaction with foreign keys off: SQLite alters a table by
+    copying it into a new one and dropping the old, which the rows referring to it would
+    refuse, and it only switches them outside a transaction. Every reference is checked
+    before the upgrade commits."""
+    driver = connection.connection.dbapi_connection
+    assert driver is not None
+    _pragma(driver, "PRAGMA foreign_keys=OFF")
+    try:
+        with connection.begin():
+            if not _upgrade_to_head(connection):
+                return
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+            if broken is not None:
+                raise UpgradeRefused(
+                    f"The upgrade would leave a row of {broken[0]} referring to a missing "
+                    f"{broken[2]} row; the database was left as it was."
+                )
+    finally:
+        _pragma(driver, "PRAGMA foreign_keys=ON")
+
+
+def _pragma(driver: Any, statement: str) -> None:
+    cursor = driver.cursor()
+    try:
+        cursor.execute(statement)
+    finally:
+        cursor.close()
+
+
+def _upgrade_to_head(connection: Connection) -> bool:
+    """Alembic's upgrade (True), unless the schema is already at the newest migration
+    (every start but a deployment's first): then a read of alembic_version does, not a
+    run of Alembic's environment and scripts (13 ms of CPU a start)."""
+    current = MigrationContext.configure(connection).get_current_revision()
+    if current == _head_revision():
+        return False
+    scripts = ScriptDirectory.from_config(_alembic_config())
+    if current is not None and current not in {
+        script.revision for script in scripts.walk_revisions()
+    }:
+        raise UpgradeRefused(
+            f"The database was made by a newer version of Paperboard (its schema is at "
+            f"revision {current}, this version knows up to {_head_revision()}); it was "
+            "left as it was."
+        )
+    _restore_slid_under(connection, scripts, current)
     config = _alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
+    return True
+
+
+def _restore_slid_under(
+    connection: Connection, scripts: ScriptDirectory, current: str | None
+) -> None:
+    """Run the migrations that were put below one a schema already had: its revision
+    says they were applied, but what they make is not there."""
+    if current is None:
+        return
+    applied = {script.revision for script in scripts.iterate_revisions(current, "base")}
+    for revision, table in SLID_UNDER:
+        if revision in applied and not sa.inspect(connection).has_table(table):
+            with Operations.context(MigrationContext.configure(connection)):
+                scripts.get_revision(revision).module.upgrade()
