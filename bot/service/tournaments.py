@@ -429,8 +429,7 @@ class Tournaments(Records):
                 results = await self._withdraw(conn, row, player.id, "left the event")
                 note = f"{player.name} withdrew from {title}."
                 results += await self._advance(conn, row.id)
-            for result in results:
-                await self._announce(conn, result)
+            results = [await self._announce(conn, result) for result in results]
             summary = await self._summary(conn, row.id)
         return TournamentResult(summary, note, (*called_off, *results))
 
@@ -513,9 +512,8 @@ class Tournaments(Records):
             title = await self._title(conn, row)
             raise Refused(f"{title} has started already.", code=ServiceCode.NOT_OPEN)
         row = await self._fresh(conn, row.id)
-        results = await self._begin(conn, row)
-        for result in results:
-            await self._announce(conn, result)
+        # announced: each result carries its outbox row, which its delivery marks
+        results = [await self._announce(conn, result) for result in await self._begin(conn, row)]
         log.info("tournament=%d started players=%d", row.id, len(listed))
         return results
 
