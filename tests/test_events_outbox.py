@@ -111,8 +111,14 @@ async def ladder(service: GameService, clock: Clock, adapter: Adapter) -> None:
 
 SCENARIOS: dict[str, Scenario] = {
     scenario.__name__: scenario
-    for scenario in (swiss, round_robin_started_by_a_join, started_by_the_clock, knockout)
-    + (league, ladder)
+    for scenario in (
+        swiss,
+        round_robin_started_by_a_join,
+        started_by_the_clock,
+        knockout,
+        league,
+        ladder,
+    )
 }
 
 
