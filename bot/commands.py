@@ -510,7 +510,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "tournament pairings",
-        "The games of an event's current round.",
+        "The games of an event's current round (a ladder's: its challenges not yet played).",
         (EVENT,),
         discord="/tournament pairings event:1",
         console="tournament pairings 1",

@@ -315,6 +315,16 @@ def test_a_level_best_of_three_goes_on_and_byes_and_leavers_decide_at_once() -> 
     assert (state.winner, state.decided) == (2, Decided.LEFT)
 
 
+def test_a_match_decided_before_a_player_left_stands() -> None:
+    match, rules = Match(1, 2), MatchRules(games=3)
+    won = [result(match_game(match, 1), 2), result(match_game(match, 2), 2)]
+    state = match_state(match, won, rules, left={2})  # the winner left in a later round
+    assert (state.winner, state.decided) == (2, Decided.GAMES)
+    drawn = [result(match_game(match, n), None) for n in (1, 2, 3, 4, 5)]  # to the seed
+    state = match_state(match, drawn, rules, left={1})
+    assert (state.winner, state.decided) == (1, Decided.SEED)
+
+
 def test_match_rules_take_one_three_or_five_games() -> None:
     with pytest.raises(ValueError):
         MatchRules(games=2)

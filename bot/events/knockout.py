@@ -134,16 +134,13 @@ def match_state(
     left: Collection[PlayerId] = (),
 ) -> MatchState:
     """Where a match stands after `results`, its finished games in the order played. A
-    player who left the event loses the match at once (the higher seed goes through if both
-    left)."""
+    player who left the event loses a match not yet decided at once (the higher seed goes
+    through if both left); a match decided before stands as it was played."""
     if match.low is None:
         return MatchState((0.0, 0.0), match.high, Decided.BYE, None)
     high = sum(r.points(match.high) for r in results)
     low = sum(r.points(match.low) for r in results)
     points = (high, low)
-    if match.high in left or match.low in left:
-        winner = match.low if match.high in left and match.low not in left else match.high
-        return MatchState(points, winner, Decided.LEFT, None)
     regular, extra = results[: rules.games], results[rules.games :]
     high_regular = sum(r.points(match.high) for r in regular)
     low_regular = sum(r.points(match.low) for r in regular)
@@ -157,4 +154,7 @@ def match_state(
         return MatchState(points, decisive, Decided.EXTRA_GAME, None)
     if still == 0 and len(extra) >= rules.extra_games:
         return MatchState(points, match.high, Decided.SEED, None)
+    if match.high in left or match.low in left:
+        winner = match.low if match.high in left and match.low not in left else match.high
+        return MatchState(points, winner, Decided.LEFT, None)
     return MatchState(points, None, None, match_game(match, len(results) + 1))

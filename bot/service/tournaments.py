@@ -429,8 +429,7 @@ class Tournaments(Records):
                 results = await self._withdraw(conn, row, player.id, "left the event")
                 note = f"{player.name} withdrew from {title}."
                 results += await self._advance(conn, row.id)
-            for result in results:
-                await self._announce(conn, result)
+            results = [await self._announce(conn, result) for result in results]
             summary = await self._summary(conn, row.id)
         return TournamentResult(summary, note, (*called_off, *results))
 
@@ -513,9 +512,8 @@ class Tournaments(Records):
             title = await self._title(conn, row)
             raise Refused(f"{title} has started already.", code=ServiceCode.NOT_OPEN)
         row = await self._fresh(conn, row.id)
-        results = await self._begin(conn, row)
-        for result in results:
-            await self._announce(conn, result)
+        # announced: each result carries its outbox row, which its delivery marks
+        results = [await self._announce(conn, result) for result in await self._begin(conn, row)]
         log.info("tournament=%d started players=%d", row.id, len(listed))
         return results
 
@@ -761,20 +759,24 @@ class Tournaments(Records):
             return await self._summary(conn, row.id)
 
     async def tournament_pairings(self, tournament_id: int, guild_id: int) -> str:
-        """The current round's games (every game of a round robin, a league's season), as
-        text: "Round 2: ann v bob (#14, under way) ..."."""
+        """The current round's games (every game of a round robin, a league's season, a
+        ladder's challenges not played out), as text: "Round 2: ann v bob (#14, under way) ..."."""
         async with self.db.read() as conn:
             row = await self._event(conn, tournament_id, guild_id, lock=False)
             title = await self._title(conn, row)
             if row.status == "open":
                 return f"{title} has not started yet."
             names = await self._names(conn, row.id)
+            kind = Format(row.format)
             statement = (
-                sa.select(pairings)
+                sa.select(pairings, games.c.status)
+                .select_from(pairings.outerjoin(games, games.c.id == pairings.c.game_id))
                 .where(pairings.c.tournament_id == row.id)
                 .order_by(pairings.c.division, pairings.c.id)
             )
-            if Format(row.format) is not Format.ROUND_ROBIN:  # a round robin: every game
+            if kind is Format.LADDER:  # its challenges not played out, whenever issued
+                statement = statement.where(pairings.c.done.is_(False))
+            elif kind is not Format.ROUND_ROBIN:  # a round robin: every game
                 statement = statement.where(pairings.c.round == row.round)
             listed = (await conn.execute(statement)).all()
             bye = await conn.scalar(
@@ -783,12 +785,15 @@ class Tournaments(Records):
                     tournament_rounds.c.number == row.round,
                 )
             )
-        kind = Format(row.format)
         lines = [f"{title} · {'season' if kind is Format.LEAGUE else 'round'} {row.round}:"]
         if kind is Format.ROUND_ROBIN:
             lines = [f"{title}, every game:"]
+        if kind is Format.LADDER:
+            lines = [f"{title}, challenges:"]
         for p in listed:
             state = "under way" if not p.done else result_words(p, names)
+            if p.status == "open":  # a ladder's challenge not accepted yet
+                state = f"waiting for {names.get(p.second_id, '?')} to accept"
             where = f" division {p.division + 1}" if kind is Format.LEAGUE else ""
             where += f" round {p.round}" if kind is Format.ROUND_ROBIN else ""
             lines.append(
@@ -1630,7 +1635,7 @@ class Tournaments(Records):
             )
             return (StandingsTable(title, (), rows),), (), None
         if kind is Format.KNOCKOUT:
-            return await self._knockout_tables(conn, row, title, name, listed)
+            return await self._knockout_tables(conn, row, title, name, listed, finished)
         byes = await self._byes(conn, row.id) if kind is Format.SWISS else ()
         scored = partial(_scored_tables, row, title, name, listed, finished, byes)
         if len(finished) > BIG_EVENT:
@@ -1638,16 +1643,19 @@ class Tournaments(Records):
         return scored()
 
     async def _knockout_tables(
-        self, conn: AsyncConnection, row: Any, title: str, name: Any, listed: Sequence[Any]
+        self,
+        conn: AsyncConnection,
+        row: Any,
+        title: str,
+        name: Any,
+        listed: Sequence[Any],
+        every: Sequence[Any],
     ) -> tuple[tuple[StandingsTable, ...], tuple[Crosstable, ...], Bracket | None]:
+        """The knockout's table and bracket from its entrants and `every` pairing: a match
+        decided stands as played (`match_state`), whoever left since."""
         stored = await self._rounds(conn, row.id)
-        played = (
-            await conn.execute(
-                sa.select(pairings)
-                .where(pairings.c.tournament_id == row.id, pairings.c.done.is_(True))
-                .order_by(pairings.c.id)
-            )
-        ).all()
+        played = [p for p in every if p.done]
+        games_left = Counter(p for r in every if not r.done for p in (r.first_id, r.second_id))
         left = {e.player_id for e in listed if e.withdrawn}
         rules = MatchRules(games=row.match_games or 1)
         reached: dict[int, int] = {}  # player -> the last round they won through
@@ -1680,15 +1688,18 @@ class Tournaments(Records):
                     BracketMatch(name(high), None if low is None else name(low), score, winner)
                 )
             rounds.append(tuple(line))
-        order = sorted(reached, key=lambda p: (-(reached[p] + (p == champion)), p))
+        depth = {p: won + (p == champion) for p, won in reached.items()}
+        entry = {e.player_id: seq for seq, e in enumerate(listed)}  # a tie: in entry order
+        order = sorted(depth, key=lambda p: (-depth[p], entry.get(p, len(entry))))
         rows = []
         for player in order:
-            depth = reached[player] + (player == champion)
-            same = sum(1 for p in order if reached[p] + (p == champion) == depth)
-            first = 1 + sum(1 for p in order if reached[p] + (p == champion) > depth)
+            same = sum(1 for p in order if depth[p] == depth[player])
+            first = 1 + sum(1 for p in order if depth[p] > depth[player])
             place = f"={first}" if same > 1 else str(first)
             note = "withdrawn" if player in left else ""
-            rows.append(StandingRow(place, name(player), float(depth), (), 0, note))
+            rows.append(
+                StandingRow(place, name(player), float(depth[player]), (), games_left[player], note)
+            )
         table = StandingsTable(title, (), tuple(rows))
         return (table,), (), Bracket(title, tuple(rounds))
 
