@@ -17,9 +17,10 @@ from bot.service import (
     WebPlace,
     banks_text,
     game_clock_text,
-    result_text,
     text_bytes,
 )
+from bot.service.rules import outcome_words
+from bot.service.webreads import isolated
 from bot.web import urls
 from bot.web.site import SITE, Handler, file, page
 
@@ -51,7 +52,10 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     ply = ply_asked(request, last)
     game = found.game
     shown = await drawn(request, place, found)
-    result = result_text(game).removeprefix("Result: ") if game.status == "finished" else None
+    result = None
+    if game.status == "finished":  # each name isolated: a right-to-left mark turns it alone
+        named = outcome_words(game.winners, game.reason, lambda s: isolated(game.name_of_seat(s)))
+        result = f"{named}."
     return page(
         request,
         "game.html",
@@ -184,10 +188,10 @@ async def analysis_chart(request: web.Request) -> web.StreamResponse:
     return file(request, png, "image/png", cached(place, "no-cache"), place=place)
 
 
-GAME = r"/g/{game:\d{1,20}}"
+GAME = r"/g/{game:[0-9]{1,20}}"
 ROUTES: tuple[tuple[str, Handler], ...] = (
     (GAME, game_page),
-    (GAME + r"/board/{ply:\d{1,6}}.png", board_picture),
+    (GAME + r"/board/{ply:[0-9]{1,6}}.png", board_picture),
     (GAME + r"/game.{format:json|sgf|gif}", download),
     (GAME + "/analysis.png", analysis_chart),
 )

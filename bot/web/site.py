@@ -13,6 +13,7 @@ import jinja2
 from aiohttp import web
 
 from bot.service import GameService, SizedCache, WebPlace
+from bot.service.webreads import isolated
 from bot.settings import Settings
 from bot.web import urls
 
@@ -43,6 +44,7 @@ class Site:
             if path.is_file()
         }
         self.templates.globals.update(urls=urls, static=self.static, site_url=self.absolute)
+        self.templates.filters["isolated"] = isolated  # a name inside a sentence or a title
         #: parts of pages drawn once per version of what they show (bot/web/game.py), within
         #: WEB_CACHE_MB (a game's about 20 kB for 80 moves; bench/web.py's 3,000 games of 140
         #: moves on average take 100 MB); the least recently shown forgotten first
