@@ -33,9 +33,10 @@ log = logging.getLogger("paperboard.web")
 SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES
 #: The pages of no server (the home page, robots.txt and the static files aside).
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
-#: Ids in paths: at most 20 digits (the service refuses what a BIGINT does not hold);
-#: anything else matches no route, a 404.
-GUILD = r"{guild:\d{1,20}}"
+#: Ids in paths: at most 20 ASCII digits (the service refuses what a BIGINT does not
+#: hold); anything else, an Arabic-Indic or full-width digit too (a route's `\d` would
+#: take them), matches no route, a 404.
+GUILD = r"{guild:[0-9]{1,20}}"
 TOKEN = r"{token:[A-Za-z0-9_-]{1,64}}"
 
 #: The headers of every response. Nothing but this origin: no CDN, no fonts, no inline
