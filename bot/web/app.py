@@ -25,7 +25,7 @@ from aiohttp.typedefs import Middleware
 from bot.service import GameService, Refused
 from bot.settings import Settings
 from bot.web import game, pages, urls
-from bot.web.site import SITE, STATIC, Handler, Site, page
+from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site, page
 
 log = logging.getLogger("paperboard.web")
 
@@ -73,7 +73,9 @@ ERRORS = {
     400: "That address has a parameter this site does not understand.",
     404: "There is no page here.",
     405: "That method is not allowed here.",
+    414: "That address is too long.",
     429: "Too many requests from your address: wait a few seconds.",
+    431: "That request's headers are too long.",
 }
 
 
@@ -173,9 +175,24 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 def error_page(
     request: web.Request, status: int, extra: Mapping[str, str] | None = None
 ) -> web.Response:
-    sentence = ERRORS.get(status, "Something went wrong on our side.")
+    return error_answer(request.app[SITE], status, extra)
+
+
+def error_answer(
+    site: Site,
+    status: int,
+    extra: Mapping[str, str] | None = None,
+    sentence: str | None = None,
+) -> web.Response:
+    """The page of an error's `status` (its sentence, unless another is given), never
+    indexed or cached; `extra` headers kept where they say when to come back."""
+    sentence = sentence or ERRORS.get(status, "Something went wrong on our side.")
     try:
-        response = page(request, "error.html", status=status, sentence=sentence, code=status)
+        body = site.render(
+            "error.html", place=None, indexable=False, sentence=sentence, code=status
+        )
+        response = web.Response(text=body, content_type="text/html", status=status)
+        response.headers["X-Robots-Tag"] = NOINDEX
     except Exception:  # the error page itself failed: a line of text, not a traceback
         log.exception("web: the error page failed")
         response = web.Response(text=sentence, status=status)

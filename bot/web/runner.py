@@ -1,19 +1,38 @@
 """Serving the pages: beside the bot or the console (`paperboard run`, on their loop and
 service), or alone (`paperboard web`: several such processes behind a proxy, on
-PostgreSQL)."""
+PostgreSQL).
+
+A request aiohttp cannot read (a request line or a header too long, a malformed one)
+never reaches the application: `Connection` answers it with the site's error page and
+headers (414, 431, 400), never echoing it, and logs such refusals in one line at most
+every `QUIET_SECONDS` (anyone can send them), never a traceback.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 
 from bot.service import GameService
 from bot.settings import Settings
-from bot.web.app import create_app
+from bot.web.app import SECURITY_HEADERS, create_app, error_answer
+from bot.web.site import SITE, Site
 
 log = logging.getLogger("paperboard.web")
+
+#: The longest request line and header field read (beyond: 414 and 431). They differ by a
+#: byte because aiohttp's refusal names only the limit it met: that says which it was.
+MAX_REQUEST_LINE = 8190
+MAX_HEADER_FIELD = 8189
+#: Requests refused unread are logged at most this often.
+QUIET_SECONDS = 60.0
+#: What a malformed request is told.
+UNREADABLE = "That request could not be read."
 
 
 async def start_web(
@@ -23,7 +42,7 @@ async def start_web(
     the address is taken: logged, and the bot runs on without its pages)."""
     if settings.web_port == 0:
         return None
-    runner = web.AppRunner(create_app(service, settings), access_log=None)
+    runner = PagesRunner(create_app(service, settings))
     await runner.setup()
     site = web.TCPSite(runner, settings.web_host, settings.web_port, reuse_address=True)
     try:
@@ -44,3 +63,91 @@ async def start_web(
 
 def site_address(settings: Settings) -> tuple[str, int, str]:
     return settings.web_host, settings.web_port, settings.site_url
+
+
+class PagesRunner(web.AppRunner):
+    """aiohttp's runner of the application, its connections `Connection`s."""
+
+    def __init__(self, app: web.Application) -> None:
+        super().__init__(
+            app, access_log=None, max_line_size=MAX_REQUEST_LINE, max_field_size=MAX_HEADER_FIELD
+        )
+
+    async def _make_server(self) -> web.Server:
+        made = await super()._make_server()
+        return PagesServer(made, self.app[SITE])
+
+
+class PagesServer(web.Server):
+    """aiohttp's server as the application's runner makes it, making `Connection`s."""
+
+    def __init__(self, made: web.Server, site: Site) -> None:
+        super().__init__(
+            made.request_handler,
+            request_factory=made.request_factory,
+            handler_cancellation=made.handler_cancellation,
+            **made._kwargs,
+        )
+        self.refusals = Refusals()
+        self.site = site
+
+    def __call__(self) -> web.RequestHandler:
+        return Connection(self, self.site, self.refusals, loop=self._loop, **self._kwargs)
+
+
+class Connection(web.RequestHandler):
+    """A client's connection: its requests that cannot be read answered by the site."""
+
+    def __init__(self, server: web.Server, site: Site, refusals: Refusals, **kwargs: Any) -> None:
+        super().__init__(server, **kwargs)
+        self.site = site
+        self.refusals = refusals
+
+    def handle_error(
+        self,
+        request: web.BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        if not isinstance(exc, BadHttpMessage):  # not the parser's: aiohttp's own answer
+            return super().handle_error(request, status, exc, message)
+        status = unread_status(exc)
+        self.refusals.note(status)
+        response = error_answer(self.site, status, sentence=None if status != 400 else UNREADABLE)
+        response.headers.update(SECURITY_HEADERS)
+        response.headers["Cache-Control"] = "no-store"
+        response.force_close()
+        return response
+
+
+def unread_status(exc: BadHttpMessage) -> int:
+    """The status of a request the parser refused: 414 for a request line too long, 431
+    for a header field too long or too many of them, else 400."""
+    if isinstance(exc, LineTooLong):
+        return 414 if exc.args[1] == MAX_REQUEST_LINE else 431
+    return 431 if exc.message.startswith("Too many headers") else 400
+
+
+class Refusals:
+    """Requests refused unread: one log line at most every QUIET_SECONDS, with how many
+    were refused since the last."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.quiet_until = 0.0
+
+    def note(self, status: int) -> None:
+        self.count += 1
+        now = time.monotonic()
+        if now < self.quiet_until:
+            return
+        log.warning(
+            "web: %d request(s) too long to read or malformed refused since the last such "
+            "line (the latest: %d); such lines come at most every %d s",
+            self.count,
+            status,
+            QUIET_SECONDS,
+        )
+        self.count = 0
+        self.quiet_until = now + QUIET_SECONDS

@@ -52,6 +52,10 @@ class Site:
             settings.web_cache_mb * 2**20, lambda part: part.size
         )
 
+    def render(self, template: str, **context: Any) -> str:
+        """A page's HTML from its template (`page` answers with it)."""
+        return self.templates.get_template(template).render(**context)
+
     def static(self, name: str) -> str:
         """A static file's address, versioned by its content (cached for good)."""
         return urls.static(name, self.versions[name])
@@ -102,11 +106,7 @@ def page(
 ) -> web.Response:
     """A page from its template: not indexed for a link-mode server or an error."""
     indexable = status == 200 and (place is None or place.indexable)
-    body = (
-        request.app[SITE]
-        .templates.get_template(template)
-        .render(place=place, indexable=indexable, **context)
-    )
+    body = request.app[SITE].render(template, place=place, indexable=indexable, **context)
     return answer(request, body, indexable, status)
 
 
