@@ -62,8 +62,6 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
 }
-#: robots.txt: link-mode addresses are never crawled; a public server's pages may be.
-ROBOTS = f"User-agent: *\nDisallow: /{urls.LINK}/\nAllow: /\n"
 #: Clients remembered by the rate limit (the oldest are forgotten first).
 RATE_CLIENTS = 10_000
 #: A client may send this many seconds' worth of requests at once.
@@ -103,7 +101,9 @@ async def home(request: web.Request) -> web.StreamResponse:
 
 async def robots(request: web.Request) -> web.StreamResponse:
     return web.Response(
-        text=ROBOTS, content_type="text/plain", headers={"Cache-Control": "public, max-age=3600"}
+        text=urls.robots(request.app[SITE].urls.root),
+        content_type="text/plain",
+        headers={"Cache-Control": "public, max-age=3600"},
     )
 
 

@@ -64,13 +64,13 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         game=game,
         ply=ply,
         last=last,
-        board=urls.board(place, game.id, ply, found.board_tags[ply]),
+        board=site.urls.board(place, game.id, ply, found.board_tags[ply]),
         drawn=shown,
         result=result,
         clock=game_clock_text(game),
         banks=banks_text(game) if game.banks and game.status == "active" else "",
-        preview=site.absolute(urls.board(place, game.id, last, found.board_tags[last])),
-        address=site.absolute(urls.game(place, game.id)),
+        preview=site.absolute(site.urls.board(place, game.id, last, found.board_tags[last])),
+        address=site.absolute(site.urls.game(place, game.id)),
     )
 
 
@@ -103,18 +103,19 @@ async def drawn(request: web.Request, place: WebPlace, found: WebGame) -> Drawn:
     key = (urls.prefix(place), game.id, found.board_tags[-1], found.times[-1:])
     kept = cache.get(key)
     if kept is None:
-        draw = partial(draw_page_part, place, found)
+        draw = partial(draw_page_part, request.app[SITE].urls, place, found)
         kept = await asyncio.to_thread(draw) if len(found.record) > LONG_GAME else draw()
         cache.keep(key, kept)
     return kept
 
 
-def draw_page_part(place: WebPlace, found: WebGame) -> Drawn:
+def draw_page_part(written: urls.Rooted, place: WebPlace, found: WebGame) -> Drawn:
     """A game's page's unchanging part (`Drawn`): strings joined, every name and move
-    escaped (a template costs some 30 µs a move)."""
+    escaped (a template costs some 30 µs a move); the addresses as `written`."""
     game_id = found.game.id
-    boards = " ".join(urls.board(place, game_id, n, t) for n, t in enumerate(found.board_tags))
-    base = escape(urls.game(place, game_id))
+    board = written.board
+    boards = " ".join(board(place, game_id, n, t) for n, t in enumerate(found.board_tags))
+    base = escape(written.game(place, game_id))
     names: dict[str, Markup] = {}
     start = "<span>0.</span><span>start</span><span></span>"
     lines = [f'<li><a href="{base}?ply=0" data-ply="0">{start}</a></li>']
