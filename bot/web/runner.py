@@ -10,10 +10,11 @@ every `QUIET_SECONDS` (anyone can send them), never a traceback.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from asyncio import AbstractEventLoop
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
@@ -38,15 +39,23 @@ UNREADABLE = "That request could not be read."
 async def start_web(
     service: GameService, settings: Settings
 ) -> Callable[[], Awaitable[None]] | None:
-    """Serve the pages on WEB_HOST:WEB_PORT: how to stop them, or None (WEB_PORT=0, or
-    the address is taken: logged, and the bot runs on without its pages)."""
+    """Serve the pages on WEB_HOST:WEB_PORT, each connection a `Connection`: how to stop
+    them, or None (WEB_PORT=0, or the address is taken: logged, and the bot runs on
+    without its pages)."""
     if settings.web_port == 0:
         return None
-    runner = PagesRunner(create_app(service, settings))
+    runner = web.AppRunner(create_app(service, settings), access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, settings.web_host, settings.web_port, reuse_address=True)
+    server, site, refusals = runner.server, runner.app[SITE], Refusals()
+    assert server is not None  # set up
+    loop = asyncio.get_running_loop()
     try:
-        await site.start()
+        listening = await loop.create_server(
+            lambda: Connection(server, site, refusals, loop=loop),
+            settings.web_host,
+            settings.web_port,
+            reuse_address=True,
+        )
     except OSError as exc:
         await runner.cleanup()
         log.warning(
@@ -58,48 +67,31 @@ async def start_web(
         )
         return None
     log.info("web pages on http://%s:%s, reached at %s", *site_address(settings))
-    return runner.cleanup
+
+    async def stop() -> None:
+        listening.close()
+        await runner.cleanup()  # closes the connections too
+
+    return stop
 
 
 def site_address(settings: Settings) -> tuple[str, int, str]:
     return settings.web_host, settings.web_port, settings.site_url
 
 
-class PagesRunner(web.AppRunner):
-    """aiohttp's runner of the application, its connections `Connection`s."""
-
-    def __init__(self, app: web.Application) -> None:
-        super().__init__(
-            app, access_log=None, max_line_size=MAX_REQUEST_LINE, max_field_size=MAX_HEADER_FIELD
-        )
-
-    async def _make_server(self) -> web.Server:
-        made = await super()._make_server()
-        return PagesServer(made, self.app[SITE])
-
-
-class PagesServer(web.Server):
-    """aiohttp's server as the application's runner makes it, making `Connection`s."""
-
-    def __init__(self, made: web.Server, site: Site) -> None:
-        super().__init__(
-            made.request_handler,
-            request_factory=made.request_factory,
-            handler_cancellation=made.handler_cancellation,
-            **made._kwargs,
-        )
-        self.refusals = Refusals()
-        self.site = site
-
-    def __call__(self) -> web.RequestHandler:
-        return Connection(self, self.site, self.refusals, loop=self._loop, **self._kwargs)
-
-
 class Connection(web.RequestHandler):
     """A client's connection: its requests that cannot be read answered by the site."""
 
-    def __init__(self, server: web.Server, site: Site, refusals: Refusals, **kwargs: Any) -> None:
-        super().__init__(server, **kwargs)
+    def __init__(
+        self, server: web.Server, site: Site, refusals: Refusals, *, loop: AbstractEventLoop
+    ) -> None:
+        super().__init__(
+            server,
+            loop=loop,
+            access_log=None,  # type: ignore[arg-type]  # none (aiohttp takes None: no log)
+            max_line_size=MAX_REQUEST_LINE,
+            max_field_size=MAX_HEADER_FIELD,
+        )
         self.site = site
         self.refusals = refusals
 
@@ -115,8 +107,7 @@ class Connection(web.RequestHandler):
         status = unread_status(exc)
         self.refusals.note(status)
         response = error_answer(self.site, status, sentence=None if status != 400 else UNREADABLE)
-        response.headers.update(SECURITY_HEADERS)
-        response.headers["Cache-Control"] = "no-store"
+        response.headers.update(SECURITY_HEADERS)  # no application: no on_response_prepare
         response.force_close()
         return response
 
