@@ -71,6 +71,7 @@ async def start_web(
     async def stop() -> None:
         listening.close()
         await runner.cleanup()  # closes the connections too
+        await listening.wait_closed()
 
     return stop
 
@@ -106,7 +107,7 @@ class Connection(web.RequestHandler):
             return super().handle_error(request, status, exc, message)
         status = unread_status(exc)
         self.refusals.note(status)
-        response = error_answer(self.site, status, sentence=None if status != 400 else UNREADABLE)
+        response = error_answer(self.site, status, sentence=UNREADABLE if status == 400 else None)
         response.headers.update(SECURITY_HEADERS)  # no application: no on_response_prepare
         response.force_close()
         return response
