@@ -4,9 +4,12 @@ Route tests through aiohttp's test client (the `web` fixture) over a service on 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 import socket
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from aiohttp import ClientSession
@@ -22,7 +25,8 @@ from bot.web.app import CONTENT_SECURITY_POLICY, create_app
 from bot.web.runner import start_web
 from bot.web.site import SITE
 from tests.conftest import ANN, BOB, WEB_URL, Clock
-from tests.webkit import GUILD, UP, Client, fetched, hex_game, pages_on, text_of
+from tests.mailserver import free_port
+from tests.webkit import GUILD, PLACE, UP, Client, fetched, hex_game, pages_on, text_of
 
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>\u202e'
 
@@ -313,3 +317,130 @@ def test_paperboard_web_needs_a_port(
     monkeypatch.setenv("WEB_PORT", "0")
     assert main(["web"]) == 2
     assert "paperboard web needs a WEB_PORT" in capsys.readouterr().err
+
+
+async def test_a_name_turned_right_to_left_turns_only_itself_in_the_game_pages_sentences(
+    service: GameService, web: Client
+) -> None:
+    place = await pages_on(service)
+    reversed_name = Player(9007, "\u202egnp.exe")
+    game = await hex_game(service, ["b2"], players=(reversed_name, BOB), resign=True)
+    page = await text_of(web, urls.game(place, game.id))
+    named = "\u2068\u202egnp.exe\u2069"
+    assert f'<p class="result">{named} wins (resignation).</p>' in page
+    title = f"Hex #{game.id}: {named} vs \u2068bob\u2069"
+    assert f"<title>{title} · Paperboard</title>" in page
+    assert f'<meta property="og:title" content="{title}">' in page
+    assert f'<meta property="og:description" content="{named} wins (resignation).">' in page
+    # the other pages' titles name people and events the same way
+    player = await text_of(web, urls.player(place, reversed_name.id))
+    assert f"<title>{named} · Paperboard</title>" in player
+    games = await text_of(web, urls.games(place, player=reversed_name.id))
+    assert f"<title>{named}'s games · Paperboard</title>" in games
+
+
+def arabic_indic(number: int) -> str:
+    """`number` in Arabic-Indic digits, as an address carries them (UTF-8, escaped)."""
+    return quote("".join(chr(0x660 + int(digit)) for digit in str(number)))
+
+
+async def test_ids_in_addresses_are_ascii_digits_only(service: GameService, web: Client) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2", "c3"], resign=True)
+    base = urls.game(place, game.id)
+    one = {"arabic-indic": "%D9%A1", "full-width": "%EF%BC%91", "mathematical": "%F0%9D%9F%8F"}
+    assert game.id == 1
+    for kind, digit in one.items():
+        response = await fetched(web, f"/s/{GUILD}/g/{digit}")
+        assert response.status == 404, kind
+        assert "There is no page here." in await response.text(), kind
+    for path in (
+        f"/s/{arabic_indic(GUILD)}/g/{game.id}",
+        f"{base}/board/{arabic_indic(1)}.png",
+        f"/s/{GUILD}/p/{arabic_indic(ANN.id)}",
+        f"/s/{GUILD}/p/-{arabic_indic(ANN.id)}",
+    ):
+        assert (await fetched(web, path)).status == 404, path
+    assert (await fetched(web, f"{base}/board/1.png")).status == 200
+    assert (await fetched(web, urls.player(place, ANN.id))).status == 200
+
+
+async def raw_answer(port: int, request: bytes) -> bytes:
+    """What the pages answer `request` sent as it is over a socket."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(request)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), 10)
+    finally:
+        writer.close()
+
+
+async def test_a_request_too_long_to_read_is_a_414_or_431_logged_once_a_minute(
+    service: GameService, caplog: pytest.LogCaptureFixture
+) -> None:
+    port = free_port()
+    stop = await start_web(service, service.settings.model_copy(update={"web_port": port}))
+    assert stop is not None
+    long_line = b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    long_header = b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n"
+    try:
+        with caplog.at_level(logging.INFO):
+            answers = [await raw_answer(port, r) for r in (long_line, long_header) * 3]
+    finally:
+        await stop()
+    for answer, status in zip(answers, (414, 431) * 3, strict=True):
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.split(b" ", 2)[1] == b"%d" % status, head[:100]
+        assert b"Content-Security-Policy: " + CONTENT_SECURITY_POLICY.encode() in head
+        assert b"X-Frame-Options: DENY" in head and b"text/html" in head
+        assert b"aaaa" not in body and b"bbbb" not in body and b"<h1>%d</h1>" % status in body
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    warned = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 1 and "too long to read" in warned[0].getMessage()
+
+
+ROOTED = "https://example.org/paperboard"
+
+
+async def test_the_pages_write_every_address_under_public_urls_path(
+    service: GameService, clock: Clock
+) -> None:
+    settings = service.settings.model_copy(update={"web_rate_limit": 0, "public_url": ROOTED})
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2", "c3", "a4"], resign=True)
+    await store_analysis(service, game.id, game.ply, clock)
+    event = await service.create_tournament(
+        PLACE, ANN, "hex", format="swiss", name="Spring", options={"size": "5"}, manages=True
+    )
+    pages = (
+        "/",
+        "/rules/",
+        "/rules/hex",
+        urls.server(place),
+        urls.games(place, status="finished", player=ANN.id),
+        urls.game(place, game.id, 1),
+        urls.event(place, event.tournament.id),
+        urls.player(place, ANN.id),
+        "/nowhere",
+    )
+    async with TestClient(TestServer(create_app(service, settings))) as client:
+        for path in pages:
+            page = await (await client.get(path)).text()
+            written = re.findall(r'(?:href|src|action|content|data-boards)="([^"]*)"', page)
+            assert any(a.startswith("/paperboard/") for a in written), path
+            for address in written:
+                for part in address.split(" "):  # data-boards: addresses one after another
+                    if part.startswith("/"):
+                        assert part.startswith("/paperboard/"), (path, part)
+                    if "//" in part:
+                        assert part.startswith(ROOTED + "/"), (path, part)
+                        assert "/paperboard/paperboard" not in part, (path, part)
+        robots = await (await client.get("/robots.txt")).text()
+        assert "Disallow: /paperboard/l/" in robots
+        await service.guild_settings(GUILD, web="link")
+        link = (await service.guild_settings(GUILD)).web_place
+        assert link is not None
+        await service.guild_settings(GUILD, web="public")
+        moved = await client.get(urls.game(link, game.id), allow_redirects=False)
+        assert moved.headers["Location"] == f"/paperboard/s/{GUILD}/g/{game.id}"

@@ -141,7 +141,7 @@ async def test_names_render_as_text_and_long_ones_stay_whole(
             assert 'class="name"' in tag, (path, tag)
     assert "\u202eW" * 45 in page  # the name as stored (100 characters)
     title = await text_of(web, urls.player(place, MALLORY.id))
-    assert re.search(r"<title>&lt;script&gt;alert\(1\)", title)
+    assert re.search("<title>\u2068&lt;script&gt;alert\\(1\\)", title)
 
 
 async def test_the_player_page(service: GameService, web: Client) -> None:
@@ -350,3 +350,24 @@ async def test_events_called_off_or_empty_have_pages(service: GameService, web: 
         called_off = await _event(service, fmt, (ANN, BOB, CAT, DAN))
         await service.cancel_tournament(called_off, GUILD, ANN)
         assert "called off" in await text_of(web, urls.event(place, called_off)), fmt
+
+
+async def test_a_game_called_off_is_listed_with_the_finished_ones(
+    service: GameService, web: Client
+) -> None:
+    place = await pages_on(service)
+    done = await hex_game(service, ["b2", "c3"], resign=True)
+    called_off = await hex_game(service, [])
+    await service.abort(called_off.id, GUILD, ANN)
+    going = await hex_game(service, ["b2"])
+    assert (await fetched(web, urls.game(place, called_off.id))).status == 200
+    page = await text_of(web, urls.server(place))
+    finished = page[page.index("<h2>Finished") : page.index('id="ratings"')]
+    row = finished[finished.index(f'href="{urls.game(place, called_off.id)}"') :]
+    assert "called off" in row[: row.index("</tr>")]
+    assert f'href="{urls.game(place, done.id)}"' in finished
+    assert f'href="{urls.game(place, going.id)}"' not in finished
+    listed = links(await text_of(web, urls.games(place, status="finished")), r"[^\"]*/g/\d+")
+    assert listed == [urls.game(place, called_off.id), urls.game(place, done.id)]
+    active = await text_of(web, urls.games(place, status="active"))
+    assert urls.game(place, called_off.id) + '"' not in active

@@ -52,8 +52,9 @@ LEADERBOARDS_KEPT = 1_000
 EVENTS_LISTED = 30
 #: A ladder's challenges shown, the newest first.
 CHALLENGES_SHOWN = 50
-#: The lists' statuses: games under way, games finished.
+#: The lists' statuses: games under way, games finished (and, in it, those called off).
 ListStatus = Literal["active", "finished"]
+LISTED = {"active": ("active",), "finished": ("finished", "aborted")}
 #: The gallery's pictures of each game, in the order a rules page shows them.
 STAGES = ("opening", "middle", "finished")
 
@@ -75,7 +76,7 @@ class WebGameLine:
     id: int
     game: str
     title: str  # the game's: "Hex"
-    status: str  # active or finished (aborted on a player's page)
+    status: str  # active, finished or aborted (called off)
     ply: int
     players: tuple[WebName, ...]  # by seat
     to_move: int | None  # the seat to move, while under way
@@ -217,9 +218,10 @@ class WebReads(Tournaments):
         before: int | None = None,
         limit: int | None = None,
     ) -> WebGameList:
-        """A page of a server's games of `status` (None: every game shown), newest first:
-        of one `game`, of one player (refused for a player without a page here), below the
-        id `before`."""
+        """A page of a server's games of `status` (None: every game shown; `finished`: those
+        called off too), newest first: of one `game`, of one player (refused for a player
+        without a page here), below the id `before`. A query per status (each reads its
+        index in order; `status IN` sorts every row)."""
         if game is not None:
             game_info(game)
         check_ids(*(x for x in (player_id, before) if x is not None))
@@ -243,17 +245,18 @@ class WebReads(Tournaments):
             query = query.select_from(seats.join(games, games.c.id == seats.c.game_id)).where(
                 seats.c.player_id == player_id
             )
-        query = query.where(
-            games.c.status == status if status is not None else games.c.status.in_(SHOWN)
-        )
         if game is not None:
             query = query.where(games.c.game == game)
         if before is not None:
             query = query.where(key < before)
+        query = query.order_by(key.desc()).limit(limit + 1)
+        listed = LISTED[status] if status is not None else ()
+        wheres = [games.c.status == s for s in listed] or [games.c.status.in_(SHOWN)]
         async with self.db.read() as conn:
             if player_id is not None:
                 await self._web_person(conn, place, player_id)
-            rows = (await conn.execute(query.order_by(key.desc()).limit(limit + 1))).all()
+            rows = [r for where in wheres for r in (await conn.execute(query.where(where))).all()]
+            rows.sort(key=lambda r: r.id, reverse=True)
             shown = rows[:limit]
             names = await self._seat_names(conn, [r.id for r in shown])
             lines = [await self._game_line(conn, r, names.get(r.id, ())) for r in shown]

@@ -25,7 +25,7 @@ from aiohttp.typedefs import Middleware
 from bot.service import GameService, Refused
 from bot.settings import Settings
 from bot.web import game, pages, urls
-from bot.web.site import SITE, STATIC, Handler, Site, page
+from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site, page
 
 log = logging.getLogger("paperboard.web")
 
@@ -33,9 +33,10 @@ log = logging.getLogger("paperboard.web")
 SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES
 #: The pages of no server (the home page, robots.txt and the static files aside).
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
-#: Ids in paths: at most 20 digits (the service refuses what a BIGINT does not hold);
-#: anything else matches no route, a 404.
-GUILD = r"{guild:\d{1,20}}"
+#: Ids in paths: at most 20 ASCII digits (the service refuses what a BIGINT does not
+#: hold); anything else, an Arabic-Indic or full-width digit too (a route's `\d` would
+#: take them), matches no route, a 404.
+GUILD = r"{guild:[0-9]{1,20}}"
 TOKEN = r"{token:[A-Za-z0-9_-]{1,64}}"
 
 #: The headers of every response. Nothing but this origin: no CDN, no fonts, no inline
@@ -61,8 +62,6 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
 }
-#: robots.txt: link-mode addresses are never crawled; a public server's pages may be.
-ROBOTS = f"User-agent: *\nDisallow: /{urls.LINK}/\nAllow: /\n"
 #: Clients remembered by the rate limit (the oldest are forgotten first).
 RATE_CLIENTS = 10_000
 #: A client may send this many seconds' worth of requests at once.
@@ -72,7 +71,9 @@ ERRORS = {
     400: "That address has a parameter this site does not understand.",
     404: "There is no page here.",
     405: "That method is not allowed here.",
+    414: "That address is too long.",
     429: "Too many requests from your address: wait a few seconds.",
+    431: "That request's headers are too long.",
 }
 
 
@@ -100,7 +101,9 @@ async def home(request: web.Request) -> web.StreamResponse:
 
 async def robots(request: web.Request) -> web.StreamResponse:
     return web.Response(
-        text=ROBOTS, content_type="text/plain", headers={"Cache-Control": "public, max-age=3600"}
+        text=urls.robots(request.app[SITE].urls.root),
+        content_type="text/plain",
+        headers={"Cache-Control": "public, max-age=3600"},
     )
 
 
@@ -172,9 +175,24 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 def error_page(
     request: web.Request, status: int, extra: Mapping[str, str] | None = None
 ) -> web.Response:
-    sentence = ERRORS.get(status, "Something went wrong on our side.")
+    return error_answer(request.app[SITE], status, extra)
+
+
+def error_answer(
+    site: Site,
+    status: int,
+    extra: Mapping[str, str] | None = None,
+    sentence: str | None = None,
+) -> web.Response:
+    """The page of an error's `status` (its sentence, unless another is given), never
+    indexed or cached; `extra` headers kept where they say when to come back."""
+    sentence = sentence or ERRORS.get(status, "Something went wrong on our side.")
     try:
-        response = page(request, "error.html", status=status, sentence=sentence, code=status)
+        body = site.render(
+            "error.html", place=None, indexable=False, sentence=sentence, code=status
+        )
+        response = web.Response(text=body, content_type="text/html", status=status)
+        response.headers["X-Robots-Tag"] = NOINDEX
     except Exception:  # the error page itself failed: a line of text, not a traceback
         log.exception("web: the error page failed")
         response = web.Response(text=sentence, status=status)

@@ -17,9 +17,10 @@ from bot.service import (
     WebPlace,
     banks_text,
     game_clock_text,
-    result_text,
     text_bytes,
 )
+from bot.service.rules import outcome_words
+from bot.service.webreads import isolated
 from bot.web import urls
 from bot.web.site import SITE, Handler, file, page
 
@@ -51,7 +52,10 @@ async def game_page(request: web.Request) -> web.StreamResponse:
     ply = ply_asked(request, last)
     game = found.game
     shown = await drawn(request, place, found)
-    result = result_text(game).removeprefix("Result: ") if game.status == "finished" else None
+    result = None
+    if game.status == "finished":  # each name isolated: a right-to-left mark turns it alone
+        named = outcome_words(game.winners, game.reason, lambda s: isolated(game.name_of_seat(s)))
+        result = f"{named}."
     return page(
         request,
         "game.html",
@@ -60,13 +64,13 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         game=game,
         ply=ply,
         last=last,
-        board=urls.board(place, game.id, ply, found.board_tags[ply]),
+        board=site.urls.board(place, game.id, ply, found.board_tags[ply]),
         drawn=shown,
         result=result,
         clock=game_clock_text(game),
         banks=banks_text(game) if game.banks and game.status == "active" else "",
-        preview=site.absolute(urls.board(place, game.id, last, found.board_tags[last])),
-        address=site.absolute(urls.game(place, game.id)),
+        preview=site.absolute(site.urls.board(place, game.id, last, found.board_tags[last])),
+        address=site.absolute(site.urls.game(place, game.id)),
     )
 
 
@@ -99,18 +103,19 @@ async def drawn(request: web.Request, place: WebPlace, found: WebGame) -> Drawn:
     key = (urls.prefix(place), game.id, found.board_tags[-1], found.times[-1:])
     kept = cache.get(key)
     if kept is None:
-        draw = partial(draw_page_part, place, found)
+        draw = partial(draw_page_part, request.app[SITE].urls, place, found)
         kept = await asyncio.to_thread(draw) if len(found.record) > LONG_GAME else draw()
         cache.keep(key, kept)
     return kept
 
 
-def draw_page_part(place: WebPlace, found: WebGame) -> Drawn:
+def draw_page_part(written: urls.Rooted, place: WebPlace, found: WebGame) -> Drawn:
     """A game's page's unchanging part (`Drawn`): strings joined, every name and move
-    escaped (a template costs some 30 µs a move)."""
+    escaped (a template costs some 30 µs a move); the addresses as `written`."""
     game_id = found.game.id
-    boards = " ".join(urls.board(place, game_id, n, t) for n, t in enumerate(found.board_tags))
-    base = escape(urls.game(place, game_id))
+    board = written.board
+    boards = " ".join(board(place, game_id, n, t) for n, t in enumerate(found.board_tags))
+    base = escape(written.game(place, game_id))
     names: dict[str, Markup] = {}
     start = "<span>0.</span><span>start</span><span></span>"
     lines = [f'<li><a href="{base}?ply=0" data-ply="0">{start}</a></li>']
@@ -184,10 +189,10 @@ async def analysis_chart(request: web.Request) -> web.StreamResponse:
     return file(request, png, "image/png", cached(place, "no-cache"), place=place)
 
 
-GAME = r"/g/{game:\d{1,20}}"
+GAME = r"/g/{game:[0-9]{1,20}}"
 ROUTES: tuple[tuple[str, Handler], ...] = (
     (GAME, game_page),
-    (GAME + r"/board/{ply:\d{1,6}}.png", board_picture),
+    (GAME + r"/board/{ply:[0-9]{1,6}}.png", board_picture),
     (GAME + r"/game.{format:json|sgf|gif}", download),
     (GAME + "/analysis.png", analysis_chart),
 )

@@ -135,8 +135,8 @@ async def rules_picture(request: web.Request) -> web.StreamResponse:
 #: Under a server's prefix (bot/web/app.py adds it).
 ROUTES: tuple[tuple[str, Handler], ...] = (
     ("/", server_page),
-    (r"/e/{event:\d{1,20}}", event_page),
-    (r"/p/{player:-?\d{1,20}}", player_page),
+    (r"/e/{event:[0-9]{1,20}}", event_page),
+    (r"/p/{player:-?[0-9]{1,20}}", player_page),
 )
 #: Of no server.
 SITE_ROUTES: tuple[tuple[str, Handler], ...] = (

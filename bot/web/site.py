@@ -8,11 +8,13 @@ import hashlib
 from collections.abc import Awaitable, Callable, Hashable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jinja2
 from aiohttp import web
 
 from bot.service import GameService, SizedCache, WebPlace
+from bot.service.webreads import isolated
 from bot.settings import Settings
 from bot.web import urls
 
@@ -42,7 +44,12 @@ class Site:
             for path in STATIC.iterdir()
             if path.is_file()
         }
-        self.templates.globals.update(urls=urls, static=self.static, site_url=self.absolute)
+        #: the addresses the pages write: under PUBLIC_URL's path, behind a proxy serving
+        #: them there (it strips the path: the routes start from the root)
+        self.urls = urls.Rooted(urlsplit(settings.site_url).path)
+        self.origin = settings.site_url.removesuffix(self.urls.root)
+        self.templates.globals.update(urls=self.urls, static=self.static, site_url=self.absolute)
+        self.templates.filters["isolated"] = isolated  # a name inside a sentence or a title
         #: parts of pages drawn once per version of what they show (bot/web/game.py), within
         #: WEB_CACHE_MB (a game's about 20 kB for 80 moves; bench/web.py's 3,000 games of 140
         #: moves on average take 100 MB); the least recently shown forgotten first
@@ -50,9 +57,13 @@ class Site:
             settings.web_cache_mb * 2**20, lambda part: part.size
         )
 
+    def render(self, template: str, **context: Any) -> str:
+        """A page's HTML from its template (`page` answers with it)."""
+        return self.templates.get_template(template).render(**context)
+
     def static(self, name: str) -> str:
         """A static file's address, versioned by its content (cached for good)."""
-        return urls.static(name, self.versions[name])
+        return self.urls.static(name, self.versions[name])
 
     def static_current(self, path: str, version: str | None) -> bool:
         """Whether `version` is the current one of the static file at `path`."""
@@ -60,8 +71,9 @@ class Site:
         return version is not None and self.versions.get(name) == version
 
     def absolute(self, path: str) -> str:
-        """`path` at PUBLIC_URL (Open Graph wants whole addresses)."""
-        return urls.absolute(self.settings.site_url, path)
+        """An address as the pages write it (`urls`) whole, at PUBLIC_URL (Open Graph wants
+        whole addresses)."""
+        return self.origin + path
 
     async def server_of(self, request: web.Request) -> WebPlace:
         """The server an address under /s/<guild> or /l/<token> names, when its pages are
@@ -73,7 +85,7 @@ class Site:
             if place is not None and place.mode == "public":
                 public = WebPlace(place.guild_id, "public")
                 tail = request.path.removeprefix(f"/{urls.LINK}/{token}")
-                raise web.HTTPFound(urls.prefix(public) + tail + _query(request))
+                raise web.HTTPFound(self.urls.prefix(public) + tail + _query(request))
         else:
             place = await self.service.web_place(int(request.match_info["guild"]))
             if place is not None and place.mode != "public":
@@ -100,11 +112,7 @@ def page(
 ) -> web.Response:
     """A page from its template: not indexed for a link-mode server or an error."""
     indexable = status == 200 and (place is None or place.indexable)
-    body = (
-        request.app[SITE]
-        .templates.get_template(template)
-        .render(place=place, indexable=indexable, **context)
-    )
+    body = request.app[SITE].render(template, place=place, indexable=indexable, **context)
     return answer(request, body, indexable, status)
 
 

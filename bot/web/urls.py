@@ -21,6 +21,10 @@ and below it, the same for both:
 
 Pages of no server: `/` (the home page), `/rules/` and `/rules/<game>` (with
 `/rules/<game>/<stage>.png`, the gallery's pictures), `/static/...`, `/robots.txt`.
+Behind a proxy that serves the pages under a path (PUBLIC_URL
+`https://example.org/paperboard`), the pages write every address under that path
+(`Rooted`), while this server routes from the root: the proxy strips the path.
+
 A server whose pages are off has no address: every URL under its prefix is a 404, and so
 is `/s/<guild>` of a server in link mode (its id is no secret). A link-mode address of a
 server that went public answers with a redirect to the public one.
@@ -28,6 +32,7 @@ server that went public answers with a redirect to the public one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from bot.service.models import GuildSettings, WebPlace
@@ -79,6 +84,10 @@ def player(place: WebPlace, player_id: int) -> str:
     return f"{prefix(place)}/p/{player_id}"
 
 
+def home() -> str:
+    return "/"
+
+
 def rules(game_name: str | None = None) -> str:
     return "/rules/" if game_name is None else f"/rules/{game_name}"
 
@@ -111,6 +120,32 @@ def event_round(place: WebPlace, event_id: int, number: int) -> str:
 def static(name: str, version: str | None = None) -> str:
     path = f"/static/{name}"
     return path if version is None else f"{path}?{urlencode({'v': version})}"
+
+
+def robots(root: str = "") -> str:
+    """robots.txt: link-mode addresses are never crawled; a public server's pages may be."""
+    return f"User-agent: *\nDisallow: {root}/{LINK}/\nAllow: /\n"
+
+
+#: The addresses `Rooted` writes under PUBLIC_URL's path.
+PATHS = frozenset(
+    ("prefix", "server", "game", "board", "download", "analysis_chart", "event", "player",
+     "home", "rules", "rules_picture", "games", "event_round", "static")
+)  # fmt: skip
+
+
+class Rooted:
+    """This module's addresses as the pages write them: under `root`, the path of
+    PUBLIC_URL ("" for none), where the proxy in front serves the pages."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def __getattr__(self, name: str) -> Callable[..., str]:
+        if name not in PATHS:
+            raise AttributeError(name)
+        write: Callable[..., str] = globals()[name]
+        return lambda *args, **kwargs: self.root + write(*args, **kwargs)
 
 
 def absolute(public_url: str, path: str) -> str:
