@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-import engine
-
 import bot.web.runner
+import engine
 from bot import cli
 from bot.console import Console
 from bot.settings import Settings
