@@ -62,7 +62,7 @@ import sqlalchemy as sa
 
 import engine
 from bench.discord_e2e import percentile
-from bench.load import Ticker
+from bench.load import Collections, Ticker
 from bench.schedule import CHUNK
 from bench.schedule import load as bulk_load
 from bot.service import GameService, Place, Player, WebPlace
@@ -159,21 +159,6 @@ async def real_games(service: GameService, count: int, total: int, active: int) 
 
 
 # == the bot's side: moves and the loop ==========================================================
-
-
-class Collections:
-    """The longest pause of the garbage collector (a `gc.callbacks` entry) since `worst`
-    was last set to 0."""
-
-    def __init__(self) -> None:
-        self.worst = 0.0
-        self._began = 0.0
-
-    def __call__(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._began = time.perf_counter()
-        else:
-            self.worst = max(self.worst, time.perf_counter() - self._began)
 
 
 @dataclass

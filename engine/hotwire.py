@@ -413,7 +413,9 @@ class WireTable:
 
     Pins are numbered column * height + row, so numbering pins and candidates
     follows the record order. Shared by every state of the board: immutable
-    apart from the memo of conflict masks.
+    apart from the memo of conflict masks. Kept as tuples and dicts of numbers and
+    text, which the garbage collector stops tracking: as lists, the biggest table's
+    ~370,000 entries were scanned again by every full collection of its process.
     """
 
     def __init__(self, width: int, height: int, lengths: frozenset[int] | None) -> None:
@@ -422,22 +424,21 @@ class WireTable:
         self.lengths = lengths
         # Each candidate runs from its first pin along a primitive vector (dx > 0,
         # or dx == 0 < dy); a vector sorted by (dx, dy) keeps candidates sorted.
-        self.vectors = [  # dx, dy and u with dx*uy - dy*ux = 1
+        self.vectors = tuple(  # dx, dy and u with dx*uy - dy*ux = 1
             (dx, dy, *_unit_partner(dx, dy)) for dx, dy in _directions(width, height, lengths)
-        ]
+        )
         pin_count = width * height
-        self.first: list[int] = []
-        self.second: list[int] = []
-        self.names: list[str] = []
+        first: list[int] = []
+        second: list[int] = []
+        names: list[str] = []
         self.index: dict[int, int] = {}
-        self.at_pin: list[list[int]] = [[] for _ in range(pin_count)]
-        self.starting: list[list[int]] = [[-1] * pin_count for _ in self.vectors]
+        at_pin: list[list[int]] = [[] for _ in range(pin_count)]
+        starting: list[list[int]] = [[-1] * pin_count for _ in self.vectors]
         # pin ids and labels worked out once: this loop runs for every candidate
         labels = [label(self.point(pin)) for pin in range(pin_count)]
         steps = [
             (vector, dx, dy, dx * height + dy) for vector, (dx, dy, _, _) in enumerate(self.vectors)
         ]
-        first, second, names, at_pin = self.first, self.second, self.names, self.at_pin
         for x in range(width):
             for y in range(height):
                 p = x * height + y
@@ -451,12 +452,14 @@ class WireTable:
                         self.index[p * pin_count + q] = wire
                         at_pin[p].append(wire)
                         at_pin[q].append(wire)
-                        self.starting[vector][p] = wire
+                        starting[vector][p] = wire
+        self.first, self.second, self.names = tuple(first), tuple(second), tuple(names)
+        self.at_pin = tuple(tuple(wires) for wires in at_pin)
+        self.starting = tuple(tuple(wires) for wires in starting)
         self.count = len(self.names)
         self.everything = (1 << self.count) - 1
-        self._conflicts: list[int | None] | None = (
-            [None] * self.count if self.count <= _MEMO_LIMIT else None
-        )
+        # wire -> its conflict mask, as worked out
+        self._conflicts: dict[int, int] | None = {} if self.count <= _MEMO_LIMIT else None
 
     def pin_id(self, pin: Point) -> int:
         return pin[0] * self.height + pin[1]
@@ -472,7 +475,7 @@ class WireTable:
         """The mask of candidates that share a pin with `wire` or cross it (itself included)."""
         memo = self._conflicts
         if memo is not None:
-            known = memo[wire]
+            known = memo.get(wire)
             if known is not None:
                 return known
         bits = bytearray(self.count // 8 + 1)

@@ -26,6 +26,7 @@ from bot.discordbot.views import (
     ResignButton,
     UndoButton,
 )
+from bot.heap import freeze_start_up
 from bot.schedule import Scheduler
 from bot.schedule.airunner import AiRunner
 from bot.service import GameService, MoveResult, Result
@@ -126,6 +127,7 @@ class PaperboardBot(commands.AutoShardedBot):
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to the dev guild %d", len(synced), guild.id)
+        freeze_start_up()
 
     async def close(self) -> None:
         if self.scheduler is not None:
