@@ -161,7 +161,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "move",
-        "Play a move in algebraic notation, e.g. d5 g3.",
+        "Play a move, typed as /rules shows for its game (the menu offers the legal ones).",
         (
             Param("move", "text", "the move as you would write it", required=True, typed="rest"),
             GAME_ID,
@@ -576,7 +576,7 @@ COMMANDS: tuple[Command, ...] = (
         (Param("name", "text", "a player's name", required=True, typed="word"),),
         console="as bob",
     ),
-    Command("help", "Console: list the commands.", console="help"),
+    Command("help", "The commands by task, each with its help.", discord="/help", console="help"),
     Command("quit", "Console: leave (end of input does too).", console="quit"),
 )
 

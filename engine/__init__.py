@@ -28,6 +28,7 @@ from engine.core import (
     replay,
     replay_onto,
 )
+from engine.notation import Example, notation_examples, reads_as_move
 
 __all__ = [
     "GAMES",
@@ -35,6 +36,7 @@ __all__ = [
     "BadOptions",
     "Code",
     "End",
+    "Example",
     "GameInfo",
     "GameState",
     "IllegalMove",
@@ -46,6 +48,8 @@ __all__ = [
     "intersections",
     "livewire",
     "new",
+    "notation_examples",
+    "reads_as_move",
     "replay",
     "replay_onto",
     "shortcircuit",

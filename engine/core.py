@@ -164,11 +164,16 @@ class GameInfo:
     seat_names: tuple[str, ...]  # "Red", "Black"; games with more seats number them
     options: Mapping[str, Option]
     summary: str  # a short rules summary, the player's words
+    notation: str  # how a move is typed, the player's words (examples come from a game)
     credit: str
     ends: frozenset[End]  # every End its rules can finish a game with (Outcome.reason)
     #: whether a move can change which seat bears which name (Hex's swap); when not, every
     #: position names its seats `seat_name` does, and no replay is needed to name them
     renames_seats: bool = False
+    #: words a typed move may begin with, cells following ("pop e5 f6", "r d4")
+    move_words: frozenset[str] = frozenset()
+    #: words that are a whole move by themselves (Hex's "swap")
+    word_moves: frozenset[str] = frozenset()
 
     def seat_name(self, seat: int) -> str:
         if seat < len(self.seat_names):

@@ -79,9 +79,14 @@ INFO = GameInfo(
         "With swap on, the second player may type swap as their first move to take "
         "over the opening stone and play Black."
     ),
+    notation=(
+        "A move is a cell: its column letter, then its row number. With swap on, the "
+        "second player's first move may be the word swap."
+    ),
     credit="Piet Hein and John Nash",
     ends=frozenset({End.CONNECTION}),
     renames_seats=True,  # the swap
+    word_moves=frozenset({"swap"}),
 )
 
 DISTHEX_INFO = GameInfo(
@@ -96,9 +101,14 @@ DISTHEX_INFO = GameInfo(
         "Hex with one more rule: you may not place a stone next to your opponent's "
         "most recent stone. When no cell is left to you, you pass automatically."
     ),
+    notation=(
+        "A move is a cell: its column letter, then its row number. With swap on, the "
+        "second player's first move may be the word swap."
+    ),
     credit="Ryoji Ishii and Cameron Browne (2017)",
     ends=frozenset({End.CONNECTION}),
     renames_seats=True,  # the swap
+    word_moves=frozenset({"swap"}),
 )
 
 # Edge bits of a cell or of a group, for the colour that owns it: Black's first

@@ -92,6 +92,10 @@ INFO = GameInfo(
         "that passes over no pin and crosses no wire; each pin takes one wire. "
         "Whoever connects the last wire loses."
     ),
+    notation=(
+        "A move is a wire: its two pins, each a column letter and a row number, in "
+        "either order, apart by a space, a hyphen or nothing."
+    ),
     credit=(
         "Phil Leduc (2010). The author asks anyone who programs or sells Hot Wire "
         "to contact him for permission."

@@ -86,6 +86,10 @@ INFO = GameInfo(
         "segment passing through). The array is wiped and the next player is the "
         "offense. After the last round the highest total wins."
     ),
+    notation=(
+        "A move is a segment: its two end dots of one row or column, each a column "
+        "letter and a row number, in either order."
+    ),
     credit="Leroy Quet (2009)",
     ends=frozenset({End.POINTS}),
 )

@@ -95,6 +95,11 @@ INFO = GameInfo(
         "a dot's descendants die with it. Land on an opponent's base to win. "
         "With no legal move you pass; two passes in a row are a draw."
     ),
+    notation=(
+        "A move is a line: the live dot it starts from, then the dot it ends on, each a "
+        "column letter and a row number. Where the lengths make two kinds of line share "
+        "a direction, add straight, branch or diagonal."
+    ),
     credit="Charlie Fish and James Folkard (rules reconstructed from their text)",
     ends=frozenset({End.BASE_REACHED, End.PASSES}),
 )

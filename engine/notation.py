@@ -8,13 +8,19 @@ coordinates may be spaces, a hyphen or nothing: "d5 g3", "d5-g3", "d5g3".
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import cache
 
-from engine.core import Code, IllegalMove, shown
+from engine.core import GAMES, Code, IllegalMove, new, shown
 
 Point = tuple[int, int]
 
 _CELL = re.compile(r"([a-z]{1,3})(\d{1,4})")
 _CELLS_ONLY = re.compile(r"(?:[a-z]{1,3}\d{1,4})(?:[\s-]*[a-z]{1,3}\d{1,4})*")
+#: A word shaped like one or more coordinates ("d5", "e44", "a1-b2", "d5g3"), in any game
+_CELLS_WORD = re.compile(r"[a-z]{1,2}\d{1,3}(?:-?[a-z]{1,2}\d{1,3})*")
+#: What may trail a word in chat ("d5!", "swap?") and still leave the word meant
+_TRAILING = ".,;:!?"
 
 
 def column_label(column: int) -> str:
@@ -71,3 +77,58 @@ def sort_key(text: str) -> tuple[object, ...]:
         else:
             key.append((1, 0, 0, word))
     return tuple(key)
+
+
+def reads_as_move(text: str) -> bool:
+    """Whether a chat line reads as an attempt at a move in any of the games: it starts
+    with a word shaped like coordinates ("d5 g3", "e44", "a1-b2", "D5"), or with a
+    game's move word and a coordinate ("pop e5", "r d4"), or is a word that is a whole
+    move ("swap"). Other chat ("gg", "I think e5 was a mistake", a link) is not."""
+    words = text.strip().lower().split()
+    if not words:
+        return False
+    first = words[0].rstrip(_TRAILING)
+    if _CELLS_WORD.fullmatch(first):
+        return True
+    if len(words) == 1:
+        return any(first in info.word_moves for info in GAMES.values())
+    opens_a_move = any(first in info.move_words for info in GAMES.values())
+    return opens_a_move and _CELLS_WORD.match(words[1]) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A move typed in a game on the default board: `move`, legal after the moves
+    `before` (empty for the first move)."""
+
+    before: tuple[str, ...]
+    move: str
+
+
+@cache
+def notation_examples(name: str, count: int = 3, within: int = 12) -> tuple[Example, ...]:
+    """`count` moves of one game's opening on the default board that show its notation:
+    the first move of each kind (a cell, swap, cap, pop), then the earliest others. The
+    opening plays a move of a kind not yet seen where there is one, else the middle
+    legal move, for at most `within` moves."""
+    state = new(name)
+    line: list[Example] = []
+    seen: set[str] = set()
+    while len(line) < within and state.outcome is None:
+        legal = state.legal_moves()
+        fresh = [move for move in legal if _kind(move) not in seen] or legal
+        move = fresh[len(fresh) // 2]
+        seen.add(_kind(move))
+        line.append(Example(state.moves, move))
+        state = state.play(move)
+    first_of_kinds = {_kind(example.move): example for example in reversed(line)}.values()
+    picked = set(first_of_kinds)
+    picked.update([example for example in line if example not in picked][: count - len(picked)])
+    return tuple(example for example in line if example in picked)[:count]
+
+
+def _kind(move: str) -> str:
+    """A move's kind: its word ("swap", "cap", "pop"), or none for a piece named by its
+    cells (a colour's initial, as Short Circuit's record writes it, is no kind of its own)."""
+    word = move.split(" ", 1)[0]
+    return word if len(word) > 1 and word.isalpha() else ""

@@ -61,6 +61,16 @@ def _capacitors_option(raw: object) -> OptionValue:
     return value
 
 
+# -- notation ---------------------------------------------------------------------
+
+#: Colour indices: seat s owns colours 2s and 2s+1; the other colour of c is c ^ 1.
+COLOURS = ("red", "yellow", "blue", "green")
+_COLOUR_WORDS = {name: index for index, name in enumerate(COLOURS)} | {
+    name[0]: index for index, name in enumerate(COLOURS)
+}
+_CAP_WORDS = {"cap", "c", "capacitor"}
+_POP_WORD = "pop"
+
 INFO = GameInfo(
     name="shortcircuit",
     title="Short Circuit",
@@ -103,18 +113,17 @@ INFO = GameInfo(
         "colour, or (if you did not pop) a capacitor on or beside one of your connectors. "
         "End a turn with a closed loop of your connectors to win."
     ),
+    notation=(
+        "A turn is its actions apart by commas, pops first. A connector: its colour by "
+        "name or initial (red or r, yellow or y for Player 1; blue or b, green or g for "
+        "Player 2), then its cell. A capacitor: cap, then its cell. A pop: pop, the "
+        "capacitor's cell, then the cell of the connector it removes."
+    ),
+    move_words=frozenset({*_COLOUR_WORDS, *_CAP_WORDS, _POP_WORD}),
     credit="Short Circuit; or Graph Coloring and Cycles (rules page, author not named).",
     ends=frozenset({End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT}),
 )
 
-# -- notation ---------------------------------------------------------------------
-
-#: Colour indices: seat s owns colours 2s and 2s+1; the other colour of c is c ^ 1.
-COLOURS = ("red", "yellow", "blue", "green")
-_COLOUR_WORDS = {name: index for index, name in enumerate(COLOURS)} | {
-    name[0]: index for index, name in enumerate(COLOURS)
-}
-_CAP_WORDS = {"cap", "c", "capacitor"}
 _TURN_SEPARATOR = re.compile(r"\s*[,;]\s*")
 _SETUP_TURNS = 2  # Player 2's centre piece, then Player 1's piece next to it
 PASS = "pass"
@@ -239,7 +248,7 @@ class ShortCircuitState(GameState):
                 "You cannot pass: a pass happens by itself, only when no turn is possible.",
                 code=Code.NO_PASS,
             )
-        if head == "pop":
+        if head == _POP_WORD:
             return self._check_pop(*self._pop_cells(rest))
         if head in _COLOUR_WORDS:
             return self._check_connector(_COLOUR_WORDS[head], self._cell(rest))
@@ -421,7 +430,7 @@ class ShortCircuitState(GameState):
         kind, first, second = action
         label_of = self._board.label
         if kind == _POP:
-            return f"pop {label_of(first)} {label_of(second)}"
+            return f"{_POP_WORD} {label_of(first)} {label_of(second)}"
         if kind == _CONNECTOR:
             return f"{COLOURS[first][0]} {label_of(second)}"
         return f"cap {label_of(first)}"

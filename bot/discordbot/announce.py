@@ -259,7 +259,7 @@ class Announcer:
 
         text = lines(events, game)
         if any(isinstance(e, GameStarted) for e in events):
-            text += "\n" + self.how_to_play(game)
+            text += "\n" + await self.how_to_play(game)
         await self.post_for_game(game, text, nonce=nonce, extras=extras)
 
     async def post_for_game(
@@ -336,10 +336,13 @@ class Announcer:
             return False
         return True
 
-    def how_to_play(self, game: GameSummary) -> str:
-        if self.reads_messages:
-            return "Type your moves here (for example `d5 g3`) or use `/move`."
-        return CANNOT_READ
+    async def how_to_play(self, game: GameSummary) -> str:
+        """How to move in the game's thread, with a move legal in it now as the example."""
+        if not self.reads_messages:
+            return CANNOT_READ
+        example = await self.service.example_move(game.id, game.guild_id)
+        for_example = f" (for example `{example}`)" if example else ""
+        return f"Type your moves here{for_example} or use `/move`."
 
     async def open_thread(self, game: GameSummary, *, replacing: bool = False) -> GameSummary:
         """A public thread under the challenge message (or the channel) for the game;

@@ -17,7 +17,9 @@ from bot.discordbot.announce import Announcer
 from bot.discordbot.cog import GamesCog
 from bot.discordbot.endpoints import point_discord_at
 from bot.discordbot.errors import answer_in_time
+from bot.discordbot.help import HelpCog
 from bot.discordbot.text import MENTIONS
+from bot.discordbot.threads import ThreadMovesCog
 from bot.discordbot.tournaments import SignupButton, TournamentsCog
 from bot.discordbot.views import (
     ChallengeButton,
@@ -114,6 +116,8 @@ class PaperboardBot(commands.AutoShardedBot):
         games = GamesCog(self.service, self.announcer)
         await self.add_cog(games)
         await self.add_cog(AiCog(games))
+        await self.add_cog(ThreadMovesCog(self.service, self.announcer))
+        await self.add_cog(HelpCog(self.service, self.announcer))
         await self.add_cog(TournamentsCog(self.service, self.announcer))
         self.add_dynamic_items(
             ChallengeButton, ResignButton, UndoButton, NextButton, ConfirmMoveButton, SignupButton
@@ -142,6 +146,11 @@ class PaperboardBot(commands.AutoShardedBot):
         """The AI runner's delivery: the bot's move posted like anyone's, with its board."""
         png = result.png if isinstance(result, MoveResult) else None
         await self.announcer.publish(result, png=png or None)
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Slash commands only: no message is read as a text command (the cogs' listeners
+        read moves in threads and mentions), so no one's text is taken for an unknown
+        command and logged as an error."""
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Every command and button is answered in Discord's time, however slow its work."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import inspect
 import io
-import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +17,7 @@ from discord.ext import commands
 
 import engine
 from bot.commands import BY_NAME, Param
-from bot.discordbot.announce import CANNOT_READ, Announcer
+from bot.discordbot.announce import Announcer
 from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import PUBLIC_ANSWER, reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
@@ -26,7 +25,6 @@ from bot.discordbot.views import challenge_view, preview_message, resign_view, s
 from bot.discordbot.weblinks import link_button, view_kwargs, with_link
 from bot.service import (
     DEFAULT_LEVEL,
-    NOT_A_MOVE,
     Code,
     GameService,
     GameSummary,
@@ -50,8 +48,6 @@ from bot.service import (
     taken_back_text,
 )
 from bot.web.urls import pages_sentence
-
-log = logging.getLogger("paperboard.discord")
 
 MAX_CHOICES = 25  # Discord's limit for autocomplete
 
@@ -104,7 +100,6 @@ class GamesCog(commands.Cog):
     def __init__(self, service: GameService, announcer: Announcer) -> None:
         self.service = service
         self.announcer = announcer
-        self.warned_threads: set[int] = set()
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -253,42 +248,6 @@ class GamesCog(commands.Cog):
         except Refused:
             return []
         return [Choice(name=move, value=move) for move in hints]
-
-    @commands.Cog.listener()
-    async def on_message(self, message: discord.Message) -> None:
-        """In a game's thread, a message from the player to move that reads as a move plays it."""
-        if message.author.bot or not isinstance(message.channel, discord.Thread):
-            return
-        game = await self.service.game_in_thread(message.channel.id)
-        if game is None or game.status != "active" or game.player_to_move != message.author.id:
-            return
-        if not message.content:
-            if not self.announcer.reads_messages:
-                await self.cannot_read(message.channel)
-            return  # a picture or a sticker: chat, not a move
-        try:
-            result = await self.service.propose_move(
-                game.id, game.guild_id, as_player(message.author), message.content
-            )
-            if isinstance(result, MovePreview):  # the misclick guard: the mover confirms
-                question, extra = preview_message(result)
-                await message.reply(question, **extra, allowed_mentions=MENTIONS)
-                return
-        except Refused as refusal:
-            if refusal.code not in NOT_A_MOVE:
-                await message.reply(str(refusal), allowed_mentions=MENTIONS)
-            return  # chat that is not a move stays chat
-        except Exception:
-            log.exception("game=%d thread move failed", game.id)
-            return
-        await self.announcer.publish(result, png=result.png)
-
-    async def cannot_read(self, thread: discord.Thread) -> None:
-        """Without the message-content intent messages arrive empty: say so once."""
-        if thread.id in self.warned_threads:
-            return
-        self.warned_threads.add(thread.id)
-        await self.announcer.send(thread, CANNOT_READ)
 
     # -- looking ----------------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ from bot.service.rules import banks_text, local_time, options_text, result_text
 from bot.service.service import GameService
 from bot.service.tournaments import start_words
 from bot.service.web import WebGame
-from engine import NOT_A_MOVE, Code
+from engine import NOT_A_MOVE, Code, reads_as_move
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
 __all__ = [
@@ -129,6 +129,7 @@ __all__ = [
     "options_text",
     "parse_days",
     "rating_line",
+    "reads_as_move",
     "result_text",
     "rules_card",
     "settings_line",

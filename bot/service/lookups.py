@@ -199,11 +199,16 @@ class Lookups(Records):
             found: int | None = await conn.scalar(query)
             return found
 
-    async def example_move(self, game_id: int, guild_id: int, player_id: int) -> str | None:
-        """A legal move in the game now, to show `player_id` its notation; None when it is
-        not their move (the move itself then says why)."""
+    async def example_move(
+        self, game_id: int, guild_id: int, player_id: int | None = None
+    ) -> str | None:
+        """A legal move in the game now, to show its notation (to `player_id`: None when
+        it is not their move, the move itself then says why; without one, to whoever is
+        to move); None when the game is over. Every front end's example is this one."""
         summary, state = await self._position(game_id, guild_id, None)
-        return state.example_move() if summary.player_to_move == player_id else None
+        if player_id is not None and summary.player_to_move != player_id:
+            return None
+        return state.example_move()
 
     async def record(self, game_id: int, guild_id: int, viewer_id: int | None = None) -> Record:
         """The moves with their times (in the viewer's time zone, else UTC), one line per

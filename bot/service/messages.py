@@ -341,19 +341,31 @@ def game_info(name: str) -> engine.GameInfo:
 
 
 def rules_card(name: str) -> str:
-    """A game's rules card: how to play, the options, the credit."""
+    """A game's rules card: how to play, how a move is typed, the options, the credit."""
     info = game_info(name)
     players = (
         f"{info.min_players} players"
         if info.min_players == info.max_players
         else f"{info.min_players} to {info.max_players} players"
     )
-    lines = [f"{info.title} ({players})", "", info.summary, "", "Options:"]
+    lines = [f"{info.title} ({players})", "", info.summary, "", notation_text(name), "", "Options:"]
     for option in info.options.values():
         default = "set from the others" if option.default is None else option_word(option.default)
         lines.append(f"  {option.name}: {option.allowed} (default {default})")
     lines += ["", f"Against the bot (casual): {levels_text()}.", "", clocks_text(), "", info.credit]
     return "\n".join(lines)
+
+
+def notation_text(name: str) -> str:
+    """How a move is typed, with moves of one game's opening as the engine plays them."""
+    examples = ", ".join(
+        f"{example.move} (move {len(example.before) + 1})"
+        for example in engine.notation_examples(name)
+    )
+    return (
+        f"How to type a move: {game_info(name).notation} For example, in one game's "
+        f"opening on the default board: {examples}."
+    )
 
 
 def clocks_text() -> str:

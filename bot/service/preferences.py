@@ -28,8 +28,9 @@ from bot.service.models import (
     ServiceCode,
 )
 from bot.service.records import Records
-from bot.store.schema import guild_settings, mail_addresses, players
-from bot.store.upserts import upsert
+from bot.service.rules import check_ids
+from bot.store.schema import guild_settings, mail_addresses, players, welcomes
+from bot.store.upserts import insert_or_nothing, upsert
 from engine.core import shown, whole_number
 
 
@@ -218,6 +219,18 @@ class Preferences(Records):
         if web is not None:  # committed: this process's pages see it at once (web.py)
             self._web_places.clear()
         return found
+
+    async def first_welcome(self, guild_id: int) -> bool:
+        """Whether the bot is to welcome this server now: True once per server, ever (the
+        welcome is recorded first, so a crash after it leaves the server unwelcomed
+        rather than welcomed twice)."""
+        check_ids(guild_id)
+        async with self.db.write() as conn:
+            inserted = await conn.execute(
+                insert_or_nothing(welcomes, conn.dialect.name),
+                {"guild_id": guild_id, "welcomed_at": self.clock()},
+            )
+        return bool(inserted.rowcount)
 
 
 def new_web_token() -> str:

@@ -244,6 +244,14 @@ guild_settings = Table(
     CheckConstraint("web IN ('off', 'public', 'link')", name="guild_settings_web_mode"),
 )
 
+#: The servers the bot has welcomed on joining (migration 0015): one welcome each, ever.
+welcomes = Table(
+    "welcomes",
+    metadata,
+    Column("guild_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("welcomed_at", UTCDateTime(), nullable=False),
+)
+
 #: Events (tournaments, leagues, ladders; migration 0008). The rules: bot/events/.
 TOURNAMENT_STATUSES = ("open", "active", "finished", "cancelled")
 tournaments = Table(
@@ -412,4 +420,5 @@ __all__ = [
     "seats",
     "tournament_rounds",
     "tournaments",
+    "welcomes",
 ]

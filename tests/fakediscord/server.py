@@ -543,7 +543,9 @@ class FakeDiscord:
             guild.channels.append(channel)
             self.channels[channel.id] = channel
         self.guilds[guild.id] = guild
-        self._emit("GUILD_CREATE", lambda s: guild.to_dict(), guild.id, INTENT_GUILDS)
+        # to a bot already connected this is a server joining: Discord's GUILD_CREATE for a
+        # join has no "unavailable" (False marks a server coming back after an outage)
+        self._emit("GUILD_CREATE", lambda s: joined(guild.to_dict()), guild.id, INTENT_GUILDS)
         return guild
 
     def add_member(
@@ -1455,6 +1457,11 @@ class FakeDiscord:
             raise ValueError(f"option {name!r} must be one of {[c['value'] for c in choices]}")
         out["value"] = value
         return out
+
+
+def joined(guild: JSON) -> JSON:
+    """A guild's GUILD_CREATE as a bot gets it on joining the guild."""
+    return {key: value for key, value in guild.items() if key != "unavailable"}
 
 
 def _guess_option_type(value: Any) -> int:
