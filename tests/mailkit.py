@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import formataddr
+from email.utils import formataddr, make_msgid
 from typing import Any
 
 import aiosmtplib
+import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from bot.email.runner import MailRunner, start_mail
@@ -30,13 +31,17 @@ GUILD, CHANNEL = 5, 6
 
 @dataclass
 class Capture:
-    """An SMTP server that keeps every mail it is given, by recipient."""
+    """An SMTP server that keeps every mail it is given, by recipient; while `refusing`,
+    it takes none (the operator's server down)."""
 
     mails: list[tuple[tuple[str, ...], EmailMessage]] = field(default_factory=list)
+    refusing: bool = False
 
     async def handle_DATA(  # aiosmtpd's hook name
         self, server: SMTP, session: Session, envelope: Envelope
     ) -> str:
+        if self.refusing:
+            return "451 4.3.0 The server is down for the test"
         raw = envelope.original_content or envelope.content
         assert isinstance(raw, bytes)
         parsed = message_from_bytes(raw, policy=policy.default)
@@ -100,16 +105,20 @@ class MailWorld:
         message["From"] = formataddr((name, sender))
         message["To"] = to
         message["Subject"] = subject
+        message["Message-ID"] = make_msgid(domain="home.test")  # as mail clients write
         for key, value in (headers or {}).items():
             message[key] = value
         message.set_content(body)
         await self.send_raw(sender, to, message.as_bytes())
 
-    async def send_raw(self, sender: str, to: str, raw: bytes) -> None:
-        await aiosmtplib.send(
-            raw, sender=sender, recipients=[to], hostname="127.0.0.1", port=self.port,
-            local_hostname="home.test",
-        )  # fmt: skip
+    async def send_raw(self, sender: str, to: str, raw: bytes, *, port: int | None = None) -> None:
+        """`raw` over SMTP with `sender` as the reverse path ("": the null one, `<>`), to
+        the bot's listener (or the one on `port`)."""
+        client = aiosmtplib.SMTP(
+            hostname="127.0.0.1", port=port or self.port, local_hostname="home.test"
+        )
+        async with client:  # `aiosmtplib.send` wants a sender: no null path
+            await client.sendmail(sender, [to], raw)
 
     async def reply(self, address: str, body: str) -> None:
         """`address` answers the last mail the bot sent them."""
@@ -124,6 +133,26 @@ class MailWorld:
         """The texts of the mails to `address`, oldest first."""
         bodies = [mail.get_body(preferencelist=("plain",)) for mail in self.capture.inbox(address)]
         return [str(body.get_content()) for body in bodies if isinstance(body, EmailMessage)]
+
+
+def move_mail(sender: str, to: str, text: str, message_id: str) -> bytes:
+    """The bytes of a reply from `sender` to `to` whose first line is `text`."""
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = sender, to, "Re: your move"
+    message["Message-ID"] = message_id
+    message.set_content(text)
+    return message.as_bytes()
+
+
+def fail_once(monkeypatch: pytest.MonkeyPatch, target: object, name: str, error: Exception) -> None:
+    """`target.name` raises `error` the next time it is called, then works again."""
+    real = getattr(target, name)
+
+    async def failing(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(target, name, real)
+        raise error
+
+    monkeypatch.setattr(target, name, failing)
 
 
 @asynccontextmanager

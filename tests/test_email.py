@@ -156,7 +156,7 @@ async def test_a_hard_bounce_stops_mail(database_url: str, clock: Clock) -> None
         game_id = await started(world)
         mover = await address_to_move(world, game_id)
         before = len(world.capture.mails)
-        await world.send_raw("mailer-daemon@work.test", BOT, bounce_report(other(mover)))
+        await world.send_raw("mailer-daemon@work.test", BOT, genuine_bounce(world, other(mover)))
         assert len(world.capture.mails) == before  # a report is never answered
         mailed = len(world.capture.inbox(other(mover)))
         await world.reply(mover, "a1")
@@ -165,8 +165,15 @@ async def test_a_hard_bounce_stops_mail(database_url: str, clock: Clock) -> None
         assert "b1" not in world.said(mover) and "a1" in world.said(mover)
 
 
-def bounce_report(address: str) -> bytes:
-    """A delivery status notification: mail to `address` failed for good."""
+def bounce_report(address: str, message_id: str = "") -> bytes:
+    """A delivery status notification: mail to `address` failed for good; with
+    `message_id`, the headers of the mail that failed (that Message-ID) come back in it."""
+    returned = (
+        "--b\r\nContent-Type: text/rfc822-headers\r\n\r\n"
+        f"From: {BOT}\r\nTo: {address}\r\nMessage-ID: {message_id}\r\n"
+        if message_id
+        else ""
+    )
     return (
         "From: MAILER-DAEMON@work.test\r\nTo: " + BOT + "\r\nSubject: failure\r\n"
         "MIME-Version: 1.0\r\n"
@@ -174,8 +181,13 @@ def bounce_report(address: str) -> bytes:
         "--b\r\nContent-Type: text/plain\r\n\r\nCould not deliver.\r\n"
         "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; work.test\r\n"
         f"\r\nFinal-Recipient: rfc822; {address}\r\nAction: failed\r\nStatus: 5.1.1\r\n"
-        "\r\n--b--\r\n"
+        f"\r\n{returned}--b--\r\n"
     ).encode()
+
+
+def genuine_bounce(world: MailWorld, address: str) -> bytes:
+    """A report that the bot's last mail to `address` failed for good."""
+    return bounce_report(address, str(world.capture.last(address)["Message-ID"]))
 
 
 async def test_a_flood_is_told_once_to_slow_down(database_url: str, clock: Clock) -> None:
@@ -384,7 +396,8 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
             assert capture.inbox("ann@discord.test")[1:] == []  # ann reads Discord, not mail
             await service.player_settings(discord_ann, reminders="email")
             mails = len(capture.mails)
-            await world.send_raw("mailer-daemon@x.test", BOT, bounce_report("ann@discord.test"))
+            bounced = genuine_bounce(world, "ann@discord.test")
+            await world.send_raw("mailer-daemon@x.test", BOT, bounced)
             await fake_discord.wait_for(lambda: fake_discord.dms(ann), what="the bounce notice")
             assert fake_discord.dms(ann)[-1].content == (
                 "Mail to ann@discord.test bounced, so Paperboard stopped mailing it: "
@@ -393,7 +406,7 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
             assert len(capture.mails) == mails  # the notice is not mailed where mail bounces
             assert (await service.player_settings(discord_ann)).reminders == "dm"
             assert await service.address_of(ann.id) is None
-            await world.send_raw("mailer-daemon@x.test", BOT, bounce_report("ann@discord.test"))
+            await world.send_raw("mailer-daemon@x.test", BOT, bounced)
             assert len(fake_discord.dms(ann)) == 1  # told once
             handle = await fake_discord.slash(
                 ann, "challenge", {"game": "hex", "email": ANNE.upper()}, channel=games

@@ -12,7 +12,10 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from bot.email.imap import FETCH_BYTES, ImapPoller, Mailbox
+from tests.conftest import Clock
+from tests.mailkit import fail_once, mail_world, move_mail
 from tests.mailserver import INSTALL, Dovecot, installed
+from tests.test_email import address_to_move, started
 
 #: Time for what happens at once on loopback (a poller's first pass): a bound, not a pause.
 SOON = 10.0
@@ -242,3 +245,30 @@ def test_the_url_names_the_mailbox() -> None:
     plain = Mailbox.from_url("imap://a:b@127.0.0.1")
     assert (plain.port, plain.name, plain.tls, plain.loopback) == (143, "INBOX", False, True)
     assert not Mailbox.from_url("imap://a:b@mail.example.org").loopback
+
+
+async def test_a_move_whose_handling_failed_is_played_on_the_next_pass(
+    dovecot: Dovecot, mailbox: str, database_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The desk behind the poller: a move mail whose handling failed stays unseen, and
+    the next pass plays it and mails it, once."""
+    async with mail_world(database_url, clock) as world:
+        game_id = await started(world)
+        mover = await address_to_move(world, game_id)
+        token = str(world.capture.last(mover)["Reply-To"])
+        before = len(world.capture.mails)
+        fail_once(monkeypatch, world.service, "move", RuntimeError("the database is down"))
+        dovecot.deliver(mailbox, move_mail(mover, token, "a1", "<imap@home.test>"))
+        poller = ImapPoller(
+            dovecot.url(mailbox),
+            world.runner.desk.receive,
+            poll_seconds=0.2,
+            ssl_context=dovecot.ssl_context,
+            backoff_seconds=(0.05, 0.2),
+        )
+        async with running(poller), asyncio.timeout(SOON):
+            while dovecot.unseen(mailbox) or len(world.capture.mails) < before + 2:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.3)  # another pass: nothing more
+        assert (await world.service.mail_game(game_id)).ply == 1
+        assert len(world.capture.mails) == before + 2  # the move, to each player once

@@ -358,6 +358,27 @@ def test_bounces_name_the_failed_recipients() -> None:
     assert bounce(parse(delivered.replace(b"Status: 4.4.1", b"Status: 2.0.0"))) is None
 
 
+def test_a_bounce_quotes_the_message_ids_of_the_mail_that_failed() -> None:
+    """The returned mail's (message/rfc822) or its headers' (text/rfc822-headers), and
+    the report's In-Reply-To: what shows which of the bot's mails failed, if any."""
+    ours = b"Message-ID: <o7.abcdefghijklmnop@paperboard.example>\r\n"
+    gmail = GMAIL_DSN.replace(
+        b"To: nobody@gmail.com\r\nSubject", b"To: nobody@gmail.com\r\n" + ours + b"Subject"
+    )
+    postfix = POSTFIX_DSN.replace(
+        b"To: carol@example.net\r\nSubject", b"To: carol@example.net\r\n" + ours + b"Subject"
+    )
+    replying = POSTFIX_DSN.replace(b"Message-Id:", b"In-Reply-To: <a1@b.c>\r\nMessage-Id:")
+    assert gmail != GMAIL_DSN and postfix != POSTFIX_DSN and replying != POSTFIX_DSN
+    for report in (gmail, postfix):
+        found = bounce(parse(report))
+        assert found is not None
+        assert found.message_ids == ("<o7.abcdefghijklmnop@paperboard.example>",)
+    found = bounce(parse(replying))
+    assert found is not None and found.message_ids == ("<a1@b.c>",)
+    assert read(gmail, []).bounce_ids == ("<o7.abcdefghijklmnop@paperboard.example>",)
+
+
 def test_a_report_without_the_blank_line_after_its_first_group_is_read() -> None:
     joined = GMAIL_DSN.replace(b"(PST)\r\n\r\nFinal-Recipient", b"(PST)\r\nFinal-Recipient")
     assert joined != GMAIL_DSN

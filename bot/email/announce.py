@@ -13,12 +13,14 @@ mail clients show once.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from bot.email.compose import Envelope, Picture, mail, outbox_message_id
+from bot.email.compose import Envelope, Picture, mail
 from bot.email.smtp import Mailer
 from bot.email.tokens import Token, reply_address
+from bot.email.tokens import message_id as signed_message_id
 from bot.service import (
     ConditionalPlayed,
     ConditionalsDropped,
@@ -74,6 +76,13 @@ class MailAnnouncer:
     def reply_to(self, game_id: int, seat: int, ply: int) -> str:
         return reply_address(Token(game_id, seat, ply), self.local, self.domain, self.secret)
 
+    def message_id(self, address: str, outbox_id: int | None = None) -> str:
+        """A Message-ID signed for `address` (a bounce is believed only when it quotes
+        one); a result's is made from its outbox row: sent again after a crash, it is the
+        same message."""
+        name = f"a{secrets.token_hex(8)}" if outbox_id is None else f"o{outbox_id}"
+        return signed_message_id(name, address, self.domain, self.secret)
+
     # == results from the outbox ================================================================
 
     async def publish(self, result: Result) -> None:
@@ -92,11 +101,7 @@ class MailAnnouncer:
                     continue
                 if board is None:  # encoded once for every mail of the result
                     board = await self._board(result)
-                message_id = (
-                    None
-                    if result.outbox_id is None
-                    else outbox_message_id(result.outbox_id, address, self.domain)
-                )
+                message_id = self.message_id(address, result.outbox_id)
                 await self.mail_game(game, player_id, address, events, board, message_id, moves)
                 sent.append(address)
         except BaseException:  # what was sent is recorded: the next try mails the rest
@@ -143,7 +148,7 @@ class MailAnnouncer:
             f"{game.title} #{game.id}",
             paragraphs,
             when=self.clock(),
-            message_id=message_id,
+            message_id=message_id or self.message_id(address),
             game_id=game.id,
             board=board if board is not None and board.lines else None,
         )
@@ -214,7 +219,14 @@ class MailAnnouncer:
     ) -> None:
         """One short mail: `text`, in the game's thread when it is about one."""
         envelope = Envelope(self.sender, address, name, self.domain, reply_to)
-        message = mail(envelope, subject, [text], when=self.clock(), game_id=game_id)
+        message = mail(
+            envelope,
+            subject,
+            [text],
+            when=self.clock(),
+            message_id=self.message_id(address),
+            game_id=game_id,
+        )
         await self.mailer.send(message, address)
 
 

@@ -18,7 +18,6 @@ base64 never does: no part can end another early.
 from __future__ import annotations
 
 import base64
-import hashlib
 import html
 import re
 import secrets
@@ -64,13 +63,6 @@ class Picture:
 def game_root(game_id: int, domain: str) -> str:
     """The Message-ID every mail of a game refers to: the thread it is in."""
     return f"<game{game_id}@{domain}>"
-
-
-def outbox_message_id(outbox_id: int, address: str, domain: str) -> str:
-    """A mail's Message-ID from its outbox row and recipient: sent again after a crash,
-    it is the same message."""
-    who = hashlib.sha256(address.encode()).hexdigest()[:16]
-    return f"<o{outbox_id}.{who}@{domain}>"
 
 
 def mail(

@@ -1,19 +1,22 @@
 """Mail in: every inbound mail (the SMTP listener's, the IMAP poller's) goes through
 `MailDesk.receive`.
 
-What it does, in order: automatic mail is never answered (a hard bounce stops mail to the
-address); a flood from one address gets one "slow down" an hour, then silence; a mail
-too big gets one short refusal; then its command acts. A reply to a signed address acts
-as that seat in that game (the token, not the From header, is the authority); the bare
-address takes only help, join (register), games and challenge. Every answer is one
-sentence, mailed in the game's thread when it is about a game.
+What it does, in order: automatic mail (a null reverse path too) is never answered (a
+hard bounce of a mail the bot sent stops mail to the address); each other mail is
+handled once (bot/service/inbox.py); a flood from one address gets one "slow down" an
+hour, then silence; a mail from an address that had bounced clears the mark, and says
+so; a mail too big gets one short refusal; then its command acts. A reply to a signed
+address acts as that seat in that game (the token, not the From header, is the
+authority); the bare address takes only help, join (register), games and challenge.
+Every answer is one sentence, mailed in the game's thread when it is about a game.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections import OrderedDict, defaultdict, deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -27,12 +30,13 @@ from bot.email.reading import (
     bounce,
     command_text,
     header_safe,
+    machine_path,
     name_of,
     parse,
     plain,
     too_big,
 )
-from bot.email.tokens import Token, read_token
+from bot.email.tokens import Token, read_token, sent_to
 from bot.service import (
     GameService,
     GameSummary,
@@ -41,6 +45,7 @@ from bot.service import (
     Refused,
     Result,
     ServiceCode,
+    mail_key,
     parse_days,
     shown,
 )
@@ -61,7 +66,9 @@ HELP = (
     "accept or decline."
 )
 ADDRESSES_KEPT = 10_000  # addresses counted before those quiet for an hour are dropped
-HANDLED_KEPT = 10_000  # Message-IDs remembered, so a copy of a mail is handled once
+WORKS_AGAIN = (
+    "Your mail shows that {address} works again after a bounce: Paperboard mails it again."
+)
 MOVED_ON = "That game has moved on: this mail was about move {then}, the game is at move {now}."
 ANSWERS = {"accept": True, "decline": False}
 
@@ -116,7 +123,6 @@ class MailDesk:
         self.publish = publish  # the process's own adapter: Discord's posts, the console's
         self.secrets = tuple(secrets)
         self.limits = RateLimit(clock, limit)
-        self.handled: OrderedDict[str, None] = OrderedDict()  # recent Message-IDs
 
     @property
     def local(self) -> str:
@@ -126,27 +132,53 @@ class MailDesk:
     def domain(self) -> str:
         return self.announcer.domain
 
-    async def receive(self, raw: bytes, recipients: Sequence[str] = ()) -> None:
-        """Handle one inbound mail; `recipients`: the SMTP envelope's (else its headers').
-        Whatever the mail holds, it gets a sentence or silence; this raises only when the
-        bot cannot do its part (the database or the mail server down): the mail then stays
-        where it came from (the listener answers 451, the poller leaves it unseen) and
-        comes again. A result already committed is left to the outbox, never redone."""
+    async def receive(
+        self, raw: bytes, recipients: Sequence[str] = (), return_path: str | None = None
+    ) -> None:
+        """Handle one inbound mail; `recipients`: the SMTP envelope's (else its headers');
+        `return_path`: the envelope's reverse path (None over IMAP: the Return-Path header
+        records it). Whatever the mail holds, it gets a sentence or silence, once: a copy
+        of a mail handled already (its Message-ID, else its bytes) is ignored. This raises
+        only when the bot cannot do its part (the database or the mail server down), or
+        while another delivery of the same mail is handled (`MailInFlight`): the mail then
+        stays where it came from (the listener answers 451, the poller leaves it unseen)
+        and comes again, to be handled in full. A move already committed is not played
+        again: its mails are the outbox's."""
         # most move mails are small and plain: read on the loop in a tenth of a ms; the
         # rest is CPU work (a hostile mail within the limits takes a second): a thread's
         mail = read_plain(raw, recipients)
         if mail is None:
             mail = await asyncio.to_thread(read, raw, recipients)
-        if mail.automatic:  # never answered; a hard bounce stops mail to its addresses
-            for address in mail.bounced:
-                player_id, notice = await self.service.record_bounce(address)
-                log.info("mail to player=%s bounced: no more mail to it", player_id)
-                if notice is not None:  # a Discord player is told there
-                    await self._deliver(notice)
+        if mail.automatic or (return_path is not None and machine_path(return_path)):
+            await self._bounced(mail)  # never answered (RFC 3834)
             return
         sender = mail.sender
-        if sender is None or self._seen_before(mail.message_id):
+        if sender is None:
             return
+        key = mail_key(mail.message_id.encode("utf-8", "surrogateescape") or raw)
+        if not await self.service.claim_mail(key):
+            return  # a copy (IMAP after a dropped connection), a sender's retry
+        try:
+            await self._handle(mail, sender)
+        except Exception:
+            with contextlib.suppress(Exception):  # else the claim's lease runs out
+                await self.service.let_go_of_mail(key)
+            raise
+        await self.service.mail_handled(key)
+
+    async def _bounced(self, mail: Mail) -> None:
+        """A hard bounce of a mail the bot sent stops mail to the address; one that quotes
+        no such mail (anyone can write a report) changes nothing."""
+        for address in mail.bounced:
+            if not any(sent_to(i, address, self.domain, self.secrets) for i in mail.bounce_ids):
+                log.info("a bounce quoting no mail the bot sent to that address: ignored")
+                continue
+            player_id, notice = await self.service.record_bounce(address)
+            log.info("mail to player=%s bounced: no more mail to it", player_id)
+            if notice is not None:  # a Discord player is told there
+                await self._deliver(notice)
+
+    async def _handle(self, mail: Mail, sender: str) -> None:
         verdict = self.limits.check(sender)
         if verdict != "ok":
             if verdict == "warn":
@@ -154,6 +186,8 @@ class MailDesk:
                     sender, "", "Slow down: I read at most one mail a minute from you."
                 )
             return
+        if await self.service.clear_bounce(sender):  # the address works after all
+            await self.announcer.answer(sender, mail.name, WORKS_AGAIN.format(address=sender))
         if mail.too_big is not None:
             await self.announcer.answer(sender, "", mail.too_big)
             return
@@ -172,18 +206,6 @@ class MailDesk:
             return
         await self._bare(sender, mail.name, mail.command)
 
-    def _seen_before(self, message_id: str) -> bool:
-        """Whether a mail of this Message-ID was handled already (the IMAP poller's copy
-        after a dropped connection, a sender's retry): handled once."""
-        if not message_id:
-            return False
-        if message_id in self.handled:
-            return True
-        self.handled[message_id] = None
-        if len(self.handled) > HANDLED_KEPT:
-            self.handled.popitem(last=False)
-        return False
-
     # == a reply to a game's mail ===============================================================
 
     async def _in_game(self, token: Token, text: str) -> None:
@@ -191,6 +213,7 @@ class MailDesk:
         player (never to the From address: the token is the authority)."""
         game, address = await self.service.mail_seat(token.game_id, token.seat)
         if address is None:  # nobody in the seat, or bounced or unlinked since: nowhere
+            log.info("game=%d seat=%d has no address to answer: mail dropped", game.id, token.seat)
             return
         seat = game.seats[token.seat]
         assert seat.player_id is not None  # it has an address
@@ -336,6 +359,7 @@ class Mail:
     recipients: list[str]  # lower case: the envelope's, else the headers'
     automatic: bool
     bounced: tuple[str, ...]  # the addresses a hard bounce gives up on
+    bounce_ids: tuple[str, ...]  # the Message-IDs it quotes of the mail that failed
     sender: str | None
     name: str  # the From's display name, fit for a header
     message_id: str
@@ -351,6 +375,7 @@ def read(raw: bytes, recipients: Sequence[str]) -> Mail:
         recipients=[a.lower() for a in recipients] or _header_recipients(message),
         automatic=automatic(message),
         bounced=failed.recipients if failed is not None and failed.hard else (),
+        bounce_ids=failed.message_ids if failed is not None else (),
         sender=address_of(message),
         name=name_of(message),
         message_id=_header(message, "Message-ID")[:200],
@@ -369,6 +394,7 @@ def read_plain(raw: bytes, recipients: Sequence[str]) -> Mail | None:
         recipients=[a.lower() for a in recipients],
         automatic=fields.automatic,
         bounced=(),
+        bounce_ids=(),
         sender=fields.sender,
         name=fields.name,
         message_id=fields.message_id,

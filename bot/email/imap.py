@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 from aioimaplib import IMAP4, AioImapException, Command
 
 from bot.email.reading import MAX_BYTES
+from bot.service import MailInFlight
 
 log = logging.getLogger("paperboard.email.imap")
 
@@ -257,6 +258,9 @@ class _Session:
                 continue
             try:
                 await self.poller.receive(raw)
+            except MailInFlight:  # another delivery of it is being handled: nothing failed
+                log.info("IMAP: mail %s is being handled already; it stays unseen", uid)
+                continue
             except Exception:
                 log.exception(
                     "IMAP: receiving mail %s failed; it stays unseen for the next pass", uid

@@ -17,6 +17,7 @@ from typing import Any
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from bot.email.reading import MAX_BYTES
+from bot.service import MailInFlight
 
 log = logging.getLogger("paperboard.email")
 
@@ -25,7 +26,7 @@ log = logging.getLogger("paperboard.email")
 SMTP_BYTES = 4 * MAX_BYTES
 MAX_RECIPIENTS = 10
 TIMEOUT_SECONDS = 60.0
-Receive = Callable[[bytes, Sequence[str]], Awaitable[None]]
+Receive = Callable[[bytes, Sequence[str], str | None], Awaitable[None]]
 
 
 class Handler:
@@ -56,8 +57,11 @@ class Handler:
         raw = envelope.original_content or envelope.content
         if not isinstance(raw, bytes):
             return "554 5.6.0 Unreadable message"
-        try:
-            await self.receive(raw, list(envelope.rcpt_tos))
+        try:  # with the reverse path: `<>` is a machine's, never answered
+            await self.receive(raw, list(envelope.rcpt_tos), envelope.mail_from)
+        except MailInFlight:  # the same mail, being handled meanwhile: nothing failed
+            log.info("an inbound mail came again while it was being handled; try again later")
+            return "451 4.3.0 Try again later"
         except Exception:  # the bot's part failed (database, mail out): the sender retries
             log.exception("an inbound mail could not be handled; the sender will try again")
             return "451 4.3.0 Try again later"

@@ -42,6 +42,8 @@ _ATTRIBUTION = re.compile(
 #: lists, from some clients); its own auto-replies carry Auto-Submitted.
 MACHINE_HEADERS = ("List-Id", "List-Unsubscribe", "X-Autoreply", "X-Autorespond")
 _ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
+_MESSAGE_ID = re.compile(r"<[^<>\s]{3,250}>")
+QUOTED_IDS = 20  # a report's Message-IDs read, of its References too
 _AUTOMATIC_SENDERS = {"mailer-daemon", "postmaster"}
 
 #: A mail this small, of one text/plain part, is read by `plain` (the body's bound keeps
@@ -72,10 +74,13 @@ class Bounce:
     `recipients` are the addresses (lowercased) the report gives up on: those that failed
     for good when any did (`hard`), else those delayed (`hard` False: a soft bounce, the
     server tries again). A report that mixes both names only the hard failures.
+    `message_ids` are those it quotes of the mail that failed (anyone can write a report:
+    these show which mail of the bot's, if any, it is about).
     """
 
     recipients: tuple[str, ...]
     hard: bool
+    message_ids: tuple[str, ...] = ()
 
 
 def parse(raw: bytes) -> EmailMessage:
@@ -213,13 +218,18 @@ def _machine(
         return True
     if any(has(name) for name in MACHINE_HEADERS):
         return True
-    if has("Return-Path"):
-        return_path = header("Return-Path").strip().strip("<>").strip()
-        if not return_path or _automatic_sender(return_path):
-            return True
+    if has("Return-Path") and machine_path(header("Return-Path")):
+        return True
     if sender is not None and _automatic_sender(sender):
         return True
     return content_type == "multipart/report"
+
+
+def machine_path(return_path: str) -> bool:
+    """Whether a return path (the SMTP envelope's reverse path, or the Return-Path header
+    that records it) is a machine's: the null one, `<>` (RFC 5321 4.5.5), or a daemon's."""
+    path = return_path.strip().strip("<>").strip()
+    return not path or _automatic_sender(path)
 
 
 def bounce(message: Message) -> Bounce | None:
@@ -243,11 +253,9 @@ def bounce(message: Message) -> Bounce | None:
             hard.append(address)
         elif action == "delayed" or status.startswith("4"):
             soft.append(address)
-    if hard:
-        return Bounce(tuple(dict.fromkeys(hard)), hard=True)
-    if soft:
-        return Bounce(tuple(dict.fromkeys(soft)), hard=False)
-    return None
+    if not hard and not soft:
+        return None
+    return Bounce(tuple(dict.fromkeys(hard or soft)), hard=bool(hard), message_ids=_quoted(message))
 
 
 def command_text(message: EmailMessage) -> str:
@@ -387,6 +395,27 @@ def _recipient_fields(message: Message) -> list[Message]:
     except RecursionError:
         pass
     return []
+
+
+def _quoted(report: Message) -> tuple[str, ...]:
+    """The Message-IDs a report quotes of the mail that failed: the Message-ID of the
+    mail it returns (a message/rfc822 part) or of its headers (text/rfc822-headers), and
+    the report's own In-Reply-To and References; at most QUOTED_IDS."""
+    values = [_header(report, "In-Reply-To"), _header(report, "References")]
+    try:
+        for part in report.walk():
+            kind = _content_type(part)
+            if kind == "message/rfc822":
+                returned = part.get_payload()
+                if isinstance(returned, list) and returned and isinstance(returned[0], Message):
+                    values.append(_header(returned[0], "Message-ID"))
+            elif kind == "text/rfc822-headers":
+                headers = _decoded(part).encode("utf-8", "replace")
+                values.append(_header(parse(headers), "Message-ID"))
+    except RecursionError:
+        pass
+    found = _MESSAGE_ID.findall(" ".join(values))
+    return tuple(dict.fromkeys(found))[:QUOTED_IDS]
 
 
 def _recipient(fields: Message) -> str | None:

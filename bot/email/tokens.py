@@ -1,4 +1,5 @@
-"""Reply addresses: `play+g12.s1.p5.<mac>@domain`, one per player, game and position.
+"""Reply addresses: `play+g12.s1.p5.<mac>@domain`, one per player, game and position; and
+the Message-IDs of the bot's mail, signed for their recipient.
 
 The token, not the From header, says who acts: a reply to it is that seat's in that game,
 at that ply. The MAC is HMAC-SHA256 over "g12.s1.p5" with EMAIL_SECRET, truncated to 80
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 MAC_CHARS = 16  # 80 bits of base32
 TOKEN = re.compile(r"g(\d{1,19})\.s(\d)\.p(\d{1,9})\.([a-z2-7]{16})")
+MESSAGE_ID = re.compile(r"<([a-z0-9]{1,24})\.([a-z2-7]{16})@([^<>@\s]+)>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +55,19 @@ def read_token(address: str, local: str, domain: str, secrets: tuple[str, ...]) 
     token = Token(int(match[1]), int(match[2]), int(match[3]))
     signed = any(hmac.compare_digest(mac(secret, token.text), match[4]) for secret in secrets)
     return token if signed else None
+
+
+def message_id(name: str, address: str, domain: str, secret: str) -> str:
+    """The Message-ID of the bot's mail `name` to `address`: `<name.mac@domain>`, the MAC
+    over both. A bounce quoting it shows that the bot sent that mail to that address:
+    no one else can make one (`sent_to`)."""
+    return f"<{name}.{mac(secret, f'{name}>{address.lower()}')}@{domain}>"
+
+
+def sent_to(message_id: str, address: str, domain: str, secrets: tuple[str, ...]) -> bool:
+    """Whether `message_id` is one the bot signed (`message_id`) for a mail to `address`."""
+    match = MESSAGE_ID.fullmatch(message_id.strip().lower())
+    if match is None or match[3] != domain.lower():
+        return False
+    signed = f"{match[1]}>{address.lower()}"
+    return any(hmac.compare_digest(mac(secret, signed), match[2]) for secret in secrets)

@@ -2,6 +2,7 @@
 
 from bot.service.caches import SizedCache, text_bytes
 from bot.service.exports import ExportFile
+from bot.service.inbox import MailInFlight, mail_key
 from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.mail import clean_address
 from bot.service.messages import (
@@ -87,6 +88,7 @@ __all__ = [
     "GameSummary",
     "GuildSettings",
     "MailBounced",
+    "MailInFlight",
     "MovePlayed",
     "MovePreview",
     "MoveResult",
@@ -126,6 +128,7 @@ __all__ = [
     "leaderboard_line",
     "levels_text",
     "local_time",
+    "mail_key",
     "options_text",
     "parse_days",
     "rating_line",

@@ -307,6 +307,19 @@ class Mail(Records):
         self.forget_rosters()
         return (None if player_id is None else int(player_id)), notice
 
+    async def clear_bounce(self, address: str) -> bool:
+        """A mail from `address` itself: it works again, and is mailed again (a Discord
+        player's reminders stay where the bounce put them). Whether it had bounced."""
+        c = mail_addresses.c
+        async with self.db.write() as conn:
+            player_id = await conn.scalar(
+                mail_addresses.update()
+                .where(c.address == address.strip().lower(), c.bounced_at.is_not(None))
+                .values(bounced_at=None)
+                .returning(c.player_id)
+            )
+        return player_id is not None
+
     async def mark_mailed(self, outbox_id: int, addresses: Iterable[str]) -> None:
         """Record that the outbox row was mailed to `addresses`."""
         now = self.clock()

@@ -21,6 +21,7 @@ nothing. GameService is the use cases put together, each family in its own modul
                     tournament_pairings, tournament_standings; and what a game's end
                     does to its event (event_game_over, called by Records.finish)
     mail.py         link_email, confirm_email, join_by_mail, bounces, the mails sent
+    inbox.py        claim_mail, mail_handled, let_go_of_mail: each mail in handled once
     exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
     web.py          what the web pages read: where a server's pages are
     webreads.py     the web's lists (games, leaderboards, events), event and player pages
@@ -42,13 +43,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from bot.service import aiqueue, digest, outbox
+from bot.service import aiqueue, digest, inbox, outbox
 from bot.service import deadlines as clocks
 from bot.service.aiplayer import AiPlay
 from bot.service.analysis import Analyses
 from bot.service.challenges import Challenges
 from bot.service.conditionals import Conditionals
 from bot.service.exports import Exports
+from bot.service.inbox import Inbox
 from bot.service.leases import release
 from bot.service.lookups import Lookups
 from bot.service.mail import Mail
@@ -77,6 +79,7 @@ class GameService(
     WebReads,
     Tournaments,
     Mail,
+    Inbox,
     WebPages,
 ):
     """The application core every adapter calls."""
@@ -123,6 +126,7 @@ class GameService(
                     deadlines.c.claimed_by != clocks.HELD_BY,  # not a vacation's hold
                 )
                 + await release(conn, digests, self.worker_id)
+                + await inbox.release(conn, self.worker_id)
             )
 
     async def close(self) -> None:

@@ -380,6 +380,20 @@ mails_sent = Table(
     Column("sent_at", UTCDateTime(), nullable=False),
 )
 
+#: Each inbound mail, by its Message-ID (migration 0015): claimed by the process handling
+#: it (a second delivery meanwhile is told to come again), `handled` once its handling is
+#: done; a failure lets go of it, so the mail's next delivery is handled in full.
+mails_received = Table(
+    "mails_received",
+    metadata,
+    Column("key", String(64), primary_key=True),  # SHA-256 of the Message-ID, in hex
+    Column("received_at", UTCDateTime(), nullable=False),
+    Column("claimed_by", String(64)),
+    Column("claimed_until", UTCDateTime()),
+    Column("handled", Boolean, nullable=False, server_default="0"),
+    Index("mails_received_by_age", "received_at"),
+)
+
 ai_jobs = Table(
     "ai_jobs",
     metadata,
@@ -410,6 +424,7 @@ __all__ = [
     "games",
     "guild_settings",
     "mail_addresses",
+    "mails_received",
     "mails_sent",
     "metadata",
     "moves",
