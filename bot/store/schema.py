@@ -380,7 +380,7 @@ mails_sent = Table(
     Column("sent_at", UTCDateTime(), nullable=False),
 )
 
-#: Each inbound mail, by its Message-ID (migration 0015): claimed by the process handling
+#: Each inbound mail, by its Message-ID (migration 0016): claimed by the process handling
 #: it (a second delivery meanwhile is told to come again), `handled` once its handling is
 #: done; a failure lets go of it, so the mail's next delivery is handled in full.
 mails_received = Table(

@@ -2,7 +2,7 @@
 
 Revision ID: 0015
 Revises: 0014
-Create Date: 2026-11-30
+Create Date: 2026-11-28
 """
 
 from collections.abc import Sequence

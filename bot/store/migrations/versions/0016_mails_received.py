@@ -1,8 +1,8 @@
 """inbound mail by Message-ID: claimed while it is handled, marked once handled
 
-Revision ID: 0015
-Revises: 0014
-Create Date: 2026-12-02
+Revision ID: 0016
+Revises: 0015
+Create Date: 2026-11-28
 """
 
 from collections.abc import Sequence
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0015"
-down_revision: str | None = "0014"
+revision: str = "0016"
+down_revision: str | None = "0015"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
