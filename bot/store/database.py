@@ -84,14 +84,14 @@ class Database:
         opened is refused in one sentence naming DATABASE_URL (SettingRefused)."""
         database = cls(url)
         try:
-            await database._first_connection()
+            await database.reach()
         except BaseException:
             await database.close()
             raise
         await database.migrate()
         return database
 
-    async def _first_connection(self) -> None:
+    async def reach(self) -> None:
         """Open the writer's connection (kept in its pool): what keeps the database from
         being opened at all shows here, before anything else is tried."""
         parsed = make_url(self.url)
