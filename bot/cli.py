@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 import engine
 from bot.heap import freeze_start_up
-from bot.settings import Settings
+from bot.settings import SettingRefused, Settings, refusal
 
 if TYPE_CHECKING:
     from bot.service import GameService
@@ -32,23 +32,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except ValidationError as bad:  # a setting: one sentence, before anything starts
-        print(f"paperboard: {settings_refusal(bad)}", file=sys.stderr)
+        print(f"paperboard: {refusal(bad)}", file=sys.stderr)
         return 2
     except (ValueError, engine.IllegalMove) as refused:
         print(f"paperboard: {refused}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: stopped, not failed
         return 130
-
-
-def settings_refusal(bad: ValidationError) -> str:
-    """The first bad setting in one sentence: the validator's own, or the setting's name
-    with pydantic's words."""
-    error = bad.errors()[0]
-    if "error" in error.get("ctx", {}):
-        return str(error["ctx"]["error"])
-    names = ".".join(str(part) for part in error["loc"]).upper()
-    return f"{names}: {error['msg']}" if names else str(error["msg"])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -173,17 +163,11 @@ def start(args: argparse.Namespace) -> int:
             return asyncio.run(run_console(settings))
         except KeyboardInterrupt:  # Ctrl-C leaves the console; every move is already stored
             return 0
-    from bot.discordbot import TokenRefused, run_bot  # discord.py only when the bot runs
+    from bot.discordbot import run_bot  # discord.py only when the bot runs
 
     shard_ids = [int(s) for s in args.shard_ids.split(",")] if args.shard_ids else None
     beside = partial(start_beside, settings)
-    try:
-        asyncio.run(
-            run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids, beside=beside)
-        )
-    except TokenRefused as refused:
-        print(f"paperboard: {refused}", file=sys.stderr)
-        return 1
+    asyncio.run(run_bot(settings, shard_count=args.shard_count, shard_ids=shard_ids, beside=beside))
     return 0
 
 
@@ -348,6 +332,10 @@ async def run_worker(settings: Settings) -> None:
         await service.close()
 
 
+#: How long `paperboard health` waits for the database.
+HEALTH_SECONDS = 8
+
+
 def check_health(args: argparse.Namespace) -> int:
     from bot.store import Database
 
@@ -359,9 +347,16 @@ def check_health(args: argparse.Namespace) -> int:
             await database.close()
 
     try:
-        asyncio.run(asyncio.wait_for(probe(), timeout=8))
+        asyncio.run(asyncio.wait_for(probe(), timeout=HEALTH_SECONDS))
+    # a bad setting is "unhealthy" too, exit 1 (Docker's health checks reserve 2)
     except ValidationError as bad:  # pydantic's own words would quote the value: a password
-        print(f"unhealthy: {settings_refusal(bad)}", file=sys.stderr)
+        print(f"unhealthy: {refusal(bad)}", file=sys.stderr)
+        return 1
+    except SettingRefused as refused:
+        print(f"unhealthy: {refused}", file=sys.stderr)
+        return 1
+    except TimeoutError:
+        print(f"unhealthy: DATABASE_URL: no answer in {HEALTH_SECONDS} s", file=sys.stderr)
         return 1
     except Exception as exc:  # any failure is "unhealthy", said in one line
         print(f"unhealthy: {exc.__class__.__name__}: {exc}", file=sys.stderr)
@@ -372,27 +367,28 @@ def check_health(args: argparse.Namespace) -> int:
 
 def export_games(args: argparse.Namespace) -> int:
     """Stream every finished game of a server into a JSON-lines file, one game a line."""
+    settings = Settings()  # a bad setting refused before the store's imports
     from bot.service.exports import finished_games
     from bot.store import Database
 
-    async def write(out: TextIO) -> int:
-        database = await Database.open(Settings().database_url)
-        count = 0
+    async def export() -> int:
+        database = await Database.open(settings.database_url)  # before the file is written
         try:
-            async for record in finished_games(database, args.guild, args.since):
-                out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
-                out.write("\n")
-                count += 1
+            try:
+                out = args.output.open("w", encoding="utf-8")
+            except OSError as error:
+                raise ValueError(f"cannot write {args.output}: {error.strerror or error}") from None
+            with out:
+                count = 0
+                async for record in finished_games(database, args.guild, args.since):
+                    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+                    out.write("\n")
+                    count += 1
         finally:
             await database.close()
         return count
 
-    try:
-        out = args.output.open("w", encoding="utf-8")
-    except OSError as error:
-        raise ValueError(f"cannot write {args.output}: {error.strerror or error}") from None
-    with out:
-        count = asyncio.run(write(out))
+    count = asyncio.run(export())
     print(f"{count} finished games written to {args.output}")
     return 0
 

@@ -2,17 +2,93 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, get_args, get_origin
 from urllib.parse import SplitResult, urlsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from annotated_types import Ge, Le
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 #: An address as the settings take it (the bot's own: no quoting, no comments).
 EMAIL_ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 DOMAIN = re.compile(r"[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
+
+
+#: What DATABASE_URL looks like, in the sentences that refuse it.
+DATABASE_FORMS = "sqlite:///paperboard.db or postgresql://user:password@host:5432/dbname"
+#: The levels LOG_LEVEL takes (CRITICAL too, which the docs leave out).
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class SettingRefused(ValueError):
+    """A setting that cannot work, found only when it is first used (a database that does
+    not answer, a Discord out of reach), in one sentence that names it."""
+
+
+def database_url(url: str) -> URL:
+    """DATABASE_URL as SQLAlchemy reads it: a SQLite file or a PostgreSQL database, else a
+    ValueError that names the setting (and not its value, which may hold a password)."""
+    from sqlalchemy.engine import make_url  # SQLAlchemy only when a database is named
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)  # a port that is not a number raises ValueError
+    except (ArgumentError, ValueError):
+        parsed = None
+    backend = None if parsed is None else parsed.get_backend_name()
+    if parsed is not None and (
+        (backend == "sqlite" and parsed.database not in (None, "", ":memory:"))
+        or (backend in ("postgresql", "postgres") and 0 < (parsed.port or 5432) < 65536)
+    ):
+        return parsed
+    raise ValueError(f"DATABASE_URL should look like {DATABASE_FORMS}")
+
+
+def reason(error: OSError) -> str:
+    """Why a file or a connection failed, in a few words: "connection refused"."""
+    if isinstance(error, FileExistsError):  # made as a folder, but a file is in the way
+        return f"{error.filename} is a file, not a folder"
+    words = os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror
+    said = words.lower() if words else str(error) or "timed out"
+    return f"{error.filename}: {said}" if error.filename else said
+
+
+def refusal(bad: ValidationError) -> str:
+    """The first bad setting in one sentence: its validator's own, else its name and the
+    form it takes (never its value: it may be a password)."""
+    error = bad.errors()[0]
+    if "error" in error.get("ctx", {}):
+        return str(error["ctx"]["error"])
+    field = Settings.model_fields.get(str(error["loc"][0])) if error["loc"] else None
+    form = None if field is None else _form(field)
+    names = ".".join(str(part) for part in error["loc"]).upper()
+    if form is not None:
+        return f"{names} is {form}"
+    return f"{names}: {error['msg']}" if names else str(error["msg"])
+
+
+def _form(field: FieldInfo) -> str | None:
+    """What a setting of this type and these bounds takes: "a whole number from 0 to 65535"."""
+    if get_origin(field.annotation) is Literal:
+        return " or ".join(str(choice) for choice in get_args(field.annotation))
+    kind = next((k for k in get_args(field.annotation) if k is not type(None)), field.annotation)
+    if kind is bool:
+        return "true or false"
+    words = "a whole number" if kind is int else "a number" if kind is float else None
+    if words is None:
+        return None
+    low = next((bound.ge for bound in field.metadata if isinstance(bound, Ge)), None)
+    high = next((bound.le for bound in field.metadata if isinstance(bound, Le)), None)
+    if low is not None and high is not None:
+        return f"{words} from {low:g} to {high:g}"
+    return words if low is None else f"{words} of at least {low:g}"
 
 
 def _bad_port(parts: SplitResult) -> bool:
@@ -62,7 +138,6 @@ class Settings(BaseSettings):
     )
     process_name: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._,-]{0,39}$",
         description="this process's name in the database's leases (default: from its kind "
         "and shards)",
     )
@@ -117,6 +192,19 @@ class Settings(BaseSettings):
         description="the memory each of the web pages' two caches may take, in MB (the games "
         "as read, the parts of pages drawn): about 20 kB a game of 80 moves in each",
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _a_database(cls, url: str) -> str:
+        database_url(url)
+        return url
+
+    @field_validator("log_level")
+    @classmethod
+    def _a_level(cls, level: str) -> str:
+        if level.upper() not in LOG_LEVELS:
+            raise ValueError("LOG_LEVEL is DEBUG, INFO, WARNING or ERROR")
+        return level.upper()
 
     @field_validator("public_url")
     @classmethod
@@ -223,7 +311,12 @@ class Settings(BaseSettings):
 
     @field_validator("process_name")
     @classmethod
-    def _not_reserved(cls, name: str | None) -> str | None:
+    def _a_process_name(cls, name: str | None) -> str | None:
+        if name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._,-]{0,39}", name):
+            raise ValueError(
+                "PROCESS_NAME is up to 40 letters, digits and . _ , -, starting with a letter "
+                "or digit"
+            )
         if name == "vacation":  # the holder of deadlines held while a player is away
             raise ValueError("PROCESS_NAME vacation is reserved; choose another name")
         return name

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import socket
 import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
+from sqlalchemy.engine import make_url
 
 from bot.cli import main
-from tests.conftest import PATIENCE_SECONDS
+from tests.conftest import PATIENCE_SECONDS, POSTGRES_URL
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 
@@ -111,17 +113,18 @@ def test_invite_needs_a_token(
 
 
 async def run_paperboard(
-    tmp_path: Path, stdin: bytes = b"", **environment: str
+    tmp_path: Path, *command: str, stdin: bytes = b"", **environment: str
 ) -> tuple[int, str, str]:
-    """`paperboard run` in a fresh process, in an empty folder (no .env)."""
+    """`paperboard run` (or `command`) in a fresh process, in an empty folder (no .env)."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in ("DISCORD_TOKEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL", "DEV_GUILD_ID")
     }
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'run.db'}", RENDER_PROCESSES="0", **environment)
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'run.db'}", RENDER_PROCESSES="0")
+    env.update(environment)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "run",
+        sys.executable, "-m", "bot.cli", *(command or ["run"]),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, cwd=tmp_path,
         env={**env, "PYTHONPATH": str(Path(__file__).parent.parent)},
@@ -132,12 +135,14 @@ async def run_paperboard(
 
 
 async def test_an_empty_token_starts_the_console(tmp_path: Path) -> None:
-    code, out, err = await run_paperboard(tmp_path, b"rules\n", DISCORD_TOKEN="", DEV_GUILD_ID="")
+    code, out, err = await run_paperboard(
+        tmp_path, stdin=b"rules\n", DISCORD_TOKEN="", DEV_GUILD_ID=""
+    )
     assert code == 0, err
     assert "No DISCORD_TOKEN set: starting the console" in out and "hotwire" in out
 
 
-async def test_a_refused_token_is_one_sentence_and_exit_1(
+async def test_a_refused_token_is_one_sentence_and_exit_2(
     tmp_path: Path, fake_discord: FakeDiscord
 ) -> None:
     code, out, err = await run_paperboard(
@@ -146,12 +151,127 @@ async def test_a_refused_token_is_one_sentence_and_exit_1(
         DISCORD_API_BASE=fake_discord.api_base,
         DISCORD_GATEWAY_URL=fake_discord.gateway_url,
     )
-    assert code == 1
+    assert code == 2
     assert err.strip().splitlines() == [
         "paperboard: Discord refused DISCORD_TOKEN; copy the token again from the developer "
         "portal (Bot page) into .env."
     ]
     assert "Traceback" not in err + out
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (taken from the system, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+#: Settings that cannot work, as the environment gives them ({tmp}: the test's folder;
+#: {closed}: a local port nothing listens on), and the setting each refusal names.
+BAD_SETTINGS = {
+    "nonsense": ({"DATABASE_URL": "nonsense"}, "DATABASE_URL"),
+    "another database": ({"DATABASE_URL": "mysql://root@127.0.0.1/games"}, "DATABASE_URL"),
+    "port not a number": (
+        {"DATABASE_URL": "postgresql://postgres@127.0.0.1:notaport/test"},
+        "DATABASE_URL",
+    ),
+    "port out of range": (
+        {"DATABASE_URL": "postgresql://postgres@127.0.0.1:99999/test"},
+        "DATABASE_URL",
+    ),
+    "postgresql refuses": (
+        {"DATABASE_URL": "postgresql://postgres@127.0.0.1:{closed}/test"},
+        "DATABASE_URL",
+    ),
+    "no such role": (
+        {"DATABASE_URL": make_url(POSTGRES_URL).set(username="pb_no_such_role").render_as_string()},
+        "DATABASE_URL",
+    ),
+    "no such database": (
+        {"DATABASE_URL": make_url(POSTGRES_URL).set(database="pb_no_such_db").render_as_string()},
+        "DATABASE_URL",
+    ),
+    "sqlite under a file": ({"DATABASE_URL": "sqlite:///{tmp}/a-file/games.db"}, "DATABASE_URL"),
+    "sqlite unwritable": ({"DATABASE_URL": "sqlite:////proc/paperboard.db"}, "DATABASE_URL"),
+    "web port": ({"WEB_PORT": "notaport"}, "WEB_PORT"),
+    "log level": ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+    "discord unreachable": (
+        {
+            "DISCORD_TOKEN": "MTIzNDU2Nzg5.not-the.token",
+            "DISCORD_API_BASE": "http://127.0.0.1:{closed}/api/v10",
+            "DISCORD_GATEWAY_URL": "ws://127.0.0.1:{closed}/gateway",
+        },
+        "DISCORD_API_BASE",
+    ),
+}
+#: In a process of its own, as an operator meets it: every command with the nonsense (each
+#: reads the settings its own way); each way opening the database or Discord fails with a
+#: command that meets it. (The forms alone are refused before anything starts:
+#: tests/test_settings.py; health with each bad setting: below.)
+COMMANDS = {
+    "run": ["run"],
+    "console": ["run", "--console"],
+    "web": ["web"],
+    "worker": ["worker"],
+    "export": ["export", "--guild", "1", "-o", "games.jsonl"],
+    "health": ["health"],
+}
+REFUSALS = [
+    *((command, "nonsense") for command in COMMANDS),
+    ("console", "postgresql refuses"),
+    ("worker", "no such database"),
+    ("export", "no such role"),
+    ("web", "sqlite under a file"),
+    ("run", "sqlite unwritable"),
+    ("run", "discord unreachable"),
+]
+
+
+def bad_environment(bad: str, tmp_path: Path) -> tuple[dict[str, str], str]:
+    """The environment of a bad setting (`BAD_SETTINGS`), and the setting's name."""
+    (tmp_path / "a-file").write_text("in the way")
+    environment, setting = BAD_SETTINGS[bad]
+    port = closed_port()
+    filled = {
+        key: value.replace("{tmp}", str(tmp_path)).replace("{closed}", str(port))
+        for key, value in environment.items()
+    }
+    return filled, setting
+
+
+@pytest.mark.parametrize(("command", "bad"), REFUSALS)
+async def test_a_bad_setting_is_one_sentence_naming_it(
+    tmp_path: Path, command: str, bad: str
+) -> None:
+    """Each command refuses a setting that cannot work in one line that names the setting,
+    with exit 2 (health: "unhealthy", exit 1, as a container's health check reads it),
+    never a traceback, and writes nothing."""
+    environment, setting = bad_environment(bad, tmp_path)
+    environment.setdefault("DISCORD_TOKEN", "")  # the console, unless the bot is meant
+    environment.setdefault("WEB_PORT", str(closed_port()))
+    code, out, err = await run_paperboard(tmp_path, *COMMANDS[command], **environment)
+    assert "Traceback" not in out + err
+    lines = err.strip().splitlines()
+    said = "unhealthy" if command == "health" else "paperboard"
+    assert len(lines) == 1 and lines[0].startswith(f"{said}: {setting}"), err
+    assert code == (1 if command == "health" else 2), err
+    assert not (tmp_path / "games.jsonl").exists()
+
+
+@pytest.mark.parametrize("bad", [bad for bad in BAD_SETTINGS if bad != "discord unreachable"])
+def test_health_names_the_bad_setting(
+    bad: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Unhealthy (exit 1: Docker's health checks reserve 2) in one line naming the setting,
+    a LOG_LEVEL that would stop the bot included."""
+    environment, setting = bad_environment(bad, tmp_path)
+    monkeypatch.chdir(tmp_path)  # no .env
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'h.db'}")
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    assert main(["health"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"unhealthy: {setting}"), lines
 
 
 def test_render_makes_the_folder_and_names_the_players(tmp_path: Path) -> None:

@@ -5,10 +5,9 @@ Named so it does not shadow the `discord` package. Only this package imports dis
 
 from bot.discordbot.client import (
     PaperboardBot,
-    TokenRefused,
     invite_url,
     run_bot,
     sync_commands,
 )
 
-__all__ = ["PaperboardBot", "TokenRefused", "invite_url", "run_bot", "sync_commands"]
+__all__ = ["PaperboardBot", "invite_url", "run_bot", "sync_commands"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -33,7 +35,7 @@ from bot.schedule import Scheduler
 from bot.schedule.airunner import AiRunner
 from bot.service import GameService, MoveResult, Result
 from bot.service.outbox import Publish
-from bot.settings import Settings
+from bot.settings import SettingRefused, Settings, reason
 from bot.web.links import WebLinks
 
 log = logging.getLogger("paperboard.discord")
@@ -56,10 +58,6 @@ PERMISSIONS = discord.Permissions(
     embed_links=True,
     read_message_history=True,
 )
-
-
-class TokenRefused(Exception):
-    """Discord refused the bot's token (reset in the portal, or copied wrongly)."""
 
 
 def intents(settings: Settings) -> discord.Intents:
@@ -197,19 +195,42 @@ async def run_bot(
             stopping = asyncio.create_task(stop.wait())
             await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
             if running.done():
-                try:
+                with logging_in(settings):
                     running.result()  # the bot gave up: say why
-                except discord.LoginFailure:
-                    raise TokenRefused(
-                        "Discord refused DISCORD_TOKEN; copy the token again from the developer "
-                        "portal (Bot page) into .env."
-                    ) from None
             log.info("stopping")
             stopping.cancel()
             if stop_beside is not None:
                 await stop_beside()
     finally:
         await service.close()
+
+
+@contextlib.contextmanager
+def logging_in(settings: Settings) -> Iterator[None]:
+    """A token Discord refuses, or a Discord out of reach, as one sentence naming the
+    setting (SettingRefused); the first call to Discord is the login's."""
+    try:
+        yield
+    except discord.LoginFailure:
+        raise SettingRefused(
+            "Discord refused DISCORD_TOKEN; copy the token again from the developer portal "
+            "(Bot page) into .env."
+        ) from None
+    except aiohttp.ClientConnectionError as error:  # no network, no such host, refused
+        why = (
+            reason(error.os_error)
+            if isinstance(error, aiohttp.ClientConnectorError)
+            else str(error)
+        )
+        if settings.discord_api_base is None:
+            raise SettingRefused(
+                f"DISCORD_TOKEN: could not reach Discord at {DISCORD_API} to log in ({why}); "
+                "check this machine's network."
+            ) from None
+        raise SettingRefused(
+            f"DISCORD_API_BASE: could not reach Discord at {settings.discord_api_base} ({why}); "
+            f"it should look like {DISCORD_API}."
+        ) from None
 
 
 def shard_name(shard_ids: list[int] | None, shard_count: int | None) -> str:
@@ -235,7 +256,8 @@ async def sync_commands(settings: Settings, guild_id: int | None) -> int:
     service = await GameService.open(settings.model_copy(update={"render_processes": 0}))
     bot = PaperboardBot(service, settings.model_copy(update={"dev_guild_id": None}), schedule=False)
     try:
-        await bot.login(settings.discord_token.get_secret_value())  # runs setup_hook
+        with logging_in(settings):
+            await bot.login(settings.discord_token.get_secret_value())  # runs setup_hook
         if guild_id is None:
             return len(await bot.tree.sync())
         guild = discord.Object(id=guild_id)

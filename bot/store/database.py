@@ -17,6 +17,7 @@ import fcntl
 import functools
 import os
 import re
+import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -35,6 +36,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from bot.settings import SettingRefused, database_url, reason
 from bot.store import onehop, presence
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -57,18 +59,9 @@ class UpgradeRefused(ValueError):
 
 def async_url(url: str) -> str:
     """sqlite:///x.db -> sqlite+aiosqlite:///x.db; postgresql://... -> postgresql+asyncpg://..."""
-    parsed = make_url(url)
-    driver = {
-        "sqlite": "sqlite+aiosqlite",
-        "postgresql": "postgresql+asyncpg",
-        "postgres": "postgresql+asyncpg",
-    }
-    backend = parsed.drivername.split("+")[0]
-    if backend not in driver:
-        raise ValueError(
-            f"DATABASE_URL must be sqlite:// or postgresql://, not {parsed.drivername}://"
-        )
-    return parsed.set(drivername=driver[backend]).render_as_string(hide_password=False)
+    parsed = database_url(url)
+    driver = "sqlite+aiosqlite" if parsed.get_backend_name() == "sqlite" else "postgresql+asyncpg"
+    return parsed.set(drivername=driver).render_as_string(hide_password=False)
 
 
 class Database:
@@ -98,10 +91,44 @@ class Database:
 
     @classmethod
     async def open(cls, url: str) -> Database:
-        """Connect and bring the schema to the newest migration."""
+        """Connect and bring the schema to the newest migration. A database that cannot be
+        opened is refused in one sentence naming DATABASE_URL (SettingRefused)."""
         database = cls(url)
+        try:
+            await database.reach()
+        except BaseException:
+            await database.close()
+            raise
         await database.migrate()
         return database
+
+    async def reach(self) -> None:
+        """Open the writer's connection (kept in its pool): what keeps the database from
+        being opened at all shows here, before anything else is tried."""
+        parsed = make_url(self.url)
+        try:
+            if self.is_sqlite:
+                path = Path(str(parsed.database))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                # tried here first: when aiosqlite's connection fails, its thread may still
+                # call back into this event loop after the process has closed it
+                sqlite3.connect(path).close()
+            async with self._writer.connect():
+                pass
+        except (OSError, sqlite3.Error, sa.exc.DBAPIError) as error:
+            cause = error.orig if isinstance(error, sa.exc.DBAPIError) else error  # the driver's
+            why = reason(cause) if isinstance(cause, OSError) else str(cause)
+            if self.is_sqlite:
+                raise SettingRefused(
+                    f"DATABASE_URL: could not open the SQLite file {parsed.database} ({why}); "
+                    "it should look like sqlite:///paperboard.db, in a folder this process "
+                    "may write."
+                ) from None
+            raise SettingRefused(
+                f"DATABASE_URL: could not connect to PostgreSQL at {parsed.host or 'localhost'}:"
+                f"{parsed.port or 5432} ({why}); it should look like "
+                "postgresql://user:password@host:5432/dbname."
+            ) from None
 
     async def migrate(self) -> None:
         """Bring the schema to the newest migration, all of it or nothing (UpgradeRefused,
@@ -209,12 +236,6 @@ class Database:
     # -- engines ----------------------------------------------------------------
 
     def _sqlite_engine(self, *, write: bool) -> AsyncEngine:
-        path = make_url(self.url).database
-        if not path or path == ":memory:":
-            raise ValueError(
-                "SQLite needs a file (sqlite:///paperboard.db), not an in-memory database"
-            )
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(
             self.url,
             # the writer is one connection; readers a small pool, all kept open: each
