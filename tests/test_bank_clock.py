@@ -185,20 +185,25 @@ async def test_the_digest_names_the_bank_left(service: GameService, clock: Clock
     assert line.game_id == game.id and digest_bank(line) == " (bank 18d 21h)"
 
 
-async def test_an_event_gives_its_games_its_clock_and_may_forbid_vacation_days(
-    service: GameService, scheduler: Scheduler, clock: Clock
-) -> None:
+async def event_games(service: GameService, **settings: Any) -> list[GameSummary]:
+    """The games under way of a round robin of ann, bob and cat, just started."""
     created = await service.create_tournament(
-        PLACE, ANN, "hex", format="roundrobin", options={"size": "5"}, manages=True,
-        clock="1d+1h/2d", auto_vacation=False,
-    )  # fmt: skip
-    assert created.tournament.time_control == "1d+1h/2d" and not created.tournament.auto_vacation
-    both = service.create_tournament(PLACE, ANN, "hex", format="swiss", days_per_move=3, clock="1d")
-    await refused(Code.BAD_OPTION, both)
+        PLACE, ANN, "hex", format="roundrobin", options={"size": "5"}, manages=True, **settings
+    )
     for person in (ANN, BOB, CAT):
         await service.join_tournament(created.tournament.id, GUILD, person)
     started = await service.start_tournament(created.tournament.id, GUILD, ANN)
-    games = [r.game for r in started.results if r.game.status == "active"]
+    return [r.game for r in started.results if r.game.status == "active"]
+
+
+async def test_an_event_gives_its_games_its_clock_and_may_forbid_vacation_days(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    both = service.create_tournament(PLACE, ANN, "hex", format="swiss", days_per_move=3, clock="1d")
+    await refused(Code.BAD_OPTION, both)
+    games = await event_games(service, clock="1d+1h/2d", auto_vacation=False)
+    [event] = await service.list_tournaments(GUILD)
+    assert event.time_control == "1d+1h/2d" and not event.auto_vacation
     assert games and all(g.time_control == "1d+1h/2d" for g in games)
     assert all(g.banks == (DAY, DAY) for g in games)
     clock.advance(days=1)  # the movers' vacation days are left, but the event says no
@@ -380,14 +385,7 @@ async def test_a_weekend_change_keeps_the_time_run_past_the_bank(
 async def test_an_event_whose_clocks_run_through_vacations_shows_its_bank_running(
     service: GameService, clock: Clock
 ) -> None:
-    created = await service.create_tournament(
-        PLACE, ANN, "hex", format="roundrobin", options={"size": "5"}, manages=True,
-        clock="3d+1d/3d", vacations=False,
-    )  # fmt: skip
-    for person in (ANN, BOB, CAT):
-        await service.join_tournament(created.tournament.id, GUILD, person)
-    started = await service.start_tournament(created.tournament.id, GUILD, ANN)
-    game = next(r.game for r in started.results if r.game.status == "active")
+    [game, *_] = await event_games(service, clock="3d+1d/3d", vacations=False)
     seat = game.to_move
     assert seat is not None and game.deadline is not None
     mover = next(p for p in (ANN, BOB, CAT) if p.id == game.seats[seat].player_id)
