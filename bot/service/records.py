@@ -123,6 +123,10 @@ class Records:
         # False in a process that cannot announce (`paperboard worker`): its outbox rows
         # are left to the processes that can
         self.announces = announces
+        # True where the adapter answers before it delivers (the Discord bot's interaction
+        # replies): each row written stays held while its writing task lives
+        self.holds_until_delivered = False
+        self.holds = outbox.Holds(self)
         self.settings = settings
         self.clock = clock
         self.rng = rng or random.Random()
