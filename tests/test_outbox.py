@@ -517,6 +517,7 @@ async def test_a_move_killed_before_its_announcement_is_announced_once_after_res
 
 async def test_a_normal_move_is_delivered_by_its_own_process_at_once(world: World) -> None:
     async with world.running() as bot:
+        assert world.service.holds_until_delivered  # it answers before it delivers
         game = await start(world, "hex", size="5", options="swap=off")
         await play_typed(world, game, "c3")
         await play_slash(world, game, "b2")
