@@ -185,20 +185,25 @@ async def test_the_digest_names_the_bank_left(service: GameService, clock: Clock
     assert line.game_id == game.id and digest_bank(line) == " (bank 18d 21h)"
 
 
-async def test_an_event_gives_its_games_its_clock_and_may_forbid_vacation_days(
-    service: GameService, scheduler: Scheduler, clock: Clock
-) -> None:
+async def event_games(service: GameService, **settings: Any) -> list[GameSummary]:
+    """The games under way of a round robin of ann, bob and cat, just started."""
     created = await service.create_tournament(
-        PLACE, ANN, "hex", format="roundrobin", options={"size": "5"}, manages=True,
-        clock="1d+1h/2d", auto_vacation=False,
-    )  # fmt: skip
-    assert created.tournament.time_control == "1d+1h/2d" and not created.tournament.auto_vacation
-    both = service.create_tournament(PLACE, ANN, "hex", format="swiss", days_per_move=3, clock="1d")
-    await refused(Code.BAD_OPTION, both)
+        PLACE, ANN, "hex", format="roundrobin", options={"size": "5"}, manages=True, **settings
+    )
     for person in (ANN, BOB, CAT):
         await service.join_tournament(created.tournament.id, GUILD, person)
     started = await service.start_tournament(created.tournament.id, GUILD, ANN)
-    games = [r.game for r in started.results if r.game.status == "active"]
+    return [r.game for r in started.results if r.game.status == "active"]
+
+
+async def test_an_event_gives_its_games_its_clock_and_may_forbid_vacation_days(
+    service: GameService, scheduler: Scheduler, clock: Clock
+) -> None:
+    both = service.create_tournament(PLACE, ANN, "hex", format="swiss", days_per_move=3, clock="1d")
+    await refused(Code.BAD_OPTION, both)
+    games = await event_games(service, clock="1d+1h/2d", auto_vacation=False)
+    [event] = await service.list_tournaments(GUILD)
+    assert event.time_control == "1d+1h/2d" and not event.auto_vacation
     assert games and all(g.time_control == "1d+1h/2d" for g in games)
     assert all(g.banks == (DAY, DAY) for g in games)
     clock.advance(days=1)  # the movers' vacation days are left, but the event says no
@@ -354,3 +359,41 @@ async def test_the_commit_instant_decides_not_the_check(
 
     monkeypatch.setattr(service, "_checked_move", slow_check)
     await refused(ServiceCode.OUT_OF_TIME, service.move(game.id, GUILD, ANN, "c3"))
+
+
+@pytest.mark.parametrize("then", ["scan", "move"])
+async def test_a_weekend_change_keeps_the_time_run_past_the_bank(
+    service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock, then: str
+) -> None:
+    """The bank ran out 2d 12h before the change (downtime: no scan): the change neither
+    gains nor loses that, so the vacation days spent are those spent without it."""
+    game = await start(service, "1d+0m")
+    clock.advance(days=3, hours=12)  # a Wednesday, 00:00 UTC: no pause of either setting
+    await service.player_settings(ANN, weekend="sun")
+    clock.advance(minutes=1)
+    if then == "scan":
+        [spent] = await scheduler.tick()
+        [told] = spent.events
+        assert isinstance(told, Reminder) and told.vacation_days_spent == 3
+        assert told.deadline == game.created_at + 4 * DAY  # as without the change
+    else:
+        moved = await service.move(game.id, GUILD, ANN, "c3")
+        assert moved.game.banks[0] == timedelta(0)
+    assert (await service.player_settings(ANN)).vacation_days_left == 11
+
+
+async def test_an_event_whose_clocks_run_through_vacations_shows_its_bank_running(
+    service: GameService, clock: Clock
+) -> None:
+    [game, *_] = await event_games(service, clock="3d+1d/3d", vacations=False)
+    seat = game.to_move
+    assert seat is not None and game.deadline is not None
+    mover = next(p for p in (ANN, BOB, CAT) if p.id == game.seats[seat].player_id)
+    clock.advance(days=1)
+    await service.player_settings(mover, vacation=True)
+    clock.advance(days=1)  # two days into the turn: the clock ran on through the vacation
+    seen = await service.game(game.id, GUILD)
+    assert seen.banks[seat] == DAY and seen.deadline == game.deadline
+    async with service.db.read() as conn:
+        lines = (await digest.on_move(conn, [mover.id], clock.now))[mover.id]
+    assert [digest_bank(line) for line in lines if line.game_id == game.id] == [" (bank 1d 0h)"]

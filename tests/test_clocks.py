@@ -28,6 +28,7 @@ from bot.service.clocks import (
     late,
     parse_time_control,
     parse_weekend,
+    rebase,
     reminder_at,
     resumed,
     running,
@@ -82,6 +83,25 @@ def test_late_exactly_from_the_deadline_instant(
     assert late(turn, due, pause) or due == start  # at its start a turn is never late
     moment = start + timedelta(minutes=minutes * 37)
     assert late(turn, moment, pause) == (moment >= due and moment > start)
+
+
+@given(
+    pauses, instants, st.integers(0, 24 * 10), st.integers(0, 24 * 3), st.integers(0, 24 * 10),
+    st.integers(1, 24 * 10), st.integers(0, 5),
+)  # fmt: skip
+def test_a_restart_gains_and_loses_nothing(
+    pause: Pause, start: datetime, bank: int, grace: int, restart: int, later: int, days: int
+) -> None:
+    """A clock restarted (a vacation's end, a weekend change) on the same pause decides
+    everything after the restart as before it, time already run past the bank included."""
+    turn = Turn(start, bank * HOUR, grace * HOUR)
+    at = start + restart * HOUR
+    again = rebase(turn, at, pause)
+    moment = at + later * HOUR
+    assert late(again, moment, pause) == late(turn, moment, pause)
+    assert vacation_needed(again, moment, pause, days) == vacation_needed(turn, moment, pause, days)
+    assert bank_left(again, moment, pause) == bank_left(turn, moment, pause)
+    assert deadline(again, pause) == max(at, deadline(turn, pause))
 
 
 @st.composite

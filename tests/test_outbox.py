@@ -221,6 +221,73 @@ async def test_a_slow_delivery_keeps_its_row_from_a_second_posting(
 
 
 @pytest.mark.both_backends
+@pytest.mark.parametrize("holder", ["replies", "dies"])
+async def test_a_reply_held_past_the_lease_keeps_its_row_from_every_other_pass(
+    database_url: str, clock: Clock, monkeypatch: pytest.MonkeyPatch, holder: str
+) -> None:
+    """The bot answers an interaction before it delivers the result (`/move`'s board):
+    however long the answer takes, the row stays its writer's, so no other process's
+    pass posts it too; once the writer is gone, another process delivers it once."""
+    monkeypatch.setattr(outbox, "RENEW", timedelta(seconds=0.02))
+    one, two = await _open(database_url, clock), await _open(database_url, clock)
+    try:
+        game = await start_game(one, "hex", {"size": 5})
+        await mark_all_delivered(one)
+        one.holds_until_delivered = True  # as the Discord bot's service
+        written: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        answered = asyncio.Event()
+        posted, elsewhere = Published(), Published()
+
+        async def interaction() -> None:  # one task, as discord.py runs each
+            moved = await one.move(game.id, GUILD, ANN, "b2")
+            written.set_result(moved)
+            await answered.wait()  # the interaction's answer, slower than the lease
+            await one.deliver(moved, posted)
+
+        handling = asyncio.create_task(interaction())
+        moved = await written
+        for _ in range(3):  # three leases pass while the answer is under way
+            clock.now += LATER
+            await _renewed(one, moved.outbox_id or 0, clock.now)
+            assert await two.redeliver(elsewhere) == 0
+        if holder == "replies":
+            answered.set()
+            await handling
+            assert posted.results == [moved]
+        else:
+            handling.cancel()  # the holder dies mid-answer: nothing renews its row now
+            with pytest.raises(asyncio.CancelledError):
+                await handling
+            clock.now += LATER
+            await asyncio.wait_for(_redelivered(two, elsewhere), PATIENCE_SECONDS)
+            assert [r.outbox_id for r in elsewhere.results] == [moved.outbox_id]
+            assert posted.results == []
+        assert await two.redeliver(elsewhere) == await one.redeliver(elsewhere) == 0
+        assert len(posted.results) + len(elsewhere.results) == 1
+    finally:
+        for service in (one, two):
+            await service.close()
+
+
+async def _redelivered(service: GameService, publish: Published) -> None:
+    """Redeliver until a row goes: a renewal cut short by its holder's end may keep the
+    row locked a moment (PostgreSQL's claim skips a locked row)."""
+    while not await service.redeliver(publish):
+        await asyncio.sleep(0.01)
+
+
+async def _renewed(service: GameService, outbox_id: int, now: datetime) -> None:
+    """Wait for the row's lease to be renewed past `now` (its holder renews it often)."""
+    deadline = asyncio.get_running_loop().time() + PATIENCE_SECONDS
+    while True:
+        [row] = [r for r in await stored(service) if r.id == outbox_id]
+        if row.claimed_until is not None and row.claimed_until > now:
+            return
+        assert asyncio.get_running_loop().time() < deadline, "the row's lease ran out"
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.both_backends
 async def test_two_processes_never_claim_the_same_row(database_url: str, clock: Clock) -> None:
     services = [await _open(database_url, clock) for _ in range(2)]
     try:
@@ -450,6 +517,7 @@ async def test_a_move_killed_before_its_announcement_is_announced_once_after_res
 
 async def test_a_normal_move_is_delivered_by_its_own_process_at_once(world: World) -> None:
     async with world.running() as bot:
+        assert world.service.holds_until_delivered  # it answers before it delivers
         game = await start(world, "hex", size="5", options="swap=off")
         await play_typed(world, game, "c3")
         await play_slash(world, game, "b2")

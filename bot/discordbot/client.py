@@ -88,6 +88,9 @@ class PaperboardBot(commands.AutoShardedBot):
             shard_ids=shard_ids,  # type: ignore[arg-type]  # None: every shard (discord.py's default)
         )
         self.service = service
+        # an interaction is answered before its result is delivered: however long the
+        # answer takes, no other process posts the result meanwhile
+        service.holds_until_delivered = True
         self.settings = settings
         self.links = WebLinks(service)
         self.announcer = Announcer(

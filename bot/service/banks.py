@@ -30,6 +30,13 @@ _DEADLINE_KEYS = ("game_id", "kind")
 _DEADLINE_CHANGES = ("ply", "due_at", "done", "claimed_by", "claimed_until")
 
 
+#: A game whose clock a vacation stops: any but an event's that says vacations do not.
+STOPPED_BY_VACATIONS = sa.or_(
+    games.c.tournament_id.is_(None),
+    games.c.tournament_id.in_(sa.select(tournaments.c.id).where(tournaments.c.vacations.is_(True))),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class MoverClock:
     """What the clock of the player to move needs of them."""

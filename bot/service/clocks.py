@@ -77,7 +77,8 @@ NO_PAUSE = Pause()
 @dataclass(frozen=True, slots=True)
 class Turn:
     """A running turn's clock: since `started`, `bank` plus `grace` (vacation spent on
-    this turn) of clock time; the bank is what a move in time keeps."""
+    this turn; negative: time run past both before a restart, not yet paid for) of clock
+    time; the bank is what a move in time keeps."""
 
     started: datetime
     bank: timedelta
@@ -263,9 +264,11 @@ def bank_left(turn: Turn, at: datetime, pause: Pause) -> timedelta:
 
 
 def late(turn: Turn, at: datetime, pause: Pause) -> bool:
-    """From the deadline on, but never at the instant the clock started (a conditional
-    reply, played in the transaction that starts its turn, is in time even on no bank)."""
-    return at > turn.started and running(turn.started, at, pause) >= turn.bank + turn.grace
+    """From the deadline on, but never at the instant a turn started (a conditional reply,
+    played in the transaction that starts its turn, is in time even on no bank) unless
+    it was restarted already past its deadline (a negative grace)."""
+    total = turn.bank + turn.grace
+    return (at > turn.started or total < ZERO) and running(turn.started, at, pause) >= total
 
 
 def bank_after_move(control: Fischer, turn: Turn, at: datetime, pause: Pause) -> timedelta:
@@ -276,11 +279,12 @@ def bank_after_move(control: Fischer, turn: Turn, at: datetime, pause: Pause) ->
 
 def rebase(turn: Turn, at: datetime, pause: Pause) -> Turn:
     """The same turn with its clock restarted at `at` (a vacation ends, the weekend
-    setting changes): what is left of bank and grace is kept, nothing else changes."""
+    setting changes): what is left of bank and grace is kept, nothing else changes. Time
+    already run past both stays owed as a negative grace: the vacation days it calls for
+    are spent as if the clock had never restarted."""
     used = running(turn.started, at, pause)
     bank = max(ZERO, turn.bank - used)
-    grace = max(ZERO, turn.grace - max(ZERO, used - turn.bank))
-    return Turn(at, bank, grace)
+    return Turn(at, bank, turn.grace - max(ZERO, used - turn.bank))
 
 
 def vacation_needed(turn: Turn, at: datetime, pause: Pause, days_left: float) -> timedelta | None:

@@ -344,7 +344,7 @@ async def resume_clocks(
     """A vacation [since, end) is over: shift the player's running turns by the time each
     turn spent in it (their deadline rows and the game's deadline). Returns the games."""
     turns = await _turns_of(
-        conn, player_id, games.c.deadline_at.is_not(None), _STOPPED_BY_VACATIONS
+        conn, player_id, games.c.deadline_at.is_not(None), banks.STOPPED_BY_VACATIONS
     )
     shifted = []
     for turn in turns:
@@ -441,13 +441,6 @@ async def repause(
 
     for game in running:
         await _restart_bank(conn, game, now, restart, new)
-
-
-#: A game whose clock a vacation stops: any but an event's that says vacations do not.
-_STOPPED_BY_VACATIONS = sa.or_(
-    games.c.tournament_id.is_(None),
-    games.c.tournament_id.in_(sa.select(tournaments.c.id).where(tournaments.c.vacations.is_(True))),
-)
 
 
 async def _vacations_stop(conn: AsyncConnection, game: Any) -> bool:

@@ -64,6 +64,7 @@ _ON_MOVE = (
         players.c.weekend,
         players.c.time_zone,
         players.c.vacation_since,
+        banks.STOPPED_BY_VACATIONS.label("vacations_stop"),
     )
     .select_from(
         games.join(
@@ -116,7 +117,8 @@ async def on_move(
         title = f"{engine.GAMES[row.game].title} #{row.id}"
         bank = None
         if row.time_control is not None:
-            left = banks.mover_bank_now(row, row.weekend, row.time_zone, row.vacation_since, now)
+            away = row.vacation_since if row.vacations_stop else None
+            left = banks.mover_bank_now(row, row.weekend, row.time_zone, away, now)
             bank = int(left.total_seconds())
         found[row.player_id].append(
             DigestLine(row.id, row.guild_id, title, row.thread_id, row.deadline_at, bank)

@@ -4,7 +4,9 @@ A use case's events go into one `outbox` row in the same transaction as the
 state they describe, so a committed change always has its announcement stored.
 The row is written already claimed by this process (`worker_id`) for a short
 lease: the adapter delivers the result at once (`deliver`: its callback, then the
-row is marked delivered). A process that cannot announce (`paperboard worker`:
+row is marked delivered), renewing the lease while it delivers; an adapter that
+answers first (Discord's interaction replies) holds the row from its write on, while
+the writing task lives (`Holds`). A process that cannot announce (`paperboard worker`:
 `announces` is false) writes its rows unclaimed and notifies `NEWS`, so the
 processes that can hear of them when the transaction commits. A process that dies
 between the commit and the mark leaves the row undelivered; once the lease runs
@@ -64,6 +66,8 @@ class Host(Protocol):
     db: Database
     worker_id: str
     announces: bool
+    holds_until_delivered: bool
+    holds: Holds
     clock: Callable[[], datetime]
     also_publish: list[Publish]
 
@@ -140,6 +144,53 @@ def _typed(hint: Any, value: Any) -> Any:
     return value  # int, str, bool, Literal[...]
 
 
+class Holds:
+    """The rows this process is delivering, or will deliver once its adapter has answered:
+    each one's lease is renewed every RENEW while it is held, so no outbox pass (this
+    process's or another's) claims it however long the delivery takes. A process that dies
+    renews nothing: its rows are claimed once their lease runs out."""
+
+    def __init__(self, service: Host) -> None:
+        self._service = service
+        self._renewing: dict[int, asyncio.Task[None]] = {}
+        # rows held for the task that wrote them: the task, and its done callback
+        self._writers: dict[int, tuple[asyncio.Task[Any], Callable[[Any], None]]] = {}
+
+    def hold(self, outbox_id: int, holder: str) -> None:
+        """Renew the row's lease while `holder` (its claim's name) holds it."""
+        if outbox_id not in self._renewing:
+            renewing = _renew(self._service, outbox_id, holder)
+            self._renewing[outbox_id] = asyncio.create_task(renewing)
+
+    def hold_for_writer(self, outbox_id: int) -> None:
+        """Hold a row this task just wrote until it is delivered or the task ends (an
+        interaction's handler that failed before delivering lets it go with it)."""
+        writer = asyncio.current_task()
+        if writer is None:
+            return
+        self.let_go(outbox_id)  # the id of a write that rolled back (SQLite reuses ids)
+        self.hold(outbox_id, self._service.worker_id)
+
+        def ended(_: object) -> None:
+            self._writers.pop(outbox_id, None)
+            self.let_go(outbox_id)
+
+        writer.add_done_callback(ended)
+        self._writers[outbox_id] = (writer, ended)
+
+    def let_go(self, outbox_id: int) -> None:
+        writer = self._writers.pop(outbox_id, None)
+        if writer is not None:
+            writer[0].remove_done_callback(writer[1])
+        renewing = self._renewing.pop(outbox_id, None)
+        if renewing is not None:
+            renewing.cancel()
+
+    def let_go_all(self) -> None:
+        for outbox_id in list(self._renewing):
+            self.let_go(outbox_id)
+
+
 # == writing, claiming, marking ===================================================================
 
 
@@ -150,9 +201,11 @@ _INSERT = outbox.insert().returning(outbox.c.id)
 async def write(service: Host, conn: AsyncConnection, result: R, *, later: bool = False) -> R:
     """Store `result`'s events in the use case's transaction, leased to this process,
     which delivers them right after the commit; the result carries the row's id. A
-    process that does not announce leaves the row to those that do, told at the commit;
-    so does `later`: a result that follows from another use case's (an event's next round
-    after a game's end), which that use case's caller does not deliver."""
+    process whose adapter answers before it delivers (`holds_until_delivered`) holds the
+    row from here until the delivery, for as long as the writing task lives. A process
+    that does not announce leaves the row to those that do, told at the commit; so does
+    `later`: a result that follows from another use case's (an event's next round after a
+    game's end), which that use case's caller does not deliver."""
     if not result.events:
         return result
     now = service.clock()
@@ -164,11 +217,14 @@ async def write(service: Host, conn: AsyncConnection, result: R, *, later: bool 
         "claimed_until": now + LEASE,
         "attempts": 1,
     }
-    if later or not service.announces:
+    leased = service.announces and not later
+    if not leased:
         row.update(claimed_by=None, claimed_until=None, attempts=0)
         await notify(conn, NEWS)
-    inserted = await conn.execute(_INSERT, row)
-    return dataclasses.replace(result, outbox_id=int(inserted.scalar_one()))
+    outbox_id = int((await conn.execute(_INSERT, row)).scalar_one())
+    if leased and service.holds_until_delivered:
+        service.holds.hold_for_writer(outbox_id)
+    return dataclasses.replace(result, outbox_id=outbox_id)
 
 
 @cache
@@ -219,7 +275,12 @@ async def release(service: Host, conn: AsyncConnection) -> int:
 
 
 async def deliver(
-    service: Host, result: Result, publish: Publish, *, published: bool = False
+    service: Host,
+    result: Result,
+    publish: Publish,
+    *,
+    published: bool = False,
+    holder: str | None = None,
 ) -> None:
     """Announce `result` through the adapter's `publish` (unless it is `published`
     already) and the deliveries beside it (`also_publish`: mail), then mark its row
@@ -228,12 +289,13 @@ async def deliver(
     no second time (the mail announcer makes its own repeats once). The mark is written
     only then: a delivery that succeeds is one write, its row delivered (a crash between
     the post and that write posts again, with the same nonce). While `publish` runs
-    (Discord slow, retrying) the row's lease is renewed: no outbox pass takes a delivery
-    under way for a crashed one and posts it a second time."""
+    (Discord slow, retrying) the row stays held by its claim (`holder`: this process's
+    name, unless an outbox pass claimed it): no outbox pass takes a delivery under way for
+    a crashed one and posts it a second time."""
     if result.outbox_id is None:
         await publish(result)
         return
-    renewing = asyncio.create_task(_renew(service, result.outbox_id))
+    service.holds.hold(result.outbox_id, holder or service.worker_id)
     try:
         if not published:
             await publish(result)
@@ -245,17 +307,21 @@ async def deliver(
                 await _mark(service, result.outbox_id, published_at=service.clock())
             raise
     finally:
-        renewing.cancel()
+        service.holds.let_go(result.outbox_id)
     await mark_delivered(service, result.outbox_id)
 
 
-async def _renew(service: Host, outbox_id: int) -> None:
+async def _renew(service: Host, outbox_id: int, holder: str) -> None:
     while True:
         await asyncio.sleep(RENEW.total_seconds())
         async with service.db.write() as conn:
             await conn.execute(
                 outbox.update()
-                .where(outbox.c.id == outbox_id, outbox.c.delivered_at.is_(None))
+                .where(
+                    outbox.c.id == outbox_id,
+                    outbox.c.claimed_by == holder[:64],
+                    outbox.c.delivered_at.is_(None),
+                )
                 .values(claimed_until=service.clock() + LEASE)
             )
 
@@ -281,7 +347,7 @@ async def redeliver(service: Host, publish: Publish, worker: str, limit: int = C
                 continue
             try:
                 result = Result(game, events, outbox_id=row.id)
-                await deliver(service, result, publish, published=row.published)
+                await deliver(service, result, publish, published=row.published, holder=worker)
             except Exception:
                 give_up = row.attempts >= MAX_ATTEMPTS
                 log.exception(

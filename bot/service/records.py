@@ -123,6 +123,10 @@ class Records:
         # False in a process that cannot announce (`paperboard worker`): its outbox rows
         # are left to the processes that can
         self.announces = announces
+        # True where the adapter answers before it delivers (the Discord bot's interaction
+        # replies): each row written stays held while its writing task lives
+        self.holds_until_delivered = False
+        self.holds = outbox.Holds(self)
         self.settings = settings
         self.clock = clock
         self.rng = rng or random.Random()
@@ -152,7 +156,8 @@ class Records:
         # deliveries beside the adapter's: every result delivered goes through these too,
         # before its row is marked (the mail adapter's, whatever adapter runs beside it)
         self.also_publish: list[outbox.Publish] = []
-        self._event_titles: dict[int, str] = {}  # tournament id -> "Spring Hex" (fixed)
+        # tournament id -> ("Spring Hex", whether a vacation stops its clocks) (fixed)
+        self._events: dict[int, tuple[str, bool]] = {}
         # a roster read in a transaction that rolled back may be one never committed (a
         # start's drawn seat order)
         database.rolled_back.append(self.forget_rosters)
@@ -212,9 +217,9 @@ class Records:
             row = (await conn.execute(sa.select(games).where(games.c.id == game_id))).one()
         roster, away = await self.roster(conn, game_id, row.status)
         info = engine.GAMES[row.game]
-        event = None
+        event, vacations_stop = None, True
         if row.tournament_id is not None:
-            title = await self.event_title(conn, row.tournament_id)
+            title, vacations_stop = await self._event_facts(conn, row.tournament_id)
             # a ladder's games are challenges (round 0), the other events' games rounds
             step = f"round {row.tournament_round}" if row.tournament_round else "challenge"
             event = f"{title} · {step}"
@@ -246,35 +251,40 @@ class Records:
             event=event,
             event_id=row.tournament_id,
             time_control=row.time_control,
-            banks=self._banks_now(row, roster) if row.banks is not None else (),
+            banks=self._banks_now(row, roster, vacations_stop) if row.banks is not None else (),
         )
 
-    def _banks_now(self, row: Any, roster: tuple[Seat, ...]) -> tuple[timedelta, ...]:
+    def _banks_now(
+        self, row: Any, roster: tuple[Seat, ...], vacations_stop: bool
+    ) -> tuple[timedelta, ...]:
         """A bank clock's banks by seat as they stand now: the mover's runs down (but not
-        while they are on vacation: their clock stopped when it began)."""
+        while they are on a vacation that stops it: their clock stopped when it began)."""
         stored = banks.as_banks(row.banks)
         if row.status != "active" or row.to_move is None or row.clock_started_at is None:
             return stored
         mover = roster[row.to_move]
-        left = banks.mover_bank_now(
-            row, mover.weekend, mover.time_zone, mover.vacation_since, self.clock()
-        )
+        away = mover.vacation_since if vacations_stop else None
+        left = banks.mover_bank_now(row, mover.weekend, mover.time_zone, away, self.clock())
         return (*stored[: row.to_move], left, *stored[row.to_move + 1 :])
 
     async def event_title(self, conn: AsyncConnection, tournament_id: int) -> str:
-        """An event's title, its name and game: "Spring Hex" (kept: it never changes)."""
-        title = self._event_titles.get(tournament_id)
-        if title is None:
+        """An event's title, its name and game: "Spring Hex"."""
+        return (await self._event_facts(conn, tournament_id))[0]
+
+    async def _event_facts(self, conn: AsyncConnection, tournament_id: int) -> tuple[str, bool]:
+        """An event's title and whether a vacation stops its clocks (kept: neither changes)."""
+        known = self._events.get(tournament_id)
+        if known is None:
             found = (
                 await conn.execute(
-                    sa.select(tournaments.c.name, tournaments.c.game).where(
-                        tournaments.c.id == tournament_id
-                    )
+                    sa.select(
+                        tournaments.c.name, tournaments.c.game, tournaments.c.vacations
+                    ).where(tournaments.c.id == tournament_id)
                 )
             ).one()
-            title = f"{found.name} {engine.GAMES[found.game].title}"
-            self._event_titles[tournament_id] = title
-        return title
+            known = (f"{found.name} {engine.GAMES[found.game].title}", bool(found.vacations))
+            self._events[tournament_id] = known
+        return known
 
     async def roster(
         self, conn: AsyncConnection, game_id: int, status: str

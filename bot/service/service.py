@@ -130,6 +130,7 @@ class GameService(
             )
 
     async def close(self) -> None:
+        self.holds.let_go_all()
         self.painter.close()
         await self.db.close()
 
