@@ -8,6 +8,7 @@ import contextlib
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import discord
@@ -52,7 +53,7 @@ ORDER: dict[Typed, int] = {
 async def slash_commands() -> dict[str, app_commands.Command[Any, ..., Any]]:
     """The slash commands the bot registers at start (setup_hook), built without Discord."""
     settings = Settings(_env_file=None).model_copy(update={"dev_guild_id": None})  # type: ignore[call-arg]
-    bot = PaperboardBot(cast(GameService, None), settings, schedule=False)
+    bot = PaperboardBot(cast(GameService, SimpleNamespace()), settings, schedule=False)
     await bot.setup_hook()
     found = [
         command

@@ -110,6 +110,7 @@ class Database:
             if self.is_sqlite:
                 path = Path(str(parsed.database))
                 path.parent.mkdir(parents=True, exist_ok=True)
+                _check_sqlite_file(path)  # before SQLite reads it as a setting's fault
                 # tried here first: when aiosqlite's connection fails, its thread may still
                 # call back into this event loop after the process has closed it
                 sqlite3.connect(path).close()
@@ -135,8 +136,6 @@ class Database:
         the database as it was). Processes starting together take turns: the first
         migrates, the others then find the schema up to date."""
         where = make_url(self.url).database if self.is_sqlite else "The database"
-        if self.is_sqlite:
-            _check_sqlite_file(Path(str(where)))
         # a server or file not reached is for the settings to say, not the upgrade
         async with self._writer.connect() as connection:
             try:
@@ -317,7 +316,7 @@ def _alembic_config() -> Config:
 
 
 @functools.cache
-def _head_revision() -> str | None:
+def head_revision() -> str | None:
     """The newest migration's revision (read from the scripts once a process)."""
     return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
@@ -365,7 +364,7 @@ def _upgrade_to_head(connection: Connection) -> bool:
     (every start but a deployment's first): then a read of alembic_version does, not a
     run of Alembic's environment and scripts (13 ms of CPU a start)."""
     current = MigrationContext.configure(connection).get_current_revision()
-    if current == _head_revision():
+    if current == head_revision():
         return False
     scripts = ScriptDirectory.from_config(_alembic_config())
     if current is not None and current not in {
@@ -373,7 +372,7 @@ def _upgrade_to_head(connection: Connection) -> bool:
     }:
         raise UpgradeRefused(
             f"The database was made by a newer version of Paperboard (its schema is at "
-            f"revision {current}, this version knows up to {_head_revision()}); it was "
+            f"revision {current}, this version knows up to {head_revision()}); it was "
             "left as it was."
         )
     _restore_slid_under(connection, scripts, current)
