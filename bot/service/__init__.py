@@ -3,6 +3,7 @@
 from bot.service.caches import SizedCache, text_bytes
 from bot.service.exports import ExportFile
 from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
+from bot.service.lookups import only_game
 from bot.service.mail import clean_address
 from bot.service.messages import (
     away_note,
@@ -55,6 +56,7 @@ from bot.service.models import (
     TournamentSummary,
     TournamentTables,
     TurnStarted,
+    Typed,
     UndoAnswered,
     UndoRequested,
     WebPlace,
@@ -108,6 +110,7 @@ __all__ = [
     "TournamentSummary",
     "TournamentTables",
     "TurnStarted",
+    "Typed",
     "UndoAnswered",
     "UndoRequested",
     "WebGame",
@@ -126,6 +129,7 @@ __all__ = [
     "leaderboard_line",
     "levels_text",
     "local_time",
+    "only_game",
     "options_text",
     "parse_days",
     "rating_line",
