@@ -403,7 +403,6 @@ COMMANDS: tuple[Command, ...] = (
                 "email",
                 "bool",
                 "players by mail may play here; their games start here",
-                typed="none",
             ),
             Param(
                 "web",

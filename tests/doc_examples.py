@@ -173,8 +173,27 @@ def inline_code() -> list[str]:
 
 def readme_console_examples() -> list[Example]:
     """README's inline console commands, as `analysis 12` or a bare move `d5 g3`."""
+    return console_examples(inline_code())
+
+
+def readme_sequence() -> tuple[list[str], list[Example]]:
+    """README's console lines in the order a reader types them into one store (`make
+    run` keeps it): the ```text block before the piped example, then the piped lines;
+    and the console examples of the paragraph that follows them, each to be typed next."""
+    text = README.read_text()
+    piped = next(PIPED.finditer(text))
+    block = README_BLOCK.findall(text[: piped.start()])[-1]
+    typed = [re.split(r"\s{2,}", line.strip())[0] for line in block.splitlines() if line.strip()]
+    typed += piped[1].replace("\\n", "\n").splitlines()
+    after = text.index("`", piped.end()) + 1  # past the piped example's own closing quote
+    paragraph = text[after : text.index("\n\n", after)]
+    return typed, console_examples(INLINE_CODE.findall(paragraph))
+
+
+def console_examples(codes: list[str]) -> list[Example]:
+    """The console commands among inline code: a command's line or a bare move."""
     found = []
-    for text in inline_code():
+    for text in codes:
         first = text.split()[0].lower() if text.split() else ""
         if first in BY_NAME and BY_NAME[first].console:
             found.append(Example(text, "README.md", first))

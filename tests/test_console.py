@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import engine
+from bot.commands import BY_NAME, COMMANDS
 from bot.console import Console
 from bot.service import GameService, Place
 from bot.service.rules import deadline_caption
@@ -497,7 +498,8 @@ async def test_web_prints_the_address_of_a_page_or_says_the_pages_are_off(
     lines = ["as ann", "challenge hex @bob size=5 swap=off", "as bob", "accept", "web", "web 1"]
     out = io.StringIO()
     await Console(service, out, tmp_path).run(lines)
-    assert out.getvalue().count(PAGES_OFF) == 2  # the console's server keeps its pages off
+    off = PAGES_OFF.format("config web=public", "config web=link")
+    assert out.getvalue().count(off) == 2  # the console's server keeps its pages off
     await service.guild_settings(0, web="public")
     out = io.StringIO()
     await Console(service, out, tmp_path).run(["web", "web 1", "web event=1", "web 1 swiss"])
@@ -516,3 +518,111 @@ async def test_web_prints_the_address_of_a_page_or_says_the_pages_are_off(
     assert said[-1].endswith(
         "pages on the web public: no address yet (the bot's operator sets PUBLIC_URL)."
     )
+
+
+async def test_play_by_mail_is_turned_on_from_the_console(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(
+        service,
+        tmp_path,
+        ["challenge hex ann@example.org", "config email=on", "challenge hex ann@example.org"],
+    )
+    assert said[1] == (
+        "This server takes no players by mail: its managers allow them with config email=on."
+    ), said
+    assert said[2].endswith("players by mail play here; pages on the web off."), said
+    assert said[3].startswith("“ann@example.org” plays by mail nowhere here"), said
+    assert (await service.guild_settings(0)).email
+
+
+async def test_an_address_is_refused_while_this_bot_sends_no_mail(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(service, tmp_path, ["settings email=ann@example.org"])
+    assert said[1] == (
+        "This bot sends no mail, so no code could reach you: "
+        "its operator sets EMAIL_SMTP_URL first (docs/EMAIL.md)."
+    ), said
+    assert await service.player_by_address("ann@example.org") is None
+
+
+async def test_help_for_one_command_and_a_setting_typed_as_a_command(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(
+        service, tmp_path, ["help move", "help tournament", "help moev", "vacation", "tz"]
+    )
+    move = said[1 : said.index(next(s for s in said if s.startswith("  tournament create")))]
+    assert move[0].startswith("  move ") and len(move) == 1 + len(BY_NAME["move"].params), said
+    tournament = [line for line in said if line.startswith("  tournament ")]
+    assert len(tournament) == len([c for c in COMMANDS if c.name.startswith("tournament ")])
+    assert "There is no command “moev”; did you mean move? Type help for the commands." in said
+    assert (
+        "There is no command “vacation”; did you mean settings vacation=on? "
+        "Type help for the commands."
+    ) in said
+    assert "There is no command “tz”; did you mean settings tz=Europe/Paris? " in said[-1]
+
+
+async def test_a_command_without_a_number_picks_the_one_game_it_applies_to(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(
+        service,
+        tmp_path,
+        [
+            "as ann",
+            "challenge hex @bob size=5 swap=off days=none first=challenger",
+            "challenge hex @bob size=5 swap=off days=none first=challenger",
+            "as bob", "accept 1", "accept 2",
+            "as ann", "c3 #1", "c3 #2", "undo 1",
+            "as bob", "undo accept",
+            "as ann", "resign 1", "y",
+            "challenge hex @ai size=5 swap=off days=none first=challenger", "conditional list",
+        ],
+    )  # fmt: skip
+    assert "@ann's move c3 in Hex #1 was taken back by agreement." in said, said
+    assert (await service.game(2, 0)).ply == 1  # the request in #1 was answered
+    assert "Conditional moves are for games between people" not in " ".join(said), said
+    assert said[-1] == "You have no conditional lines in Hex #2.", said
+
+
+async def test_refusals_word_commands_the_consoles_way(
+    service: GameService, tmp_path: Path
+) -> None:
+    said = await transcript_of(service, tmp_path, ["web", "challenge hex ann@example.org"])
+    assert "config web=public" in said[1] and "config web=link" in said[1], said
+    assert not any("/config" in line or ":public" in line for line in said), said
+
+
+async def test_a_console_whose_web_port_is_taken_gives_no_links(
+    service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process (another console) holds WEB_PORT: its pages are not this one's."""
+    import socket
+
+    from bot.web.runner import start_web
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        settings = service.settings.model_copy(update={"web_host": "127.0.0.1", "web_port": port})
+        monkeypatch.setattr(service, "settings", settings)
+        assert await start_web(service, settings) is None
+    await service.guild_settings(0, web="public")
+    said = await transcript_of(
+        service,
+        tmp_path,
+        ["as ann", "challenge hex @bob size=5", "as bob", "accept", "web", "web 1", "config"],
+    )
+    assert not any("http" in line for line in said), said
+    refusal = (
+        f"This server's pages on the web are not served by this process: 127.0.0.1:{port} "
+        "is taken (another process may serve other games there)."
+    )
+    assert said.count(refusal) == 2, said
+    assert said[-1].endswith(
+        f"pages on the web public: not served here (127.0.0.1:{port} is taken)."
+    ), said

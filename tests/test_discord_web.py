@@ -13,7 +13,7 @@ import pytest
 from bot.discordbot.weblinks import LABEL
 from bot.service import GameSummary, Place, Player, WebPlace
 from bot.web import urls
-from bot.web.links import PAGES_OFF
+from bot.web.links import PAGES_OFF, PAGES_ON
 from tests.conftest import WEB_URL, Clock
 from tests.fakediscord import FakeDiscord, Message
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
@@ -70,7 +70,9 @@ async def test_off_no_button_on_a_public_server_each_post_links_the_games_page(
         status = next(m for m in world.channel.messages if m.id == quiet.message_id)
         assert not links(status) and not any(links(m) for m in world.thread(quiet).messages)
         said = await asked(world, "web", {}, world.thread(quiet))
-        assert said.ephemeral and said.content == PAGES_OFF and not links(said)
+        off = PAGES_OFF.format(*(typed.slash() for typed in PAGES_ON))
+        assert said.ephemeral and said.content == off and "`/config web:link`" in off
+        assert not links(said)
         reply = await play_slash(world, quiet, "a1")
         assert reply.files and not links(reply)
 

@@ -27,6 +27,7 @@ from tests.doc_examples import (
     context_of,
     readme_blocks,
     readme_console_examples,
+    readme_sequence,
     readme_slash_examples,
     registry_examples,
     slash_parts,
@@ -148,6 +149,21 @@ async def test_every_console_example_is_accepted(
         await context.build(console_table(service), example)
     _, refusals = await typed(service, [f"as {context.me}", example.text, *context.answers])
     assert not refusals, f"{example}: {refusals}"
+
+
+BEFORE, NEXT = readme_sequence()
+
+
+@SQLITE
+@pytest.mark.parametrize("example", NEXT, ids=pytest_id)
+async def test_the_readmes_console_examples_agree_with_the_lines_before_them(
+    service: GameService, example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typed after the README's session and its piped example, in the same store, as
+    the text goes on, each following example is accepted."""
+    monkeypatch.chdir(tmp_path)
+    _, refusals = await typed(service, [*BEFORE, example.text])
+    assert not refusals, f"{example}, after {BEFORE}: {refusals}"
 
 
 def session(block: str) -> list[tuple[str, list[str]]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import aiosmtplib
 import pytest
+from pydantic import SecretStr
 
 from bot.cli import main
 from bot.discordbot import PaperboardBot
@@ -434,8 +435,10 @@ def test_a_reply_address_holds_under_the_old_secret_and_breaks_when_altered() ->
 
 
 async def test_the_console_links_an_address_with_a_code(
-    service: GameService, tmp_path: Path
+    service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    mailing = {"email_smtp_url": SecretStr("smtp://127.0.0.1:2525")}  # codes go by mail
+    monkeypatch.setattr(service, "settings", service.settings.model_copy(update=mailing))
     said = await transcript_of(
         service, tmp_path, ["settings email=Player@Home.test", "settings email_code=000000"]
     )
@@ -455,7 +458,7 @@ async def test_the_console_challenges_a_player_by_mail_by_their_address(
     line = "challenge hex ann@example.test size=5"
     said = await transcript_of(service, tmp_path, [line])
     assert said[-1] == (
-        "This server takes no players by mail: its managers allow them with /config email:on."
+        "This server takes no players by mail: its managers allow them with config email=on."
     )
     await service.guild_settings(0, email=True, email_channel=0)  # the console's server
     said = await transcript_of(service, tmp_path, [line])

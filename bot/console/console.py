@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TextIO, TypeVar
 
 import engine
-from bot.commands import COMMANDS, GAME_NUMBERS
+from bot.console.numbers import event_number, named_game, whole_number
+from bot.console.vocabulary import ACTIONS_OF, KEYS, PARAMS, help_lines, no_command, typed_here
 from bot.schedule.airunner import AiRunner
 from bot.service import (
     DEFAULT_LEVEL,
@@ -54,6 +55,7 @@ from bot.service import (
     describe,
     leaderboard_line,
     local_time,
+    only_game,
     parse_days,
     rating_line,
     rules_card,
@@ -61,30 +63,11 @@ from bot.service import (
     shown,
 )
 from bot.web.links import WebLinks
-from bot.web.urls import pages_sentence
 
 log = logging.getLogger("paperboard.console")
 
 #: The console plays as one pretend server and channel.
 GUILD, CHANNEL = 0, 0
-#: Commands typed with an action word ("tournament join 1"): their actions.
-ACTIONS_OF = {
-    name: tuple(c.name.split(" ", 1)[1] for c in COMMANDS if c.name.startswith(f"{name} "))
-    for name in {c.name.split(" ", 1)[0] for c in COMMANDS if " " in c.name}
-}
-#: The parameters of each command, by name (bot/commands.py: how the console reads each).
-PARAMS = {command.name: {param.name: param for param in command.params} for command in COMMANDS}
-#: The keys of each command's key=value parameters, the shorter ones too (days= for
-#: days_per_move=), each with its parameter's name.
-KEYS = {
-    command.name: {
-        key: param.name
-        for param in command.params
-        if param.console == "key"
-        for key in (param.name, *param.keys)
-    }
-    for command in COMMANDS
-}
 #: `@ai` in a challenge is a seat for the bot (at `level=`, medium by default).
 BOT_NAME = "ai"
 #: The names `rating` reads as the bot: @ai, @Paperboard, "@Paperboard (easy)"...
@@ -241,7 +224,7 @@ class Console:
             elif self.reads_as_move(word, text):
                 await self.move([], text)  # a bare move: "d5 g3", "swap", "c3 #12"
             else:
-                raise self.no_command(word)
+                raise no_command(word, [*self.handlers, "quit"])
             if not self.interactive:
                 await self.bot_turns()
                 # what followed from the line in the outbox (an event's next round after
@@ -274,17 +257,9 @@ class Console:
     def command_meant(self, word: str) -> str | None:
         return closest(word, [*self.handlers, "quit"])
 
-    def no_command(self, word: str) -> Refused:
-        meant = self.command_meant(word)
-        guess = f"did you mean {meant}? Type" if meant else "type"
-        return Refused(
-            f"There is no command {shown(word)}; {guess} help for the commands.",
-            code=ServiceCode.USAGE,
-        )
-
     def refused(self, refusal: Refused) -> None:
         """Say why a command was refused: one sentence, and nothing changed."""
-        self.say(str(refusal))
+        self.say(refusal.worded(typed_here))
 
     # -- commands -----------------------------------------------------------------------
 
@@ -315,7 +290,7 @@ class Console:
             self.me,
             game.lower(),
             opponents=opponents,
-            open_seats=_int(given.get("open_seats", "0"), "open_seats"),
+            open_seats=whole_number(given.get("open_seats", "0"), "open_seats"),
             options=options,
             days_per_move=parse_days(given.get("days_per_move"), unset="default"),
             first=given.get("first", "random"),
@@ -410,7 +385,7 @@ class Console:
         groups = "groups" in words
         numbers = [w for w in words if "=" not in w and w != "groups"]
         game = await self.game_id(numbers, any_status=True)
-        ply = _int(settings["ply"], "ply") if "ply" in settings else None
+        ply = whole_number(settings["ply"], "ply") if "ply" in settings else None
         board = await self.service.board(game, GUILD, ply=ply, groups=groups, viewer_id=self.me.id)
         await self.show_board(board.game, board.png, ply=board.ply)
 
@@ -459,7 +434,7 @@ class Console:
             await self.announce(await self.service.request_undo(game, GUILD, self.me))
             return
         answer = answers[0]
-        game = await self.game_id(rest)
+        game = await self.game_id(rest, undo_answer=True)
         result = await self.service.answer_undo(game, GUILD, self.me, accept=answer == "accept")
         await self.announce(result)
         if any(isinstance(e, UndoAnswered) and e.done for e in result.events):
@@ -484,7 +459,7 @@ class Console:
         named, tokens = named_game(rest.split())
         action = tokens[0].lower() if tokens and tokens[0].lower() in CONDITIONAL_ACTIONS else None
         line = " ".join(tokens[1:] if action else tokens) or None
-        game = named if named is not None else await self.game_meant()
+        game = named if named is not None else await self.game_meant(conditional=True)
         found = await self.service.conditional(game, GUILD, self.me, action, line)
         self.say(conditional_text(found))
 
@@ -513,7 +488,7 @@ class Console:
                 f"Say web, web 12 or web event=1, not {shown(' '.join(words))}.",
                 code=ServiceCode.USAGE,
             )
-        event = _int(given["event"], "event") if "event" in given else None
+        event = whole_number(given["event"], "event") if "event" in given else None
         for what, url in await WebLinks(self.service).pages(GUILD, game_id=named, event_id=event):
             self.say(f"{what}: {url}")
 
@@ -605,7 +580,7 @@ class Console:
             quiet_hours=values.get("quiet_hours"),
             vacation=_bool(vacation) if vacation is not None else None,
             confirm_moves=_bool(confirm) if confirm is not None else None,
-            digest_hour=_int(hour, "digest") if hour is not None else None,
+            digest_hour=whole_number(hour, "digest") if hour is not None else None,
             auto_vacation=_bool(auto) if auto is not None else None,
             weekend=values.get("weekend"),
             web_profile=_bool(profile) if profile is not None else None,
@@ -625,17 +600,21 @@ class Console:
             )
         given = _keyed({k: v for k, v in typed.items() if v}, "config")
         rated, runners, web = given.get("rated"), given.get("tournaments"), given.get("web")
+        email = _bool(given["email"]) if "email" in given else None
         found = await self.service.guild_settings(
             GUILD,
             days_per_move=parse_days(given.get("days_per_move"), unset="keep"),
             rated=_bool(rated) if rated is not None else None,
             tournaments=runners.lower() if runners is not None else None,
+            email=email,
+            email_channel=CHANNEL if email else None,  # games by mail start in the console
             web=web.lower() if web is not None else None,
         )
         self.say(
             f"This server: {clock_text(found.days_per_move)}; rated games "
             f"{'on' if found.rated else 'off'}; events run by {found.tournaments}; "
-            f"{pages_sentence(found, self.service.settings.pages_url)}."
+            f"{'players by mail play here' if found.email else 'no players by mail'}; "
+            f"{WebLinks(self.service).sentence(found)}."
         )
 
     # -- events -------------------------------------------------------------------------
@@ -657,8 +636,8 @@ class Console:
             format=given.get("format", ""),
             name=given.get("name"),
             options=options,
-            rounds=_int(rounds, "rounds") if rounds is not None else None,
-            match=_int(match, "match") if match is not None else None,
+            rounds=whole_number(rounds, "rounds") if rounds is not None else None,
+            match=whole_number(match, "match") if match is not None else None,
             double=_bool(given["double"]) if "double" in given else False,
             days_per_move=parse_days(given.get("days_per_move"), unset="default"),
             rated=_bool(given["rated"]) if "rated" in given else None,
@@ -666,28 +645,28 @@ class Console:
             clock=given.get("clock"),
             auto_vacation=_bool(given["auto_vacation"]) if "auto_vacation" in given else True,
             manages=True,  # the console is its own server's manager
-            max_players=_int(most, "max_players") if most is not None else None,
-            start_players=_int(start, "start_players") if start is not None else None,
+            max_players=whole_number(most, "max_players") if most is not None else None,
+            start_players=whole_number(start, "start_players") if start is not None else None,
             starts_at=given.get("starts"),
         )
         await self.tournament_said(result)
 
     async def tournament_join(self, words: list[str], _: str) -> None:
-        event = _event_number(words)
+        event = event_number(words)
         await self.tournament_said(await self.service.join_tournament(event, GUILD, self.me))
 
     async def tournament_leave(self, words: list[str], _: str) -> None:
-        event = _event_number(words)
+        event = event_number(words)
         await self.tournament_said(await self.service.leave_tournament(event, GUILD, self.me))
 
     async def tournament_start(self, words: list[str], _: str) -> None:
-        event = _event_number(words)
+        event = event_number(words)
         started = await self.service.start_tournament(event, GUILD, self.me, manages=True)
         await self.tournament_said(started)
 
     async def tournament_withdraw(self, words: list[str], _: str) -> None:
         named = [self.player(w[1:]) for w in words if w.startswith("@")]
-        event = _event_number([w for w in words if not w.startswith("@")])
+        event = event_number([w for w in words if not w.startswith("@")])
         withdrawn = await self.service.withdraw_from_tournament(
             event, GUILD, self.me, named[0] if named else None, manages=True
         )
@@ -700,46 +679,46 @@ class Console:
                 "Name the player to challenge: tournament challenge 1 @bob.",
                 code=ServiceCode.USAGE,
             )
-        event = _event_number([w for w in words if not w.startswith("@")])
+        event = event_number([w for w in words if not w.startswith("@")])
         challenged = await self.service.ladder_challenge(event, GUILD, self.me, named[0])
         await self.tournament_said(challenged)
 
     async def tournament_accept(self, words: list[str], _: str) -> None:
-        event = _event_number(words)
+        event = event_number(words)
         accepted = await self.service.accept_ladder_challenge(event, GUILD, self.me)
         await self.tournament_said(accepted)
 
     async def tournament_decline(self, words: list[str], _: str) -> None:
-        event = _event_number(words)
+        event = event_number(words)
         declined = await self.service.decline_ladder_challenge(event, GUILD, self.me)
         await self.tournament_said(declined)
 
     async def tournament_cancel(self, words: list[str], _: str) -> None:
-        event = _event_number(words)
+        event = event_number(words)
         cancelled = await self.service.cancel_tournament(event, GUILD, self.me, manages=True)
         await self.tournament_said(cancelled)
 
     async def tournament_add_bot(self, words: list[str], _: str) -> None:
         level = dict(map(_pair, [w for w in words if "=" in w])).get("level", DEFAULT_LEVEL)
-        event = _event_number([w for w in words if "=" not in w])
+        event = event_number([w for w in words if "=" not in w])
         added = await self.service.add_bot_to_tournament(
             event, GUILD, self.me, level.lower(), manages=True
         )
         await self.tournament_said(added)
 
     async def tournament_export(self, words: list[str], _: str) -> None:
-        exported = await self.service.export_tournament(_event_number(words), GUILD)
+        exported = await self.service.export_tournament(event_number(words), GUILD)
         self.say(f"Export: {self.save(exported.filename, exported.data)}")
 
     async def tournament_standings(self, words: list[str], _: str) -> None:
-        event = _event_number(words)
+        event = event_number(words)
         standings = await self.service.tournament_standings(event, GUILD)
         self.say(standings.text)
         if standings.png:
             self.say(f"Standings: {self.save(f'event-{event}-standings.png', standings.png)}")
 
     async def tournament_pairings(self, words: list[str], _: str) -> None:
-        self.say(await self.service.tournament_pairings(_event_number(words), GUILD))
+        self.say(await self.service.tournament_pairings(event_number(words), GUILD))
 
     async def tournament_list(self, words: list[str], _: str) -> None:
         listed = await self.service.list_tournaments(GUILD)
@@ -766,10 +745,7 @@ class Console:
         self.say(f"You are {self.me.name}.")
 
     async def help(self, words: list[str], _: str) -> None:
-        self.say(GAME_NUMBERS)
-        for command in COMMANDS:
-            if command.console:
-                self.say(f"  {command.console:<58} {command.help}")
+        self.say("\n".join(help_lines(words, [*self.handlers, "quit"])))
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -790,23 +766,41 @@ class Console:
         challenge: bool = False,
         any_status: bool = False,
         last_moved: bool = False,
+        undo_answer: bool = False,
     ) -> int:
         """The game named (12, #12, game=12) or, failing that, the one meant: a challenge
         waiting for you; your latest game (any_status); the game of your last move
-        (last_moved); your only game under way."""
+        (last_moved); the one game asking you for an undo (undo_answer); your only game
+        under way."""
         named, rest = named_game(words)
         if rest:
             raise Refused(f"{shown(rest[0])} is not a game number.", code=ServiceCode.USAGE)
         if named is not None:
             return named
         return await self.game_meant(
-            challenge=challenge, any_status=any_status, last_moved=last_moved
+            challenge=challenge,
+            any_status=any_status,
+            last_moved=last_moved,
+            undo_answer=undo_answer,
         )
 
     async def game_meant(
-        self, *, challenge: bool = False, any_status: bool = False, last_moved: bool = False
+        self,
+        *,
+        challenge: bool = False,
+        any_status: bool = False,
+        last_moved: bool = False,
+        undo_answer: bool = False,
+        conditional: bool = False,
     ) -> int:
-        """The game a command without a number means (game_id's defaults)."""
+        """The game a command without a number means (game_id's defaults; `conditional`:
+        the one game that takes your conditional lines)."""
+        if undo_answer:
+            asking = await self.service.undo_requests_for(GUILD, self.me.id)
+            return only_game(asking, "asking you for an undo").id
+        if conditional:
+            mine = await self.service.conditional_games(GUILD, self.me.id)
+            return only_game(mine, "between two people (where lines are kept)").id
         if challenge:
             open_games = await self.service.games(GUILD, status="open")
             invited = [
@@ -918,27 +912,6 @@ class Console:
         self.out.flush()
 
 
-def named_game(words: list[str]) -> tuple[int | None, list[str]]:
-    """The game a command's words name, and the other words: `game=12` anywhere, or 12
-    or #12 first or last. No move of any game is a bare number (every point starts with
-    its column's letter), so a move is never taken for a game."""
-    named = [w.split("=", 1)[1] for w in words if w.lower().startswith("game=")]
-    rest = [w for w in words if not w.lower().startswith("game=")]
-    for end in (0, -1):
-        if rest and rest[end].lstrip("#").isdecimal():
-            named.append(rest.pop(end))
-    if len(named) > 1:
-        raise Refused("Name one game: 12, #12 or game=12.", code=ServiceCode.USAGE)
-    return (_int(named[0].lstrip("#"), "game") if named else None), rest
-
-
-def _event_number(words: list[str]) -> int:
-    """The event a tournament command names: its number (1 or #1)."""
-    if len(words) != 1 or not words[0].lstrip("#").isdecimal():
-        raise Refused("Name the event by its number: tournament join 1.", code=ServiceCode.USAGE)
-    return _int(words[0].lstrip("#"), "event")
-
-
 def _bot_to_move(game: GameSummary) -> bool:
     return (
         game.status == "active"
@@ -984,12 +957,6 @@ def _keyed(settings: dict[str, str], command: str) -> dict[str, str]:
 def _pair(word: str) -> tuple[str, str]:
     key, _, value = word.partition("=")
     return key.strip().lower(), value.strip()
-
-
-def _int(text: str, what: str) -> int:
-    if not text.strip().isdecimal() or len(text.strip()) > 12:
-        raise Refused(f"{what} must be a whole number, not {shown(text)}.", code=ServiceCode.USAGE)
-    return int(text)
 
 
 def _bool(text: str) -> bool:

@@ -47,7 +47,7 @@ from bot.service import (
     shown,
     taken_back_text,
 )
-from bot.web.urls import pages_sentence
+from bot.web.links import WebLinks
 
 MAX_CHOICES = 25  # Discord's limit for autocomplete
 
@@ -540,7 +540,7 @@ class GamesCog(commands.Cog):
             interaction,
             f"Games may start in {where}; {clock_text(found.days_per_move)}; "
             f"rated games {rated_words}; events run by {found.tournaments}; {by_mail}; "
-            f"{pages_sentence(found, self.service.settings.pages_url)}.",
+            f"{WebLinks(self.service).sentence(found)}.",
         )
 
     # -- helpers -----------------------------------------------------------------------------------

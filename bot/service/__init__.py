@@ -4,6 +4,7 @@ from bot.service.caches import SizedCache, text_bytes
 from bot.service.exports import ExportFile
 from bot.service.inbox import MailInFlight, mail_key
 from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
+from bot.service.lookups import only_game
 from bot.service.mail import clean_address
 from bot.service.messages import (
     away_note,
@@ -56,6 +57,7 @@ from bot.service.models import (
     TournamentSummary,
     TournamentTables,
     TurnStarted,
+    Typed,
     UndoAnswered,
     UndoRequested,
     WebPlace,
@@ -110,6 +112,7 @@ __all__ = [
     "TournamentSummary",
     "TournamentTables",
     "TurnStarted",
+    "Typed",
     "UndoAnswered",
     "UndoRequested",
     "WebGame",
@@ -129,6 +132,7 @@ __all__ = [
     "levels_text",
     "local_time",
     "mail_key",
+    "only_game",
     "options_text",
     "parse_days",
     "rating_line",

@@ -170,19 +170,27 @@ class Conditionals(Records):
         """The game's row (locked in a write: an opponent's move waits, so a line is
         checked against the position it will follow), its summary and the seat."""
         row, summary, seat = await self.seated(conn, game_id, guild_id, player, lock=lock)
-        if any(other.bot is not None for other in summary.seats):
-            raise Refused(
-                "Conditional moves are for games between people: the bot answers at once, "
-                "so a line would never wait for it.",
-                code=ServiceCode.AGAINST_BOT,
-            )
-        if len(summary.seats) != 2:
-            raise Refused(
-                "Conditional moves are for two-player games; with more players the "
-                "replies of several people would cross.",
-                code=Code.PLAYER_COUNT,
-            )
+        refusal = no_conditionals(summary)
+        if refusal is not None:
+            raise refusal
         return row, summary, seat
+
+
+def no_conditionals(summary: GameSummary) -> Refused | None:
+    """Why a game takes no conditional lines; None when it takes them."""
+    if any(other.bot is not None for other in summary.seats):
+        return Refused(
+            "Conditional moves are for games between people: the bot answers at once, "
+            "so a line would never wait for it.",
+            code=ServiceCode.AGAINST_BOT,
+        )
+    if len(summary.seats) != 2:
+        return Refused(
+            "Conditional moves are for two-player games; with more players the "
+            "replies of several people would cross.",
+            code=Code.PLAYER_COUNT,
+        )
+    return None
 
 
 def split_line(text: str) -> list[str]:

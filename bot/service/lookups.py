@@ -11,6 +11,7 @@ import sqlalchemy as sa
 import engine
 from bot.render import render_text
 from bot.service import ratings
+from bot.service.conditionals import no_conditionals
 from bot.service.messages import game_info
 from bot.service.models import (
     STATUSES,
@@ -166,17 +167,32 @@ class Lookups(Records):
         active = await self.games(guild_id, player_id=player_id, status="active")
         on_move = [g for g in active if g.player_to_move == player_id]
         candidates = on_move if my_turn or (len(active) > 1 and on_move) else active
-        if len(candidates) == 1:
-            return candidates[0]
-        if not candidates:
-            where = "waiting for your move" if my_turn else "under way"
-            raise Refused(
-                f"You have no game {where} here; name the game.", code=ServiceCode.NO_GAME
+        return only_game(candidates, "waiting for your move" if my_turn else "under way")
+
+    async def undo_requests_for(self, guild_id: int, player_id: int) -> list[GameSummary]:
+        """The player's games under way where someone else's undo request waits for an
+        answer."""
+        check_ids(guild_id, player_id)
+        query = (
+            sa.select(games.c.id)
+            .join(seats, seats.c.game_id == games.c.id)
+            .where(
+                games.c.guild_id == guild_id,
+                games.c.status == "active",
+                games.c.undo_ply == games.c.ply,
+                seats.c.player_id == player_id,
+                seats.c.seat != games.c.undo_seat,
             )
-        listed = ", ".join(f"#{g.id}" for g in candidates[:10])
-        raise Refused(
-            f"Name the game: you have several ({listed}).", code=ServiceCode.AMBIGUOUS_GAME
         )
+        async with self.db.read() as conn:
+            waiting = set((await conn.scalars(query)).all())
+        active = await self.games(guild_id, player_id=player_id, status="active")
+        return [game for game in active if game.id in waiting]
+
+    async def conditional_games(self, guild_id: int, player_id: int) -> list[GameSummary]:
+        """The player's games under way that take conditional lines."""
+        active = await self.games(guild_id, player_id=player_id, status="active")
+        return [game for game in active if no_conditionals(game) is None]
 
     async def _last_moved_in(self, guild_id: int, player_id: int) -> int | None:
         """The game under way where the player's latest move was (passes aside)."""
@@ -257,3 +273,14 @@ class Lookups(Records):
             game_info(game)
         async with self.db.read() as conn:
             return await ratings.of_player(conn, guild_id, player_id, game)
+
+
+def only_game(candidates: list[GameSummary], where: str) -> GameSummary:
+    """The game a command means when none is named: the one of `candidates` (the games
+    where it applies); else a refusal, none `where` or the several to name one of."""
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise Refused(f"You have no game {where} here; name the game.", code=ServiceCode.NO_GAME)
+    listed = ", ".join(f"#{g.id}" for g in candidates[:10])
+    raise Refused(f"Name the game: you have several ({listed}).", code=ServiceCode.AMBIGUOUS_GAME)

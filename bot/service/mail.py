@@ -27,6 +27,7 @@ from bot.service.models import (
     Refused,
     Result,
     ServiceCode,
+    Typed,
 )
 from bot.service.records import Records
 from bot.service.rules import check_ids
@@ -81,6 +82,12 @@ class Mail(Records):
         """Link `address` to a Discord player, unconfirmed: a code is mailed to it (the
         mail adapter sends the codes `codes_to_mail` lists). Reminders by email go back
         to DMs until it is confirmed."""
+        if not self.settings.mails:
+            raise Refused(
+                "This bot sends no mail, so no code could reach you: its operator sets "
+                "EMAIL_SMTP_URL first (docs/EMAIL.md).",
+                code=ServiceCode.BAD_SETTING,
+            )
         address = clean_address(address)
         code = f"{secrets.randbelow(10**6):06d}"
         now = self.clock()
@@ -214,9 +221,9 @@ class Mail(Records):
         players in by mail."""
         if not (await self.mail_guild(guild_id)).email:
             raise Refused(
-                "This server takes no players by mail: its managers allow them with "
-                "/config email:on.",
+                "This server takes no players by mail: its managers allow them with {}.",
                 code=ServiceCode.BAD_SETTING,
+                typed=(Typed("config", (("email", "on"),)),),
             )
         found = await self.player_by_address(clean_address(address))
         if found is None or found[1] not in (None, guild_id):

@@ -7,6 +7,7 @@ is an id with a display name, a place is a (guild, channel) pair of ids.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -91,13 +92,36 @@ class ServiceCode(enum.StrEnum):
     WEB_OFF = "web_off"
 
 
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """A command a sentence tells the player to type, in no front end's words: each
+    words it its own way (`/config email:on` on Discord, `config email=on` in the
+    console). `values`: its parameters and their values, in order."""
+
+    command: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def slash(self) -> str:
+        """The slash command's words (Discord's, and mail's answers)."""
+        return "`" + " ".join([f"/{self.command}", *(f"{k}:{v}" for k, v in self.values)]) + "`"
+
+
 class Refused(Exception):
     """A use case said no. `str(exc)` is the sentence for the player; nothing changed.
-    `code` is the rules' (a refused move or game) or the service's own."""
+    `code` is the rules' (a refused move or game) or the service's own. A sentence that
+    names commands holds a {} for each of `typed`: `worded` fills them in a front end's
+    words, `str(exc)` in the slash commands'."""
 
-    def __init__(self, sentence: str, *, code: Code | ServiceCode) -> None:
-        super().__init__(sentence)
+    def __init__(
+        self, sentence: str, *, code: Code | ServiceCode, typed: tuple[Typed, ...] = ()
+    ) -> None:
+        super().__init__(sentence.format(*(t.slash() for t in typed)) if typed else sentence)
         self.code: Code | ServiceCode = code
+        self.sentence, self.typed = sentence, typed
+
+    def worded(self, words: Callable[[Typed], str]) -> str:
+        """The sentence with its commands in a front end's words."""
+        return self.sentence.format(*map(words, self.typed)) if self.typed else str(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,6 +128,9 @@ class Records:
         self.holds_until_delivered = False
         self.holds = outbox.Holds(self)
         self.settings = settings
+        # why this process serves no pages though WEB_PORT is set (its port taken: the
+        # pages there are another process's), as the web adapter found at its start
+        self.pages_unserved: str | None = None
         self.clock = clock
         self.rng = rng or random.Random()
         # game id -> (the row's updated_at, the state): valid while the row is unchanged

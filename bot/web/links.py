@@ -6,7 +6,15 @@ addresses themselves are bot/web/urls.py's.
 
 from __future__ import annotations
 
-from bot.service import GameService, GameSummary, Refused, ServiceCode, WebPlace
+from bot.service import (
+    GameService,
+    GameSummary,
+    GuildSettings,
+    Refused,
+    ServiceCode,
+    Typed,
+    WebPlace,
+)
 from bot.service.web import SHOWN
 from bot.web import urls
 
@@ -15,11 +23,17 @@ NO_ADDRESS = (
     "This server's pages on the web are on, but this bot has no address for them: its "
     "operator sets PUBLIC_URL (or WEB_PORT, to serve them from the bot's own process)."
 )
-#: The answer where a server's pages are off.
+#: The answer where a server's pages are off, a {} for each of the commands that turn
+#: them on (`Refused.typed`: each front end words them its own way).
 PAGES_OFF = (
-    "This server's pages on the web are off: a manager turns them on with "
-    "`/config web:public` (anyone may find them) or `web:link` (only through the links "
-    "the bot posts)."
+    "This server's pages on the web are off: a manager turns them on with {} (anyone may "
+    "find them) or {} (only through the links the bot posts)."
+)
+PAGES_ON = tuple(Typed("config", (("web", mode),)) for mode in ("public", "link"))
+#: The answer where this process's own pages are not served (`GameService.pages_unserved`).
+NOT_SERVED = (
+    "This server's pages on the web are not served by this process: {} (another process "
+    "may serve other games there)."
 )
 
 
@@ -30,10 +44,26 @@ class WebLinks:
     def __init__(self, service: GameService) -> None:
         self.service = service
 
+    @property
+    def unserved(self) -> str | None:
+        """Why the pages at this process's own address are not its own (its WEB_PORT was
+        taken): links there would lead to another process's games. None with a
+        PUBLIC_URL: the operator says where the pages are."""
+        return None if self.service.settings.public_url else self.service.pages_unserved
+
+    @property
+    def pages_url(self) -> str | None:
+        """`Settings.pages_url`, or None where this process's pages are `unserved`."""
+        return None if self.unserved else self.service.settings.pages_url
+
+    def sentence(self, found: GuildSettings) -> str:
+        """`pages_sentence`, as `/config` answers, at this process's address."""
+        return urls.pages_sentence(found, self.pages_url, self.unserved)
+
     async def place(self, guild_id: int | None) -> WebPlace | None:
         """Where the server's pages are; None while they are off (or outside a server),
-        or while they have no address (`Settings.pages_url`)."""
-        if guild_id is None or self.service.settings.pages_url is None:
+        or while they have no address (`pages_url`)."""
+        if guild_id is None or self.pages_url is None:
             return None
         try:
             return await self.service.web_place(guild_id)
@@ -96,13 +126,16 @@ class WebLinks:
             wanted.append(("This server's games", await self.server(guild_id)))
         pages = [(what, url) for what, url in wanted if url is not None]
         if len(pages) < len(wanted):
-            on = self.service.settings.pages_url is None and await self.service.web_place(guild_id)
-            raise Refused(NO_ADDRESS if on else PAGES_OFF, code=ServiceCode.WEB_OFF)
+            if self.pages_url is not None or not await self.service.web_place(guild_id):
+                raise Refused(PAGES_OFF, code=ServiceCode.WEB_OFF, typed=PAGES_ON)
+            if self.unserved is not None:
+                raise Refused(NOT_SERVED.format(self.unserved), code=ServiceCode.WEB_OFF)
+            raise Refused(NO_ADDRESS, code=ServiceCode.WEB_OFF)
         return pages
 
     def absolute(self, path: str) -> str:
         """`path` at the pages' address (asked only once `place` found them, so
-        `Settings.pages_url` is set: it is `site_url`)."""
+        `pages_url` is set: it is `site_url`)."""
         return urls.absolute(self.service.settings.site_url, path)
 
 

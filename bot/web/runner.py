@@ -11,6 +11,7 @@ every `QUIET_SECONDS` (anyone can send them), never a traceback.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import time
 from asyncio import AbstractEventLoop
@@ -58,6 +59,12 @@ async def start_web(
         )
     except OSError as exc:
         await runner.cleanup()
+        where = f"{settings.web_host}:{settings.web_port}"
+        service.pages_unserved = (
+            f"{where} is taken"
+            if exc.errno == errno.EADDRINUSE
+            else f"{where} cannot be listened on ({exc.strerror or exc})"
+        )
         log.warning(
             "the web pages cannot listen on %s:%s (%s); set WEB_HOST and WEB_PORT "
             "(WEB_PORT=0: no pages)",

@@ -153,17 +153,19 @@ def absolute(public_url: str, path: str) -> str:
     return public_url.rstrip("/") + path
 
 
-def pages_sentence(found: GuildSettings, pages_url: str | None) -> str:
+def pages_sentence(found: GuildSettings, pages_url: str | None, unserved: str | None = None) -> str:
     """A server's pages in words, as `/config` answers: off, or where they are (none
-    where the bot has no address for them: `Settings.pages_url`)."""
+    where the bot has no address for them: `Settings.pages_url`; none where this
+    process's own pages are `unserved`, and why)."""
     place = found.web_place
     if place is None:
         return "pages on the web off"
-    where = (
-        "no address yet (the bot's operator sets PUBLIC_URL)"
-        if pages_url is None
-        else absolute(pages_url, server(place))
-    )
+    if unserved is not None:
+        where = f"not served here ({unserved})"
+    elif pages_url is None:
+        where = "no address yet (the bot's operator sets PUBLIC_URL)"
+    else:
+        where = absolute(pages_url, server(place))
     if place.mode == "link":
         return f"pages on the web by link only (never indexed): {where}"
     return f"pages on the web public: {where}"
