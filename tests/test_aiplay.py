@@ -243,6 +243,24 @@ async def test_the_bot_moves_first_when_it_has_the_first_seat(
     assert game.ply == 1 and game.to_move == 1
 
 
+async def test_the_record_keeps_the_bots_name_apart_from_its_move(
+    service: GameService, runner: AiRunner
+) -> None:
+    """ "Paperboard (beginner)" is longer than most names: the moves still stand in a
+    column of their own, two spaces after the longest name."""
+    game = await bot_game(service, "hex", {"size": 4, "swap": "off"}, level="beginner")
+    await service.move(game.id, GUILD, ANN, "b2")
+    assert await runner.run_once() == 1
+    *_, first, second = (await service.record(game.id, GUILD)).text.splitlines()
+    played = [row.text for row in await bot_moves(service)]
+    names = [seat.name or "" for seat in game.seats]
+    assert names[1] == "Paperboard (beginner)"
+    column = first.rindex(played[0])
+    for line, name, move in zip((first, second), names, played, strict=True):
+        assert line.endswith(move) and line.rindex(move) == column, (first, second)
+        assert line[:column].rstrip().endswith(name) and line[:column].endswith("  ")
+
+
 async def test_undo_against_the_bot_is_granted_at_once(
     service: GameService, runner: AiRunner
 ) -> None:

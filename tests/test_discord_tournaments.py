@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from bot.service import GameSummary, Place, Player
+from bot.store.schema import entrants, players
 from tests.conftest import Clock
 from tests.fakediscord import Channel, FakeDiscord, Message
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
@@ -53,11 +55,23 @@ def threads_named(world: World, prefix: str) -> list[Channel]:
     return [t for t in world.fake.threads if t.name.startswith(prefix)]
 
 
+async def resign_in_thread(world: World, game: GameSummary, seat: int = 0) -> None:
+    """The player in `seat` resigns in the game's thread; the game is then over."""
+    game = await settled_game(world, game.id, lambda g: g.thread_id, "its thread")
+    loser = world.user_of(game, seat)
+    ask = await (await world.fake.slash(loser, "resign", {}, channel=world.thread(game))).reply()
+    (yes,) = [c for c in ask.custom_ids if c.startswith("pb:r:yes")]
+    await (await world.fake.press(loser, ask, yes)).reply()
+    await settled_game(world, game.id, lambda g: g.status == "finished", "its end")
+
+
 async def test_sign_up_start_threads_a_game_to_its_end_and_the_standings(world: World) -> None:
     async with world.running():
         signup = await create(world)
         assert not signup.ephemeral
-        assert signup.content.startswith("**Spring Hex** (event #1): a round robin of Hex")
+        assert signup.content.startswith(
+            "**Spring Hex** (event #1): a round robin of Hex (size=5, swap=on), "
+        )
         assert signup.custom_ids == ["pb:t:join:1", "pb:t:leave:1"]
         assert "0 players" in signup.content
         await press(world, "ann", signup, "pb:t:join:1", "1 player: ann")
@@ -98,17 +112,17 @@ async def test_sign_up_start_threads_a_game_to_its_end_and_the_standings(world: 
         game = next(g for g in listed if g.event_id == 1)
         thread = world.thread(game)
         assert thread.name.startswith(f"{game.event} · ")
-        loser = world.user_of(game, 0)
-        ask = await (await world.fake.slash(loser, "resign", {}, channel=thread)).reply()
-        (yes,) = [c for c in ask.custom_ids if c.startswith("pb:r:yes")]
-        await (await world.fake.press(loser, ask, yes)).reply()
-        await settled_game(world, game.id, lambda g: g.status == "finished", "its end")
+        await resign_in_thread(world, game)
 
         handle = await world.fake.slash(
             world.users["ann"], "tournament standings", {"event": 1}, channel=world.channel
         )
         shown = await handle.wait_for_attachment()
-        assert not shown.ephemeral and "Spring Hex" in shown.content
+        assert not shown.ephemeral
+        headline, table = shown.content.split("\n", 1)
+        assert headline == "**Spring Hex**: standings in round 1."
+        assert table.startswith("```\n") and table.endswith("\n```")
+        assert all(name in table for name in ("ann", "bob", "cat"))
         pictures = list(shown.files.values())
         assert len(pictures) == 2 and all(p.startswith(PNG) for p in pictures)  # + crosstable
 
@@ -217,18 +231,23 @@ async def test_a_limit_and_an_automatic_start_on_the_sign_up(world: World, clock
         assert event.status == "active" and event.max_players == 3
 
 
+async def started_with_three(world: World, **given: object) -> None:
+    """Event #1, created as `create` does, entered by ann, bob and cat and started."""
+    signup = await create(world, **given)
+    for count, name in enumerate(("ann", "bob", "cat"), 1):
+        await press(world, name, signup, "pb:t:join:1", f"{count} player")
+    await (
+        await world.fake.slash(
+            world.fake.owner, "tournament start", {"event": 1}, channel=world.channel
+        )
+    ).reply()
+
+
 async def test_a_ladder_challenge_is_issued_accepted_and_threaded(world: World) -> None:
     """/tournament challenge, then /tournament accept: the game opens in a thread named
     for the ladder; a second accept is refused to the presser alone."""
     async with world.running():
-        signup = await create(world, format="ladder", name="Club")
-        for count, name in enumerate(("ann", "bob", "cat"), 1):
-            await press(world, name, signup, "pb:t:join:1", f"{count} player")
-        await (
-            await world.fake.slash(
-                world.fake.owner, "tournament start", {"event": 1}, channel=world.channel
-            )
-        ).reply()
+        await started_with_three(world, format="ladder", name="Club")
         issued = await (
             await world.fake.slash(
                 world.users["cat"],
@@ -255,3 +274,86 @@ async def test_a_ladder_challenge_is_issued_accepted_and_threaded(world: World) 
             )
         ).reply()
         assert again.ephemeral and again.content == "No challenge on Club Hex is waiting for you."
+
+
+def code_block(content: str) -> tuple[str, list[str]]:
+    """A standings message's headline and the lines of its code block (all it has)."""
+    headline, block = content.split("\n", 1)
+    assert block.startswith("```\n") and block.endswith("\n```"), content
+    return headline, block.removeprefix("```\n").removesuffix("\n```").splitlines()
+
+
+def placed(rows: list[str], name: str) -> str:
+    """The place in the table's row of `name`."""
+    return next(row.split()[0] for row in rows if f" {name} " in row)
+
+
+async def test_a_finished_event_posts_and_shows_its_final_standings_in_columns(
+    world: World,
+) -> None:
+    """The final post's table sits in a code block (its columns aligned); /tournament
+    standings then says "final standings", with the table and the pictures."""
+    async with world.running():
+        await started_with_three(world, name="Duel")
+        await world.fake.wait_for(
+            lambda: len(threads_named(world, "Duel Hex · round")) == 3, what="three threads"
+        )
+        strength = ["bob", "cat", "ann"]  # the weaker resigns: ann wins both games
+        for game in await world.service.games(world.guild.id, status="active"):
+            seats = [strength.index(world.user_of(game, seat).username) for seat in (0, 1)]
+            await resign_in_thread(world, game, seats.index(min(seats)))
+        final = await world.fake.wait_for(
+            lambda: next((m for m in world.channel.messages if "is over" in m.content), None),
+            what="the final standings",
+        )
+        headline, rows = code_block(final.content)
+        assert headline == "Duel Hex is over. Final standings:"
+        assert rows[0] == "Duel Hex" and placed(rows, "ann") == "1", rows
+        assert final.attachments
+
+        handle = await world.fake.slash(
+            world.users["cat"], "tournament standings", {"event": 1}, channel=world.channel
+        )
+        shown = await handle.wait_for_attachment()
+        headline, rows = code_block(shown.content)
+        assert headline == "**Duel Hex**: final standings."
+        assert placed(rows, "ann") == "1"
+        assert all(p.startswith(PNG) for p in shown.files.values())
+
+
+async def test_a_hundred_players_standings_are_cut_to_one_message(world: World) -> None:
+    """Discord takes 2,000 characters: the table's top rows, then how many more lines the
+    pictures have, with the code block closed."""
+    organizer = Player(world.fake.owner.id, "owner")
+    created = await world.service.create_tournament(
+        Place(world.guild.id, world.channel.id), organizer, "hex", format="ladder",
+        name="Club", options={"size": "5"}, manages=True,
+    )  # fmt: skip
+    event = created.tournament.id
+    now = datetime.now(UTC)  # the entrants written directly: a hundred joins take seconds
+    people = [
+        {"id": 50_000 + n, "name": f"entrant number {n}", "created_at": now} for n in range(1, 101)
+    ]
+    async with world.service.db.write() as conn:
+        await conn.execute(players.insert(), people)
+        await conn.execute(
+            entrants.insert(),
+            [
+                {"tournament_id": event, "player_id": p["id"], "seq": p["id"], "joined_at": now}
+                for p in people
+            ],
+        )
+    await world.service.start_tournament(event, world.guild.id, organizer, manages=True)
+    full = (await world.service.tournament_standings(event, world.guild.id)).text.splitlines()
+    async with world.running():
+        handle = await world.fake.slash(
+            world.users["ann"], "tournament standings", {"event": event}, channel=world.channel
+        )
+        shown = await handle.wait_for_attachment()
+    assert len(shown.content) <= 2000
+    headline, rows = code_block(shown.content)
+    assert headline == "**Club Hex**: standings so far."
+    *kept, more = rows
+    assert len(kept) > 20 and kept == full[: len(kept)]
+    assert more == f"… and {sum(1 for line in full[len(kept) :] if line)} more lines."
+    assert shown.files

@@ -322,3 +322,22 @@ def test_a_legend_under_the_board_says_what_the_marks_mean() -> None:
         for x in range(0, place.picture_width, 2)
     }
     assert {"blue", "last", "muted", "ink"} <= seen
+
+
+@pytest.mark.parametrize("runner", [0, 1])
+def test_the_text_board_marks_the_base_reached_with_a_mark_of_its_key(runner: int) -> None:
+    """Every mark of a dot on the text board is in the key under it, and the base reached
+    has a mark of its own (not a dead dot's *)."""
+    state = race(runner, size="17x14")
+    view = view_of(state)
+    lines = render_text(state).splitlines()
+    (key,) = [line for line in lines if " · " in line and "bases" in line]
+    keyed = {mark for part in key.split(" · ") for mark in part.split() if len(mark) == 1}
+    rows = {line[:3].strip(): line for line in lines if line[:3].strip().isdigit()}
+
+    def mark(point: tuple[int, int]) -> str:
+        return rows[str(point[1] + 1)][3 + 2 * point[0]]
+
+    reached = mark(view.winning_path[-1])
+    assert reached not in ".*" and reached in keyed, (reached, key)
+    assert {mark(dot.point) for dot in view.dots} <= keyed

@@ -19,11 +19,12 @@ from bot.render.shortcircuit import (
     GHOST_RADIUS,
     HALO_RADIUS,
     Layout,
+    board_text,
     layout,
 )
 from bot.render.theme import DEFAULT_THEME, MAX_SIDE
 from engine import GameState
-from engine.notation import point
+from engine.notation import column_label, point
 from engine.shortcircuit import ShortCircuitState, ShortCircuitView
 from tests.conftest import game
 
@@ -256,3 +257,26 @@ def test_random_positions_render(options: dict[str, int]) -> None:
             if rng.random() < 0.3:
                 assert render_png(state).startswith(b"\x89PNG")
         assert render_png(state, players=["ann", "bob"]).startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("size", [3, 5, 10])
+def test_the_text_board_labels_every_column_at_its_foot_and_every_row(size: int) -> None:
+    """Columns run up-left: each column's letter stands one step below its lowest cell,
+    in line with it (a..e under the bottom row, f.. beside the lower right edge)."""
+    view = engine.new("shortcircuit", size=size).view()
+    assert isinstance(view, ShortCircuitView)
+    lines = board_text(view).splitlines()
+    span = 2 * size - 1
+    rows = {int(line[:3]): line for line in lines[:span]}
+    assert sorted(rows) == list(range(1, span + 1))
+    labels = {-1: lines[span], **{row - 1: line for row, line in rows.items()}}
+
+    def at(column: int, row: int) -> int:  # the character of cell (column, row)
+        return 3 + 4 * column - 2 * row + 2 * (size - 1) + 1
+
+    for column in range(span):
+        lowest = min(row for q, row in view.cells if q == column)
+        assert labels[lowest - 1][at(column, lowest - 1)] == column_label(column), column
+        assert rows[lowest + 1][at(column, lowest)] == "."
+    letters = [word for line in lines for word in line[3:].split() if len(word) == 1]
+    assert sorted(w for w in letters if w.islower()) == [column_label(q) for q in range(span)]

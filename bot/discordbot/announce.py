@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from bot.discordbot.errors import fit, messages_of
+from bot.discordbot.errors import code_block, fit, messages_of
 from bot.discordbot.text import (
     MENTIONS,
     PRIVATE_EVENTS,
@@ -211,14 +211,17 @@ class Announcer:
         self, game: GameSummary, news: TournamentNews, *, nonce: str | None = None
     ) -> None:
         """An event's announcement in its channel (the channel of its games); the final
-        standings come with their pictures."""
+        standings come in a code block, with their pictures."""
         channel = await self.channel(game.channel_id)
         if channel is None:
             return
         kwargs: dict[str, Any] = {"allowed_mentions": MENTIONS}
         url = await self.links.event(game.guild_id, news.tournament_id)
         kwargs |= view_kwargs(with_link(None, url))
-        if news.kind == "final":
+        text = news.text
+        if news.kind == "final":  # its sentence, then the tables
+            headline, _, tables = news.text.partition("\n")
+            text = code_block(tables, headline)
             found = await self.service.tournament_standings(news.tournament_id, game.guild_id)
             pictures = [p for p in found.pictures or (found.png,) if p][:10]
             if pictures:
@@ -226,7 +229,7 @@ class Announcer:
                     discord.File(io.BytesIO(png), filename=f"event-{news.tournament_id}-{n}.png")
                     for n, png in enumerate(pictures, 1)
                 ]
-        await self.send(channel, news.text, nonce=nonce, **kwargs)
+        await self.send(channel, text, nonce=nonce, **kwargs)
 
     async def post_in_thread(
         self,

@@ -19,7 +19,7 @@ import engine
 from bot.commands import BY_NAME, Param
 from bot.discordbot.announce import Announcer
 from bot.discordbot.context import as_player, asker, guild_of
-from bot.discordbot.errors import PUBLIC_ANSWER, reply, report_error
+from bot.discordbot.errors import PUBLIC_ANSWER, code_block, reply, report_error
 from bot.discordbot.text import MENTIONS, board_file, lines, mention, status_text, when
 from bot.discordbot.views import challenge_view, preview_message, resign_view, show_next
 from bot.discordbot.weblinks import link_button, view_kwargs, with_link
@@ -359,13 +359,10 @@ class GamesCog(commands.Cog):
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
         record = await self.service.record(summary.id, summary.guild_id, interaction.user.id)
         gif = await self.service.replay_gif(summary.id, summary.guild_id)
-        text = f"```\n{record.text[:1800]}\n```" + (
-            "(record cut short)" if len(record.text) > 1800 else ""
-        )
         url = await self.announcer.links.game(summary)
         await reply(
             interaction,
-            text,
+            code_block(record.text),
             ephemeral=False,
             file=discord.File(io.BytesIO(gif), filename=f"{summary.game}-{summary.id}.gif"),
             **view_kwargs(with_link(None, url)),

@@ -117,6 +117,28 @@ def messages_of(lines: list[str]) -> list[str]:
     return packed
 
 
+def code_block(text: str, headline: str = "") -> str:
+    """`text` in a code block under `headline`, so its columns line up, in one message:
+    when it is too long, the lines that fit, then how many more there are (the pictures
+    and the page have them all). A name's backticks cannot close the block."""
+    lines = text.replace("```", "``\u200b`").rstrip("\n").splitlines()
+    start, end = f"{headline}\n```\n" if headline else "```\n", "\n```"
+    if len(start) + len("\n".join(lines)) + len(end) <= MESSAGE_LIMIT:
+        return start + "\n".join(lines) + end
+    room = MESSAGE_LIMIT - len(start) - len(end) - len(f"\n… and {len(lines):,} more lines.")
+    kept: list[str] = []
+    for line in lines:
+        room -= len(line) + 1
+        if room < 0:
+            break
+        kept.append(line)
+    while kept and not kept[-1].strip():  # no blank line before the count
+        kept.pop()
+    left = sum(1 for line in lines[len(kept) :] if line.strip())
+    more = f"… and {left:,} more line{'s' * (left != 1)}."
+    return fit(start + "\n".join([*kept, more]) + end)
+
+
 async def reply(
     interaction: discord.Interaction,
     text: str,

@@ -21,7 +21,7 @@ import engine
 from bot.discordbot.announce import Announcer
 from bot.discordbot.cog import described, key_values
 from bot.discordbot.context import as_player, asker, context_of, guild_of
-from bot.discordbot.errors import fit, reply, report_error, update
+from bot.discordbot.errors import code_block, fit, reply, report_error, update
 from bot.discordbot.text import MENTIONS, mention
 from bot.discordbot.weblinks import view_kwargs, with_link
 from bot.service import (
@@ -33,6 +33,7 @@ from bot.service import (
     TournamentResult,
     TournamentSummary,
     clock_text,
+    options_text,
     parse_days,
     start_words,
 )
@@ -51,7 +52,7 @@ def signup_text(event: TournamentSummary) -> str:
     """The sign-up message: what the event is, who entered, how to enter."""
     info = engine.GAMES.get(event.game)
     game = info.title if info is not None else event.game
-    options = " ".join(f"{key}={value}" for key, value in sorted(event.options.items()))
+    options = options_text(event.options)
     clock = f"clock {event.time_control}" if event.time_control else clock_text(event.days_per_move)
     terms = [clock, "rated" if event.rated else "casual"]
     if event.time_control and not event.auto_vacation:
@@ -84,6 +85,18 @@ def signup_text(event: TournamentSummary) -> str:
         f"Run by {mention(event.organizer_id)}.\n"
         f"{count} player{'s' * (count != 1)}{': ' + names if names else ''}\n{state}"
     )
+
+
+def standings_headline(event: TournamentSummary) -> str:
+    """What the standings of an event that has begun are: final, or where it stands."""
+    title = f"**{event.title}**"
+    if event.status == "finished":
+        return f"{title}: final standings."
+    if event.status == "cancelled":
+        return f"{title}: standings when it was called off."
+    if event.format == "ladder":
+        return f"{title}: standings so far."
+    return f"{title}: standings in round {event.round}."
 
 
 def signup_view(event: TournamentSummary) -> discord.ui.View | None:
@@ -306,11 +319,12 @@ class TournamentsCog(
             if png
         ][:10]  # Discord's most files on a message
         url = await self.announcer.links.event(guild_of(interaction), event)
+        shown = found.tournament
         await reply(
             interaction,
-            f"**{found.tournament.title}**: standings after round {found.tournament.round}."
-            if found.tournament.round
-            else f"**{found.tournament.title}** has not started yet.",
+            code_block(found.text, standings_headline(shown))
+            if shown.round
+            else f"**{shown.title}** has not started yet.",
             ephemeral=False,
             files=files,
             **view_kwargs(with_link(None, url)),

@@ -215,7 +215,7 @@ class LivewireRenderer(BoardRenderer[LivewireState, LivewireView]):
 
     def text(self, view: LivewireView) -> str:
         """Every point and half-way point: 1 2 dots that can move, a b dots already
-        drawn from, A B bases, * dead dots; lines as - | / \\."""
+        drawn from, A B bases, X the base reached, * dead dots; lines as - | / \\."""
         width, height = 2 * view.width + 1, 2 * view.height + 1
         grid = [[" "] * width for _ in range(height)]
         for column in range(0, width, 2):
@@ -229,9 +229,12 @@ class LivewireRenderer(BoardRenderer[LivewireState, LivewireView]):
             for step in range(steps):
                 x, y = 2 * (x0 + step * dx) + dx, 2 * (y0 + step * dy) + dy
                 grid[height - 1 - y][x] = mark
+        bases = {point for seat in view.bases for point in seat}
         for dot in view.dots:
             if dot.kind == "base":
                 mark = "AB"[dot.owner]
+            elif dot.point in bases:  # the winner's line landed there (the game is over)
+                mark = "X"
             elif not dot.live:
                 mark = "*"
             else:
@@ -245,7 +248,7 @@ class LivewireRenderer(BoardRenderer[LivewireState, LivewireView]):
             lines.append((label + "".join(chars)).rstrip())
         labels = "".join(f"{column_label(c):<4}" for c in range(0, view.width + 1, 2))
         lines.append("   " + labels.rstrip())
-        lines.append("1 2 dots that can move · a b used · A B bases · * dead")
+        lines.append("1 2 dots that can move · a b used · A B bases · X base reached · * dead")
         return "\n".join(lines)
 
     # -- the static board ---------------------------------------------------------

@@ -267,13 +267,20 @@ class ShortCircuitRenderer(BoardRenderer[ShortCircuitState, ShortCircuitView]):
 
 def board_text(view: ShortCircuitView) -> str:
     """Rows top to bottom, each shifted half a cell as drawn: R Y B G connectors, + a
-    capacitor beside them (or alone), . an empty cell; the last piece in brackets."""
+    capacitor beside them (or alone), . an empty cell; the last piece in brackets. Each
+    column's letter stands where its next cell down would be: under the bottom row, or
+    beside the lower right edge."""
     last = {point(a.split()[1]) for a in (*view.last_turn, *view.turn_actions) if a[0] in "rybg"}
     pieces = {cell: colour[0].upper() for cell, colour in view.connectors}
     capacitors = set(view.capacitors)
     rows: dict[int, list[int]] = {}
+    lowest: dict[int, int] = {}
     for column, row in view.cells:
         rows.setdefault(row, []).append(column)
+        lowest[column] = min(row, lowest.get(column, row))
+    feet: dict[int, list[str]] = {}  # a row -> the letters of the columns starting above it
+    for column in sorted(lowest):
+        feet.setdefault(lowest[column] - 1, []).append(column_label(column))
     lines = []
     for row in sorted(rows, reverse=True):
         columns = sorted(rows[row])
@@ -285,9 +292,10 @@ def board_text(view: ShortCircuitView) -> str:
             if mark == ". " and cell in capacitors:
                 mark = "+ "
             cells.append(f"[{mark.strip()}]" if cell in last else f" {mark}")
+        cells += [f" {letter}" for letter in feet.get(row, ())]
         lines.append(f"{row + 1:>2} {' ' * indent}{' '.join(cells)}".rstrip())
-    bottom = "   ".join(column_label(column) for column in sorted(rows[min(rows)]))
-    lines.append(f"   {' ' * (2 * (view.side - 1))} {bottom}   (columns run up-left)")
+    bottom = "   ".join(feet[min(rows) - 1])
+    lines.append(f"   {' ' * (2 * view.side)} {bottom}   (columns run up-left)")
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 import engine
 from bot.render import render_text
+from bot.render.tables import columns
 from bot.service import ratings
 from bot.service.conditionals import no_conditionals
 from bot.service.messages import game_info
@@ -240,10 +241,13 @@ class Lookups(Records):
         lines = [f"{info.title} #{game_id} — {options_text(row.options)}"]
         for seat in summary.seats:
             lines.append(f"  {summary.seat_names[seat.seat]}: {seat.name or 'open seat'}")
+        # The moves in a column of their own, past the longest name (the bot's is long).
+        width = max(columns(summary.name_of_seat(seat.seat)) for seat in summary.seats)
         for entry in entries:
             when = local_time(entry.created_at, zone_name, "%Y-%m-%d %H:%M")
             who = summary.name_of_seat(entry.seat)
-            lines.append(f"{entry.ply + 1:>4}. {when}  {who:<18} {entry.text}")
+            room = " " * (width - columns(who))
+            lines.append(f"{entry.ply + 1:>4}. {when}  {who}{room}  {entry.text}")
         if summary.status == "finished":
             lines.append(result_text(summary))
         return Record(summary, "\n".join(lines))
