@@ -31,6 +31,7 @@ from tests.fakediscord import Channel, FakeDiscord, run_bot
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.mailkit import BOT, DOMAIN, Capture, MailWorld, mail_settings, mail_world, serve
 from tests.test_console import transcript_of
+from tests.test_reader_words import miswritten
 
 ANNE, BEN = "anne@home.test", "ben@work.test"
 
@@ -68,7 +69,7 @@ async def test_a_whole_game_by_two_mailboxes(database_url: str, clock: Clock) ->
         assert game.status == "finished"
         for address in (ANNE, BEN):
             last = world.capture.last(address)
-            assert "wins" in world.said(address) and "Result:" in world.said(address)
+            assert " win" in world.said(address) and "Result:" in world.said(address)
             assert last["Auto-Submitted"] == "auto-generated"
             assert last["In-Reply-To"] == f"<game{game_id}@{DOMAIN}>"
         mail = world.capture.last(ANNE)
@@ -76,6 +77,10 @@ async def test_a_whole_game_by_two_mailboxes(database_url: str, clock: Clock) ->
         assert kinds[:2] == ["multipart/mixed", "multipart/alternative"]
         assert "multipart/related" in kinds and kinds.count("image/png") == 2
         assert "Last moves:" in world.said(ANNE)
+        for address in (ANNE, BEN):  # every mail of the game is written for its reader
+            assert [miswritten(text) for text in world.all_said(address)] == [[]] * len(
+                world.all_said(address)
+            )
 
 
 async def address_to_move(world: MailWorld, game_id: int) -> str:
@@ -200,7 +205,10 @@ async def test_a_flood_is_told_once_to_slow_down(database_url: str, clock: Clock
             str(m.get_body(preferencelist=("plain",)).get_content())
             for m in world.capture.inbox(ANNE)
         ]  # type: ignore[union-attr]
-        assert len(said) == 4 and said[-1].startswith("Slow down")
+        assert len(said) == 4
+        assert said[-1].strip() == (
+            "Slow down: I read at most 3 mails an hour from you; this one was not read."
+        )
         clock.advance(hours=1, seconds=1)
         await world.send(ANNE, BOT, "help")
         assert "Paperboard plays" in world.said(ANNE)

@@ -131,7 +131,7 @@ class MailAnnouncer:
         def when(moment: datetime, zone_name: str | None) -> str:
             return local_time(moment, zone_name or zone)
 
-        said = [describe(event, game, mention, when) for event in events]
+        said = [describe(event, game, mention, when, reader=player_id) for event in events]
         paragraphs = ["\n".join(said + ([note] if note else []))]
         paragraphs.append(self._standing(game, player_id, zone))
         if moves is None:
@@ -159,7 +159,7 @@ class MailAnnouncer:
     def _standing(game: GameSummary, player_id: int, zone: str | None) -> str:
         """Whose move it is and the clock; the result of a finished game."""
         if game.status == "finished":
-            return result_text(game)
+            return result_text(game, reader=player_id)
         if game.status != "active":
             return f"{game.title} #{game.id}: {game_clock_text(game)}."
         mover = game.player_to_move

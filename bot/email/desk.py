@@ -183,7 +183,10 @@ class MailDesk:
         if verdict != "ok":
             if verdict == "warn":
                 await self.announcer.answer(
-                    sender, "", "Slow down: I read at most one mail a minute from you."
+                    sender,
+                    "",
+                    f"Slow down: I read at most {self.limits.limit} mails an hour from you; "
+                    "this one was not read.",
                 )
             return
         if await self.service.clear_bounce(sender):  # the address works after all

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import engine
@@ -55,8 +56,9 @@ When = Callable[[datetime, str | None], str]  # a moment, and the zone of whom i
 
 #: How a game was won, after "wins": a sentence for every way of ending that has a
 #: winner (each game's `GameInfo.ends`, and the service's own: engine.core.SERVICE_ENDS).
+#: `{their}` is the winners' possessive ("your" told to a winner).
 REASONS: dict[str, str] = {
-    End.CONNECTION: "by connecting their edges",
+    End.CONNECTION: "by connecting {their} edges",
     End.LAST_WIRE: "because the opponent connected the last wire",
     End.LOOP: "by closing a loop",
     End.NO_CONNECTORS: "because the opponent has no connector left",
@@ -81,9 +83,13 @@ def thread_title(game: GameSummary) -> str:
     return f"{game.title} #{game.id}: {names}"[:100]
 
 
-def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> str:
-    """One line for the game's thread (or the terminal)."""
+def describe(
+    event: Event, game: GameSummary, mention: Mention, when: When, *, reader: int | None = None
+) -> str:
+    """One line for the game's thread (or the terminal), or for one `reader` (a mail): then
+    the reader is "you", their verbs agree ("you win") and they are told, not called."""
     title = f"{game.title} #{game.id}"
+    voice = Voice(mention, reader)
     match event:
         case ChallengeIssued(challenger=challenger, invited=invited, open_seats=open_seats):
             # the bot's seats are named too: it sat down at once, but it is the opponent
@@ -91,39 +97,39 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             named = invited + bots
             clock = game_clock_text(game)
             kind = "rated" if game.rated else "casual"
-            whom = _join([mention(pid) for pid in named]) or "anyone"
+            whom = voice.names(named) or "anyone"
             chosen = options_text(game.options)
             terms = ", ".join(part for part in (chosen, clock, kind) if part)
-            text = f"{mention(challenger.id)} challenges {whom} to {title} ({terms})."
+            text = f"{voice.does(challenger.id, 'challenges')} {whom} to {title} ({terms})."
             if named and open_seats:
                 text += f" {open_seats} more seat{'s' if open_seats > 1 else ''} open to anyone."
             if game.expires_at is not None:
                 text += f" The challenge expires {when(game.expires_at, None)}."
             return text
         case SeatTaken(player=player):
-            return f"{mention(player.id)} takes a seat in {title}."
+            return f"{voice.does(player.id, 'takes')} a seat in {title}."
         case ChallengeClosed(status="declined", by=by):
-            return f"{mention(by or 0)} declined the challenge to {title}."
+            return f"{voice.does(by or 0, 'declined')} the challenge to {title}."
         case ChallengeClosed(status="cancelled"):
             return f"The challenge to {title} was cancelled."
         case ChallengeClosed(status="expired"):
             return f"The challenge to {title} expired unanswered."
         case ChallengeClosed(status="aborted", by=by):
-            return f"{mention(by or 0)} aborted {title}."
+            return f"{voice.does(by or 0, 'aborted')} {title}."
         case GameStarted(players=seated):
             seats = ", ".join(
-                f"{name}: {mention(pid)}"
+                f"{name}: {voice.name(pid)}"
                 for name, pid in zip(game.seat_names, seated, strict=False)
             )
             return f"{title} begins. {seats}."
         case MovePlayed(player_id=player_id, texts=("swap",)):
-            return f"{mention(player_id)} swapped. {_colours(game, player_id, mention)}."
+            return f"{voice.does(player_id, 'swapped')}. {_colours(game, player_id, voice)}."
         case MovePlayed(player_id=player_id, texts=texts, passes=passes):
             played = ", ".join(texts)
             extra = " (the next player had no move and passed)" if passes == 1 else ""
             if passes > 1:
                 extra = f" ({passes} forced passes followed)"
-            return f"{mention(player_id)} played {played}{extra}."
+            return f"{voice.does(player_id, 'played')} {played}{extra}."
         case TurnStarted(player_id=player_id) if bot_name(player_id) is not None:
             return f"{mention(player_id)} is thinking about its move in {title}."
         case BotThinking(ahead=ahead, seconds=seconds):
@@ -134,28 +140,28 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
             )
         case TurnStarted(player_id=player_id, deadline=deadline):
             due = f" Due {when(deadline, game.zone_of(player_id))}." if deadline else ""
+            if reader not in (None, player_id):  # told to another player: whose move it is
+                return f"It is {voice.name(player_id)}'s move in {title}.{due}"
             if deadline and player_id in game.away:
                 due = " Your clock is stopped while you are on vacation."
-            return f"{mention(player_id)}, it is your move in {title}.{due}"
+            return voice.calls(player_id, f"it is your move in {title}.{due}")
         case GameOver(winners=winners, reason=reason, scores=scores, players=seated):
-            how = REASONS.get(reason, f"({reason})")
+            how = REASONS.get(reason, f"({reason})").format(their=voice.their(winners))
             if not winners:
                 result = f"{title} ends in a draw ({reason})."
             elif len(winners) == 1:
-                result = f"{title} is over: {mention(winners[0])} wins {how}."
+                result = f"{title} is over: {voice.does(winners, 'wins', start=False)} {how}."
             else:
-                result = (
-                    f"{title} is over: {_join([mention(w) for w in winners])} share the win {how}."
-                )
+                result = f"{title} is over: {voice.names(winners)} share the win {how}."
             losers = [pid for pid in seated if pid not in winners]
             if winners and losers:
-                verb = "loses" if len(losers) == 1 else "lose"
-                result += f" {_join([mention(pid) for pid in losers])} {verb}."
+                result += f" {voice.does(losers, 'loses')}."
             if scores is not None:
                 result += (
                     " Scores: "
                     + ", ".join(
-                        f"{mention(pid)} {score}" for pid, score in zip(seated, scores, strict=True)
+                        f"{voice.name(pid)} {score}"
+                        for pid, score in zip(seated, scores, strict=True)
                     )
                     + "."
                 )
@@ -168,28 +174,36 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
         ) if spent:
             due = when(deadline, game.zone_of(player_id))
             days = f"{spent:g} vacation day" + ("" if spent == 1 else "s")
-            return (
-                f"{mention(player_id)}, your clock in {title} ran out: {days} of yours "
-                f"kept it going ({days_left:g} left this year). Your move is due {due}."
+            return voice.calls(
+                player_id,
+                f"your clock in {title} ran out: {days} of yours "
+                f"kept it going ({days_left:g} left this year). Your move is due {due}.",
             )
         case Reminder(player_id=player_id, deadline=deadline):
             due = when(deadline, game.zone_of(player_id))
-            return f"{mention(player_id)}, your move in {title} is due {due}."
+            return voice.calls(player_id, f"your move in {title} is due {due}.")
         case TimedOut(player_id=player_id):
-            return f"{mention(player_id)} ran out of time in {title}."
+            return f"{voice.does(player_id, 'ran')} out of time in {title}."
         case UndoRequested(requester=requester, waiting_for=waiting):
+            answer = (
+                f"{voice.does(waiting, 'may', start=False)} accept or decline"
+                if reader is not None  # the reader is told who answers, not called
+                else f"{voice.names(waiting)}: accept or decline"
+            )
             return (
-                f"{mention(requester)} asks to take back their last move in {title}; "
-                f"{_join([mention(pid) for pid in waiting])}: accept or decline."
+                f"{voice.does(requester, 'asks')} to take back {voice.their([requester])} "
+                f"last move in {title}; {answer}."
             )
         case UndoAnswered(player_id=player_id, accepted=False):
-            return f"{mention(player_id)} declined the undo in {title}."
+            return f"{voice.does(player_id, 'declined')} the undo in {title}."
         case UndoAnswered(done=True, taken_back=()):  # announced before moves were named
             return f"The last move in {title} was taken back by agreement."
         case UndoAnswered(done=True) as undone:
-            return taken_back_text(undone, game, mention, place=f" in {title}")
+            return taken_back_text(undone, game, mention, you=reader or 0, place=f" in {title}")
         case UndoAnswered(player_id=player_id):
-            return f"{mention(player_id)} accepted the undo in {title}; waiting for the others."
+            return (
+                f"{voice.does(player_id, 'accepted')} the undo in {title}; waiting for the others."
+            )
         case TournamentNews(text=text):
             return text
         case MailBounced(address=address):
@@ -203,23 +217,77 @@ def describe(event: Event, game: GameSummary, mention: Mention, when: When) -> s
                 + digest_bank(line)
                 for line in listed
             ]
-            return "\n".join([f"{mention(player_id)}, your move in {count}:", *rows])
+            return "\n".join([voice.calls(player_id, f"your move in {count}:"), *rows])
         case ConditionalPlayed(player_id=player_id, answered=answered, texts=texts, lines_left=n):
             left = (
                 ("1 line of yours goes on" if n == 1 else f"{n} lines of yours go on")
                 if n
                 else "no lines left"
             )
-            return (
-                f"{mention(player_id)}, in {title} your opponent played {', '.join(answered)}: "
-                f"your conditional line played {', '.join(texts)} for you ({left})."
+            return voice.calls(
+                player_id,
+                f"in {title} your opponent played {', '.join(answered)}: "
+                f"your conditional line played {', '.join(texts)} for you ({left}).",
             )
         case ConditionalsDropped(player_id=player_id, answered=answered):
-            return (
-                f"{mention(player_id)}, in {title} your opponent played {', '.join(answered)}, "
-                "which none of your conditional lines expected: they are cleared."
+            return voice.calls(
+                player_id,
+                f"in {title} your opponent played {', '.join(answered)}, "
+                "which none of your conditional lines expected: they are cleared.",
             )
     return f"{title}: {type(event).__name__}"
+
+
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """How a sentence names players: by `mention`, except its `reader` (a mail's), who is
+    "you", with verbs that agree ("you win", "ann wins") and told, not called."""
+
+    mention: Mention
+    reader: int | None = None
+
+    def name(self, pid: int, *, start: bool = False) -> str:
+        if pid != self.reader:
+            return self.mention(pid)
+        return "You" if start else "you"
+
+    def names(self, pids: Sequence[int], *, start: bool = False) -> str:
+        return _join([self.name(pid, start=start and i == 0) for i, pid in enumerate(pids)])
+
+    def does(self, pids: int | Sequence[int], verb: str, *, start: bool = True) -> str:
+        """The subject and its verb, given as it follows one other player ("wins"):
+        "ann wins", "You win", "ann and bob lose"."""
+        group = (pids,) if isinstance(pids, int) else tuple(pids)
+        plural = len(group) > 1 or self.reader in group
+        return f"{self.names(group, start=start)} {_plural(verb) if plural else verb}"
+
+    def their(self, pids: Sequence[int]) -> str:
+        """The possessive of whoever `pids` are: "your" when the reader is among them."""
+        return "your" if self.reader in pids else "their"
+
+    def calls(self, pid: int, text: str) -> str:
+        """`text` said to `pid` ("your move is due"): called by name in a thread
+        ("@ann, your move…"), simply said to the reader ("Your move…")."""
+        if pid == self.reader:
+            return text[:1].upper() + text[1:]
+        return f"{self.mention(pid)}, {text}"
+
+
+#: Third-person verbs whose other form is not the same word less its "s".
+IRREGULAR = {"is": "are", "has": "have", "was": "were"}
+
+
+def _plural(verb: str) -> str:
+    """The form of a third-person verb ("now plays") for "you" or many ("now play"); a
+    past tense ("played") or a modal ("may") is the same for everyone."""
+    *before, last = verb.split(" ")
+    if last in IRREGULAR:
+        last = IRREGULAR[last]
+    elif last.endswith(("ches", "shes", "sses", "xes", "zes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith("ss"):
+        last = last[:-1]
+    return " ".join([*before, last])
 
 
 def taken_back_text(
@@ -301,14 +369,14 @@ def away_note(game: GameSummary, mention: Mention) -> str | None:
     return f"{who} {verb} on vacation: clocks stop on their turns."
 
 
-def _colours(game: GameSummary, swapper: int, mention: Mention) -> str:
+def _colours(game: GameSummary, swapper: int, voice: Voice) -> str:
     """ "@bob now plays Black, @ann plays White": who has which colour after a swap."""
     seated = sorted(
         (seat for seat in game.seats if seat.player_id is not None),
         key=lambda seat: seat.player_id != swapper,
     )
     return ", ".join(
-        f"{mention(seat.player_id or 0)} {'now plays' if i == 0 else 'plays'} "
+        f"{voice.does(seat.player_id or 0, 'now plays' if i == 0 else 'plays', start=i == 0)} "
         f"{game.seat_names[seat.seat]}"
         for i, seat in enumerate(seated)
     )

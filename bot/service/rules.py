@@ -166,8 +166,17 @@ def seat_names_now(summary: GameSummary, state: GameState) -> GameSummary:
     )
 
 
-def result_text(summary: GameSummary) -> str:
-    return f"Result: {outcome_words(summary.winners, summary.reason, summary.name_of_seat)}."
+def result_text(summary: GameSummary, *, reader: int | None = None) -> str:
+    """ "Result: ann wins (resignation)."; told to a player (`reader`, a mail's), they are
+    "you": "Result: you win (resignation)."."""
+    seat = None if reader is None else summary.seat_of(reader)
+    if seat is not None and summary.winners == (seat,):
+        return f"Result: you win ({summary.reason})."
+
+    def name(index: int) -> str:
+        return "you" if index == seat else summary.name_of_seat(index)
+
+    return f"Result: {outcome_words(summary.winners, summary.reason, name)}."
 
 
 def outcome_words(
