@@ -12,6 +12,7 @@ from typing import Any
 
 import discord
 import pytest
+import sqlalchemy as sa
 
 from bot.commands import COMMANDS, markdown
 from bot.console import Console
@@ -19,6 +20,7 @@ from bot.console.console import CHANNEL, GUILD, player_id
 from bot.discordbot import aicog, errors
 from bot.service import GameService, Place, Player, Refused
 from bot.settings import Settings
+from bot.store.schema import outbox
 from tests.conftest import Clock
 from tests.doc_examples import (
     PROMPT,
@@ -90,15 +92,24 @@ class WatchedConsole(Console):
 
     async def read_line(self, prompt: str | None) -> str | None:
         """At a terminal the bot's move comes while the player may type; the README's
-        session shows a player who waits for it before typing the next line."""
+        session shows a player who waits for it, printed, before typing the next line."""
         if self.interactive:
             async with asyncio.timeout(120):
-                while any(
-                    g.to_move is not None and g.seats[g.to_move].bot is not None
-                    for g in await self.service.games(GUILD, status="active")
-                ):
+                while await self.bot_still_moving():
                     await asyncio.sleep(0.05)
         return await super().read_line(prompt)
+
+    async def bot_still_moving(self) -> bool:
+        """The bot is to move, or its move is committed but not yet printed (its
+        announcement still undelivered)."""
+        if any(
+            g.to_move is not None and g.seats[g.to_move].bot is not None
+            for g in await self.service.games(GUILD, status="active")
+        ):
+            return True
+        async with self.service.db.read() as conn:
+            undelivered = sa.select(outbox.c.id).where(outbox.c.delivered_at.is_(None))
+            return (await conn.execute(undelivered.limit(1))).first() is not None
 
 
 def echoed(lines: list[str], out: io.StringIO) -> Iterator[str]:
