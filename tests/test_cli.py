@@ -204,10 +204,6 @@ BAD_SETTINGS = {
         "DISCORD_API_BASE",
     ),
 }
-#: In a process of its own, as an operator meets it: every command with the nonsense (each
-#: reads the settings its own way); each way opening the database or Discord fails with a
-#: command that meets it. (The forms alone are refused before anything starts:
-#: tests/test_settings.py; health with each bad setting: below.)
 COMMANDS = {
     "run": ["run"],
     "console": ["run", "--console"],
@@ -216,14 +212,22 @@ COMMANDS = {
     "export": ["export", "--guild", "1", "-o", "games.jsonl"],
     "health": ["health"],
 }
+#: In a process of its own, as an operator meets it: what a process does around the
+#: refusal (its logging, the event loop it closes, the threads it leaves) must add
+#: nothing to the one line. Each way of failing to open the database or Discord meets
+#: a command here; every command meets the nonsense in-process (below), through the same
+#: `main`. (The forms alone are refused before anything starts: tests/test_settings.py.)
 REFUSALS = [
-    *((command, "nonsense") for command in COMMANDS),
+    ("run", "nonsense"),
     ("console", "postgresql refuses"),
+    ("web", "sqlite under a file"),
+    ("run", "discord unreachable"),
+]
+IN_PROCESS = [
+    *((command, "nonsense") for command in COMMANDS if command != "health"),
     ("worker", "no such database"),
     ("export", "no such role"),
-    ("web", "sqlite under a file"),
     ("run", "sqlite unwritable"),
-    ("run", "discord unreachable"),
 ]
 
 
@@ -255,6 +259,30 @@ async def test_a_bad_setting_is_one_sentence_naming_it(
     said = "unhealthy" if command == "health" else "paperboard"
     assert len(lines) == 1 and lines[0].startswith(f"{said}: {setting}"), err
     assert code == (1 if command == "health" else 2), err
+    assert not (tmp_path / "games.jsonl").exists()
+
+
+@pytest.mark.parametrize(("command", "bad"), IN_PROCESS)
+def test_every_command_refuses_a_bad_setting_in_one_sentence(
+    tmp_path: Path,
+    command: str,
+    bad: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each command's `main`, as its process runs it: exit 2, one line naming the setting,
+    and nothing written."""
+    environment, setting = bad_environment(bad, tmp_path)
+    monkeypatch.chdir(tmp_path)  # no .env
+    for key in ("DISCORD_TOKEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL", "DEV_GUILD_ID"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("RENDER_PROCESSES", "0")
+    monkeypatch.setenv("WEB_PORT", str(closed_port()))
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    assert main(COMMANDS[command]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"paperboard: {setting}"), lines
     assert not (tmp_path / "games.jsonl").exists()
 
 
