@@ -189,7 +189,9 @@ async def heavy_requests(
         name = game if "players" not in options else f"{game} {options['players']} players"
         await timed(f"{name} challenge and accept", seated)
         game_id, players = seated.result()
+        before = ticker.worst
         await with_record(service, game_id, record, to_move, actors)
+        ticker.worst = before  # the benchmark's own writing of months of moves, no request
         service._states.clear()
         await timed(f"{name} board after a cache miss", service.board(game_id, 1))
         await timed(f"{name} board of the past", service.board(game_id, 1, ply=len(record) // 2))
