@@ -104,20 +104,20 @@ async def one_game(
         for n in range(1, bots + 1):
             asked["opponent" if n == 1 else f"opponent{n}"] = fake.bot
     await (await fake.slash(ann, "challenge", asked, channel=channel)).reply(timeout=60)
-    game_id = max(g.id for g in await service.games(guild.id))
+    game_id = max(g.id for g in await service.lookups.games(guild.id))
     summary = await wait_game(service, guild.id, game_id, lambda g: g.thread_id is not None)
     thread = next(t for t in fake.threads if t.id == summary.thread_id)
     await fake.wait_for(lambda: bool(thread.messages), timeout=60, what="the first board")
     overheads = []
     while summary.status == "active":
-        state = await service.state(game_id, guild.id)
+        state = await service.lookups.state(game_id, guild.id)
         before = len(thread.messages)
         started = time.perf_counter()
         handle = await fake.slash(
             ann, "move", {"move": rng.choice(state.legal_moves())}, channel=thread
         )
         await handle.reply(timeout=60)
-        summary = await service.game(game_id, guild.id)
+        summary = await service.lookups.game(game_id, guild.id)
         if summary.status != "active":
             break
         # every bot seat answers in turn before Ann's next move
@@ -142,7 +142,7 @@ def bot_played(messages: list[Any], since: int) -> bool:
 
 async def wait_game(service: GameService, guild_id: int, game_id: int, ready: Any) -> Any:
     for _ in range(6000):
-        game = await service.game(game_id, guild_id)
+        game = await service.lookups.game(game_id, guild_id)
         if ready(game):
             return game
         await asyncio.sleep(0.005)
@@ -166,15 +166,15 @@ async def lag_and_moves(folder: Path, seconds: float) -> dict[str, list[float]]:
     try:
         people = []
         for _ in range(8):  # games between people, moved in turn
-            issued = await service.challenge(
+            issued = await service.challenges.challenge(
                 PLACE, ANN, "hex", opponents=[BOB], options={"size": 11}, first="challenger"
             )
-            people.append((await service.accept(issued.game.id, 1, BOB)).game.id)
+            people.append((await service.challenges.accept(issued.game.id, 1, BOB)).game.id)
         await probe(service, people, 5.0)  # warm up: the drawing worker, each game's state
         for label in ("idle", "searching"):
             if label == "searching":
                 for _ in range(4):  # the bot moves first, a minute each: 4 searches all along
-                    await service.challenge(
+                    await service.challenges.challenge(
                         PLACE, ANN, "hex", options={"size": 11}, bots=["max"], first="opponent"
                     )
                 await runner.start()
@@ -205,12 +205,12 @@ async def probe(
         rng = random.Random(len(moves))
         while time.perf_counter() < stop:
             for game_id in people:
-                state = await service.state(game_id, 1)
+                state = await service.lookups.state(game_id, 1)
                 if state.outcome is not None:
                     continue
                 player = (ANN, BOB)[state.to_move or 0]
                 started = time.perf_counter()
-                await service.move(game_id, 1, player, rng.choice(state.legal_moves()))
+                await service.play.move(game_id, 1, player, rng.choice(state.legal_moves()))
                 moves.append(time.perf_counter() - started)
                 await asyncio.sleep(0.05)
 
@@ -227,25 +227,25 @@ async def analysis(folder: Path) -> tuple[float, int, str]:
     service = await GameService.open(settings)
     runner = AiRunner(service, lambda result: asyncio.sleep(0), processes=1)
     try:
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             PLACE, ANN, "hex", opponents=[BOB], options={"size": 11, "swap": "off"},
             first="challenger",
         )  # fmt: skip
-        game = (await service.accept(issued.game.id, 1, BOB)).game
+        game = (await service.challenges.accept(issued.game.id, 1, BOB)).game
         rng = random.Random(40)
-        state = await service.state(game.id, 1)
+        state = await service.lookups.state(game.id, 1)
         while state.ply < 40:
             # 40 moves of a game still under way, then Ann resigns: a finished 40-move game
-            await service.move(
+            await service.play.move(
                 game.id, 1, (ANN, BOB)[state.ply % 2], rng.choice(state.legal_moves())
             )
-            state = await service.state(game.id, 1)
-        await service.resign(game.id, 1, ANN)
+            state = await service.lookups.state(game.id, 1)
+        await service.play.resign(game.id, 1, ANN)
         await asyncio.sleep(1)  # the worker process has started
         started = time.perf_counter()
-        await service.analysis(game.id, 1)
+        await service.analysis.analysis(game.id, 1)
         await runner.run_once()
-        report = await service.analysis(game.id, 1)
+        report = await service.analysis.analysis(game.id, 1)
         wall = time.perf_counter() - started
         assert report.done
         (folder / "analysis.png").write_bytes(report.png)

@@ -81,10 +81,10 @@ async def play_one_game(
         channel=channel,
     )
     message = await handle.reply(timeout=30)
-    game_id = max(g.id for g in await service.games(guild.id))
+    game_id = max(g.id for g in await service.lookups.games(guild.id))
     await (await fake.press(bob, message, f"pb:c:accept:{game_id}")).ack()
     for _ in range(500):
-        game = await service.game(game_id, guild.id)
+        game = await service.lookups.game(game_id, guild.id)
         if game.thread_id is not None:
             break
         await asyncio.sleep(0.01)
@@ -94,7 +94,7 @@ async def play_one_game(
     ply = 0
     while ply < len(script):
         if ply % 2 == 0:  # ann's move: typed by her, or already played by her line
-            if (await service.game(game_id, guild.id)).ply == ply:
+            if (await service.lookups.game(game_id, guild.id)).ply == ply:
                 await (await fake.slash(ann, "move", {"move": script[ply]}, channel=thread)).reply(
                     timeout=30
                 )

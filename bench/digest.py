@@ -30,7 +30,7 @@ import sqlalchemy as sa
 
 import engine
 from bot.service import GameService
-from bot.service.digest import on_move
+from bot.service.clocks.digest import on_move
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.database import scratch_schema
@@ -72,25 +72,25 @@ async def load(service: GameService, total: int, active: int, people: int) -> No
         ]
     for table in (players, games, seats, digests):
         for start in range(0, len(rows[table]), CHUNK):
-            async with service.db.write() as conn:
+            async with service.records.db.write() as conn:
                 await conn.execute(table.insert(), rows[table][start : start + CHUNK])
-    if service.db.url.startswith("postgresql"):
-        async with service.db.write() as conn:
+    if service.records.db.url.startswith("postgresql"):
+        async with service.records.db.write() as conn:
             await conn.execute(sa.text("ANALYZE"))
 
 
 async def scan(service: GameService, worker: str) -> tuple[float, int, int]:
     """One claim of the due digests and the list of their games: ms, players, games."""
     started = time.perf_counter()
-    claims = await service.claim_digests(worker, LEASE, limit=10_000)
-    async with service.db.read() as conn:
+    claims = await service.schedule.claim_digests(worker, LEASE, limit=10_000)
+    async with service.records.db.read() as conn:
         listed = await on_move(conn, [c.player_id for c in claims])
     ms = (time.perf_counter() - started) * 1e3
     return ms, len(claims), sum(len(v) for v in listed.values())
 
 
 async def release(service: GameService) -> None:
-    async with service.db.write() as conn:
+    async with service.records.db.write() as conn:
         await conn.execute(digests.update().values(claimed_by=None, claimed_until=None))
 
 
@@ -110,9 +110,9 @@ async def run(url: str, args: argparse.Namespace) -> None:
             ms, due, listed = await scan(service, "bench")
             times.append(ms)
             await release(service)
-        claims = await service.claim_digests("send", LEASE, limit=10_000)
+        claims = await service.schedule.claim_digests("send", LEASE, limit=10_000)
         started = time.perf_counter()
-        sent = await service.send_digests(claims, "send")
+        sent = await service.schedule.send_digests(claims, "send")
         send_ms = (time.perf_counter() - started) * 1e3
         print(f"scans: {', '.join(f'{t:.1f}' for t in times)} ms; {listed:,} games listed")
         print(f"sending {len(sent):,} digests (rows moved on, outbox written): {send_ms:.0f} ms")

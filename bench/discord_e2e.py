@@ -92,15 +92,15 @@ async def play_one_game(
     )
     message = await handle.reply()
     measured.answered(handle)
-    game_id = max(g.id for g in await service.games(guild.id))  # type: ignore[attr-defined]
+    game_id = max(g.id for g in await service.lookups.games(guild.id))  # type: ignore[attr-defined]
     accepted = await fake.press(bob, message, f"pb:c:accept:{game_id}")
     await accepted.reply()
     measured.answered(accepted)
-    game = await service.game(game_id, guild.id)  # type: ignore[attr-defined]
+    game = await service.lookups.game(game_id, guild.id)  # type: ignore[attr-defined]
     waited = asyncio.get_running_loop().time() + fake.default_timeout
     while game.thread_id is None and asyncio.get_running_loop().time() < waited:
         await asyncio.sleep(0.01)
-        game = await service.game(game_id, guild.id)  # type: ignore[attr-defined]
+        game = await service.lookups.game(game_id, guild.id)  # type: ignore[attr-defined]
     thread = next(t for t in fake.threads if t.id == game.thread_id)
     script = engine.new(GAME, **OPTIONS).random_playout(rng).moves
     for ply, text in enumerate(script):

@@ -188,20 +188,20 @@ async def bench(folder: Path, games: int, moves: int, watch: StallWatch | None =
     async def published(result: Result) -> None:
         """The process's own adapter: nothing beside mail."""
 
-    runner = await start_mail(service, settings, published, service.clock, codes=False)
+    runner = await start_mail(service, settings, published, service.records.clock, codes=False)
     assert runner is not None and runner.port is not None
-    await service.guild_settings(GUILD, email=True, email_channel=CHANNEL)
+    await service.preferences.guild_settings(GUILD, email=True, email_channel=CHANNEL)
     chains = []
     for number, script in enumerate(scripted_games(games, moves, GAME, OPTIONS)):
         seats = [f"a{number}@home.test", f"b{number}@home.test"]
         first, second = [
-            await service.join_by_mail(address, f"p{number}{seat}", GUILD)
+            await service.mail.join_by_mail(address, f"p{number}{seat}", GUILD)
             for seat, address in enumerate(seats)
         ]
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             Place(GUILD, CHANNEL), first, GAME, opponents=[second], options=OPTIONS
         )
-        started = await service.accept(issued.game.id, GUILD, second)
+        started = await service.challenges.accept(issued.game.id, GUILD, second)
         chains.append((started.game.id, seats, script, started.game.to_move or 0))
     memory = [rss_mb()]
     total = sum(len(script) for *_, script, _ in chains)

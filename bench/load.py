@@ -106,7 +106,7 @@ async def started(
     """A game started with its players (two unless `options` names more)."""
     count = int(str(options.get("players", 2)))
     players = [Player(first + i, f"p{first + i}") for i in range(count)]
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE,
         players[0],
         name,
@@ -115,7 +115,7 @@ async def started(
         first="challenger",
     )
     for player in players[1:]:
-        await service.accept(issued.game.id, 1, player)
+        await service.challenges.accept(issued.game.id, 1, player)
     return issued.game.id, players
 
 
@@ -140,7 +140,7 @@ async def with_record(
 ) -> None:
     """Write a long record straight into the store (as if played over months); `actors`,
     the seat that made each entry (by default two seats taking turns)."""
-    async with service.db.write() as conn:
+    async with service.records.db.write() as conn:
         row = (await conn.execute(games.select().where(games.c.id == game_id))).one()
         await conn.execute(
             moves.insert(),
@@ -192,23 +192,27 @@ async def heavy_requests(
         before = ticker.worst
         await with_record(service, game_id, record, to_move, actors)
         ticker.worst = before  # the benchmark's own writing of months of moves, no request
-        service._states.clear()
-        await timed(f"{name} board after a cache miss", service.board(game_id, 1))
-        await timed(f"{name} board of the past", service.board(game_id, 1, ply=len(record) // 2))
-        await timed(f"{name} groups", service.board(game_id, 1, groups=True))
-        state = await service.state(game_id, 1)
+        service.records._states.clear()
+        await timed(f"{name} board after a cache miss", service.lookups.board(game_id, 1))
+        await timed(
+            f"{name} board of the past", service.lookups.board(game_id, 1, ply=len(record) // 2)
+        )
+        await timed(f"{name} groups", service.lookups.board(game_id, 1, groups=True))
+        state = await service.lookups.state(game_id, 1)
         if state.to_move is not None and state.legal_moves():
             mover = players[state.to_move]
-            service._states.clear()
-            await timed(f"{name} move", service.move(game_id, 1, mover, state.legal_moves()[0]))
-            await timed(f"{name} undo request", service.request_undo(game_id, 1, mover))
+            service.records._states.clear()
+            await timed(
+                f"{name} move", service.play.move(game_id, 1, mover, state.legal_moves()[0])
+            )
+            await timed(f"{name} undo request", service.play.request_undo(game_id, 1, mover))
             others = [player for player in players if player != mover]
             for other in others[:-1]:  # every opponent but the last agrees first
-                await service.answer_undo(game_id, 1, other, accept=True)
-            service._states.clear()
-            last = service.answer_undo(game_id, 1, others[-1], accept=True)
+                await service.play.answer_undo(game_id, 1, other, accept=True)
+            service.records._states.clear()
+            last = service.play.answer_undo(game_id, 1, others[-1], accept=True)
             await timed(f"{name} undo", last)
-        await timed(f"{name} gif", service.replay_gif(game_id, 1))
+        await timed(f"{name} gif", service.lookups.replay_gif(game_id, 1))
     return took
 
 
@@ -224,7 +228,7 @@ async def light_moves(service: GameService, stop: asyncio.Event) -> list[float]:
         while state.outcome is None and not stop.is_set():
             text = rng.choice(state.legal_moves())
             start = time.perf_counter()
-            await service.move(game_id, 1, players[state.ply % 2], text)
+            await service.play.move(game_id, 1, players[state.ply % 2], text)
             latencies.append(time.perf_counter() - start)
             state = state.play(text)
             await asyncio.sleep(0.05)  # a player's pace, not a flood
@@ -267,8 +271,8 @@ async def run(
 
 async def light_moves_once(service: GameService) -> None:
     game_id, _ = await started(service, *LIGHT, 8000)
-    await service.board(game_id, 1)
-    await service.board(game_id, 1, groups=True)
+    await service.lookups.board(game_id, 1)
+    await service.lookups.board(game_id, 1, groups=True)
 
 
 def main() -> None:

@@ -111,17 +111,17 @@ class Servers:
     async def new_game(self, shard: int) -> tuple[int, Any]:
         """ann challenges the bot in the shard's server: the game and its thread."""
         guild = self.guilds[shard]
-        before = {g.id for g in await self.service.games(guild.id)}
+        before = {g.id for g in await self.service.lookups.games(guild.id)}
         options = {"game": "hex", "size": "9", "options": "swap=off", "first": "challenger",
                    "opponent": self.fake.bot}  # fmt: skip
         await self.fake.slash(self.ann, "challenge", options, channel=guild.channel("games"))
 
         async def threaded() -> Any:
-            games = [g for g in await self.service.games(guild.id) if g.id not in before]
+            games = [g for g in await self.service.lookups.games(guild.id) if g.id not in before]
             return games and games[0].thread_id
 
         await until(threaded, "the game's thread")
-        [game] = [g for g in await self.service.games(guild.id) if g.id not in before]
+        [game] = [g for g in await self.service.lookups.games(guild.id) if g.id not in before]
         thread = next(t for t in self.fake.threads if t.id == game.thread_id)
         return game.id, thread
 
@@ -146,7 +146,7 @@ async def play_game(
     guild_id = servers.guilds[shard].id
     timings = []
     for n in range(1, MOVES + 1):
-        state = await servers.service.state(game_id, guild_id)
+        state = await servers.service.lookups.state(game_id, guild_id)
         if state.outcome is not None:
             break
         text = rng.choice(sorted(m for m in state.legal_moves() if m != CRASH_MOVE))

@@ -129,15 +129,15 @@ async def load(service: GameService, total: int, active: int, due: int, banks: b
         (deadlines, deadline_rows),
     ):
         for start in range(0, len(rows), CHUNK):
-            async with service.db.write() as conn:
+            async with service.records.db.write() as conn:
                 await conn.execute(table.insert(), rows[start : start + CHUNK])
-    if service.db.url.startswith("postgresql"):
-        async with service.db.write() as conn:
+    if service.records.db.url.startswith("postgresql"):
+        async with service.records.db.write() as conn:
             await conn.execute(sa.text("ANALYZE"))
 
 
 async def release(service: GameService, worker: str) -> None:
-    async with service.db.write() as conn:
+    async with service.records.db.write() as conn:
         await conn.execute(
             deadlines.update()
             .where(deadlines.c.claimed_by == worker)
@@ -164,7 +164,9 @@ async def run(url: str, args: argparse.Namespace) -> None:
         )
         times = []
         for _ in range(args.rounds):
-            ms, claims = await timed(service.claim_deadlines("bench", LEASE, limit=args.due))
+            ms, claims = await timed(
+                service.schedule.claim_deadlines("bench", LEASE, limit=args.due)
+            )
             assert len(claims) == args.due, len(claims)
             times.append(ms)
             await release(service, "bench")
@@ -175,11 +177,11 @@ async def run(url: str, args: argparse.Namespace) -> None:
 
         tick, _ = await timed(Scheduler(service, publish, worker_id="catch-up").tick())
         assert len(published) == args.due, len(published)
-        idle, nothing = await timed(service.claim_deadlines("idle", LEASE, limit=args.due))
+        idle, nothing = await timed(service.schedule.claim_deadlines("idle", LEASE, limit=args.due))
         assert nothing == []
-        wake, _ = await timed(service.next_deadline())
+        wake, _ = await timed(service.schedule.next_deadline())
         idle_tick, _ = await timed(Scheduler(service, publish, worker_id="idle").tick())
-        cleanup, removed = await timed(service.cleanup_deadlines())
+        cleanup, removed = await timed(service.schedule.cleanup_deadlines())
         median = statistics.median(times)
         print(f"claim {args.due:,} due rows: {', '.join(f'{t:.1f}' for t in times)} ms")
         print(f"scan with nothing claimable: {idle:.1f} ms; next_deadline: {wake:.1f} ms")

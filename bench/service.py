@@ -48,21 +48,21 @@ def scripted_games(
 async def service_run(
     folder: Path, scripts: list[list[str]], processes: int = 1
 ) -> tuple[float, int]:
-    url = f"sqlite:///{folder / 'service.db'}"
+    url = f"sqlite:///{folder / 'service.records.db'}"
     settings = Settings(database_url=url, render_processes=processes, _env_file=None)  # type: ignore[call-arg]
     service = GameService(await Database.open(url), settings)
     seats: list[tuple[int, list[Player]]] = []
     for i, _ in enumerate(scripts):
         a, b = Player(1000 + 10 * i, f"a{i}"), Player(1001 + 10 * i, f"b{i}")  # not the bot's ids
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             Place(1, 1), a, GAME, opponents=[b], options=OPTIONS, first="challenger"
         )
-        await service.accept(issued.game.id, 1, b)
+        await service.challenges.accept(issued.game.id, 1, b)
         seats.append((issued.game.id, [a, b]))
 
     async def play(game_id: int, players: list[Player], script: list[str]) -> None:
         for ply, text in enumerate(script):
-            await service.move(game_id, 1, players[ply % 2], text, expected_ply=ply)
+            await service.play.move(game_id, 1, players[ply % 2], text, expected_ply=ply)
 
     start = time.perf_counter()
     await asyncio.gather(

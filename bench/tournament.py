@@ -155,16 +155,16 @@ async def round_robin_started(folder: Path, players: int) -> tuple[float, float,
     service = GameService(await Database.open(url), settings)
     try:
         organizer = Player(1000, "org")
-        made = await service.create_tournament(
+        made = await service.events.create_tournament(
             Place(1, 1), organizer, "hex", format="roundrobin", days_per_move=3, manages=True
         )
         event = made.tournament.id
         for i in range(players):
-            await service.join_tournament(event, 1, Player(1001 + i, f"p{i}"))
+            await service.events.join_tournament(event, 1, Player(1001 + i, f"p{i}"))
         start = time.perf_counter()
-        _, stall = await stalled_while(service.start_tournament(event, 1, organizer))
+        _, stall = await stalled_while(service.events.start_tournament(event, 1, organizer))
         took = time.perf_counter() - start
-        async with service.db.read() as conn:
+        async with service.records.db.read() as conn:
             games_made = (
                 await conn.execute(
                     sa.select(sa.func.count())

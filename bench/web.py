@@ -66,7 +66,7 @@ from bench.load import Collections, Ticker
 from bench.schedule import CHUNK
 from bench.schedule import load as bulk_load
 from bot.service import GameService, Place, Player, WebPlace
-from bot.service import web as service_web
+from bot.service.web import pages as service_web
 from bot.settings import Settings
 from bot.store.schema import games, moves
 from bot.web import urls
@@ -98,7 +98,7 @@ async def real_games(service: GameService, count: int, total: int, active: int) 
     updates: list[dict[str, Any]] = []
     move_rows: list[dict[str, Any]] = []
     targets = []
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         created = dict(
             (
                 await conn.execute(
@@ -142,15 +142,15 @@ async def real_games(service: GameService, count: int, total: int, active: int) 
         place = WebPlace(1 + game_id % 50, "public")
         targets.append((urls.game(place, game_id), len(record)))
     bound = {key: sa.bindparam(key) for key in updates[0] if key != "gid"}
-    async with service.db.write() as conn:
+    async with service.records.db.write() as conn:
         await conn.execute(
             games.update().where(games.c.id == sa.bindparam("gid")).values(bound), updates
         )
     for start in range(0, len(move_rows), CHUNK):
-        async with service.db.write() as conn:
+        async with service.records.db.write() as conn:
             await conn.execute(moves.insert(), move_rows[start : start + CHUNK])
-    if service.db.url.startswith("postgresql"):
-        async with service.db.write() as conn:  # the bulk ids were explicit
+    if service.records.db.url.startswith("postgresql"):
+        async with service.records.db.write() as conn:  # the bulk ids were explicit
             await conn.execute(
                 sa.text("SELECT setval(pg_get_serial_sequence('games', 'id'), max(id)) FROM games")
             )
@@ -180,17 +180,17 @@ async def light_moves(service: GameService, windows: Windows, stop: asyncio.Even
     while not stop.is_set():
         players = [Player(first, f"m{first}"), Player(first + 1, f"m{first + 1}")]
         first += 2
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             Place(MOVER_GUILD, 1001), players[0], LIGHT[0], opponents=players[1:],
             options=LIGHT[1], first="challenger",
         )  # fmt: skip
-        await service.accept(issued.game.id, MOVER_GUILD, players[1])
+        await service.challenges.accept(issued.game.id, MOVER_GUILD, players[1])
         state = engine.new(LIGHT[0], **LIGHT[1])
         while state.outcome is None and not stop.is_set():
             text = rng.choice(state.legal_moves())
             window = windows.now
             start = time.perf_counter()
-            await service.move(issued.game.id, MOVER_GUILD, players[state.ply % 2], text)
+            await service.play.move(issued.game.id, MOVER_GUILD, players[state.ply % 2], text)
             if window is not None and window == windows.now:
                 windows.moves[window].append(time.perf_counter() - start)
             state = state.play(text)
@@ -289,7 +289,7 @@ async def serving(url: str, args: argparse.Namespace, backend: str) -> AsyncIter
         await bulk_load(service, args.games, args.games // 10, 0, banks=False)
         targets = await real_games(service, args.real, args.games, args.games // 10)
         for guild in GUILDS:
-            await service.guild_settings(guild, web="public")
+            await service.preferences.guild_settings(guild, web="public")
         print(
             f"{backend}: {args.games:,} games, {len(targets):,} with records "
             f"({time.perf_counter() - began:.1f} s to load)",

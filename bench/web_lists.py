@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.service import GameService
-from bot.service.models import WebPlace
+from bot.service.core.models import WebPlace
 from bot.settings import Settings
 from bot.store import Database
 
@@ -116,25 +116,29 @@ async def run(args: argparse.Namespace) -> None:
     player = PEOPLE[7]
     try:
         pages = [
-            await timed("under way", lambda: service.web_games(place, "active")),
-            await timed("finished", lambda: service.web_games(place, "finished")),
+            await timed("under way", lambda: service.web_lists.web_games(place, "active")),
+            await timed("finished", lambda: service.web_lists.web_games(place, "finished")),
             await timed(
                 "finished, a deep page",
-                lambda: service.web_games(place, "finished", before=args.games // 100),
+                lambda: service.web_lists.web_games(place, "finished", before=args.games // 100),
             ),
-            await timed("finished hex", lambda: service.web_games(place, "finished", game="hex")),
+            await timed(
+                "finished hex", lambda: service.web_lists.web_games(place, "finished", game="hex")
+            ),
             await timed(
                 "a player's finished",
-                lambda: service.web_games(place, "finished", player_id=player),
+                lambda: service.web_lists.web_games(place, "finished", player_id=player),
             ),
         ]
 
         async def leaderboards() -> Any:
-            service._leaderboards.clear()  # read, not kept: what each 30 s costs
-            return await service.web_leaderboards(place)
+            service.web_lists._leaderboards.clear()  # read, not kept: what each 30 s costs
+            return await service.web_lists.web_leaderboards(place)
 
         boards = await timed("leaderboards (not kept)", leaderboards)
-        profile = await timed("a player's page", lambda: service.web_player(place, player))
+        profile = await timed(
+            "a player's page", lambda: service.web_lists.web_player(place, player)
+        )
     finally:
         await service.close()
     print(

@@ -20,8 +20,8 @@ import time
 from functools import partial
 
 from bot.schedule.airunner import AI_NICENESS, HINT_SECONDS
-from bot.service.aiplayer import think
-from bot.service.analysis import judge
+from bot.service.ai.analysis import judge
+from bot.service.play.aiplayer import think
 from bot.workers import Lane
 
 

@@ -23,7 +23,7 @@ from bot.settings import SettingRefused, Settings, refusal
 
 if TYPE_CHECKING:
     from bot.service import GameService
-    from bot.service.outbox import Publish
+    from bot.service.core.outbox import Publish
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -181,7 +181,7 @@ async def start_beside(
     from bot.web.runner import start_web  # the pages' templates only when they run
 
     stops = [await start_web(service, settings)]
-    runner = await start_mail(service, settings, publish, service.clock)
+    runner = await start_mail(service, settings, publish, service.records.clock)
     stops.append(None if runner is None else runner.stop)
     running = [stop for stop in stops if stop is not None]
     if not running:
@@ -368,7 +368,7 @@ def check_health(args: argparse.Namespace) -> int:
 def export_games(args: argparse.Namespace) -> int:
     """Stream every finished game of a server into a JSON-lines file, one game a line."""
     settings = Settings()  # a bad setting refused before the store's imports
-    from bot.service.exports import finished_games
+    from bot.service.looks.exports import finished_games
     from bot.store import Database
 
     async def export() -> int:

@@ -14,13 +14,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 import engine
+from bot.service.ai.levels import LEVELS
 from bot.service.clocks import PRESETS, WEEKENDS
-from bot.service.conditionals import ACTIONS
-from bot.service.exports import EXPORT_FORMATS
-from bot.service.levels import LEVELS
-from bot.service.messages import DAYS_PER_MOVE_CHOICES
-from bot.service.models import FIRST_CHOICES, REMINDERS, STATUSES, TOURNAMENT_RUNNERS, WEB_MODES
-from bot.service.tournaments import FORMAT_WORDS, MATCH_WORDS
+from bot.service.core.messages import DAYS_PER_MOVE_CHOICES
+from bot.service.core.models import (
+    FIRST_CHOICES,
+    REMINDERS,
+    STATUSES,
+    TOURNAMENT_RUNNERS,
+    WEB_MODES,
+)
+from bot.service.events.words import FORMAT_WORDS, MATCH_WORDS
+from bot.service.looks.exports import EXPORT_FORMATS
+from bot.service.play.conditionals import ACTIONS
 
 #: "days": a time per move, a number of days or none.
 ParamKind = Literal["game", "game_id", "user", "text", "int", "bool", "choice", "days"]

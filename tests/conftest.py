@@ -341,6 +341,8 @@ async def web(
     on and plays games to show."""
     from bot.web.app import create_app
 
-    settings = service.settings.model_copy(update={"web_rate_limit": 0, "public_url": WEB_URL})
+    settings = service.records.settings.model_copy(
+        update={"web_rate_limit": 0, "public_url": WEB_URL}
+    )
     async with TestClient(TestServer(create_app(service, settings))) as client:
         yield client

@@ -13,7 +13,7 @@ from typing import Any
 import engine
 from bot.commands import BY_NAME, COMMANDS
 from bot.service import GameService, GameSummary, Place, Player
-from bot.service.conditionals import ACTIONS, split_line
+from bot.service.play.conditionals import ACTIONS, split_line
 from tests.conftest import ROOT
 
 README = ROOT / "README.md"
@@ -225,17 +225,19 @@ class Table:
     async def numbered(self, number: int) -> None:
         """Challenges made and withdrawn until the next game is #number."""
         padder = self.player("pad")
-        last = max((game.id for game in await self.service.games(self.place.guild_id)), default=0)
+        last = max(
+            (game.id for game in await self.service.lookups.games(self.place.guild_id)), default=0
+        )
         while last < number - 1:
-            made = await self.service.challenge(self.place, padder, "hex", open_seats=1)
-            await self.service.cancel(made.game.id, self.place.guild_id, padder)
+            made = await self.service.challenges.challenge(self.place, padder, "hex", open_seats=1)
+            await self.service.challenges.cancel(made.game.id, self.place.guild_id, padder)
             last = made.game.id
 
     async def challenge(self, number: int, game: str, **how: Any) -> GameSummary:
         """Ann's challenge, as game #number (to bob unless `how` says otherwise)."""
         await self.numbered(number)
         how.setdefault("opponents", [self.player("bob")] if "open_seats" not in how else [])
-        made = await self.service.challenge(
+        made = await self.service.challenges.challenge(
             self.place, self.player("ann"), game, first="challenger", **how
         )
         assert made.game.id == number, f"the game was made as #{made.game.id}, not #{number}"
@@ -250,20 +252,20 @@ class Table:
     ) -> GameSummary:
         """Game #number, ann (to move first) against bob, with `moves` played."""
         summary = await self.challenge(number, game, options=options or {})
-        await self.service.accept(summary.id, self.place.guild_id, self.player("bob"))
+        await self.service.challenges.accept(summary.id, self.place.guild_id, self.player("bob"))
         return await self.play(summary.id, moves)
 
     async def play(self, game_id: int, moves: Sequence[str]) -> GameSummary:
         guild = self.place.guild_id
         for move in moves:
-            state = await self.service.state(game_id, guild)
+            state = await self.service.lookups.state(game_id, guild)
             name = ("ann", "bob")[state.to_move or 0]
-            await self.service.move(game_id, guild, self.player(name), move)
-        return await self.service.game(game_id, guild)
+            await self.service.play.move(game_id, guild, self.player(name), move)
+        return await self.service.lookups.game(game_id, guild)
 
     async def legal_moves(self, game_id: int, count: int) -> list[str]:
         """`count` moves that can be played one after the other from the position now."""
-        state = await self.service.state(game_id, self.place.guild_id)
+        state = await self.service.lookups.state(game_id, self.place.guild_id)
         rng = random.Random(game_id)
         played = []
         for _ in range(count):
@@ -306,10 +308,10 @@ class Context:
 async def by_mail(table: Table, example: Example) -> None:
     """The server takes players by mail, and the address an example names joined so."""
     guild, channel = table.place.guild_id, table.place.channel_id
-    await table.service.guild_settings(guild, email=True, email_channel=channel)
+    await table.service.preferences.guild_settings(guild, email=True, email_channel=channel)
     for word in example.text.split():
         if "@" in word[1:] and "=" not in word:
-            await table.service.join_by_mail(word, "", guild)
+            await table.service.mail.join_by_mail(word, "", guild)
 
 
 async def challenged(table: Table, example: Example) -> None:
@@ -345,7 +347,7 @@ async def line_playable(table: Table, example: Example) -> GameSummary:
 async def line_added(table: Table, example: Example) -> None:
     """The same, and ann has added that line (to list, remove or clear)."""
     game = await line_playable(table, example)
-    await table.service.conditional(
+    await table.service.conditionals.conditional(
         game.id, table.place.guild_id, table.player("ann"), "add", conditional_line()
     )
 
@@ -376,20 +378,20 @@ async def just_moved(table: Table, example: Example) -> GameSummary:
 async def undo_asked(table: Table, example: Example) -> None:
     """Ann has moved and asked to take it back."""
     game = await just_moved(table, example)
-    await table.service.request_undo(game.id, table.place.guild_id, table.player("ann"))
+    await table.service.play.request_undo(game.id, table.place.guild_id, table.player("ann"))
 
 
 async def finished(table: Table, example: Example) -> None:
     """A short Hex 5x5 game bob resigned."""
     game = await table.started(example.number, "hex", {"size": 5, "swap": "off"})
     await table.play(game.id, await table.legal_moves(game.id, 4))
-    await table.service.resign(game.id, table.place.guild_id, table.player("bob"))
+    await table.service.play.resign(game.id, table.place.guild_id, table.player("bob"))
 
 
 async def against_the_bot(table: Table, example: Example) -> None:
     """A casual Hex 5x5 game against the bot, ann to move."""
     await table.numbered(example.number)
-    await table.service.challenge(
+    await table.service.challenges.challenge(
         table.place, table.player("ann"), "hex", options={"size": 5, "swap": "off"},
         bots=["easy"], first="challenger",
     )  # fmt: skip
@@ -400,14 +402,14 @@ async def event_open(
 ) -> int:
     """Ann's round robin (or `format`) of Hex 5x5, event #1, open for entries, with ann
     (then bob, cat, dan: `players`) in it."""
-    made = await table.service.create_tournament(
+    made = await table.service.events.create_tournament(
         table.place, table.player("ann"), "hex", format=format, options={"size": 5},
         manages=True,
     )  # fmt: skip
     event = made.tournament.id
     assert event == example.number, f"the event was made as #{event}, not #{example.number}"
     for name in ("ann", "bob", "cat", "dan")[:players]:
-        await table.service.join_tournament(event, table.place.guild_id, table.player(name))
+        await table.service.events.join_tournament(event, table.place.guild_id, table.player(name))
     return event
 
 
@@ -421,27 +423,27 @@ async def event_full(table: Table, example: Example) -> None:
 
 async def event_started(table: Table, example: Example) -> None:
     event = await event_open(table, example, players=4)
-    await table.service.start_tournament(event, table.place.guild_id, table.player("ann"))
+    await table.service.events.start_tournament(event, table.place.guild_id, table.player("ann"))
 
 
 async def ladder_started(table: Table, example: Example) -> None:
     """Ann's ladder, event #1, under way: ann, bob, cat, dan from the top."""
     event = await event_open(table, example, players=4, format="ladder")
-    await table.service.start_tournament(event, table.place.guild_id, table.player("ann"))
+    await table.service.events.start_tournament(event, table.place.guild_id, table.player("ann"))
 
 
 async def ladder_challenged(table: Table, example: Example) -> None:
     """Ann's ladder under way, cat's challenge to bob waiting for bob."""
     await ladder_started(table, example)
     guild = table.place.guild_id
-    await table.service.ladder_challenge(1, guild, table.player("cat"), table.player("bob"))
+    await table.service.ladders.ladder_challenge(1, guild, table.player("cat"), table.player("bob"))
 
 
 async def on_the_web(table: Table, example: Example) -> None:
     """The server's pages on, game #number under way, and an event (#1)."""
-    await table.service.guild_settings(table.place.guild_id, web="public")
+    await table.service.preferences.guild_settings(table.place.guild_id, web="public")
     await table.started(example.number, "hex")
-    await table.service.create_tournament(
+    await table.service.events.create_tournament(
         table.place, table.player("ann"), "hex", format="swiss", manages=True
     )
 

@@ -13,8 +13,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from bot.service import GameService, Place, Player
-from bot.service.models import TournamentNews
-from bot.service.outbox import event_from_json
+from bot.service.core.models import TournamentNews
+from bot.service.core.outbox import event_from_json
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import games, outbox, pairings
@@ -49,16 +49,16 @@ async def open_event(
 ) -> int:
     """A new event of `fmt` (5x5 Hex, one day a move) that `people` joined, in order."""
     kwargs.setdefault("days_per_move", 1)
-    created = await service.create_tournament(
+    created = await service.events.create_tournament(
         PLACE, ORGANIZER, "hex", format=fmt, options={"size": "5"}, manages=True, **kwargs
     )
     for person in people:
-        await service.join_tournament(created.tournament.id, GUILD, person)
+        await service.events.join_tournament(created.tournament.id, GUILD, person)
     return created.tournament.id
 
 
 async def count(service: GameService, table: sa.Table, *where: sa.ColumnElement[bool]) -> int:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         statement = sa.select(sa.func.count()).select_from(table)
         return int(await conn.scalar(statement.where(*where) if where else statement) or 0)
 
@@ -66,7 +66,7 @@ async def count(service: GameService, table: sa.Table, *where: sa.ColumnElement[
 async def under_way(service: GameService, tournament_id: int) -> list[tuple[int, int, int]]:
     """(game, first seat's player, second seat's player) of each game of the event under
     way, by game id."""
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         rows = await conn.execute(
             sa.select(pairings.c.game_id, pairings.c.first_id, pairings.c.second_id)
             .select_from(pairings.join(games, games.c.id == pairings.c.game_id))
@@ -77,7 +77,7 @@ async def under_way(service: GameService, tournament_id: int) -> list[tuple[int,
 
 
 async def all_pairings(service: GameService, tournament_id: int) -> list[Any]:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         return list(
             (
                 await conn.execute(
@@ -91,7 +91,7 @@ async def all_pairings(service: GameService, tournament_id: int) -> list[Any]:
 
 async def news(service: GameService, kind: str | None = None) -> list[TournamentNews]:
     """The events' announcements in the outbox, oldest first (of `kind` only if given)."""
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         rows = (await conn.scalars(sa.select(outbox.c.events).order_by(outbox.c.id))).all()
     found = [event_from_json(e) for events in rows for e in events]
     return [e for e in found if isinstance(e, TournamentNews) and kind in (None, e.kind)]
@@ -99,21 +99,21 @@ async def news(service: GameService, kind: str | None = None) -> list[Tournament
 
 async def lose(service: GameService, game_id: int, loser: int) -> None:
     """`loser` resigns game `game_id`: the quickest end of a game."""
-    await service.resign(game_id, GUILD, BY_ID[loser])
+    await service.play.resign(game_id, GUILD, BY_ID[loser])
 
 
 async def lose_on_time(service: GameService, clock: Clock, game_id: int) -> int:
     """Game `game_id` is lost on time by the player to move (its first seat: nobody has
     moved), through the scheduler's use cases; returns the loser. Only this game's
     timeout is acted on (other games' rows due meanwhile are leased for a second and left)."""
-    game = await service.game(game_id, GUILD)
+    game = await service.lookups.game(game_id, GUILD)
     loser = game.seats[0].player_id
     assert loser is not None and game.days_per_move is not None
     clock.advance(days=game.days_per_move, hours=1)
-    claims = await service.claim_deadlines("tests", timedelta(seconds=1), limit=10_000)
+    claims = await service.schedule.claim_deadlines("tests", timedelta(seconds=1), limit=10_000)
     mine = [c for c in claims if c.game_id == game_id and c.kind == "timeout"]
     assert len(mine) == 1
-    result = await service.act_on_deadline(mine[0], "tests")
+    result = await service.schedule.act_on_deadline(mine[0], "tests")
     assert result is not None
-    assert (await service.game(game_id, GUILD)).status == "finished"
+    assert (await service.lookups.game(game_id, GUILD)).status == "finished"
     return loser

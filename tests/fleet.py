@@ -37,6 +37,7 @@ async def until(condition: Callable[[], Any], what: str, timeout: float = PATIEN
 CHILD = """
 import os, signal, sys
 import bot.cli, bot.console, bot.discordbot, bot.schedule.airunner as airunner
+from bot.service.play.aiplayer import AiPlay
 from bot.service import GameService
 
 def die():
@@ -44,13 +45,13 @@ def die():
 
 after_move = os.environ.get("PB_DIE_AFTER_MOVE")
 if after_move:
-    move = GameService.move
+    move = AiPlay.move
     async def move_then_die(self, *args, **kwargs):
         result = await move(self, *args, **kwargs)
         if args[-1] == after_move:
             die()
         return result
-    GameService.move = move_then_die
+    AiPlay.move = move_then_die
 
 flag = os.environ.get("PB_DIE_SEARCHING")
 if flag:

@@ -174,7 +174,7 @@ async def mail_world(
 
     runner = await start_mail(service, configured, publish, clock, codes=False)
     assert runner is not None
-    await service.guild_settings(GUILD, email=True, email_channel=CHANNEL)
+    await service.preferences.guild_settings(GUILD, email=True, email_channel=CHANNEL)
     try:
         yield MailWorld(service, runner, capture, published)
     finally:

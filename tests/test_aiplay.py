@@ -33,16 +33,16 @@ from bot.service import (
     Result,
     ServiceCode,
     UndoAnswered,
-    aiqueue,
     bot_record_lines,
     describe,
-    levels,
     local_time,
     taken_back_text,
 )
-from bot.service.aiplayer import AiPlay, think
-from bot.service.levels import LEVELS, Level, bot_name, bot_player
-from bot.service.play import Play
+from bot.service.ai import jobs as aiqueue
+from bot.service.ai import levels
+from bot.service.ai.levels import LEVELS, Level, bot_name, bot_player
+from bot.service.play.aiplayer import AiPlay, think
+from bot.service.play.moves import Play
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import ai_jobs, moves
@@ -75,7 +75,7 @@ class Delivered:
         self.results: list[Result] = []
 
     async def __call__(self, result: Result) -> None:
-        await self.service.deliver(result, self._keep)
+        await self.service.outbox.deliver(result, self._keep)
 
     async def _keep(self, result: Result) -> None:
         self.results.append(result)
@@ -93,14 +93,14 @@ async def runner(service: GameService) -> AsyncIterator[AiRunner]:
 async def bot_game(
     service: GameService, game: str, options: dict[str, Any], *, bots: int = 1, level: str = "easy"
 ) -> GameSummary:
-    result = await service.challenge(
+    result = await service.challenges.challenge(
         PLACE, ANN, game, options=options, bots=[level] * bots, first="challenger"
     )
     return result.game
 
 
 async def bot_moves(service: GameService) -> list[Any]:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         return (
             await conn.execute(
                 sa.select(moves.c.game_id, moves.c.ply, moves.c.seat, moves.c.text).order_by(
@@ -114,13 +114,13 @@ async def play_out(service: GameService, runner: AiRunner, game_id: int, seed: i
     """Ann plays random legal moves, the bot answers, until the game ends."""
     rng = random.Random(seed)
     for _ in range(2_000):
-        game = await service.game(game_id, GUILD)
+        game = await service.lookups.game(game_id, GUILD)
         if game.status != "active":
             return game
         assert game.to_move is not None
         if game.seats[game.to_move].bot is None:
-            state = await service.state(game_id, GUILD)
-            await service.move(game_id, GUILD, ANN, rng.choice(state.legal_moves()))
+            state = await service.lookups.state(game_id, GUILD)
+            await service.play.move(game_id, GUILD, ANN, rng.choice(state.legal_moves()))
         else:
             assert await runner.run_once() == 1
     raise AssertionError("the game did not end")
@@ -150,7 +150,7 @@ async def test_a_stored_game_keeps_its_level_when_levels_are_reordered_or_added(
     newcomer = Level(6, "novice", 1.0, 10, 0.5, "a few simulations, and many random moves")
     monkeypatch.setattr(levels, "LEVELS", levels.levels_of(newcomer, *reversed(LEVELS.values())))
     for level, game in stored.items():
-        seat = (await service.game(game.id, GUILD)).seats[1]
+        seat = (await service.lookups.game(game.id, GUILD)).seats[1]
         assert seat.bot == level, level
         assert bot_name(seat.player_id or 0) == seat.name == f"Paperboard ({level})", level
         assert bot_player(level).id == seat.player_id, level  # new games: the same player
@@ -172,20 +172,20 @@ async def test_no_person_takes_an_id_in_the_bots_range(service: GameService) -> 
     """Discord's and the console's ids are far above it; one there would read as the bot."""
     for person in (Player(LEVELS["easy"].id, "mallory"), Player(50, "mallory")):
         with pytest.raises(Refused) as refused:
-            await service.challenge(PLACE, person, "hex", opponents=[BOB])
+            await service.challenges.challenge(PLACE, person, "hex", opponents=[BOB])
         assert refused.value.code == ServiceCode.BAD_ID
         with pytest.raises(Refused):
-            await service.player_settings(person, reminders="dm")
+            await service.preferences.player_settings(person, reminders="dm")
 
 
 async def test_the_bot_refuses_rated_games_and_unknown_levels(service: GameService) -> None:
     with pytest.raises(Refused) as rated:
-        await service.challenge(PLACE, ANN, "hex", bots=["easy"], rated=True)
+        await service.challenges.challenge(PLACE, ANN, "hex", bots=["easy"], rated=True)
     assert rated.value.code == ServiceCode.UNRATED
     with pytest.raises(Refused) as level:
-        await service.challenge(PLACE, ANN, "hex", bots=["grandmaster"])
+        await service.challenges.challenge(PLACE, ANN, "hex", bots=["grandmaster"])
     assert level.value.code == Code.BAD_OPTION and "beginner" in str(level.value)
-    assert await service.games(GUILD) == []
+    assert await service.lookups.games(GUILD) == []
 
 
 GAMES = [
@@ -221,7 +221,7 @@ async def test_a_whole_game_against_the_bot(
             e for r in delivered.results for e in r.events if type(e).__name__ == "MovePlayed"
         ]
         assert 0 < len(announced) <= len(played)
-        async with service.db.read() as conn:
+        async with service.records.db.read() as conn:
             waiting = await conn.scalar(
                 sa.select(sa.func.count()).select_from(ai_jobs).where(ai_jobs.c.done == sa.false())
             )
@@ -234,12 +234,12 @@ async def test_a_whole_game_against_the_bot(
 async def test_the_bot_moves_first_when_it_has_the_first_seat(
     service: GameService, runner: AiRunner
 ) -> None:
-    result = await service.challenge(
+    result = await service.challenges.challenge(
         PLACE, ANN, "hex", options={"size": 4, "swap": "off"}, bots=["easy"], first="opponent"
     )
     assert result.game.seats[0].bot == "easy" and result.game.to_move == 0
     assert await runner.run_once() == 1
-    game = await service.game(result.game.id, GUILD)
+    game = await service.lookups.game(result.game.id, GUILD)
     assert game.ply == 1 and game.to_move == 1
 
 
@@ -249,9 +249,9 @@ async def test_the_record_keeps_the_bots_name_apart_from_its_move(
     """ "Paperboard (beginner)" is longer than most names: the moves still stand in a
     column of their own, two spaces after the longest name."""
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"}, level="beginner")
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
     assert await runner.run_once() == 1
-    *_, first, second = (await service.record(game.id, GUILD)).text.splitlines()
+    *_, first, second = (await service.lookups.record(game.id, GUILD)).text.splitlines()
     played = [row.text for row in await bot_moves(service)]
     names = [seat.name or "" for seat in game.seats]
     assert names[1] == "Paperboard (beginner)"
@@ -265,11 +265,11 @@ async def test_undo_against_the_bot_is_granted_at_once(
     service: GameService, runner: AiRunner
 ) -> None:
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
     await runner.run_once()
-    assert (await service.game(game.id, GUILD)).ply == 2
-    reply = (await service.state(game.id, GUILD)).moves[1]
-    result = await service.request_undo(game.id, GUILD, ANN)
+    assert (await service.lookups.game(game.id, GUILD)).ply == 2
+    reply = (await service.lookups.state(game.id, GUILD)).moves[1]
+    result = await service.play.request_undo(game.id, GUILD, ANN)
     names = [type(e).__name__ for e in result.events]
     assert names[0] == "UndoAnswered" and result.game.ply == 0
     assert result.game.to_move == 0  # Ann's move and the bot's answer are taken back
@@ -288,22 +288,22 @@ async def test_an_undo_with_people_and_the_bot_waits_for_the_people_only(
 ) -> None:
     """The bot agrees in the request itself: the request (with its buttons) is what is
     announced, waiting for Bob alone; his answer takes the move back."""
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE, ANN, "intersections", opponents=[BOB], options={"size": 4}, bots=["easy"],
         first="challenger",
     )  # fmt: skip
-    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    game = (await service.challenges.accept(issued.game.id, GUILD, BOB)).game
     ann_seat = game.seat_of(ANN.id)
-    while (await service.game(game.id, GUILD)).to_move != ann_seat:  # to Ann's first move
+    while (await service.lookups.game(game.id, GUILD)).to_move != ann_seat:  # to Ann's first move
         await take_turn(service, runner, game.id)
-    state = await service.state(game.id, GUILD)
-    await service.move(game.id, GUILD, ANN, state.legal_moves()[0])
-    asked = await service.request_undo(game.id, GUILD, ANN)
+    state = await service.lookups.state(game.id, GUILD)
+    await service.play.move(game.id, GUILD, ANN, state.legal_moves()[0])
+    asked = await service.play.request_undo(game.id, GUILD, ANN)
     [request] = asked.events
     assert type(request).__name__ == "UndoRequested"
     assert request.waiting_for == (BOB.id,)  # type: ignore[attr-defined]
     ply = asked.game.ply
-    done = await service.answer_undo(game.id, GUILD, BOB, accept=True)
+    done = await service.play.answer_undo(game.id, GUILD, BOB, accept=True)
     assert done.events[0].done and done.game.ply < ply  # type: ignore[attr-defined]
     said = describe(done.events[0], done.game, lambda pid: f"@{pid}", local_time)
     assert said.startswith(f"@{ANN.id}'s move ") and said.endswith(" taken back by agreement.")
@@ -311,29 +311,29 @@ async def test_an_undo_with_people_and_the_bot_waits_for_the_people_only(
 
 async def take_turn(service: GameService, runner: AiRunner, game_id: int) -> None:
     """Whoever is to move plays: the bot by its runner, a person their first legal move."""
-    game = await service.game(game_id, GUILD)
+    game = await service.lookups.game(game_id, GUILD)
     seat = game.seats[game.to_move or 0]
     if seat.bot is not None:
         assert await runner.run_once() == 1
         return
     person = Player(seat.player_id or 0, seat.name or "")
-    state = await service.state(game_id, GUILD)
-    await service.move(game_id, GUILD, person, state.legal_moves()[0])
+    state = await service.lookups.state(game_id, GUILD)
+    await service.play.move(game_id, GUILD, person, state.legal_moves()[0])
 
 
 async def test_an_undo_the_bots_move_overtook_is_refused_and_never_posted(
     service: GameService, runner: AiRunner, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game = await bot_game(service, "hex", {"size": 6, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
 
     async def overtaken(*args: Any, **kwargs: Any) -> Result:
         assert await runner.run_once() == 1  # the bot's move lands between the two
         raise Refused("There is no undo request waiting for an answer.", code=ServiceCode.NO_UNDO)
 
-    monkeypatch.setattr(service, "answer_undo", overtaken)
+    monkeypatch.setattr(service.play, "answer_undo", overtaken)
     with pytest.raises(Refused) as refused:
-        await service.request_undo(game.id, GUILD, ANN)
+        await service.play.request_undo(game.id, GUILD, ANN)
     assert str(refused.value) == "The bot moved while you asked; ask for the undo again."
     clock.advance(minutes=5)
     posted: list[Result] = []
@@ -341,7 +341,7 @@ async def test_an_undo_the_bots_move_overtook_is_refused_and_never_posted(
     async def keep(result: Result) -> None:
         posted.append(result)
 
-    await service.redeliver(keep)
+    await service.outbox.redeliver(keep)
     assert not any(type(e).__name__ == "UndoRequested" for r in posted for e in r.events)
 
 
@@ -361,12 +361,12 @@ async def test_a_rematch_against_the_bot_starts_at_once(
     service: GameService, runner: AiRunner
 ) -> None:
     game = await bot_game(service, "hex", {"size": 3, "swap": "off"}, level="easy")
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
     await runner.run_once()  # the bot resigns a proven loss
-    again = await service.rematch(game.id, GUILD, ANN)
+    again = await service.challenges.rematch(game.id, GUILD, ANN)
     assert again.game.status == "active" and [s.bot for s in again.game.seats] == ["easy", None]
     assert await runner.run_once() == 1  # the seats rotated: the bot moves first now
-    assert (await service.game(again.game.id, GUILD)).ply == 1
+    assert (await service.lookups.game(again.game.id, GUILD)).ply == 1
 
 
 async def test_the_bot_resigns_only_a_proven_loss() -> None:
@@ -384,13 +384,13 @@ async def test_the_bot_resigns_only_a_proven_loss() -> None:
 
 async def test_each_level_keeps_its_own_record(service: GameService, runner: AiRunner) -> None:
     game = await bot_game(service, "hex", {"size": 3, "swap": "off"}, level="easy")
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
     await runner.run_once()  # proven lost: the bot resigns
-    over = await service.game(game.id, GUILD)
+    over = await service.lookups.game(game.id, GUILD)
     assert over.status == "finished" and over.reason == "resignation"
-    assert await service.bot_records(GUILD) == [("easy", "hex", 0, 1, 0)]
-    assert bot_record_lines(await service.bot_records(GUILD)) == ["Hex: easy 0 won 1 lost"]
-    assert await service.leaderboard(GUILD, "hex") == []  # casual: no ratings
+    assert await service.play.bot_records(GUILD) == [("easy", "hex", 0, 1, 0)]
+    assert bot_record_lines(await service.play.bot_records(GUILD)) == ["Hex: easy 0 won 1 lost"]
+    assert await service.lookups.leaderboard(GUILD, "hex") == []  # casual: no ratings
 
 
 # -- exactly once ----------------------------------------------------------------------------------
@@ -401,16 +401,16 @@ async def test_a_claim_overtaken_by_another_worker_commits_nothing(
     service: GameService, clock: Clock
 ) -> None:
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "b2")
-    [first] = await aiqueue.claim(service.db, clock(), "worker-a", 1, analyses=False)
+    await service.play.move(game.id, GUILD, ANN, "b2")
+    [first] = await aiqueue.claim(service.records.db, clock(), "worker-a", 1, analyses=False)
     clock.advance(seconds=LATER.total_seconds())  # worker a stalls past its lease
-    [second] = await aiqueue.claim(service.db, clock(), "worker-b", 1, analyses=False)
+    [second] = await aiqueue.claim(service.records.db, clock(), "worker-b", 1, analyses=False)
     assert second.id == first.id and second.attempts == first.attempts + 1
     decision = think("hex", {"size": 4, "swap": "off"}, ["b2"], "easy", nodes=NODES, seed=0)
-    assert await service.play_for_bot(first, "worker-a", decision) is None
-    assert await service.play_for_bot(second, "worker-b", decision) is not None
-    assert await service.play_for_bot(second, "worker-b", decision) is None  # done already
-    assert (await service.game(game.id, GUILD)).ply == 2
+    assert await service.play.play_for_bot(first, "worker-a", decision) is None
+    assert await service.play.play_for_bot(second, "worker-b", decision) is not None
+    assert await service.play.play_for_bot(second, "worker-b", decision) is None  # done already
+    assert (await service.lookups.game(game.id, GUILD)).ply == 2
 
 
 KILLED_CHILD = """
@@ -444,19 +444,19 @@ async def test_a_bot_move_killed_midway_is_made_once_after_the_restart(
     service: GameService, runner: AiRunner, clock: Clock, database_url: str, crash: str
 ) -> None:
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-c", KILLED_CHILD, database_url, clock.now.isoformat(), crash,
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert await asyncio.wait_for(child.wait(), PATIENCE_SECONDS) == -signal.SIGKILL
-    committed = (await service.game(game.id, GUILD)).ply
+    committed = (await service.lookups.game(game.id, GUILD)).ply
     assert committed == (1 if crash == "searching" else 2)
     assert await runner.run_once() == 0  # the dead worker's lease still holds
     clock.advance(seconds=LATER.total_seconds())
     taken = await runner.run_once()
     assert taken == (1 if crash == "searching" else 0)
-    assert (await service.game(game.id, GUILD)).ply == 2  # one bot move, whatever happened
+    assert (await service.lookups.game(game.id, GUILD)).ply == 2  # one bot move, whatever happened
     assert await runner.run_once() == 0
     bot_rows = [r for r in await bot_moves(service) if r.seat == 1]
     assert len(bot_rows) == 1
@@ -495,14 +495,14 @@ async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
             ids = []
             for _ in range(12):
                 game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-                await service.move(game.id, GUILD, ANN, "c3")
+                await service.play.move(game.id, GUILD, ANN, "c3")
                 ids.append(game.id)
             outputs = await run_together(TWO_WORKERS, [[url, "w1"], [url, "w2"]])
             moved = [int(word) for out in outputs for word in out.split()]
             assert sorted(moved) == sorted(ids)  # every game once, by one of them
             assert all(out.split() for out in outputs), "both took work"
             for game_id in ids:
-                assert (await service.game(game_id, GUILD)).ply == 2
+                assert (await service.lookups.game(game_id, GUILD)).ply == 2
         finally:
             await service.close()
 
@@ -533,7 +533,7 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         )
         message = await handle.reply()
         assert "Paperboard (medium)" in message.content and not message.custom_ids
-        [game] = await world.service.games(world.guild.id, status="active")
+        [game] = await world.service.lookups.games(world.guild.id, status="active")
         assert game.seats[1].bot == "medium"
         game = await settled_game(world, game.id, lambda g: g.thread_id is not None, "a thread")
         await play_typed(world, game, "c3")
@@ -553,7 +553,7 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         await play_typed(world, game, "c3")
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot})
         assert "Nobody here has finished a game against me yet." in (await handle.reply()).content
-        await world.service.resign(game.id, world.guild.id, Player(ann.id, ann.username))
+        await world.service.play.resign(game.id, world.guild.id, Player(ann.id, ann.username))
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot, "game": "hex"})
         assert "Hex: medium 1 won 0 lost" in (await handle.reply()).content
         mine = (await (await world.fake.slash(ann, "rating", {})).reply()).content
@@ -578,7 +578,7 @@ async def test_a_player_hears_when_to_expect_the_move_when_the_queue_is_long(
     for _ in range(3):
         game = await bot_game(service, "hex", {"size": 5, "swap": "off"}, level="hard")
         clock.advance(seconds=1)
-        result = await service.move(game.id, GUILD, ANN, "c3")
+        result = await service.play.move(game.id, GUILD, ANN, "c3")
         told.append([e for e in result.events if isinstance(e, BotThinking)])
     assert told[0] == []  # a worker is free (AI_PROCESSES=1): nothing to say
     [notice] = told[2]
@@ -593,13 +593,13 @@ async def test_a_player_hears_when_to_expect_the_move_when_the_queue_is_long(
 async def human_game(
     service: GameService, moves: list[str], *, size: int = 4, **extra: Any
 ) -> GameSummary:
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE, ANN, "hex", opponents=[BOB], options={"size": size, "swap": "off"},
         first="challenger", **extra,
     )  # fmt: skip
-    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    game = (await service.challenges.accept(issued.game.id, GUILD, BOB)).game
     for i, move in enumerate(moves):
-        game = (await service.move(game.id, GUILD, (ANN, BOB)[i % 2], move)).game
+        game = (await service.play.move(game.id, GUILD, (ANN, BOB)[i % 2], move)).game
     return game
 
 
@@ -608,9 +608,9 @@ async def test_analysis_is_refused_for_a_game_under_way_between_people(
 ) -> None:
     game = await human_game(service, ["b2", "c3"])
     with pytest.raises(Refused) as refused:
-        await service.analysis(game.id, GUILD)
+        await service.analysis.analysis(game.id, GUILD)
     assert refused.value.code == ServiceCode.ENGINE_HELP and "cheating" in str(refused.value)
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         assert await conn.scalar(sa.select(sa.func.count()).select_from(ai_jobs)) == 0
 
 
@@ -619,10 +619,10 @@ async def test_a_finished_games_analysis_is_stored_and_instant_the_second_time(
 ) -> None:
     game = await human_game(service, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
     assert game.status == "finished"
-    first = await service.analysis(game.id, GUILD)
+    first = await service.analysis.analysis(game.id, GUILD)
     assert not first.done and first.total == 8
     assert await runner.run_once() == 1
-    done = await service.analysis(game.id, GUILD)
+    done = await service.analysis.analysis(game.id, GUILD)
     assert done.done and done.progress == done.total == 8
     assert done.png.startswith(b"\x89PNG") and len(done.png) <= 200_000
     assert "move " in done.text and "forced win" in done.text
@@ -630,7 +630,7 @@ async def test_a_finished_games_analysis_is_stored_and_instant_the_second_time(
     settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
     again = GameService(await Database.open(database_url), settings, clock=clock)
     try:
-        stored = await again.analysis(game.id, GUILD)
+        stored = await again.analysis.analysis(game.id, GUILD)
         assert stored.done and stored.text == done.text and stored.png == done.png
     finally:
         await again.close()
@@ -647,9 +647,9 @@ async def test_an_analysis_proves_what_the_solver_proves_and_calls_the_rest_esti
     record = ["c3", "d2", "a2", "c2", "b3", "c4", "a5", "b2", "a3", "e1", "a1", "a4", "b4"]
     game = await human_game(service, record, size=5)
     assert game.status == "finished"
-    await service.analysis(game.id, GUILD)
+    await service.analysis.analysis(game.id, GUILD)
     await runner.run_once()
-    done = await service.analysis(game.id, GUILD)
+    done = await service.analysis.analysis(game.id, GUILD)
     assert done.done
     assert done.text.splitlines() == [
         "no move changed the chances much",
@@ -664,14 +664,14 @@ async def test_the_bots_moves_never_wait_behind_an_analysis(
     is seconds and a player waits for it: the two lanes are claimed apart, so the move
     is taken beside an analysis asked for earlier, and its player is told of no wait."""
     finished = await human_game(service, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
-    assert not (await service.analysis(finished.id, GUILD)).done
+    assert not (await service.analysis.analysis(finished.id, GUILD)).done
     clock.advance(seconds=1)
     game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-    result = await service.move(game.id, GUILD, ANN, "c3")
+    result = await service.play.move(game.id, GUILD, ANN, "c3")
     assert not [e for e in result.events if isinstance(e, BotThinking)]  # none ahead of it
     assert await runner.run_once() == 2  # one slot in each lane
-    assert (await service.game(game.id, GUILD)).ply == 2  # the bot answered
-    assert (await service.analysis(finished.id, GUILD)).done
+    assert (await service.lookups.game(game.id, GUILD)).ply == 2  # the bot answered
+    assert (await service.analysis.analysis(finished.id, GUILD)).done
 
 
 @pytest.mark.both_backends
@@ -682,15 +682,19 @@ async def test_a_search_of_a_position_an_undo_took_back_is_never_committed(
     plays e5; the same worker claims the new job. The old search must not be played
     (on SQLite a deleted job's id came back with attempts 1: the same claim token)."""
     game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "b2")
-    [old] = await aiqueue.claim(service.db, service.clock(), "worker", 2, analyses=False)
+    await service.play.move(game.id, GUILD, ANN, "b2")
+    [old] = await aiqueue.claim(
+        service.records.db, service.records.clock(), "worker", 2, analyses=False
+    )
     stale = think("hex", {"size": 5, "swap": "off"}, ["b2"], "easy", nodes=NODES, seed=0)
-    assert (await service.request_undo(game.id, GUILD, ANN)).game.ply == 0
-    await service.move(game.id, GUILD, ANN, "e5")
-    [new] = await aiqueue.claim(service.db, service.clock(), "worker", 2, analyses=False)
+    assert (await service.play.request_undo(game.id, GUILD, ANN)).game.ply == 0
+    await service.play.move(game.id, GUILD, ANN, "e5")
+    [new] = await aiqueue.claim(
+        service.records.db, service.records.clock(), "worker", 2, analyses=False
+    )
     assert (new.id, new.attempts) != (old.id, old.attempts)
-    assert await service.play_for_bot(old, "worker", stale) is None
-    assert (await service.state(game.id, GUILD)).moves == ("e5",)
+    assert await service.play.play_for_bot(old, "worker", stale) is None
+    assert (await service.lookups.state(game.id, GUILD)).moves == ("e5",)
 
 
 async def test_a_move_job_a_worker_took_at_once_is_no_queue_for_its_player(
@@ -699,9 +703,9 @@ async def test_a_move_job_a_worker_took_at_once_is_no_queue_for_its_player(
     """The runner is woken at the commit and often claims the bot's move before its
     player's answer is made: that job is not a queue ahead of itself."""
     game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "c3")
-    [claimed] = await aiqueue.claim(service.db, clock(), "worker-a", 1, analyses=False)
-    async with service.db.read() as conn:
+    await service.play.move(game.id, GUILD, ANN, "c3")
+    [claimed] = await aiqueue.claim(service.records.db, clock(), "worker-a", 1, analyses=False)
+    async with service.records.db.read() as conn:
         row = await aiqueue.job_row(conn, game.id, "move", 1)
         assert row.id == claimed.id and await aiqueue.ahead_of(conn, row, clock()) == 0
 
@@ -710,22 +714,22 @@ async def test_an_analysis_that_keeps_failing_is_put_aside_until_asked_again(
     service: GameService, runner: AiRunner, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     finished = await human_game(service, ["a1", "b1", "a2", "b2", "a3", "b3", "a4"])
-    await service.analysis(finished.id, GUILD)
-    work_on = service.work_on
+    await service.analysis.analysis(finished.id, GUILD)
+    work_on = service.analysis.work_on
 
     async def broken(job: Any) -> Any:
         raise RuntimeError("a bug in the analysis")
 
-    monkeypatch.setattr(service, "work_on", broken)
+    monkeypatch.setattr(service.analysis, "work_on", broken)
     claims = 0
     while await runner.run_once():  # each failed claim's lease runs out, then it is retried
         claims += 1
         clock.advance(seconds=LATER.total_seconds())
     assert claims == airunner.GIVE_UP_ATTEMPTS  # then put aside: no worker spent on it
-    monkeypatch.setattr(service, "work_on", work_on)
-    assert not (await service.analysis(finished.id, GUILD)).done  # asked again: queued
+    monkeypatch.setattr(service.analysis, "work_on", work_on)
+    assert not (await service.analysis.analysis(finished.id, GUILD)).done  # asked again: queued
     assert await runner.run_once() == 1
-    assert (await service.analysis(finished.id, GUILD)).done
+    assert (await service.analysis.analysis(finished.id, GUILD)).done
 
 
 async def test_hints_only_in_a_casual_game_against_the_bot(
@@ -733,20 +737,20 @@ async def test_hints_only_in_a_casual_game_against_the_bot(
 ) -> None:
     rated = await human_game(service, ["b2"], rated=True)
     with pytest.raises(Refused) as refused:
-        await service.hint(rated.id, GUILD, BOB.id)
+        await service.analysis.hint(rated.id, GUILD, BOB.id)
     assert refused.value.code == ServiceCode.NOT_AGAINST_BOT
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    asked = await service.hint(game.id, GUILD, ANN.id)
+    asked = await service.analysis.hint(game.id, GUILD, ANN.id)
     assert asked.move is None
     assert await runner.run_once() == 1
-    hint = await service.hint(game.id, GUILD, ANN.id)
-    state = await service.state(game.id, GUILD)
+    hint = await service.analysis.hint(game.id, GUILD, ANN.id)
+    state = await service.lookups.state(game.id, GUILD)
     assert hint.move in state.legal_moves() and hint.png.startswith(b"\x89PNG")
     # the game against the bot may be analysed while it runs, by its player
-    assert not (await service.analysis(game.id, GUILD, ANN.id)).done
+    assert not (await service.analysis.analysis(game.id, GUILD, ANN.id)).done
     for someone in (BOB.id, None):  # anyone else: help for the player against the bot
         with pytest.raises(Refused) as refused:
-            await service.analysis(game.id, GUILD, someone)
+            await service.analysis.analysis(game.id, GUILD, someone)
         assert refused.value.code == ServiceCode.ENGINE_HELP
 
 
@@ -755,21 +759,21 @@ async def test_no_help_where_another_person_shares_the_game_with_the_bot(
 ) -> None:
     """Making Intersections with Ann, Bob and the bot: neither hint nor analysis while it
     runs, for either of them or anyone else, and nothing is queued."""
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE, ANN, "intersections", opponents=[BOB], options={"size": 4}, bots=["easy"],
         first="challenger",
     )  # fmt: skip
-    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    game = (await service.challenges.accept(issued.game.id, GUILD, BOB)).game
     assert game.status == "active" and game.player_to_move == ANN.id
     for asker in (ANN, BOB):
         with pytest.raises(Refused) as refused:
-            await service.hint(game.id, GUILD, asker.id)
+            await service.analysis.hint(game.id, GUILD, asker.id)
         assert refused.value.code == ServiceCode.NOT_AGAINST_BOT
     for someone in (ANN.id, BOB.id, 999, None):
         with pytest.raises(Refused) as refused:
-            await service.analysis(game.id, GUILD, someone)
+            await service.analysis.analysis(game.id, GUILD, someone)
         assert refused.value.code == ServiceCode.ENGINE_HELP and "cheating" in str(refused.value)
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         kinds = (await conn.scalars(sa.select(ai_jobs.c.kind))).all()
     assert "hint" not in kinds and "analysis" not in kinds
 
@@ -780,13 +784,13 @@ async def test_a_hint_the_worker_gave_up_on_is_asked_again(
     """A hint job finished with nothing (the game had moved on, then came back to this
     position by an undo) is queued again, not waited on forever."""
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    assert (await service.hint(game.id, GUILD, ANN.id)).move is None
-    async with service.db.write() as conn:
+    assert (await service.analysis.hint(game.id, GUILD, ANN.id)).move is None
+    async with service.records.db.write() as conn:
         job = await aiqueue.job_row(conn, game.id, "hint", 0)
-        await aiqueue.finish(conn, job.id, service.clock())  # no result
-    assert (await service.hint(game.id, GUILD, ANN.id)).move is None  # queued again
+        await aiqueue.finish(conn, job.id, service.records.clock())  # no result
+    assert (await service.analysis.hint(game.id, GUILD, ANN.id)).move is None  # queued again
     assert await runner.run_once() == 1
-    assert (await service.hint(game.id, GUILD, ANN.id)).move is not None
+    assert (await service.analysis.hint(game.id, GUILD, ANN.id)).move is not None
 
 
 async def test_after_an_undo_hints_and_analyses_are_of_the_moves_played_now(
@@ -800,23 +804,27 @@ async def test_after_an_undo_hints_and_analyses_are_of_the_moves_played_now(
     runner = AiRunner(service, Delivered(service), processes=0, nodes=2)
     try:
         game = await bot_game(service, "hex", {"size": 6, "swap": "off"})
-        await service.move(game.id, GUILD, ANN, "a1")
+        await service.play.move(game.id, GUILD, ANN, "a1")
         assert await runner.run_once() == 1  # the bot's answer
-        await service.hint(game.id, GUILD, ANN.id)
-        await service.analysis(game.id, GUILD, ANN.id)
+        await service.analysis.hint(game.id, GUILD, ANN.id)
+        await service.analysis.analysis(game.id, GUILD, ANN.id)
         assert await runner.run_once() + await runner.run_once() == 2
-        old_hint = (await service.hint(game.id, GUILD, ANN.id)).move
-        old_analysis = await service.analysis(game.id, GUILD, ANN.id)
+        old_hint = (await service.analysis.hint(game.id, GUILD, ANN.id)).move
+        old_analysis = await service.analysis.analysis(game.id, GUILD, ANN.id)
         assert old_hint is not None and old_analysis.done
-        assert (await service.request_undo(game.id, GUILD, ANN)).game.ply == 0  # granted at once
-        await service.move(game.id, GUILD, ANN, old_hint)
+        assert (
+            await service.play.request_undo(game.id, GUILD, ANN)
+        ).game.ply == 0  # granted at once
+        await service.play.move(game.id, GUILD, ANN, old_hint)
         assert await runner.run_once() == 1  # ply 2 again, in another position
-        assert (await service.hint(game.id, GUILD, ANN.id)).move is None  # thought about afresh
-        assert not (await service.analysis(game.id, GUILD, ANN.id)).done
+        assert (
+            await service.analysis.hint(game.id, GUILD, ANN.id)
+        ).move is None  # thought about afresh
+        assert not (await service.analysis.analysis(game.id, GUILD, ANN.id)).done
         assert await runner.run_once() + await runner.run_once() == 2
-        state = await service.state(game.id, GUILD)
-        assert (await service.hint(game.id, GUILD, ANN.id)).move in state.legal_moves()
-        analysis = await service.analysis(game.id, GUILD, ANN.id)
+        state = await service.lookups.state(game.id, GUILD)
+        assert (await service.analysis.hint(game.id, GUILD, ANN.id)).move in state.legal_moves()
+        analysis = await service.analysis.analysis(game.id, GUILD, ANN.id)
         assert analysis.done and "move 1 a1" not in analysis.text  # a1 was taken back
     finally:
         await runner.stop()
@@ -827,16 +835,16 @@ async def test_finished_move_and_hint_jobs_are_cleaned_up_after_a_day(
     service: GameService, runner: AiRunner, clock: Clock
 ) -> None:
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
     assert await runner.run_once() == 1  # the bot's move
-    await service.hint(game.id, GUILD, ANN.id)
+    await service.analysis.hint(game.id, GUILD, ANN.id)
     assert await runner.run_once() == 1
     waiting = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    await service.move(waiting.id, GUILD, ANN, "b2")  # its move job stays queued
-    assert await service.cleanup_ai_jobs() == 0  # finished, but not a day ago
+    await service.play.move(waiting.id, GUILD, ANN, "b2")  # its move job stays queued
+    assert await service.schedule.cleanup_ai_jobs() == 0  # finished, but not a day ago
     clock.advance(days=1, seconds=1)
-    assert await service.cleanup_ai_jobs() == 2  # the bot's move and the hint
-    async with service.db.read() as conn:
+    assert await service.schedule.cleanup_ai_jobs() == 2  # the bot's move and the hint
+    async with service.records.db.read() as conn:
         left = (await conn.execute(sa.select(ai_jobs.c.game_id, ai_jobs.c.done))).all()
     assert left == [(waiting.id, False)]
 
@@ -890,16 +898,16 @@ async def test_the_console_lets_the_bot_move_whenever_its_turn_comes(tmp_path: A
     async with console_with_the_bot(tmp_path) as (service, console, _):
         lines = ["challenge hex @ai level=easy size=6 swap=off first=challenger", "c3"]
         await console.run([*lines, "resign", "y", "rematch"])
-        rematch = await service.game(2, console_place.GUILD)
+        rematch = await service.lookups.game(2, console_place.GUILD)
         assert rematch.status == "active" and rematch.ply == 1  # the bot opened it
         place = Place(console_place.GUILD, console_place.CHANNEL)
-        owed = await service.challenge(
+        owed = await service.challenges.challenge(
             place, console.me, "hex", options={"size": 6, "swap": "off"}, bots=["easy"],
             first="opponent",
         )  # fmt: skip
         assert owed.game.status == "active" and owed.game.ply == 0
         await console.run([])
-        assert (await service.game(owed.game.id, console_place.GUILD)).ply == 1
+        assert (await service.lookups.game(owed.game.id, console_place.GUILD)).ply == 1
 
 
 async def test_at_a_terminal_the_console_answers_while_the_bot_thinks(
@@ -928,7 +936,7 @@ async def test_at_a_terminal_the_console_answers_while_the_bot_thinks(
                 break
             await asyncio.sleep(0.05)
         assert out.getvalue().count("@Paperboard (easy) played") == 1
-        assert (await service.game(1, console_place.GUILD)).ply == 2
+        assert (await service.lookups.game(1, console_place.GUILD)).ply == 2
 
 
 async def test_a_piped_script_sees_the_bots_reply_before_its_next_line(tmp_path: Any) -> None:
@@ -947,11 +955,11 @@ async def test_analysis_on_discord_edits_one_message_into_the_chart(
     async with ai_world(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
         ann, bob = (Player(world.users[n].id, n) for n in ("ann", "bob"))
         place = Place(world.guild.id, world.channel.id)
-        issued = await world.service.challenge(
+        issued = await world.service.challenges.challenge(
             place, ann, "hex", opponents=[bob], options={"size": 4, "swap": "off"},
             first="challenger",
         )  # fmt: skip
-        game = (await world.service.accept(issued.game.id, world.guild.id, bob)).game
+        game = (await world.service.challenges.accept(issued.game.id, world.guild.id, bob)).game
         async with world.running():
             user = world.users["ann"]
             handle = await world.fake.slash(
@@ -960,7 +968,7 @@ async def test_analysis_on_discord_edits_one_message_into_the_chart(
             refused = await handle.reply()
             assert refused.ephemeral and "cheating" in refused.content
             for i, move in enumerate(["a1", "b1", "a2", "b2", "a3", "b3", "a4"]):
-                await world.service.move(game.id, world.guild.id, (ann, bob)[i % 2], move)
+                await world.service.play.move(game.id, world.guild.id, (ann, bob)[i % 2], move)
             handle = await world.fake.slash(
                 user, "analysis", {"game": game.id}, channel=world.channel
             )
@@ -983,19 +991,21 @@ async def test_a_move_that_leaves_the_bot_to_move_calls_the_hook_before_the_boar
     assert "on_bot_turn" in vars(Play) and not hasattr(Play, "committed")
     assert not {"on_bot_turn", "committed"} & set(vars(AiPlay))
     heard: list[str] = []
-    drawing = service.render
+    drawing = service.records.render
 
     async def render(*args: Any, **kwargs: Any) -> bytes:
         heard.append("board")
         return await drawing(*args, **kwargs)
 
-    service.render = render  # type: ignore[method-assign]
-    service.on_bot_turn = lambda: heard.append("bot")
+    service.records.render = render  # type: ignore[method-assign]
+    service.play.on_bot_turn = lambda: heard.append("bot")
     game = await bot_game(service, "hex", {"size": 4, "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "b2")
+    await service.play.move(game.id, GUILD, ANN, "b2")
     assert heard == ["bot", "board"]
-    people = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="challenger")
-    await service.accept(people.game.id, GUILD, BOB)
+    people = await service.challenges.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], first="challenger"
+    )
+    await service.challenges.accept(people.game.id, GUILD, BOB)
     heard.clear()
-    await service.move(people.game.id, GUILD, ANN, "b2")
+    await service.play.move(people.game.id, GUILD, ANN, "b2")
     assert heard == ["board"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import engine
-from bot.service.analysis import JudgedPosition, Judgement, judge, report, unbiased
+from bot.service.ai.analysis import JudgedPosition, Judgement, judge, report, unbiased
 
 HOTWIRE = {"size": 5}
 PLAYERS = ["ann", "bob"]

@@ -34,7 +34,7 @@ from bot.service.clocks import (
     running,
     vacation_needed,
 )
-from bot.service.models import Refused
+from bot.service.core.models import Refused
 
 HOUR = timedelta(hours=1)
 ZONES = ("UTC", "Europe/Paris", "America/New_York", "Australia/Sydney")

@@ -53,7 +53,9 @@ ORDER: dict[Typed, int] = {
 async def slash_commands() -> dict[str, app_commands.Command[Any, ..., Any]]:
     """The slash commands the bot registers at start (setup_hook), built without Discord."""
     settings = Settings(_env_file=None).model_copy(update={"dev_guild_id": None})  # type: ignore[call-arg]
-    bot = PaperboardBot(cast(GameService, SimpleNamespace()), settings, schedule=False)
+    bot = PaperboardBot(
+        cast(GameService, SimpleNamespace(records=SimpleNamespace())), settings, schedule=False
+    )
     await bot.setup_hook()
     found = [
         command
@@ -123,14 +125,25 @@ class Asked(BaseException):
 
 
 class Spy:
-    """A service that notes the first call it gets and goes no further."""
+    """A service that notes the first call it gets, in whichever family, and goes no
+    further."""
 
     def __init__(self) -> None:
         self.asked: str | None = None
 
+    def __getattr__(self, family: str) -> Any:
+        return SpiedFamily(self)
+
+
+class SpiedFamily:
+    """One family of the spied service: each use case notes its call in the spy."""
+
+    def __init__(self, spy: Spy) -> None:
+        self.spy = spy
+
     def __getattr__(self, name: str) -> Any:
         async def asked(*args: object, **kwargs: object) -> None:
-            self.asked = f"{name}{args}{sorted(kwargs.items())}"
+            self.spy.asked = f"{name}{args}{sorted(kwargs.items())}"
             raise Asked
 
         return asked

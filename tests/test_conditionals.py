@@ -24,7 +24,7 @@ from bot.service import (
     conditional_text,
     describe,
 )
-from bot.service.conditionals import checked_line, split_line
+from bot.service.play.conditionals import checked_line, split_line
 from bot.store.schema import conditionals
 from engine import Code
 from tests.conftest import Clock
@@ -45,7 +45,7 @@ async def refused(call: object, code: Code | ServiceCode = Code.BAD_LINE) -> str
 
 async def hex_after_ann_a1(service: GameService) -> int:
     game = await start(service, "hex", HEX)
-    await service.move(game.id, GUILD, ANN, "a1")
+    await service.play.move(game.id, GUILD, ANN, "a1")
     return game.id
 
 
@@ -53,15 +53,17 @@ async def test_a_matching_move_is_answered_at_once_and_a_other_move_drops_the_li
     service: GameService,
 ) -> None:
     game = await hex_after_ann_a1(service)
-    added = await service.conditional(game, GUILD, ANN, line="b2 c3 d4 e5")
+    added = await service.conditionals.conditional(game, GUILD, ANN, line="b2 c3 d4 e5")
     assert added.lines == ("if b2 then c3, if d4 then e5",)
-    await service.conditional(game, GUILD, ANN, line="b3 c2")
-    listed = await service.conditional(game, GUILD, ANN)
+    await service.conditionals.conditional(game, GUILD, ANN, line="b3 c2")
+    listed = await service.conditionals.conditional(game, GUILD, ANN)
     assert listed.lines == ("if b2 then c3, if d4 then e5", "if b3 then c2")
     assert conditional_text(listed).startswith("Your conditional lines in Hex #")
-    assert (await service.conditional(game, GUILD, BOB)).lines == ()  # private to their owner
+    assert (
+        await service.conditionals.conditional(game, GUILD, BOB)
+    ).lines == ()  # private to their owner
 
-    result = await service.move(game, GUILD, BOB, "b2")
+    result = await service.play.move(game, GUILD, BOB, "b2")
     assert [type(e) for e in result.events] == [
         MovePlayed, MovePlayed, TurnStarted, ConditionalPlayed,
     ]  # fmt: skip
@@ -72,11 +74,11 @@ async def test_a_matching_move_is_answered_at_once_and_a_other_move_drops_the_li
     assert told == ConditionalPlayed(game, ANN.id, ("b2",), ("c3",), 1)
     turn = result.events[2]
     assert isinstance(turn, TurnStarted) and turn.player_id == BOB.id
-    state = await service.state(game, GUILD)
+    state = await service.lookups.state(game, GUILD)
     assert list(state.moves) == ["a1", "b2", "c3"] and result.game.ply == 3
-    assert (await service.conditional(game, GUILD, ANN)).lines == ("if d4 then e5",)
+    assert (await service.conditionals.conditional(game, GUILD, ANN)).lines == ("if d4 then e5",)
 
-    result = await service.move(game, GUILD, BOB, "a5")  # not d4: the lines are dropped
+    result = await service.play.move(game, GUILD, BOB, "a5")  # not d4: the lines are dropped
     assert [type(e) for e in result.events] == [MovePlayed, TurnStarted, ConditionalsDropped]
     dropped = result.events[2]
     assert dropped == ConditionalsDropped(game, ANN.id, ("a5",))
@@ -84,63 +86,68 @@ async def test_a_matching_move_is_answered_at_once_and_a_other_move_drops_the_li
         f"<@{ANN.id}>, in Hex #{game} your opponent played a5, which none of your conditional "
         "lines expected: they are cleared."
     )
-    assert (await service.conditional(game, GUILD, ANN)).lines == ()
-    assert (await service.state(game, GUILD)).to_move == 0
+    assert (await service.conditionals.conditional(game, GUILD, ANN)).lines == ()
+    assert (await service.lookups.state(game, GUILD)).to_move == 0
 
 
 async def test_lines_are_checked_on_entry_and_refusals_say_which_move_and_why(
     service: GameService,
 ) -> None:
     game = await hex_after_ann_a1(service)
-    said = await refused(service.conditional(game, GUILD, ANN, line="b2 a1"))
+    said = await refused(service.conditionals.conditional(game, GUILD, ANN, line="b2 a1"))
     assert said == "Move 2 of the line, “a1”, cannot be played: a1 is already taken."
-    said = await refused(service.conditional(game, GUILD, ANN, line="b2 zz9"))
+    said = await refused(service.conditionals.conditional(game, GUILD, ANN, line="b2 zz9"))
     assert said.startswith("Move 2 of the line, “zz9”, cannot be played:")
-    said = await refused(service.conditional(game, GUILD, ANN, line="b2 c3 d4"))
+    said = await refused(service.conditionals.conditional(game, GUILD, ANN, line="b2 c3 d4"))
     assert said == "The line ends with your opponent's move: end it with your reply."
-    said = await refused(service.conditional(game, GUILD, ANN, line="b2"))
+    said = await refused(service.conditionals.conditional(game, GUILD, ANN, line="b2"))
     assert "ends with your opponent's move" in said
-    await refused(service.conditional(game, GUILD, ANN, line=" , "))
-    await service.conditional(game, GUILD, ANN, line="b2 c3")
-    said = await refused(service.conditional(game, GUILD, ANN, line="b2 c4"))
+    await refused(service.conditionals.conditional(game, GUILD, ANN, line=" , "))
+    await service.conditionals.conditional(game, GUILD, ANN, line="b2 c3")
+    said = await refused(service.conditionals.conditional(game, GUILD, ANN, line="b2 c4"))
     assert said == "That contradicts your line if b2 then c3: there you play c3."
-    assert await refused(service.conditional(game, GUILD, ANN, line="b2 c3")) == (
+    assert await refused(service.conditionals.conditional(game, GUILD, ANN, line="b2 c3")) == (
         "You have this line already."
     )
-    longer = await service.conditional(game, GUILD, ANN, line="b2 c3 d4 e5")
+    longer = await service.conditionals.conditional(game, GUILD, ANN, line="b2 c3 d4 e5")
     assert longer.lines == ("if b2 then c3, if d4 then e5",)  # it extends the shorter one
-    said = await refused(service.conditional(game, GUILD, BOB, line="c3 d4"))
+    said = await refused(service.conditionals.conditional(game, GUILD, BOB, line="c3 d4"))
     assert said.startswith("It is your move now")
-    await refused(service.conditional(game, GUILD, OUTSIDER, line="b2 c3"), ServiceCode.NOT_SEATED)
-    await refused(service.conditional(game, GUILD, ANN, "shout"), ServiceCode.USAGE)
-    await refused(service.conditional(game, GUILD, ANN, "remove"))
-    assert (await service.conditional(game, GUILD, ANN)).lines == ("if b2 then c3, if d4 then e5",)
+    await refused(
+        service.conditionals.conditional(game, GUILD, OUTSIDER, line="b2 c3"),
+        ServiceCode.NOT_SEATED,
+    )
+    await refused(service.conditionals.conditional(game, GUILD, ANN, "shout"), ServiceCode.USAGE)
+    await refused(service.conditionals.conditional(game, GUILD, ANN, "remove"))
+    assert (await service.conditionals.conditional(game, GUILD, ANN)).lines == (
+        "if b2 then c3, if d4 then e5",
+    )
 
 
 async def test_remove_and_clear(service: GameService) -> None:
     game = await hex_after_ann_a1(service)
     for line in ("b2 c3", "b3 c2", "b4 c4"):
-        await service.conditional(game, GUILD, ANN, line=line)
-    removed = await service.conditional(game, GUILD, ANN, "remove", "b3")
+        await service.conditionals.conditional(game, GUILD, ANN, line=line)
+    removed = await service.conditionals.conditional(game, GUILD, ANN, "remove", "b3")
     assert removed.lines == ("if b2 then c3", "if b4 then c4") and removed.note == "1 line removed."
-    await refused(service.conditional(game, GUILD, ANN, "remove", "e5"))
-    cleared = await service.conditional(game, GUILD, ANN, "clear")
+    await refused(service.conditionals.conditional(game, GUILD, ANN, "remove", "e5"))
+    cleared = await service.conditionals.conditional(game, GUILD, ANN, "clear")
     assert cleared.lines == () and conditional_text(cleared).startswith("Your lines are cleared.")
-    result = await service.move(game, GUILD, BOB, "b2")
+    result = await service.play.move(game, GUILD, BOB, "b2")
     assert not any(isinstance(e, ConditionalPlayed) for e in result.events)
 
 
 async def test_hot_wire_lines_take_commas_between_moves(service: GameService) -> None:
     game = await start(service, "hotwire", {"size": "5x5"})
-    state = await service.state(game.id, GUILD)
+    state = await service.lookups.state(game.id, GUILD)
     first, theirs, mine = state.legal_moves()[0], None, None
     after = state.play(first)
     theirs = after.legal_moves()[0]
     mine = after.play(theirs).legal_moves()[0]
-    await service.move(game.id, GUILD, ANN, first)
-    added = await service.conditional(game.id, GUILD, ANN, line=f"{theirs}, {mine}")
+    await service.play.move(game.id, GUILD, ANN, first)
+    added = await service.conditionals.conditional(game.id, GUILD, ANN, line=f"{theirs}, {mine}")
     assert added.lines == (f"if {theirs} then {mine}",)
-    result = await service.move(game.id, GUILD, BOB, theirs)
+    result = await service.play.move(game.id, GUILD, BOB, theirs)
     assert any(isinstance(e, ConditionalPlayed) and e.texts == (mine,) for e in result.events)
 
 
@@ -148,26 +155,28 @@ async def test_undo_resignation_and_time_out_clear_the_lines(
     service: GameService, clock: Clock
 ) -> None:
     game = await hex_after_ann_a1(service)
-    await service.move(game, GUILD, BOB, "e5")
-    await service.move(game, GUILD, ANN, "a2")
-    await service.conditional(game, GUILD, ANN, line="b2 c3")
-    await service.request_undo(game, GUILD, ANN)
-    await service.answer_undo(game, GUILD, BOB, accept=True)
-    await service.move(game, GUILD, ANN, "a3")
-    assert (await service.conditional(game, GUILD, ANN)).lines == ()  # the undo cleared them
-    await service.conditional(game, GUILD, ANN, line="b2 c3")
-    await service.resign(game, GUILD, ANN)
-    await refused(service.conditional(game, GUILD, ANN), Code.GAME_OVER)
-    await refused(service.conditional(game, GUILD, ANN, "clear"), Code.GAME_OVER)
+    await service.play.move(game, GUILD, BOB, "e5")
+    await service.play.move(game, GUILD, ANN, "a2")
+    await service.conditionals.conditional(game, GUILD, ANN, line="b2 c3")
+    await service.play.request_undo(game, GUILD, ANN)
+    await service.play.answer_undo(game, GUILD, BOB, accept=True)
+    await service.play.move(game, GUILD, ANN, "a3")
+    assert (
+        await service.conditionals.conditional(game, GUILD, ANN)
+    ).lines == ()  # the undo cleared them
+    await service.conditionals.conditional(game, GUILD, ANN, line="b2 c3")
+    await service.play.resign(game, GUILD, ANN)
+    await refused(service.conditionals.conditional(game, GUILD, ANN), Code.GAME_OVER)
+    await refused(service.conditionals.conditional(game, GUILD, ANN, "clear"), Code.GAME_OVER)
 
     timed = await hex_after_ann_a1(service)
-    await service.conditional(timed, GUILD, ANN, line="b2 c3")
+    await service.conditionals.conditional(timed, GUILD, ANN, line="b2 c3")
     clock.advance(days=4)
-    claims = await service.claim_deadlines("w", lease=timedelta(minutes=5))
+    claims = await service.schedule.claim_deadlines("w", lease=timedelta(minutes=5))
     for claim in claims:
-        await service.act_on_deadline(claim, "w")
-    assert (await service.game(timed, GUILD)).status == "finished"
-    async with service.db.read() as conn:
+        await service.schedule.act_on_deadline(claim, "w")
+    assert (await service.lookups.game(timed, GUILD)).status == "finished"
+    async with service.records.db.read() as conn:
         assert await conn.scalar(sa.select(sa.func.count()).select_from(conditionals)) == 0
 
 
@@ -175,23 +184,26 @@ async def test_games_of_more_than_two_players_refuse_conditional_lines(
     service: GameService,
 ) -> None:
     game = await start(service, "intersections", {"size": "4"}, opponents=(BOB, CAT))
-    said = await refused(service.conditional(game.id, GUILD, BOB, line="a1 b2"), Code.PLAYER_COUNT)
+    said = await refused(
+        service.conditionals.conditional(game.id, GUILD, BOB, line="a1 b2"), Code.PLAYER_COUNT
+    )
     assert said.startswith("Conditional moves are for two-player games")
 
 
 async def test_games_against_the_bot_refuse_conditional_lines(service: GameService) -> None:
-    result = await service.challenge(PLACE, ANN, "hex", options=HEX, bots=["easy"])
+    result = await service.challenges.challenge(PLACE, ANN, "hex", options=HEX, bots=["easy"])
     said = await refused(
-        service.conditional(result.game.id, GUILD, ANN, line="a1 b2"), ServiceCode.AGAINST_BOT
+        service.conditionals.conditional(result.game.id, GUILD, ANN, line="a1 b2"),
+        ServiceCode.AGAINST_BOT,
     )
     assert said.startswith("Conditional moves are for games between people")
 
 
 async def test_a_reply_that_wins_ends_the_game_in_the_same_result(service: GameService) -> None:
     game = await start(service, "hex", {"size": "2", "swap": "off"})
-    await service.move(game.id, GUILD, ANN, "a1")
-    await service.conditional(game.id, GUILD, ANN, line="b1 a2")
-    result = await service.move(game.id, GUILD, BOB, "b1")
+    await service.play.move(game.id, GUILD, ANN, "a1")
+    await service.conditionals.conditional(game.id, GUILD, ANN, line="b1 a2")
+    result = await service.play.move(game.id, GUILD, BOB, "b1")
     assert result.game.status == "finished" and result.game.winners == (0,)
     assert any(isinstance(e, ConditionalPlayed) for e in result.events)
 
@@ -217,18 +229,18 @@ async def test_the_move_and_its_conditional_reply_commit_together_or_not_at_all(
     service: GameService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game = await hex_after_ann_a1(service)
-    await service.conditional(game, GUILD, ANN, line="b2 c3")
+    await service.conditionals.conditional(game, GUILD, ANN, line="b2 c3")
 
     async def fail(conn: object, result: object) -> object:
         raise RuntimeError("the transaction fails before its commit")
 
     with monkeypatch.context() as patched:
-        patched.setattr(service, "_announce", fail)
+        patched.setattr(service.records, "announce", fail)
         with pytest.raises(RuntimeError):
-            await service.move(game, GUILD, BOB, "b2")
-    assert (await service.game(game, GUILD)).ply == 1  # neither bob's move nor the reply
-    assert (await service.conditional(game, GUILD, ANN)).lines == ("if b2 then c3",)
-    result = await service.move(game, GUILD, BOB, "b2")  # and again, now it commits
+            await service.play.move(game, GUILD, BOB, "b2")
+    assert (await service.lookups.game(game, GUILD)).ply == 1  # neither bob's move nor the reply
+    assert (await service.conditionals.conditional(game, GUILD, ANN)).lines == ("if b2 then c3",)
+    result = await service.play.move(game, GUILD, BOB, "b2")  # and again, now it commits
     assert result.game.ply == 3
 
 

@@ -16,7 +16,7 @@ import engine
 from bot.commands import BY_NAME, COMMANDS
 from bot.console import Console
 from bot.service import GameService, Place
-from bot.service.rules import deadline_caption
+from bot.service.core.rules import deadline_caption
 from tests.conftest import CAT, PATIENCE_SECONDS, Clock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +78,7 @@ async def test_a_whole_game_piped_through_the_console(
     assert f"{engine.GAMES[name].title} #1" in transcript
     boards = sorted((tmp_path / "boards").glob("game-1-move-*.png"))
     assert len(boards) >= len([m for m in final.moves if m != "pass"]) // 2
-    game = await service.game(1, 0)
+    game = await service.lookups.game(1, 0)
     assert game.status == "finished" and game.ply == final.ply
 
 
@@ -175,9 +175,9 @@ async def test_bare_swap_is_a_move_and_says_who_plays_which_colour(
     )
     assert any(line.startswith("You never type pass") for line in said), said
     assert "@bob swapped. @bob now plays Black, @ann plays White." in said
-    game = await service.game(1, 0)
+    game = await service.lookups.game(1, 0)
     assert game.ply == 2
-    record = (await service.record(1, 0)).text.splitlines()
+    record = (await service.lookups.record(1, 0)).text.splitlines()
     assert "  White: ann" in record and "  Black: bob" in record, record
 
 
@@ -191,7 +191,7 @@ async def test_a_picture_that_cannot_be_saved_is_said_and_the_move_stands(
     said = out.getvalue().splitlines()
     assert said[-1].startswith(f"I could not save {not_a_folder}/game-1-move-1.png"), said
     assert "@ann played c3." in " ".join(said)
-    assert (await service.game(1, 0)).ply == 1
+    assert (await service.lookups.game(1, 0)).ply == 1
 
 
 async def test_a_move_out_of_turn_hears_whose_turn_it_is(
@@ -239,10 +239,10 @@ async def test_resign_asks_first(service: GameService, tmp_path: Path) -> None:
     said = await transcript_of(service, tmp_path, [*HEX_WITH_SWAP, "resign", "n"])
     assert said[-2] == "Resign game #1? Type y to resign, anything else to keep playing."
     assert said[-1] == "You did not resign game #1."
-    assert (await service.game(1, 0)).status == "active"
+    assert (await service.lookups.game(1, 0)).status == "active"
     said = await transcript_of(service, tmp_path, ["as bob", "resign", "yes"])
     assert said[-1] == "Hex #1 is over: @ann wins by resignation. @bob loses."
-    assert (await service.game(1, 0)).status == "finished"
+    assert (await service.lookups.game(1, 0)).status == "finished"
 
 
 async def test_the_challenge_line_shows_the_options(service: GameService, tmp_path: Path) -> None:
@@ -278,7 +278,7 @@ async def test_times_are_written_in_each_players_zone(service: GameService, tmp_
     assert "#1 Hex active: ann vs bob, move 1, bob to move (due 24 Nov 13:00 CET)" in said
     assert any(line.startswith("   1. 2026-11-21 13:00 CET  ann ") for line in said), said
     assert "on vacation since 21 Nov 13:00 CET" in said[-1]
-    game = await service.game(1, 0)
+    game = await service.lookups.game(1, 0)
     assert deadline_caption(game) == "due 24 Nov 09:00 UTC-03"  # the board all see: bob's
     assert deadline_caption(game, "Europe/Paris") == "due 24 Nov 13:00 CET"  # ann's own
 
@@ -309,8 +309,8 @@ async def test_a_game_is_named_by_its_number_first_or_last_in_every_command(
         "@ann played c3.", "@ann played c3.", "@bob played b2.", "@bob played b2.",
         "@ann played c4.", "@ann played b3.",
     ], said  # fmt: skip
-    assert (await service.state(1, 0)).moves == ("c3", "b2", "b3")
-    assert (await service.state(2, 0)).moves == ("c3", "b2", "c4")
+    assert (await service.lookups.state(1, 0)).moves == ("c3", "b2", "b3")
+    assert (await service.lookups.state(2, 0)).moves == ("c3", "b2", "c4")
     # neither game on move for ann: undo means the game of her last move, #1
     lines = ["as ann", "undo", "as bob", "undo decline 1", "as ann", "undo 2", "as bob"]
     said = await transcript_of(service, tmp_path, [*lines, "undo 2 accept", "resign #2", "n"])
@@ -334,7 +334,9 @@ async def test_a_move_line_never_loses_a_move_to_the_game_number(
         "Name one game: 12, #12 or game=12.",
         "“c3 # no comment” is not a coordinate like d5.",  # "# 1 c3" was a comment
     ], said
-    assert (await service.game(1, 0)).ply == 0 and (await service.game(2, 0)).ply == 0
+    assert (await service.lookups.game(1, 0)).ply == 0 and (
+        await service.lookups.game(2, 0)
+    ).ply == 0
 
 
 async def test_refusals_say_what_was_meant(service: GameService, tmp_path: Path) -> None:
@@ -477,7 +479,7 @@ async def test_the_bots_move_comes_after_the_answer_that_set_it_off(
     answering the player's move (drawing its board): the reply waits for that answer."""
     out = io.StringIO()
     console = Console(service, out, tmp_path)
-    elsewhere = await service.challenge(Place(0, 0), CAT, "hex", opponents=[])
+    elsewhere = await service.challenges.challenge(Place(0, 0), CAT, "hex", opponents=[])
 
     async def move_with_a_slow_board(words: list[str], rest: str) -> None:
         await console.bot_moved(elsewhere)  # the runner, while the board is drawn
@@ -500,17 +502,19 @@ async def test_web_prints_the_address_of_a_page_or_says_the_pages_are_off(
     await Console(service, out, tmp_path).run(lines)
     off = PAGES_OFF.format("config web=public", "config web=link")
     assert out.getvalue().count(off) == 2  # the console's server keeps its pages off
-    await service.guild_settings(0, web="public")
+    await service.preferences.guild_settings(0, web="public")
     out = io.StringIO()
     await Console(service, out, tmp_path).run(["web", "web 1", "web event=1", "web 1 swiss"])
-    site = service.settings.site_url
+    site = service.records.settings.site_url
     said = out.getvalue().splitlines()
     assert f"This server's games: {site}/s/0/" in said
     assert f"Hex #1: {site}/s/0/g/1" in said
     assert "There is no event #1 here." in said
     assert "Say web, web 12 or web event=1, not “1 swiss”." in said
     # served by no process here (WEB_PORT=0) and no PUBLIC_URL: no address to give
-    monkeypatch.setattr(service, "settings", service.settings.model_copy(update={"web_port": 0}))
+    monkeypatch.setattr(
+        service.records, "settings", service.records.settings.model_copy(update={"web_port": 0})
+    )
     out = io.StringIO()
     await Console(service, out, tmp_path).run(["web 1", "config web=public"])
     said = out.getvalue().splitlines()
@@ -533,7 +537,7 @@ async def test_play_by_mail_is_turned_on_from_the_console(
     ), said
     assert said[2].endswith("players by mail play here; pages on the web off."), said
     assert said[3].startswith("“ann@example.org” plays by mail nowhere here"), said
-    assert (await service.guild_settings(0)).email
+    assert (await service.preferences.guild_settings(0)).email
 
 
 async def test_an_address_is_refused_while_this_bot_sends_no_mail(
@@ -544,7 +548,7 @@ async def test_an_address_is_refused_while_this_bot_sends_no_mail(
         "This bot sends no mail, so no code could reach you: "
         "its operator sets EMAIL_SMTP_URL first (docs/EMAIL.md)."
     ), said
-    assert await service.player_by_address("ann@example.org") is None
+    assert await service.mail.player_by_address("ann@example.org") is None
 
 
 async def test_help_for_one_command_and_a_setting_typed_as_a_command(
@@ -583,7 +587,7 @@ async def test_a_command_without_a_number_picks_the_one_game_it_applies_to(
         ],
     )  # fmt: skip
     assert "@ann's move c3 in Hex #1 was taken back by agreement." in said, said
-    assert (await service.game(2, 0)).ply == 1  # the request in #1 was answered
+    assert (await service.lookups.game(2, 0)).ply == 1  # the request in #1 was answered
     assert "Conditional moves are for games between people" not in " ".join(said), said
     assert said[-1] == "You have no conditional lines in Hex #2.", said
 
@@ -608,10 +612,12 @@ async def test_a_console_whose_web_port_is_taken_gives_no_links(
         other.bind(("127.0.0.1", 0))
         other.listen()
         port = other.getsockname()[1]
-        settings = service.settings.model_copy(update={"web_host": "127.0.0.1", "web_port": port})
-        monkeypatch.setattr(service, "settings", settings)
+        settings = service.records.settings.model_copy(
+            update={"web_host": "127.0.0.1", "web_port": port}
+        )
+        monkeypatch.setattr(service.records, "settings", settings)
         assert await start_web(service, settings) is None
-    await service.guild_settings(0, web="public")
+    await service.preferences.guild_settings(0, web="public")
     said = await transcript_of(
         service,
         tmp_path,

@@ -11,7 +11,7 @@ import pytest
 
 from bot.schedule import Scheduler
 from bot.service import Digest, GameService, Reminder, ServiceCode, describe, local_time
-from bot.service.digest import next_digest
+from bot.service.clocks.digest import next_digest
 from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_schedule import Outbox
 from tests.test_service import GUILD, refused, start
@@ -34,12 +34,12 @@ async def test_one_digest_a_day_lists_the_games_on_move_and_none_when_empty(
     slow = await start(service, "hex", {"size": "3"}, days=7)
     fast = await start(service, "hex", {"size": "3"}, days=2)
     theirs = await start(service, "hex", {"size": "3"}, days=2)
-    await service.move(theirs.id, GUILD, ANN, "a1")  # bob's move there
-    found = await service.player_settings(
+    await service.play.move(theirs.id, GUILD, ANN, "a1")  # bob's move there
+    found = await service.preferences.player_settings(
         ANN, reminders="digest", digest_hour=9, time_zone="Europe/Paris"
     )
     assert found.reminders == "digest" and found.digest_hour == 9
-    await service.player_settings(CAT, reminders="digest")  # no games: never a message
+    await service.preferences.player_settings(CAT, reminders="digest")  # no games: never a message
     outbox = Outbox()
     scheduler = Scheduler(service, outbox)
     await scheduler.tick()
@@ -64,7 +64,7 @@ async def test_one_digest_a_day_lists_the_games_on_move_and_none_when_empty(
     assert not [
         e for e in outbox.events(Reminder) if isinstance(e, Reminder) and e.player_id == ANN.id
     ]
-    await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, digest_hour=24))
+    await refused(ServiceCode.BAD_SETTING, service.preferences.player_settings(ANN, digest_hour=24))
 
 
 @pytest.mark.both_backends
@@ -72,9 +72,11 @@ async def test_a_digest_goes_out_once_across_processes_and_after_a_crash(
     service: GameService, clock: Clock
 ) -> None:
     await start(service, "hex", {"size": "3"}, days=3)
-    await service.player_settings(ANN, reminders="digest", digest_hour=9, time_zone="Europe/Paris")
+    await service.preferences.player_settings(
+        ANN, reminders="digest", digest_hour=9, time_zone="Europe/Paris"
+    )
     clock.now = PARIS_NINE
-    crashed = await service.claim_digests("crashed", timedelta(minutes=5))
+    crashed = await service.schedule.claim_digests("crashed", timedelta(minutes=5))
     assert [c.player_id for c in crashed] == [ANN.id]  # claimed, then the process died
     one, two = Outbox(), Outbox()
     first, second = Scheduler(service, one, worker_id="a"), Scheduler(service, two, worker_id="b")
@@ -83,8 +85,8 @@ async def test_a_digest_goes_out_once_across_processes_and_after_a_crash(
     clock.advance(minutes=6)
     await asyncio.gather(first.tick(), second.tick())
     assert len(one.events(Digest)) + len(two.events(Digest)) == 1
-    assert await service.send_digests(crashed, "crashed") == []  # the late worker: nothing
-    await service.player_settings(ANN, reminders="dm")  # no more digests
+    assert await service.schedule.send_digests(crashed, "crashed") == []  # the late worker: nothing
+    await service.preferences.player_settings(ANN, reminders="dm")  # no more digests
     clock.advance(days=1)
     await asyncio.gather(first.tick(), second.tick())
     assert len(one.events(Digest)) + len(two.events(Digest)) == 1

@@ -37,6 +37,7 @@ from bot.service import (
     SeatTaken,
     ServiceCode,
 )
+from bot.service.play.challenges import Challenges
 from bot.settings import Settings
 from bot.store import Database
 from tests.conftest import PATIENCE_SECONDS, Clock
@@ -68,7 +69,7 @@ class World:
         return next(u for u in self.users.values() if u.id == pid)
 
     async def game(self, game_id: int) -> GameSummary:
-        return await self.service.game(game_id, self.guild.id)
+        return await self.service.lookups.game(game_id, self.guild.id)
 
     def thread(self, game: GameSummary) -> Channel:
         return next(t for t in self.fake.threads if t.id == game.thread_id)
@@ -109,7 +110,7 @@ async def challenge(
     handle = await world.fake.slash(world.users["ann"], "challenge", options, channel=world.channel)
     message = await handle.reply()
     assert not message.ephemeral, message.content
-    games = await world.service.games(world.guild.id, status="open")
+    games = await world.service.lookups.games(world.guild.id, status="open")
     return games[0], message
 
 
@@ -145,14 +146,14 @@ def png_of(message: Message) -> Image.Image:
 
 
 async def play_slash(world: World, game: GameSummary, text: str) -> Message:
-    state = await world.service.state(game.id, world.guild.id)
+    state = await world.service.lookups.state(game.id, world.guild.id)
     user = world.user_of(game, state.to_move or 0)
     handle = await world.fake.slash(user, "move", {"move": text}, channel=world.thread(game))
     return await handle.reply()
 
 
 async def play_typed(world: World, game: GameSummary, text: str) -> None:
-    state = await world.service.state(game.id, world.guild.id)
+    state = await world.service.lookups.state(game.id, world.guild.id)
     user = world.user_of(game, state.to_move or 0)
     thread = world.thread(game)
     before = len(thread.messages)
@@ -180,7 +181,7 @@ async def test_a_whole_game_through_slash_commands_and_thread_messages(
     opponents = ("bob", "cat") if name == "intersections" else ("bob",)
     async with world.running():
         game = await start(world, name, opponents, **OPTIONS[name])
-        state = await world.service.state(game.id, world.guild.id)
+        state = await world.service.lookups.state(game.id, world.guild.id)
         script = state.random_playout(random.Random(11)).moves
         index = 0
         while index < len(script):
@@ -194,7 +195,7 @@ async def test_a_whole_game_through_slash_commands_and_thread_messages(
                 reply = await play_slash(world, game, text)
                 assert not reply.ephemeral and max(png_of(reply).size) <= 1024
                 assert text in reply.content
-            state = await world.service.state(game.id, world.guild.id)
+            state = await world.service.lookups.state(game.id, world.guild.id)
             assert state.moves[: index + 1] == script[: index + 1]
             index += 1
         final = await world.game(game.id)
@@ -255,7 +256,7 @@ async def test_chat_in_a_thread_is_ignored_and_a_real_move_answered_in_every_gam
     opponents = PLAYERS[1 : engine.GAMES[name].min_players]
     async with world.running():
         game = await start(world, name, opponents, **OPTIONS[name])
-        state = await world.service.state(game.id, world.guild.id)
+        state = await world.service.lookups.state(game.id, world.guild.id)
         move = next(m for m in state.legal_moves() if re.search(r"\d", m))
         off_board = re.sub(r"\d+", "999", move)
         with pytest.raises(engine.IllegalMove) as refused:
@@ -293,7 +294,7 @@ async def test_decline_cancel_and_open_seats(world: World) -> None:
             channel=world.channel,
         )
         open_message = await handle.reply()
-        game_id = max(g.id for g in await world.service.games(world.guild.id))
+        game_id = max(g.id for g in await world.service.lookups.games(world.guild.id))
         assert f"pb:c:join:{game_id}" in open_message.custom_ids
         for name in ("bob", "cat"):
             await (
@@ -356,7 +357,7 @@ async def test_resign_is_refused_at_once_to_a_bystander_and_in_a_game_over(
         assert reply.ephemeral and reply.content == "You are not playing in this game."
         assert not reply.components
         bob = world.user_of(game, 1)
-        await world.service.resign(game.id, world.guild.id, Player(bob.id, "bob"))
+        await world.service.play.resign(game.id, world.guild.id, Player(bob.id, "bob"))
         reply = await (await world.fake.slash(bob, "resign", {}, channel=thread)).reply()
         assert reply.ephemeral and reply.content == "This game is over." and not reply.components
 
@@ -440,10 +441,10 @@ def test_challenge_buttons_dispatch_through_their_table() -> None:
     """Each action's button carries its label and calls its use case; the custom_id
     template accepts exactly the table's actions (so a new row needs no other edit)."""
     calls = {
-        "accept": GameService.accept,
-        "decline": GameService.decline,
-        "join": GameService.join,
-        "cancel": GameService.cancel,
+        "accept": Challenges.accept,
+        "decline": Challenges.decline,
+        "join": Challenges.join,
+        "cancel": Challenges.cancel,
     }
     assert {action: row.use_case for action, row in CHALLENGE_ACTIONS.items()} == calls
     for action, row in CHALLENGE_ACTIONS.items():
@@ -487,11 +488,11 @@ async def test_a_post_discord_could_not_take_is_posted_again_by_the_outbox(
         assert not any(m.author.bot for m in thread.messages[before:])
         assert (await world.game(game.id)).ply == 1
         clock.advance(minutes=2)  # the lease runs out
-        assert await world.service.redeliver(bot.announcer.post) == 1
+        assert await world.service.outbox.redeliver(bot.announcer.post) == 1
         posted = [m for m in thread.messages[before:] if m.author.bot]
         assert len(posted) == 1 and posted[0].attachments
         assert f"<@{world.user_of(game, 1).id}>" in posted[0].content
-        assert await world.service.redeliver(bot.announcer.post) == 0
+        assert await world.service.outbox.redeliver(bot.announcer.post) == 0
 
 
 CALLBACK = "POST /interactions/{interaction_id}/{token}/callback"
@@ -521,7 +522,7 @@ async def test_what_an_expired_interaction_would_have_shown_is_posted_instead(
             lambda: next((m for m in world.channel.messages if m.custom_ids), None),
             what="the challenge message",
         )
-        (summary,) = await world.service.games(world.guild.id, status="open")
+        (summary,) = await world.service.lookups.games(world.guild.id, status="open")
         assert f"pb:c:accept:{summary.id}" in message.custom_ids
 
         expire_the_next_answer(world)
@@ -621,7 +622,7 @@ async def test_a_thread_discord_cannot_look_up_for_now_is_posted_in_later(
         assert len(thread.messages) == before
         world.fake.clear_faults()
         clock.advance(minutes=2)  # the lease runs out
-        assert await world.service.redeliver(bot.announcer.post) == 1
+        assert await world.service.outbox.redeliver(bot.announcer.post) == 1
         posted = thread.messages[before:]
         assert len(posted) == 1 and posted[0].attachments
 
@@ -633,7 +634,9 @@ async def test_a_rematch_asked_in_the_thread_is_answered_before_the_slow_post(
     is slow the player still gets an answer within Discord's time."""
     async with world.running():
         game = await start(world, "hex", size="4", options="swap=off")
-        await world.service.resign(game.id, world.guild.id, Player(world.users["bob"].id, "bob"))
+        await world.service.play.resign(
+            game.id, world.guild.id, Player(world.users["bob"].id, "bob")
+        )
         world.fake.inject_latency(1.0, "POST /channels/{channel_id}/messages", times=1)
         handle = await world.fake.slash(
             world.users["ann"], "rematch", {}, channel=world.thread(game)
@@ -664,7 +667,7 @@ async def test_without_message_content_the_thread_says_use_move(world: World) ->
 
 async def test_reminders_by_dm_and_a_loss_on_time(world: World, clock: Clock) -> None:
     bob = world.users["bob"]
-    await world.service.player_settings(Player(bob.id, "bob"), reminders="dm")
+    await world.service.preferences.player_settings(Player(bob.id, "bob"), reminders="dm")
     async with world.running() as bot:
         assert bot.scheduler is not None
         game = await start(world, "hex", size="5", options="swap=off", days_per_move="1")
@@ -689,7 +692,7 @@ async def test_the_status_message_shows_a_player_on_vacation(world: World) -> No
     async with world.running():
         game = await start(world, "hex", size="4", options="swap=off")
     bob = world.users["bob"]
-    await world.service.player_settings(Player(bob.id, "bob"), vacation=True)
+    await world.service.preferences.player_settings(Player(bob.id, "bob"), vacation=True)
     shown = status_text(await world.game(game.id))
     assert f"<@{bob.id}> is on vacation" in shown
 
@@ -744,10 +747,10 @@ def as_service(user: User) -> Player:
 async def test_in_direct_messages_no_game_is_within_reach(world: World) -> None:
     ann, bob, cat = (world.users[name] for name in ("ann", "bob", "cat"))
     console = Place(0, 0)  # the console's pretend server: guild 0, as DMs were
-    issued = await world.service.challenge(
+    issued = await world.service.challenges.challenge(
         console, as_service(ann), "hex", opponents=[as_service(bob)]
     )
-    await world.service.accept(issued.game.id, 0, as_service(bob))
+    await world.service.challenges.accept(issued.game.id, 0, as_service(bob))
     game_id = issued.game.id
     async with world.running() as bot:
         await bot.tree.sync()  # global commands: the ones Discord offers in DMs
@@ -784,7 +787,7 @@ async def test_in_direct_messages_no_game_is_within_reach(world: World) -> None:
                 await world.fake.slash(user, "rules", {"game": "hex"}, channel=dm)
             ).reply()
             assert "Hex" in rules.content  # not about a game: fine anywhere
-    assert (await world.service.game(game_id, 0)).ply == 0
+    assert (await world.service.lookups.game(game_id, 0)).ply == 0
 
 
 async def test_record_refuses_privately(world: World) -> None:
@@ -817,7 +820,7 @@ async def test_every_answer_fits_in_a_discord_message(
     async def long_refusal(*args: Any, **kwargs: Any) -> None:
         raise Refused("é" * 5000, code=ServiceCode.USAGE)
 
-    monkeypatch.setattr(world.service, "games", long_refusal)
+    monkeypatch.setattr(world.service.lookups, "games", long_refusal)
     async with world.running():
         reply = await (
             await world.fake.slash(world.users["ann"], "games", {}, channel=world.channel)
@@ -831,7 +834,7 @@ async def test_every_answer_fits_in_a_discord_message(
         async def long_listing(*args: Any, **kwargs: Any) -> None:
             raise Refused("\n".join(lines), code=ServiceCode.USAGE)
 
-        monkeypatch.setattr(world.service, "games", long_listing)
+        monkeypatch.setattr(world.service.lookups, "games", long_listing)
         handle = await world.fake.slash(world.users["ann"], "games", {}, channel=world.channel)
         first = await handle.reply()
         await world.fake.wait_for(lambda: len(handle.followups) >= 2, what="the follow-ups")
@@ -843,7 +846,7 @@ async def test_every_answer_fits_in_a_discord_message(
 async def test_closing_waits_for_announcements_under_way(service: GameService) -> None:
     settings = Settings(discord_token=SecretStr("x"), render_processes=0, _env_file=None)  # type: ignore[call-arg]
     bot = PaperboardBot(service, settings, schedule=False)
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         Place(1, 10), Player(101, "ann"), "hex", opponents=[Player(102, "bob")]
     )
     edited: list[bool] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from bot.service import Player
-from bot.service.models import Digest, DigestLine
+from bot.service.core.models import Digest, DigestLine
 from tests.conftest import Clock
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.test_discord import World, play_slash, start
@@ -27,7 +27,7 @@ async def test_export_is_anyones_under_way_or_over_like_the_record(world: World)
         answer = await handle.reply()
         assert answer.ephemeral and list(answer.files) == [f"hex-{game.id}.sgf"]
         assert answer.files[f"hex-{game.id}.sgf"].startswith(b"(;FF[4]AP[Paperboard]GM[11]SZ[5]")
-        await world.service.resign(game.id, world.guild.id, Player(ann.id, ann.username))
+        await world.service.play.resign(game.id, world.guild.id, Player(ann.id, ann.username))
         handle = await world.fake.slash(ann, "export", {"game": game.id}, channel=thread)
         answer = await handle.reply()
         record = json.loads(answer.files[f"hex-{game.id}.json"])
@@ -54,7 +54,7 @@ async def test_a_conditional_reply_lands_with_the_move_and_only_its_owner_hears_
         note = world.fake.dms(ann)[-1].content
         assert "your conditional line played c3 for you (1 line of yours goes on)" in note
         assert str(thread.id) in note and not world.fake.dms(bob)
-        assert list((await world.service.state(game.id, world.guild.id)).moves) == [
+        assert list((await world.service.lookups.state(game.id, world.guild.id)).moves) == [
             "a1", "b2", "c3",
         ]  # fmt: skip
         answer = await play_slash(world, game, "a5")  # not d4: ann's last line is dropped

@@ -34,7 +34,7 @@ async def test_the_threads_example_is_a_move_that_plays(world: World) -> None:
             thread = world.thread(game)
             found = EXAMPLE.search(thread.messages[0].content)
             assert found, thread.messages[0].content
-            state = await world.service.state(game.id, world.guild.id)
+            state = await world.service.lookups.state(game.id, world.guild.id)
             assert found[1] in state.legal_moves()
             await world.fake.say(world.user_of(game, state.to_move or 0), thread, found[1])
             await world.fake.wait_for(
@@ -60,7 +60,7 @@ async def test_near_moves_are_refused_and_chat_stays_chat_in_a_thread(world: Wor
 
         # every near-move but "d5" and "D5", which are legal here (tested above: one plays)
         near = [line for line in NEAR_MOVES if line.lower() != "d5"]
-        state = await world.service.state(game.id, world.guild.id)
+        state = await world.service.lookups.state(game.id, world.guild.id)
         for chat, attempt in zip(CHAT, near, strict=False):
             await world.fake.say(mover, thread, chat)
             with pytest.raises(engine.IllegalMove) as refused:
@@ -135,8 +135,8 @@ async def test_a_server_the_bot_joins_is_welcomed_once_ever(world: World) -> Non
     # and that holds after a restart: it is in the database
     restarted = GameService(await Database.open(world.settings.database_url), world.settings)
     try:
-        assert not await restarted.first_welcome(joined.id)
-        assert await restarted.first_welcome(world.guild.id)  # never welcomed so far
+        assert not await restarted.preferences.first_welcome(joined.id)
+        assert await restarted.preferences.first_welcome(world.guild.id)  # never welcomed so far
     finally:
         await restarted.close()
     assert len(general.messages) == 1

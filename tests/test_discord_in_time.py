@@ -43,7 +43,7 @@ async def test_a_slow_answer_is_deferred_and_goes_to_the_same_people(
 ) -> None:
     async with world.running():
         game = await start(world, "hex", size="4", options="swap=off")
-        slowed(monkeypatch, world.service.painter, "png")
+        slowed(monkeypatch, world.service.records.painter, "png")
         thread = world.thread(game)
         handle = await world.fake.slash(world.users["ann"], "move", {"move": "b2"}, channel=thread)
         board = await handle.reply()
@@ -64,7 +64,7 @@ async def test_a_refusal_after_a_public_defer_is_shown_to_the_asker_only(
 ) -> None:
     async with world.running():
         game = await start(world, "hex", size="4", options="swap=off")
-        slowed(monkeypatch, world.service, "propose_move")
+        slowed(monkeypatch, world.service.play, "propose_move")
         thread = world.thread(game)
         handle = await world.fake.slash(world.users["ann"], "move", {"move": "z9"}, channel=thread)
         refused = await handle.reply()
@@ -72,7 +72,7 @@ async def test_a_refusal_after_a_public_defer_is_shown_to_the_asker_only(
         assert refused.ephemeral and "z9" in refused.content
         placeholder = handle.original
         assert placeholder is not None and placeholder.deleted  # the public "thinking..."
-        slowed(monkeypatch, world.service, "board")
+        slowed(monkeypatch, world.service.lookups, "board")
         handle = await world.fake.slash(
             world.users["ann"], "board", {"public": True, "ply": 50}, channel=thread
         )
@@ -89,7 +89,7 @@ async def test_a_slow_button_is_deferred_and_its_message_edited(
         ann, thread = world.users["ann"], world.thread(game)
         settings = await world.fake.slash(ann, "settings", {"confirm_moves": True}, channel=thread)
         await settings.reply()
-        slowed(monkeypatch, world.service.painter, "png")
+        slowed(monkeypatch, world.service.records.painter, "png")
         # the misclick guard's question is ephemeral: the public "thinking..." gives way
         handle = await world.fake.slash(ann, "move", {"move": "b2"}, channel=thread)
         asked = await handle.reply()

@@ -79,7 +79,7 @@ async def test_sign_up_start_threads_a_game_to_its_end_and_the_standings(world: 
         await press(world, "cat", signup, "pb:t:join:1", "3 players: ann, bob, cat")
         again = await refused(world, "ann", signup, "pb:t:join:1")  # a double press
         assert again.content == "You are in Spring Hex already."
-        event = await world.service.tournament(1, world.guild.id)
+        event = await world.service.event_reads.tournament(1, world.guild.id)
         assert [e.name for e in event.entrants] == ["ann", "bob", "cat"]
         # Leave, then Join again: one entry each
         await press(world, "cat", signup, "pb:t:leave:1", "2 players: ann, bob\n")
@@ -108,7 +108,7 @@ async def test_sign_up_start_threads_a_game_to_its_end_and_the_standings(world: 
             what="the round's announcement",
         )
         # a game played to its end: its first player resigns in its thread
-        listed = await world.service.games(world.guild.id, status="active")
+        listed = await world.service.lookups.games(world.guild.id, status="active")
         game = next(g for g in listed if g.event_id == 1)
         thread = world.thread(game)
         assert thread.name.startswith(f"{game.event} · ")
@@ -147,7 +147,7 @@ async def test_sign_up_start_threads_a_game_to_its_end_and_the_standings(world: 
         )
         assert refusal.ephemeral and refusal.content == "Spring Hex is under way."
         assert "Under way" in signup.content
-        assert len((await world.service.tournament(1, world.guild.id)).entrants) == 3
+        assert len((await world.service.event_reads.tournament(1, world.guild.id)).entrants) == 3
 
         handle = await world.fake.slash(
             world.users["cat"], "tournament export", {"event": 1}, channel=world.channel
@@ -175,7 +175,7 @@ async def test_members_create_events_once_the_server_opens_them(world: World) ->
         ).reply()
         assert not_yours.ephemeral
         assert not_yours.content == "Only members who can manage the server create events here."
-        assert not await world.service.list_tournaments(world.guild.id)
+        assert not await world.service.event_reads.list_tournaments(world.guild.id)
         config = await (
             await world.fake.slash(
                 world.fake.owner, "config", {"tournaments": "everyone"}, channel=world.channel
@@ -206,7 +206,7 @@ async def test_members_create_events_once_the_server_opens_them(world: World) ->
             await world.fake.slash(ann, "tournament cancel", {"event": 1}, channel=world.channel)
         ).reply()
         assert cancelled.content == "Open Hex is called off."
-        assert (await world.service.tournament(1, world.guild.id)).status == "cancelled"
+        assert (await world.service.event_reads.tournament(1, world.guild.id)).status == "cancelled"
 
 
 async def test_a_limit_and_an_automatic_start_on_the_sign_up(world: World, clock: Clock) -> None:
@@ -227,7 +227,7 @@ async def test_a_limit_and_an_automatic_start_on_the_sign_up(world: World, clock
         await world.fake.wait_for(
             lambda: len(threads_named(world, "Spring Hex · round")) == 3, what="three threads"
         )
-        event = await world.service.tournament(1, world.guild.id)
+        event = await world.service.event_reads.tournament(1, world.guild.id)
         assert event.status == "active" and event.max_players == 3
 
 
@@ -299,7 +299,7 @@ async def test_a_finished_event_posts_and_shows_its_final_standings_in_columns(
             lambda: len(threads_named(world, "Duel Hex · round")) == 3, what="three threads"
         )
         strength = ["bob", "cat", "ann"]  # the weaker resigns: ann wins both games
-        for game in await world.service.games(world.guild.id, status="active"):
+        for game in await world.service.lookups.games(world.guild.id, status="active"):
             seats = [strength.index(world.user_of(game, seat).username) for seat in (0, 1)]
             await resign_in_thread(world, game, seats.index(min(seats)))
         final = await world.fake.wait_for(
@@ -325,7 +325,7 @@ async def test_a_hundred_players_standings_are_cut_to_one_message(world: World) 
     """Discord takes 2,000 characters: the table's top rows, then how many more lines the
     pictures have, with the code block closed."""
     organizer = Player(world.fake.owner.id, "owner")
-    created = await world.service.create_tournament(
+    created = await world.service.events.create_tournament(
         Place(world.guild.id, world.channel.id), organizer, "hex", format="ladder",
         name="Club", options={"size": "5"}, manages=True,
     )  # fmt: skip
@@ -334,7 +334,7 @@ async def test_a_hundred_players_standings_are_cut_to_one_message(world: World) 
     people = [
         {"id": 50_000 + n, "name": f"entrant number {n}", "created_at": now} for n in range(1, 101)
     ]
-    async with world.service.db.write() as conn:
+    async with world.service.records.db.write() as conn:
         await conn.execute(players.insert(), people)
         await conn.execute(
             entrants.insert(),
@@ -343,8 +343,10 @@ async def test_a_hundred_players_standings_are_cut_to_one_message(world: World) 
                 for p in people
             ],
         )
-    await world.service.start_tournament(event, world.guild.id, organizer, manages=True)
-    full = (await world.service.tournament_standings(event, world.guild.id)).text.splitlines()
+    await world.service.events.start_tournament(event, world.guild.id, organizer, manages=True)
+    full = (
+        await world.service.event_reads.tournament_standings(event, world.guild.id)
+    ).text.splitlines()
     async with world.running():
         handle = await world.fake.slash(
             world.users["ann"], "tournament standings", {"event": event}, channel=world.channel

@@ -25,7 +25,7 @@ async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> Asyn
     """tests/test_discord.py's server, its pages reached at WEB_URL (PUBLIC_URL)."""
     async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
         world.settings = world.settings.model_copy(update={"public_url": WEB_URL})
-        world.service.settings = world.settings
+        world.service.records.settings = world.settings
         yield world
 
 
@@ -47,7 +47,7 @@ def web_button(message: Message) -> str | None:
 
 
 async def pages_on(world: World, mode: str) -> WebPlace:
-    place = (await world.service.guild_settings(world.guild.id, web=mode)).web_place
+    place = (await world.service.preferences.guild_settings(world.guild.id, web=mode)).web_place
     assert place is not None and place.mode == mode
     return place
 
@@ -99,18 +99,18 @@ async def test_off_no_button_on_a_public_server_each_post_links_the_games_page(
         said = await asked(world, "web", {"game": quiet.id}, world.channel)
         assert links(said) == [WEB_URL + urls.game(place, quiet.id)]
         # /record of the finished game
-        await world.service.resign(game.id, world.guild.id, person(world, "ann"))
+        await world.service.play.resign(game.id, world.guild.id, person(world, "ann"))
         said = await asked(world, "record", {"game": game.id}, world.channel)
         assert not said.ephemeral and web_button(said) == address
         # a challenge never accepted has no page yet: /web says so, nothing else changes
-        await world.service.challenge(
+        await world.service.challenges.challenge(
             Place(world.guild.id, world.channel.id), person(world, "bob"), "hex", open_seats=1
         )
-        waiting = (await world.service.games(world.guild.id, status="open"))[0]
+        waiting = (await world.service.lookups.games(world.guild.id, status="open"))[0]
         said = await asked(world, "web", {"game": waiting.id}, world.channel)
         assert said.ephemeral and "gets its page when it starts" in said.content
         # off again: no button on what follows
-        await world.service.guild_settings(world.guild.id, web="off")
+        await world.service.preferences.guild_settings(world.guild.id, web="off")
         said = await asked(world, "record", {"game": game.id}, world.channel)
         assert not links(said)
 
@@ -119,7 +119,7 @@ async def test_link_mode_links_hold_the_token_events_link_their_page(world: Worl
     place = await pages_on(world, "link")
     assert place.token is not None
     prefix = f"{WEB_URL}/l/{place.token}"
-    made = await world.service.create_tournament(
+    made = await world.service.events.create_tournament(
         Place(world.guild.id, world.channel.id),
         person(world, "ann"),
         "hex",

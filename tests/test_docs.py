@@ -104,10 +104,10 @@ class WatchedConsole(Console):
         announcement still undelivered)."""
         if any(
             g.to_move is not None and g.seats[g.to_move].bot is not None
-            for g in await self.service.games(GUILD, status="active")
+            for g in await self.service.lookups.games(GUILD, status="active")
         ):
             return True
-        async with self.service.db.read() as conn:
+        async with self.service.records.db.read() as conn:
             undelivered = sa.select(outbox.c.id).where(outbox.c.delivered_at.is_(None))
             return (await conn.execute(undelivered.limit(1))).first() is not None
 

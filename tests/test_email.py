@@ -84,8 +84,8 @@ async def test_a_whole_game_by_two_mailboxes(database_url: str, clock: Clock) ->
 
 
 async def address_to_move(world: MailWorld, game_id: int) -> str:
-    game = await world.service.mail_game(game_id)
-    found = await world.service.address_of(game.player_to_move or 0)
+    game = await world.service.mail.mail_game(game_id)
+    found = await world.service.mail.address_of(game.player_to_move or 0)
     assert found is not None
     return found
 
@@ -100,10 +100,10 @@ async def test_an_old_mail_cannot_move_twice(database_url: str, clock: Clock) ->
         mover = await address_to_move(world, game_id)
         first_mail = world.capture.last(mover)
         await world.reply(mover, "a1")
-        ply = (await world.service.mail_game(game_id)).ply
+        ply = (await world.service.mail.mail_game(game_id)).ply
         await world.send(mover, str(first_mail["Reply-To"]), "b1")  # the same mail again
         assert "That game has moved on" in world.said(mover)
-        assert (await world.service.mail_game(game_id)).ply == ply
+        assert (await world.service.mail.mail_game(game_id)).ply == ply
 
 
 async def test_an_altered_token_acts_for_no_one(database_url: str, clock: Clock) -> None:
@@ -116,7 +116,7 @@ async def test_an_altered_token_acts_for_no_one(database_url: str, clock: Clock)
         await world.send(mover, forged, "a1")  # From the player to move, to a forged seat
         await world.send(other(mover), token, "a1")  # their own token: not their turn
         assert "not one I gave out" in world.said(mover)
-        assert (await world.service.mail_game(game_id)).ply == 0
+        assert (await world.service.mail.mail_game(game_id)).ply == 0
         assert "turn" in world.said(other(mover))
 
 
@@ -144,7 +144,7 @@ async def test_a_name_cannot_inject_headers(database_url: str, clock: Clock) -> 
         (recipients, answer), *_ = world.capture.mails
         assert recipients == ("eve@home.test",)
         assert answer["Bcc"] is None and "\n" not in str(answer["To"])
-        found = await world.service.player_by_address("eve@home.test")
+        found = await world.service.mail.player_by_address("eve@home.test")
         assert found is not None and "\n" not in found[0].name and "\r" not in found[0].name
 
 
@@ -166,7 +166,7 @@ async def test_a_hard_bounce_stops_mail(database_url: str, clock: Clock) -> None
         assert len(world.capture.mails) == before  # a report is never answered
         mailed = len(world.capture.inbox(other(mover)))
         await world.reply(mover, "a1")
-        assert (await world.service.mail_game(game_id)).ply == 1
+        assert (await world.service.mail.mail_game(game_id)).ply == 1
         assert len(world.capture.inbox(other(mover))) == mailed
         assert "b1" not in world.said(mover) and "a1" in world.said(mover)
 
@@ -216,20 +216,20 @@ async def test_a_flood_is_told_once_to_slow_down(database_url: str, clock: Clock
 
 async def test_a_discord_player_links_an_address(database_url: str, clock: Clock) -> None:
     async with mail_world(database_url, clock) as world:
-        said = await world.service.link_email(ANN, "Ann@Example.test")
+        said = await world.service.mail.link_email(ANN, "Ann@Example.test")
         assert "ann@example.test" in said
         assert await world.runner.announcer.send_codes() == 1
         text = world.said("ann@example.test")
         code = text.split("code is ")[1][:6]
         wrong = "000000" if code != "000000" else "111111"
         with pytest.raises(Exception, match="wrong or too old"):
-            await world.service.confirm_email(ANN, wrong)
-        await world.service.confirm_email(ANN, code)
-        settings = await world.service.player_settings(ANN, reminders="email")
+            await world.service.mail.confirm_email(ANN, wrong)
+        await world.service.mail.confirm_email(ANN, code)
+        settings = await world.service.preferences.player_settings(ANN, reminders="email")
         assert settings.reminders == "email"
-        assert await world.service.mail_recipients([ANN.id]) == {ANN.id: "ann@example.test"}
+        assert await world.service.mail.mail_recipients([ANN.id]) == {ANN.id: "ann@example.test"}
         with pytest.raises(Exception, match="another player"):
-            await world.service.link_email(Player(9009, "zed"), "ann@example.test")
+            await world.service.mail.link_email(Player(9009, "zed"), "ann@example.test")
 
 
 def test_mail_test_prints_what_the_server_said(
@@ -274,17 +274,18 @@ from bot.email.reading import header_safe
 from bot.email.runner import start_mail
 from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService
+from bot.service.play.aiplayer import AiPlay
 from tests.mailkit import mail_settings
 
 async def main(url, smtp_port, when):
     at = datetime.fromisoformat(when)
     settings = mail_settings(url, int(smtp_port))
     service = await GameService.open(settings, name="mailer", clock=lambda: at)
-    move = GameService.move
+    move = AiPlay.move
     async def move_then_die(self, *args, **kwargs):  # the move is stored; nothing is sent
         await move(self, *args, **kwargs)
         os.kill(os.getpid(), signal.SIGKILL)
-    GameService.move = move_then_die
+    AiPlay.move = move_then_die
     async def publish(result):
         pass
     runner = await start_mail(service, settings, publish, lambda: at, codes=False)
@@ -301,7 +302,7 @@ async def test_a_move_killed_before_its_mail_is_mailed_once_after_restart(
     async with mail_world(database_url, clock) as world:
         game_id = await started(world)
         mover = await address_to_move(world, game_id)
-        smtp = world.service.settings.email_smtp_url
+        smtp = world.service.records.settings.email_smtp_url
         assert smtp is not None
         smtp_port = smtp.get_secret_value().rpartition(":")[2]
         child = await asyncio.create_subprocess_exec(
@@ -319,20 +320,24 @@ async def test_a_move_killed_before_its_mail_is_mailed_once_after_restart(
         with pytest.raises(aiosmtplib.SMTPException):  # the bot died before its 250
             await aiosmtplib.send(move, hostname="127.0.0.1", port=port)
         assert await asyncio.wait_for(child.wait(), PATIENCE_SECONDS) == -signal.SIGKILL
-        assert (await world.service.mail_game(game_id)).ply == 1  # committed, not mailed
+        assert (await world.service.mail.mail_game(game_id)).ply == 1  # committed, not mailed
         assert len(world.capture.mails) == mailed
         clock.advance(seconds=30)
-        restarted = await GameService.open(world.service.settings, name="mailer", clock=clock)
+        restarted = await GameService.open(
+            world.service.records.settings, name="mailer", clock=clock
+        )
         try:
-            runner = await start_mail(restarted, restarted.settings, nothing, clock, codes=False)
+            runner = await start_mail(
+                restarted, restarted.records.settings, nothing, clock, codes=False
+            )
             assert runner is not None
-            assert await restarted.redeliver(nothing) == 1
-            assert await restarted.redeliver(nothing) == 0
+            assert await restarted.outbox.redeliver(nothing) == 1
+            assert await restarted.outbox.redeliver(nothing) == 0
             assert len(world.capture.mails) == mailed + 2  # the move, once to each player
             assert "a1" in world.said(mover) and "a1" in world.said(other(mover))
             await world.send_raw(mover, token, move.as_bytes())  # the sender tries again
             assert len(world.capture.mails) == mailed + 2
-            assert (await world.service.mail_game(game_id)).ply == 1
+            assert (await world.service.mail.mail_game(game_id)).ply == 1
             await runner.stop()
         finally:
             await restarted.close()
@@ -368,12 +373,12 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
             runner = await start_mail(service, settings, bot.announcer.post, clock, codes=False)
             assert runner is not None
             world = MailWorld(service, runner, capture, [])
-            await service.guild_settings(guild.id, email=True, email_channel=games.id)
+            await service.preferences.guild_settings(guild.id, email=True, email_channel=games.id)
             discord_ann = Player(ann.id, "ann")
-            await service.link_email(discord_ann, "ann@discord.test")
+            await service.mail.link_email(discord_ann, "ann@discord.test")
             await runner.announcer.send_codes()
             code = world.said("ann@discord.test").split("code is ")[1][:6]
-            await service.confirm_email(discord_ann, code)
+            await service.mail.confirm_email(discord_ann, code)
             await world.send(ANNE, BOT, "join", name="Anne")
             await world.send(ANNE, BOT, "challenge hex ann@discord.test size=4 swap=off")
             challenge = await fake_discord.wait_for(
@@ -383,11 +388,11 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
             assert (
                 "**Anne (by email)**" in challenge.content and f"<@{ann.id}>" in challenge.content
             )
-            [game] = await service.games(guild.id, status="open")
+            [game] = await service.lookups.games(guild.id, status="open")
             await (await fake_discord.press(ann, challenge, f"pb:c:accept:{game.id}")).ack()
             await fake_discord.wait_for(lambda: len(capture.inbox(ANNE)) >= 3, what="the start")
             for text in ("a1", "a2", "b1", "b2"):
-                game = await service.game(game.id, guild.id)
+                game = await service.lookups.game(game.id, guild.id)
                 thread = next(t for t in fake_discord.threads if t.id == game.thread_id)
                 before = len(thread.messages)
                 if game.player_to_move == ann.id:
@@ -401,9 +406,9 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
                     await fake_discord.wait_for(
                         partial(posted, thread, before, text), what="Anne's move in the thread"
                     )
-            assert (await service.game(game.id, guild.id)).ply == 4
+            assert (await service.lookups.game(game.id, guild.id)).ply == 4
             assert capture.inbox("ann@discord.test")[1:] == []  # ann reads Discord, not mail
-            await service.player_settings(discord_ann, reminders="email")
+            await service.preferences.player_settings(discord_ann, reminders="email")
             mails = len(capture.mails)
             bounced = genuine_bounce(world, "ann@discord.test")
             await world.send_raw("mailer-daemon@x.test", BOT, bounced)
@@ -413,8 +418,8 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
                 "set a new address with /settings email:."
             )
             assert len(capture.mails) == mails  # the notice is not mailed where mail bounces
-            assert (await service.player_settings(discord_ann)).reminders == "dm"
-            assert await service.address_of(ann.id) is None
+            assert (await service.preferences.player_settings(discord_ann)).reminders == "dm"
+            assert await service.mail.address_of(ann.id) is None
             await world.send_raw("mailer-daemon@x.test", BOT, bounced)
             assert len(fake_discord.dms(ann)) == 1  # told once
             handle = await fake_discord.slash(
@@ -446,14 +451,16 @@ async def test_the_console_links_an_address_with_a_code(
     service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mailing = {"email_smtp_url": SecretStr("smtp://127.0.0.1:2525")}  # codes go by mail
-    monkeypatch.setattr(service, "settings", service.settings.model_copy(update=mailing))
+    monkeypatch.setattr(
+        service.records, "settings", service.records.settings.model_copy(update=mailing)
+    )
     said = await transcript_of(
         service, tmp_path, ["settings email=Player@Home.test", "settings email_code=000000"]
     )
     assert said[1] == (
         "A code is on its way to player@home.test: confirm it with email_code within 24 hours."
     )
-    [(_, address, code)] = await service.codes_to_mail()
+    [(_, address, code)] = await service.mail.codes_to_mail()
     wrong = "That code is wrong or too old: ask for a new one with email."
     assert address == "player@home.test" and (said[2] == wrong) == (code != "000000")
 
@@ -468,16 +475,16 @@ async def test_the_console_challenges_a_player_by_mail_by_their_address(
     assert said[-1] == (
         "This server takes no players by mail: its managers allow them with config email=on."
     )
-    await service.guild_settings(0, email=True, email_channel=0)  # the console's server
+    await service.preferences.guild_settings(0, email=True, email_channel=0)  # the console's server
     said = await transcript_of(service, tmp_path, [line])
     assert said[-1] == (
         "“ann@example.test” plays by mail nowhere here: ask them to mail join to the bot's "
         "address first."
     )
-    assert await service.games(0, status="open") == []
-    ann = await service.join_by_mail("Ann@Example.test", "Ann", 0)
+    assert await service.lookups.games(0, status="open") == []
+    ann = await service.mail.join_by_mail("Ann@Example.test", "Ann", 0)
     await transcript_of(service, tmp_path, [line, "challenge hex email=ann@example.test"])
-    games = await service.games(0, status="open")
+    games = await service.lookups.games(0, status="open")
     assert len(games) == 2 and all(ann.id in game.player_ids() for game in games)
 
 

@@ -257,7 +257,7 @@ async def test_a_move_whose_handling_failed_is_played_on_the_next_pass(
         mover = await address_to_move(world, game_id)
         token = str(world.capture.last(mover)["Reply-To"])
         before = len(world.capture.mails)
-        fail_once(monkeypatch, world.service, "move", RuntimeError("the database is down"))
+        fail_once(monkeypatch, world.service.play, "move", RuntimeError("the database is down"))
         dovecot.deliver(mailbox, move_mail(mover, token, "a1", "<imap@home.test>"))
         poller = ImapPoller(
             dovecot.url(mailbox),
@@ -270,5 +270,5 @@ async def test_a_move_whose_handling_failed_is_played_on_the_next_pass(
             while dovecot.unseen(mailbox) or len(world.capture.mails) < before + 2:
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.3)  # another pass: nothing more
-        assert (await world.service.mail_game(game_id)).ply == 1
+        assert (await world.service.mail.mail_game(game_id)).ply == 1
         assert len(world.capture.mails) == before + 2  # the move, to each player once

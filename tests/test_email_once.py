@@ -45,9 +45,9 @@ async def under_way(world: MailWorld) -> tuple[int, str, str]:
 
 async def mailable(world: MailWorld, address: str) -> bool:
     """Whether the bot mails `address` (it has not bounced)."""
-    found = await world.service.player_by_address(address)
+    found = await world.service.mail.player_by_address(address)
     assert found is not None
-    return await world.service.address_of(found[0].id) == address
+    return await world.service.mail.address_of(found[0].id) == address
 
 
 def counts(world: MailWorld, *addresses: str) -> list[int]:
@@ -61,15 +61,15 @@ async def test_a_move_mail_answered_451_is_played_once_when_it_comes_again(
         game_id, mover, token = await under_way(world)
         raw = move_mail(mover, token, "a1", "<m1@home.test>")
         before = counts(world, mover, other(mover))
-        fail_once(monkeypatch, world.service, "move", LOCKED)  # the database busy
+        fail_once(monkeypatch, world.service.play, "move", LOCKED)  # the database busy
         await refused_with_451(world, mover, token, raw)
-        assert (await world.service.mail_game(game_id)).ply == 0
+        assert (await world.service.mail.mail_game(game_id)).ply == 0
         await world.send_raw(mover, token, raw)  # the sending server tries again
-        assert (await world.service.mail_game(game_id)).ply == 1
+        assert (await world.service.mail.mail_game(game_id)).ply == 1
         assert counts(world, mover, other(mover)) == [n + 1 for n in before]
         assert "a1" in world.said(mover) and "a1" in world.said(other(mover))
         await world.send_raw(mover, token, raw)  # and again: handled already
-        assert (await world.service.mail_game(game_id)).ply == 1
+        assert (await world.service.mail.mail_game(game_id)).ply == 1
         assert counts(world, mover, other(mover)) == [n + 1 for n in before]
 
 
@@ -97,10 +97,10 @@ async def test_a_mail_whose_answer_could_not_be_sent_is_answered_when_it_comes_a
         await world.send_raw(mover, token, good)
         world.capture.refusing = False
         await world.send_raw(mover, token, good)
-        assert (await world.service.mail_game(game_id)).ply == 1
+        assert (await world.service.mail.mail_game(game_id)).ply == 1
         assert counts(world, mover, other(mover)) == before
         clock.advance(minutes=1)  # the outbox's lease runs out: it mails the move
-        assert await world.service.redeliver(nothing) == 1
+        assert await world.service.outbox.redeliver(nothing) == 1
         assert counts(world, mover, other(mover)) == [n + 1 for n in before]
         assert "a1" in world.said(other(mover))
 
@@ -116,16 +116,18 @@ async def test_two_deliveries_of_one_mail_at_once_are_handled_once(
         game_id, mover, token = await under_way(world)
         raw = move_mail(mover, token, "a1", "<twice@home.test>")
         entered, go = asyncio.Event(), asyncio.Event()
-        move = world.service.move
+        move = world.service.play.move
 
         async def held(*args: object, **kwargs: object) -> object:
             entered.set()
             await go.wait()
             return await move(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(world.service, "move", held)
-        second = GameService(await Database.open(database_url), world.service.settings, clock=clock)
-        runner = await start_mail(second, second.settings, nothing, clock, codes=False)
+        monkeypatch.setattr(world.service.play, "move", held)
+        second = GameService(
+            await Database.open(database_url), world.service.records.settings, clock=clock
+        )
+        runner = await start_mail(second, second.records.settings, nothing, clock, codes=False)
         assert runner is not None and runner.port is not None
         try:
             before = counts(world, mover, other(mover))
@@ -134,9 +136,9 @@ async def test_two_deliveries_of_one_mail_at_once_are_handled_once(
             await refused_with_451(world, mover, token, raw, port=runner.port)
             go.set()
             await first
-            assert (await world.service.mail_game(game_id)).ply == 1
+            assert (await world.service.mail.mail_game(game_id)).ply == 1
             await world.send_raw(mover, token, raw, port=runner.port)
-            assert (await world.service.mail_game(game_id)).ply == 1
+            assert (await world.service.mail.mail_game(game_id)).ply == 1
             assert counts(world, mover, other(mover)) == [n + 1 for n in before]
         finally:
             await runner.stop()
@@ -153,7 +155,7 @@ async def test_mail_from_the_null_reverse_path_is_never_answered_nor_acted_on(
         await world.send_raw("", token, move_mail(mover, token, "a1", "<null@home.test>"))
         await world.send_raw("", BOT, move_mail(mover, BOT, "help", "<help@home.test>"))
         await world.send_raw("MAILER-DAEMON@home.test", BOT, move_mail(mover, BOT, "help", "<d@h>"))
-        assert (await world.service.mail_game(game_id)).ply == 0
+        assert (await world.service.mail.mail_game(game_id)).ply == 0
         assert len(world.capture.mails) == mailed
 
 
@@ -185,7 +187,7 @@ async def test_a_mail_from_a_bounced_address_clears_its_mark_and_plays(
         await world.send_raw("mailer-daemon@work.test", BOT, genuine_bounce(world, victim))
         assert not await mailable(world, victim)
         await world.reply(victim, "b2")  # their own move, from their own address
-        assert (await world.service.mail_game(game_id)).ply == 2
+        assert (await world.service.mail.mail_game(game_id)).ply == 2
         assert await mailable(world, victim)
         said = world.all_said(victim)
         assert any("works again" in text for text in said[-2:]) and "b2" in said[-1]

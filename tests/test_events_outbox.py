@@ -35,10 +35,10 @@ class Adapter:
     async def said(self, answer: TournamentResult | Result | None) -> None:
         if isinstance(answer, TournamentResult):
             for result in answer.results:
-                await self.service.deliver(result, self.publish)
+                await self.service.outbox.deliver(result, self.publish)
         elif answer is not None:
-            await self.service.deliver(answer, self.publish)
-        await self.service.redeliver(self.publish)
+            await self.service.outbox.deliver(answer, self.publish)
+        await self.service.outbox.redeliver(self.publish)
 
 
 Scenario = Callable[[GameService, Clock, Adapter], Awaitable[None]]
@@ -48,29 +48,29 @@ async def _play_out(service: GameService, adapter: Adapter, tid: int, rounds: in
     """Each game under way is lost by its second seat, `rounds` times over."""
     for _ in range(rounds):
         for game_id, _first, second in await under_way(service, tid):
-            await adapter.said(await service.resign(game_id, GUILD, BY_ID[second]))
+            await adapter.said(await service.play.resign(game_id, GUILD, BY_ID[second]))
 
 
 async def swiss(service: GameService, clock: Clock, adapter: Adapter) -> None:
     tid = await open_event(service, "swiss", PEOPLE[:5], rounds=2)
-    await adapter.said(await service.start_tournament(tid, GUILD, ORGANIZER))
+    await adapter.said(await service.events.start_tournament(tid, GUILD, ORGANIZER))
     await _play_out(service, adapter, tid)  # round 2 is paired
     playing = await under_way(service, tid)
     leaver = BY_ID[playing[0][1]]
     await adapter.said(  # a forfeit and its news
-        await service.withdraw_from_tournament(tid, GUILD, ORGANIZER, leaver, manages=True)
+        await service.events.withdraw_from_tournament(tid, GUILD, ORGANIZER, leaver, manages=True)
     )
     await _play_out(service, adapter, tid)  # the final standings
-    assert (await service.tournament(tid, GUILD)).status == "finished"
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "finished"
 
 
 async def round_robin_started_by_a_join(
     service: GameService, clock: Clock, adapter: Adapter
 ) -> None:
     tid = await open_event(service, "roundrobin", PEOPLE[:3], start_players=4)
-    await adapter.said(await service.join_tournament(tid, GUILD, PEOPLE[3]))
-    await adapter.said(await service.leave_tournament(tid, GUILD, PEOPLE[3]))  # annulled
-    await adapter.said(await service.cancel_tournament(tid, GUILD, ORGANIZER))
+    await adapter.said(await service.events.join_tournament(tid, GUILD, PEOPLE[3]))
+    await adapter.said(await service.events.leave_tournament(tid, GUILD, PEOPLE[3]))  # annulled
+    await adapter.said(await service.events.cancel_tournament(tid, GUILD, ORGANIZER))
 
 
 async def started_by_the_clock(service: GameService, clock: Clock, adapter: Adapter) -> None:
@@ -82,31 +82,31 @@ async def started_by_the_clock(service: GameService, clock: Clock, adapter: Adap
 
 async def knockout(service: GameService, clock: Clock, adapter: Adapter) -> None:
     tid = await open_event(service, "knockout", PEOPLE[:4])
-    await adapter.said(await service.start_tournament(tid, GUILD, ORGANIZER))
+    await adapter.said(await service.events.start_tournament(tid, GUILD, ORGANIZER))
     await _play_out(service, adapter, tid, rounds=2)  # the final, then the end
-    assert (await service.tournament(tid, GUILD)).status == "finished"
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "finished"
 
 
 async def league(service: GameService, clock: Clock, adapter: Adapter) -> None:
     tid = await open_event(service, "league", PEOPLE[:6])
-    await adapter.said(await service.start_tournament(tid, GUILD, ORGANIZER))
+    await adapter.said(await service.events.start_tournament(tid, GUILD, ORGANIZER))
 
 
 async def ladder(service: GameService, clock: Clock, adapter: Adapter) -> None:
     p1, p2, p3, p4 = PEOPLE[:4]
     tid = await open_event(service, "ladder", PEOPLE[:4])
-    await adapter.said(await service.start_tournament(tid, GUILD, ORGANIZER))
-    await adapter.said(await service.ladder_challenge(tid, GUILD, p2, p1))
-    await adapter.said(await service.accept_ladder_challenge(tid, GUILD, p1))
+    await adapter.said(await service.events.start_tournament(tid, GUILD, ORGANIZER))
+    await adapter.said(await service.ladders.ladder_challenge(tid, GUILD, p2, p1))
+    await adapter.said(await service.ladders.accept_ladder_challenge(tid, GUILD, p1))
     await _play_out(service, adapter, tid)  # the challenger wins: the ladder's news
-    await adapter.said(await service.ladder_challenge(tid, GUILD, p3, p1))
-    await adapter.said(await service.decline_ladder_challenge(tid, GUILD, p1))
-    await adapter.said(await service.ladder_challenge(tid, GUILD, p4, p2))
+    await adapter.said(await service.ladders.ladder_challenge(tid, GUILD, p3, p1))
+    await adapter.said(await service.ladders.decline_ladder_challenge(tid, GUILD, p1))
+    await adapter.said(await service.ladders.ladder_challenge(tid, GUILD, p4, p2))
     clock.advance(days=8)  # unaccepted: it expires, a forfeit
-    for claim in await service.claim_deadlines("tests", timedelta(seconds=1)):
-        await adapter.said(await service.act_on_deadline(claim, "tests"))
-    await adapter.said(await service.ladder_challenge(tid, GUILD, p1, p2))
-    await adapter.said(await service.leave_tournament(tid, GUILD, p2))  # called off
+    for claim in await service.schedule.claim_deadlines("tests", timedelta(seconds=1)):
+        await adapter.said(await service.schedule.act_on_deadline(claim, "tests"))
+    await adapter.said(await service.ladders.ladder_challenge(tid, GUILD, p1, p2))
+    await adapter.said(await service.events.leave_tournament(tid, GUILD, p2))  # called off
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -130,12 +130,12 @@ async def test_each_announcement_of_an_event_is_delivered_once(
     async with services(database_url, clock, 2) as (one, other):
         adapter = Adapter(one)
         await SCENARIOS[scenario](one, clock, adapter)
-        async with one.db.read() as conn:
+        async with one.records.db.read() as conn:
             rows = (await conn.scalars(sa.select(outbox.c.id).order_by(outbox.c.id))).all()
         # each result printed names its row, and each row was printed once
         assert sorted(adapter.delivered, key=lambda i: i or 0) == rows
         clock.now += LATER  # another process, and this one's next pass: nothing again
         again = Adapter(other)
-        assert await other.redeliver(again.publish) == 0
-        assert await one.redeliver(again.publish) == 0
+        assert await other.outbox.redeliver(again.publish) == 0
+        assert await one.outbox.redeliver(again.publish) == 0
         assert again.delivered == []

@@ -22,13 +22,13 @@ async def test_a_withdrawal_in_the_final_leaves_the_first_round_as_played(
     service: GameService,
 ) -> None:
     tid = await open_event(service, "knockout", (K1, K2, K3, K4))
-    await service.start_tournament(tid, GUILD, ORGANIZER)
+    await service.events.start_tournament(tid, GUILD, ORGANIZER)
     first, second = await under_way(service, tid)
     assert {first[1], first[2]} == {K1.id, K4.id} and {second[1], second[2]} == {K2.id, K3.id}
-    await service.resign(first[0], GUILD, K1)
-    await service.resign(second[0], GUILD, K3)
+    await service.play.resign(first[0], GUILD, K1)
+    await service.play.resign(second[0], GUILD, K3)
     [(final, *_)] = await under_way(service, tid)
-    during = await service.tournament_standings(tid, GUILD)
+    during = await service.event_reads.tournament_standings(tid, GUILD)
     # the final's players have its game left; the others none
     assert _rows(during.text) == [
         ["=1", "k2", "1", "1"],
@@ -36,9 +36,9 @@ async def test_a_withdrawal_in_the_final_leaves_the_first_round_as_played(
         ["=3", "k1", "0", "0"],
         ["=3", "k3", "0", "0"],
     ]
-    await service.withdraw_from_tournament(tid, GUILD, ORGANIZER, K4, manages=True)
-    assert (await service.game(final, GUILD)).status == "finished"
-    after = await service.tournament_standings(tid, GUILD)
+    await service.events.withdraw_from_tournament(tid, GUILD, ORGANIZER, K4, manages=True)
+    assert (await service.lookups.game(final, GUILD)).status == "finished"
+    after = await service.event_reads.tournament_standings(tid, GUILD)
     assert after.tournament.status == "finished"
     assert _rows(after.text) == [
         ["1", "k2", "3", "0"],
@@ -59,17 +59,17 @@ async def test_a_withdrawal_in_the_final_leaves_the_first_round_as_played(
 async def test_a_ladders_pairings_show_its_challenges(service: GameService) -> None:
     p1, p2, p3, p4 = PEOPLE[:4]
     tid = await open_event(service, "ladder", PEOPLE[:4])
-    await service.start_tournament(tid, GUILD, ORGANIZER)
-    assert (await service.tournament_pairings(tid, GUILD)).endswith("no games")
-    played = await service.ladder_challenge(tid, GUILD, p2, p1)
-    await service.accept_ladder_challenge(tid, GUILD, p1)
-    waiting = await service.ladder_challenge(tid, GUILD, p4, p3)
-    listed = await service.tournament_pairings(tid, GUILD)
+    await service.events.start_tournament(tid, GUILD, ORGANIZER)
+    assert (await service.event_reads.tournament_pairings(tid, GUILD)).endswith("no games")
+    played = await service.ladders.ladder_challenge(tid, GUILD, p2, p1)
+    await service.ladders.accept_ladder_challenge(tid, GUILD, p1)
+    waiting = await service.ladders.ladder_challenge(tid, GUILD, p4, p3)
+    listed = await service.event_reads.tournament_pairings(tid, GUILD)
     assert listed.splitlines() == [
         "Ladder Hex, challenges:",
         f"  p2 v p1 (#{played.results[0].game.id}, under way)",
         f"  p4 v p3 (#{waiting.results[0].game.id}, waiting for p3 to accept)",
     ]
-    await service.resign(played.results[0].game.id, GUILD, p1)
-    await service.decline_ladder_challenge(tid, GUILD, p3)
-    assert (await service.tournament_pairings(tid, GUILD)).endswith("no games")
+    await service.play.resign(played.results[0].game.id, GUILD, p1)
+    await service.ladders.decline_ladder_challenge(tid, GUILD, p3)
+    assert (await service.event_reads.tournament_pairings(tid, GUILD)).endswith("no games")

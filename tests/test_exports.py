@@ -14,7 +14,7 @@ import pytest
 import engine
 from bot.cli import main as paperboard
 from bot.service import GameService, GameSummary, Player, Refused, ServiceCode
-from bot.service.exports import finished_games
+from bot.service.looks.exports import finished_games
 from tests.conftest import ANN, BOB, Clock
 from tests.test_service import GUILD, player_at, start
 
@@ -25,12 +25,12 @@ async def play_out(
     """Play `first`, then random legal moves until the game ends."""
     scripted = list(first)
     while True:
-        state = await service.state(game.id, GUILD)
+        state = await service.lookups.state(game.id, GUILD)
         if state.outcome is not None:
             return state
         mover = player_at(game, state.to_move or 0)
         text = scripted.pop(0) if scripted else rng.choice(state.legal_moves())
-        await service.move(game.id, GUILD, mover, text)
+        await service.play.move(game.id, GUILD, mover, text)
 
 
 def read_hexgui_sgf(text: str) -> tuple[int, list[str]]:
@@ -64,7 +64,7 @@ async def test_a_finished_game_reads_back_from_its_sgf_and_replays_equal(
 ) -> None:
     game = await start(service, game_name, {"size": "6", "swap": "on"})
     final = await play_out(service, game, random.Random(3), first=("c2", "swap", "e3"))
-    sgf = (await service.export(game.id, GUILD, "sgf")).data.decode()
+    sgf = (await service.exports.export(game.id, GUILD, "sgf")).data.decode()
     assert ";B[c2];W[swap-pieces];B[" in sgf and "PB[ann]PW[bob]" in sgf
     size, record = read_hexgui_sgf(sgf)
     assert size == 6 and record == list(final.moves)
@@ -76,8 +76,8 @@ async def test_a_finished_game_reads_back_from_its_sgf_and_replays_equal(
     assert ";B[c5]" in sgf  # e3 mirrored
     # the JSON names the colour each seat plays at the end, as the record does
     for record in (
-        json.loads((await service.export(game.id, GUILD, "json")).data),
-        *[r async for r in finished_games(service.db, GUILD, None)],
+        json.loads((await service.exports.export(game.id, GUILD, "json")).data),
+        *[r async for r in finished_games(service.records.db, GUILD, None)],
     ):
         assert [p["seat_name"] for p in record["players"]] == ["White", "Black"]
 
@@ -88,18 +88,18 @@ async def test_the_json_record_has_everything_under_way_or_over(
     """The record's rule: anyone here may export any game at any time, its players too
     (a game's moves are no engine help)."""
     game = await start(service, "hotwire", {"size": "5x5"})
-    state = await service.state(game.id, GUILD)
+    state = await service.lookups.state(game.id, GUILD)
     first = state.legal_moves()[0]
-    await service.move(game.id, GUILD, ANN, first)
-    under_way = json.loads((await service.export(game.id, GUILD, "json")).data)
+    await service.play.move(game.id, GUILD, ANN, first)
+    under_way = json.loads((await service.exports.export(game.id, GUILD, "json")).data)
     assert under_way["result"] is None and [m["text"] for m in under_way["moves"]] == [first]
     for fmt, code in (("sgf", ServiceCode.BAD_SETTING), ("pdf", ServiceCode.BAD_SETTING)):
-        assert (await _refused(service.export(game.id, GUILD, fmt))).code == code
-    assert (await _refused(service.export(game.id, GUILD + 1))).code == ServiceCode.NO_GAME
+        assert (await _refused(service.exports.export(game.id, GUILD, fmt))).code == code
+    assert (await _refused(service.exports.export(game.id, GUILD + 1))).code == ServiceCode.NO_GAME
 
     clock.advance(hours=1)
-    await service.resign(game.id, GUILD, BOB)
-    exported = await service.export(game.id, GUILD, "json")
+    await service.play.resign(game.id, GUILD, BOB)
+    exported = await service.exports.export(game.id, GUILD, "json")
     assert exported.filename == f"hotwire-{game.id}.json"
     record = json.loads(exported.data)
     assert record["game"] == "hotwire" and record["options"]["size"] == "5x5"
@@ -135,17 +135,17 @@ async def test_finished_games_stream_page_by_page_since_a_date(
     ids = []
     for _ in range(5):
         game = await start(service, "hex", {"size": "3"})
-        await service.resign(game.id, GUILD, BOB)
+        await service.play.resign(game.id, GUILD, BOB)
         ids.append(game.id)
         clock.advance(days=1)
     await start(service, "hex", {"size": "3"})  # under way: not exported
     since = clock.now - timedelta(days=3)  # games 3, 4 and 5 finished since
-    found = [r async for r in finished_games(service.db, GUILD, since, page=2)]
+    found = [r async for r in finished_games(service.records.db, GUILD, since, page=2)]
     assert [r["id"] for r in found] == ids[2:]
-    everything = [r async for r in finished_games(service.db, GUILD, None, page=2)]
+    everything = [r async for r in finished_games(service.records.db, GUILD, None, page=2)]
     assert [r["id"] for r in everything] == ids
     assert all(r["players"][1]["name"] == "bob" and r["result"] for r in everything)
-    assert [r async for r in finished_games(service.db, GUILD + 1, None)] == []
+    assert [r async for r in finished_games(service.records.db, GUILD + 1, None)] == []
 
 
 async def test_the_operators_export_command_writes_one_json_line_per_game(
@@ -159,7 +159,7 @@ async def test_the_operators_export_command_writes_one_json_line_per_game(
     service = GameService(await Database.open(url), settings, clock=clock)
     try:
         game = await start(service, "hex", {"size": "4"})
-        await service.resign(game.id, GUILD, Player(BOB.id, "bob"))
+        await service.play.resign(game.id, GUILD, Player(BOB.id, "bob"))
     finally:
         await service.close()
     monkeypatch.setenv("DATABASE_URL", url)

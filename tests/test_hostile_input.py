@@ -107,7 +107,7 @@ async def test_a_challenge_with_any_options_is_refused_in_a_sentence(
         challenger = Player(1_000 + attempt, f"p{attempt}")
         options = hostile_options(rng, name)
         try:
-            result = await service.challenge(
+            result = await service.challenges.challenge(
                 Place(1, 10), challenger, name, opponents=[BOB], options=options
             )
         except Refused as refused:
@@ -129,17 +129,17 @@ async def test_the_challenge_settings_refuse_wrong_types(service: GameService) -
     ]
     for keywords in wrong:
         with pytest.raises(Refused) as refused:
-            await service.challenge(place, ANN, "hex", opponents=[BOB], **keywords)
+            await service.challenges.challenge(place, ANN, "hex", opponents=[BOB], **keywords)
         assert_sentence(refused.value)
 
 
 @pytest.mark.parametrize("typed", ["²-5", "22-⁷", "٣-٥5", "9" * 5000 + "-1", "1-1"])
 async def test_quiet_hours_refuse_what_is_not_two_hours(service: GameService, typed: str) -> None:
     with pytest.raises(Refused) as refused:
-        await service.player_settings(ANN, quiet_hours=typed)
+        await service.preferences.player_settings(ANN, quiet_hours=typed)
     assert refused.value.code == ServiceCode.BAD_SETTING
 
 
 async def test_quiet_hours_read_any_decimal_digits(service: GameService) -> None:
-    found = await service.player_settings(ANN, quiet_hours="٢٢-7")
+    found = await service.preferences.player_settings(ANN, quiet_hours="٢٢-7")
     assert found.quiet_hours == (22, 7)

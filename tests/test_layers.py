@@ -86,32 +86,36 @@ ADAPTERS = [path for path in SOURCES if any(under(path, folder) for folder in AD
 
 
 def service_calls(tree: ast.AST) -> set[str]:
-    """Names called on the service: `service.x(...)`, `self.service.x(...)`, `bot.service.x`."""
+    """Names called on the service's families: `service.play.move(...)`,
+    `self.service.lookups.x(...)`, `bot.service.events.x`."""
 
     def is_service(node: ast.expr) -> bool:
         return (isinstance(node, ast.Name) and node.id == "service") or (
             isinstance(node, ast.Attribute) and node.attr == "service"
         )
 
+    def is_family(node: ast.expr) -> bool:
+        return isinstance(node, ast.Attribute) and is_service(node.value)
+
     return {
         node.func.attr
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and is_service(node.func.value)
-    } | {  # getattr(service, "x"): a name the test cannot see counts as a call of anything
+        and is_family(node.func.value)
+    } | {  # getattr(service.x, "y"): a name the test cannot see counts as a call of anything
         "getattr"
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "getattr"
         and node.args
-        and is_service(node.args[0])
+        and (is_service(node.args[0]) or is_family(node.args[0]))
     }
 
 
 def engine_returning_methods() -> set[str]:
-    """GameService's methods that hand out engine objects (a GameState, ...)."""
+    """The families' methods that hand out engine objects (a GameState, ...)."""
 
     def of_engine(hint: object) -> bool:
         module = getattr(hint, "__module__", "") or ""
@@ -120,10 +124,11 @@ def engine_returning_methods() -> set[str]:
         )
 
     found = set()
-    for name, method in inspect.getmembers(GameService, inspect.isfunction):
-        hints = typing.get_type_hints(method)
-        if of_engine(hints.get("return")):
-            found.add(name)
+    for family in typing.get_type_hints(GameService).values():
+        for name, method in inspect.getmembers(family, inspect.isfunction):
+            hints = typing.get_type_hints(method)
+            if of_engine(hints.get("return")):
+                found.add(name)
     return found
 
 
@@ -148,8 +153,8 @@ def test_adapters_touch_no_engine_objects(path: Path) -> None:
 
 def test_the_service_check_sees_every_way_of_calling() -> None:
     tree = ast.parse(
-        "self.service.state(1, 2)\nbot.service.move(1)\nservice.board(1)\n"
-        "getattr(bot.service, action)(1)\nother.state(1)"
+        "self.service.lookups.state(1, 2)\nbot.service.play.move(1)\nservice.lookups.board(1)\n"
+        "getattr(bot.service.challenges, action)(1)\nother.lookups.state(1)"
     )
     assert service_calls(tree) == {"state", "move", "board", "getattr"}
 

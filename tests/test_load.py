@@ -28,8 +28,8 @@ from bench.load import with_record
 from bot.render import encode, render_gif
 from bot.schedule import airunner
 from bot.service import GameService, Place, Refused, ServiceCode
-from bot.service import painter as painter_module
-from bot.service.painter import Painter
+from bot.service.core import painter as painter_module
+from bot.service.core.painter import Painter
 from bot.settings import Settings
 from bot.store import Database
 from bot.workers import Lane
@@ -85,11 +85,11 @@ async def drawing_service(tmp_path: Path) -> AsyncIterator[GameService]:
 
 async def long_game(service: GameService, options: dict[str, object], plies: int) -> int:
     """A game under way with `plies` random moves already in its record (written directly)."""
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE, ANN, "hotwire", opponents=[BOB], options=options, first="challenger"
     )
     game_id = issued.game.id
-    await service.accept(game_id, GUILD, BOB)
+    await service.challenges.accept(game_id, GUILD, BOB)
     final = engine.new("hotwire", **options).random_playout(random.Random(5))
     record = final.moves[:plies]
     assert len(record) == plies
@@ -101,20 +101,20 @@ async def test_heavy_hot_wire_never_stalls_the_loop(drawing_service: GameService
     service = drawing_service
     options: dict[str, object] = {"size": "19x19", "lengths": "any"}  # the most wires allowed
     game_id = await long_game(service, options, 120)
-    await service.board(game_id, GUILD)  # the worker has started
+    await service.lookups.board(game_id, GUILD)  # the worker has started
     stalls = {}
-    service._states.clear()  # a cache miss: the whole record replays
-    stalls["board after a cache miss"] = await worst_stall(service.board(game_id, GUILD))
-    stalls["board of the past"] = await worst_stall(service.board(game_id, GUILD, ply=70))
-    state = await service.state(game_id, GUILD)
-    service._states.clear()
+    service.records._states.clear()  # a cache miss: the whole record replays
+    stalls["board after a cache miss"] = await worst_stall(service.lookups.board(game_id, GUILD))
+    stalls["board of the past"] = await worst_stall(service.lookups.board(game_id, GUILD, ply=70))
+    state = await service.lookups.state(game_id, GUILD)
+    service.records._states.clear()
     mover = (ANN, BOB)[state.to_move or 0]
-    move = service.move(game_id, GUILD, mover, state.legal_moves()[0])
+    move = service.play.move(game_id, GUILD, mover, state.legal_moves()[0])
     stalls["move after a cache miss"] = await worst_stall(move)
-    await service.request_undo(game_id, GUILD, mover)
-    service._states.clear()
+    await service.play.request_undo(game_id, GUILD, mover)
+    service.records._states.clear()
     other = BOB if mover == ANN else ANN
-    stalls["undo"] = await worst_stall(service.answer_undo(game_id, GUILD, other, accept=True))
+    stalls["undo"] = await worst_stall(service.play.answer_undo(game_id, GUILD, other, accept=True))
     assert max(stalls.values()) < STALL_BOUND, stalls
 
 
@@ -122,7 +122,7 @@ async def test_more_hot_wire_candidates_than_allowed_are_refused_with_the_limit(
     drawing_service: GameService,
 ) -> None:
     with pytest.raises(Refused) as refusal:
-        await drawing_service.challenge(
+        await drawing_service.challenges.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "26x26", "lengths": "any"}
         )
     assert refusal.value.code == Code.BAD_OPTION
@@ -148,17 +148,17 @@ async def test_a_refused_challenge_builds_no_wire_table(
 
     monkeypatch.setattr(hotwire, "WireTable", CountedTable)
     hotwire._wire_table.cache_clear()
-    await service.guild_settings(GUILD, channels=[42])
+    await service.preferences.guild_settings(GUILD, channels=[42])
     with pytest.raises(Refused) as refusal:
-        await service.challenge(
+        await service.challenges.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
     assert refusal.value.code == ServiceCode.CHANNEL
-    await service.guild_settings(GUILD, channels=[])
-    service.settings.max_open_challenges = 1
-    await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await service.preferences.guild_settings(GUILD, channels=[])
+    service.records.settings.max_open_challenges = 1
+    await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
     with pytest.raises(Refused) as refusal:
-        await service.challenge(
+        await service.challenges.challenge(
             PLACE, ANN, "hotwire", opponents=[BOB], options={"size": "13x11", "lengths": "1-7"}
         )
     assert refusal.value.code == ServiceCode.LIMIT
@@ -259,7 +259,7 @@ def test_drawing_workers_exit_when_the_bot_is_killed() -> None:
     script = textwrap.dedent(
         """
         import asyncio, engine
-        from bot.service.painter import Painter
+        from bot.service.core.painter import Painter
 
         async def main():
             painter = Painter(1)
@@ -320,14 +320,14 @@ async def test_an_undo_replays_before_it_takes_the_write_lock(
     while it replays (before the change: the whole replay, a second on the heaviest Hot Wire)."""
     service = drawing_service
     game_id = await long_game(service, {"size": "9x9"}, 30)
-    state = await service.state(game_id, GUILD)
+    state = await service.lookups.state(game_id, GUILD)
     mover = (ANN, BOB)[state.to_move or 0]
-    await service.move(game_id, GUILD, mover, state.legal_moves()[0])
-    await service.request_undo(game_id, GUILD, mover)
-    service._states.clear()
+    await service.play.move(game_id, GUILD, mover, state.legal_moves()[0])
+    await service.play.request_undo(game_id, GUILD, mover)
+    service.records._states.clear()
     holding = False
     replays_under_the_lock = 0
-    original_write, original_replay = service.db.write, engine.replay_onto
+    original_write, original_replay = service.records.db.write, engine.replay_onto
 
     @contextlib.asynccontextmanager
     async def watched_write() -> AsyncIterator[Any]:
@@ -344,10 +344,10 @@ async def test_an_undo_replays_before_it_takes_the_write_lock(
         replays_under_the_lock += holding
         return original_replay(*args)
 
-    monkeypatch.setattr(service.db, "write", watched_write)
+    monkeypatch.setattr(service.records.db, "write", watched_write)
     monkeypatch.setattr(engine, "replay_onto", watched_replay)
     other = BOB if mover == ANN else ANN
-    result = await service.answer_undo(game_id, GUILD, other, accept=True)
+    result = await service.play.answer_undo(game_id, GUILD, other, accept=True)
     assert result.game.ply == state.ply and replays_under_the_lock == 0
 
 
@@ -365,10 +365,10 @@ async def test_a_big_boards_tables_are_built_off_the_loops_thread(
 
     monkeypatch.setattr(engine, "new", watched_new)
     monkeypatch.setattr(engine.core, "new", watched_new)
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE, ANN, "livewire", opponents=[BOB], options={"size": "60x60"}
     )
-    await service.accept(issued.game.id, GUILD, BOB)
-    service._states.clear()
-    await service.board_text(issued.game.id, GUILD)  # a cache miss replays from the start
+    await service.challenges.accept(issued.game.id, GUILD, BOB)
+    service.records._states.clear()
+    await service.lookups.board_text(issued.game.id, GUILD)  # a cache miss replays from the start
     assert threads and not any(threads), threads

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.service import Code, PlayerSettings, RatingLine, Refused, ServiceCode
-from bot.service.messages import (
+from bot.service.core.messages import (
     clock_text,
     closest,
     leaderboard_line,
@@ -17,8 +17,8 @@ from bot.service.messages import (
     settings_line,
     unknown_game,
 )
-from bot.service.ratings import ELO_POINTS, MODEL, PROVISIONAL_SIGMA, shown_rating
-from bot.service.rules import local_time, options_text
+from bot.service.core.ratings import ELO_POINTS, MODEL, PROVISIONAL_SIGMA, shown_rating
+from bot.service.core.rules import local_time, options_text
 
 
 def test_a_rating_line_names_the_game_and_the_standing() -> None:

@@ -50,9 +50,9 @@ async def test_game_ids_past_32_bits_after_0003(database_url: str) -> None:
     settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
     service = GameService(database, settings)
     try:
-        issued = await service.challenge(Place(1, 2), ANN, "hex", opponents=[BOB])
+        issued = await service.challenges.challenge(Place(1, 2), ANN, "hex", opponents=[BOB])
         assert issued.game.id > 2**31 and old == 1
-        started = await service.accept(issued.game.id, 1, BOB)
+        started = await service.challenges.accept(issued.game.id, 1, BOB)
         assert started.game.status == "active"
         async with database.read() as conn:
             assert await conn.scalar(sa.select(sa.func.max(seats.c.game_id))) == issued.game.id

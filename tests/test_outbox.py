@@ -24,16 +24,8 @@ import sqlalchemy as sa
 
 from bot.console import Console
 from bot.schedule import Scheduler
-from bot.service import (
-    Event,
-    GameService,
-    Player,
-    Reminder,
-    Result,
-    ServiceCode,
-    models,
-    outbox,
-)
+from bot.service import Event, GameService, Player, Reminder, Result, ServiceCode
+from bot.service.core import models, outbox
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import outbox as outbox_table
@@ -60,14 +52,14 @@ class Published:
 
 
 async def stored(service: GameService) -> list[Any]:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         return list((await conn.execute(sa.select(outbox_table).order_by("id"))).all())
 
 
 async def mark_all_delivered(service: GameService) -> None:
     """What an adapter does with each result the tests got straight from the service."""
     for row in await stored(service):
-        await outbox.mark_delivered(service, row.id)
+        await outbox.mark_delivered(service.records, row.id)
 
 
 def events_of(row: Any) -> tuple[Event, ...]:
@@ -80,12 +72,14 @@ def events_of(row: Any) -> tuple[Event, ...]:
 async def test_each_use_case_writes_its_events_in_its_transaction(
     service: GameService, clock: Clock
 ) -> None:
-    issued = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="challenger")
-    started = await service.accept(issued.game.id, GUILD, BOB)
-    moved = await service.move(issued.game.id, GUILD, ANN, "b2")
-    asked = await service.request_undo(issued.game.id, GUILD, ANN)
-    answered = await service.answer_undo(issued.game.id, GUILD, BOB, accept=False)
-    resigned = await service.resign(issued.game.id, GUILD, BOB)
+    issued = await service.challenges.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], first="challenger"
+    )
+    started = await service.challenges.accept(issued.game.id, GUILD, BOB)
+    moved = await service.play.move(issued.game.id, GUILD, ANN, "b2")
+    asked = await service.play.request_undo(issued.game.id, GUILD, ANN)
+    answered = await service.play.answer_undo(issued.game.id, GUILD, BOB, accept=False)
+    resigned = await service.play.resign(issued.game.id, GUILD, BOB)
     results = [issued, started, moved, asked, answered, resigned]
     rows = await stored(service)
     assert [r.id for r in rows] == [r.outbox_id for r in results]
@@ -93,7 +87,7 @@ async def test_each_use_case_writes_its_events_in_its_transaction(
     assert all(r.game_id == issued.game.id and r.delivered_at is None for r in rows)
     # leased to the process that wrote them, which delivers them at once
     assert {(r.claimed_by, r.claimed_until) for r in rows} == {
-        (service.worker_id, clock.now + outbox.LEASE)
+        (service.records.worker_id, clock.now + outbox.LEASE)
     }
 
 
@@ -102,20 +96,20 @@ async def test_a_refused_or_rolled_back_use_case_writes_nothing(
 ) -> None:
     game = await start_game(service, "hex", {"size": 5})
     before = await stored(service)
-    await refused(ServiceCode.NOT_YOUR_TURN, service.move(game.id, GUILD, BOB, "b2"))
-    await refused(Code.OFF_BOARD, service.move(game.id, GUILD, ANN, "z9"))
-    await refused(ServiceCode.NOT_OPEN, service.accept(game.id, GUILD, ANN))
-    await refused(ServiceCode.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, BOB))
+    await refused(ServiceCode.NOT_YOUR_TURN, service.play.move(game.id, GUILD, BOB, "b2"))
+    await refused(Code.OFF_BOARD, service.play.move(game.id, GUILD, ANN, "z9"))
+    await refused(ServiceCode.NOT_OPEN, service.challenges.accept(game.id, GUILD, ANN))
+    await refused(ServiceCode.NOTHING_TO_UNDO, service.play.request_undo(game.id, GUILD, BOB))
 
     async def announce_then_fail(conn: Any, result: Result) -> Result:
-        await outbox.write(service, conn, result)
+        await outbox.write(service.records, conn, result)
         raise RuntimeError("the transaction fails after the outbox write")
 
-    monkeypatch.setattr(service, "_announce", announce_then_fail)
+    monkeypatch.setattr(service.records, "announce", announce_then_fail)
     with pytest.raises(RuntimeError):
-        await service.move(game.id, GUILD, ANN, "b2")
+        await service.play.move(game.id, GUILD, ANN, "b2")
     assert await stored(service) == before
-    assert (await service.game(game.id, GUILD)).ply == 0  # the move went with its events
+    assert (await service.lookups.game(game.id, GUILD)).ply == 0  # the move went with its events
 
 
 # -- delivering --------------------------------------------------------------------------------
@@ -136,17 +130,17 @@ async def test_a_failed_mail_is_sent_again_without_posting_the_result_twice(
         if len(mailed) == 1:
             raise ConnectionError("the mail server is away")
 
-    service.also_publish.append(mail)
+    service.records.also_publish.append(mail)
     posted = Published()
-    moved = await service.move(game.id, GUILD, ANN, "b2")
+    moved = await service.play.move(game.id, GUILD, ANN, "b2")
     with pytest.raises(ConnectionError):
-        await service.deliver(moved, posted)
+        await service.outbox.deliver(moved, posted)
     clock.now += LATER
     again = Published()
-    assert await service.redeliver(again) == 1
+    assert await service.outbox.redeliver(again) == 1
     assert posted.results == [moved] and again.results == []  # posted once
     assert [r.outbox_id for r in mailed] == [moved.outbox_id] * 2  # mailed again
-    assert await service.redeliver(again) == 0
+    assert await service.outbox.redeliver(again) == 0
 
 
 async def test_delivered_rows_are_marked_and_failed_ones_go_again(
@@ -155,8 +149,8 @@ async def test_delivered_rows_are_marked_and_failed_ones_go_again(
     game = await start_game(service, "hex", {"size": 5})
     await mark_all_delivered(service)
     published = Published()
-    moved = await service.move(game.id, GUILD, ANN, "b2")
-    await service.deliver(moved, published)
+    moved = await service.play.move(game.id, GUILD, ANN, "b2")
+    await service.outbox.deliver(moved, published)
     assert published.results == [moved]
     [row] = [r for r in await stored(service) if r.id == moved.outbox_id]
     assert row.delivered_at == clock.now
@@ -164,22 +158,22 @@ async def test_delivered_rows_are_marked_and_failed_ones_go_again(
     async def broken(result: Result) -> None:
         raise ConnectionError("Discord is away")
 
-    answer = await service.move(game.id, GUILD, BOB, "c3")
+    answer = await service.play.move(game.id, GUILD, BOB, "c3")
     with pytest.raises(ConnectionError):
-        await service.deliver(answer, broken)
-    await service.move(game.id, GUILD, ANN, "d4")  # the game moves on meanwhile
-    assert await service.redeliver(published) == 0  # the failed row is still leased
+        await service.outbox.deliver(answer, broken)
+    await service.play.move(game.id, GUILD, ANN, "d4")  # the game moves on meanwhile
+    assert await service.outbox.redeliver(published) == 0  # the failed row is still leased
     clock.now += LATER
     late = Published()
-    assert await service.redeliver(late) == 2  # the failed one and the undelivered d4
+    assert await service.outbox.redeliver(late) == 2  # the failed one and the undelivered d4
     assert [r.outbox_id for r in late.results] == [answer.outbox_id, answer.outbox_id + 1]
     assert late.results[0].events == answer.events
     assert late.results[0].game.ply == 3  # the game as it is at delivery time
-    assert await service.redeliver(late) == 0  # each once
+    assert await service.outbox.redeliver(late) == 0  # each once
     delivered = len(await stored(service))
     clock.now += outbox.KEEP + LATER
-    fresh = await service.move(game.id, GUILD, BOB, "e5")  # not delivered yet: kept
-    assert await service.cleanup_outbox() == delivered
+    fresh = await service.play.move(game.id, GUILD, BOB, "e5")  # not delivered yet: kept
+    assert await service.schedule.cleanup_outbox() == delivered
     assert [r.id for r in await stored(service)] == [fresh.outbox_id]
 
 
@@ -188,13 +182,13 @@ async def test_a_claimed_row_waits_for_its_lease_to_run_out(
     service: GameService, clock: Clock
 ) -> None:
     game = await start_game(service, "hex", {"size": 5})
-    assert await outbox.claim(service, "other") == []  # each leased to its writer
+    assert await outbox.claim(service.records, "other") == []  # each leased to its writer
     clock.now += LATER
-    first = await outbox.claim(service, "one")
+    first = await outbox.claim(service.records, "one")
     assert [p.game_id for p in first] == [game.id] * 2 and all(p.attempts == 2 for p in first)
-    assert await outbox.claim(service, "two") == []
+    assert await outbox.claim(service.records, "two") == []
     clock.now += LATER
-    assert [p.id for p in await outbox.claim(service, "two")] == [p.id for p in first]
+    assert [p.id for p in await outbox.claim(service.records, "two")] == [p.id for p in first]
 
 
 @pytest.mark.both_backends
@@ -206,16 +200,16 @@ async def test_a_slow_delivery_keeps_its_row_from_a_second_posting(
     monkeypatch.setattr(outbox, "RENEW", timedelta(seconds=0.05), raising=False)
     game = await start_game(service, "hex", {"size": 5})
     await mark_all_delivered(service)
-    moved = await service.move(game.id, GUILD, ANN, "b2")
+    moved = await service.play.move(game.id, GUILD, ANN, "b2")
 
     async def slow(result: Result) -> None:
         clock.advance(minutes=2)  # past the lease it was written with
         await asyncio.sleep(0.3)  # still posting
 
-    delivering = asyncio.create_task(service.deliver(moved, slow))
+    delivering = asyncio.create_task(service.outbox.deliver(moved, slow))
     await asyncio.sleep(0.2)
     again = Published()
-    assert await service.redeliver(again, worker="the-minute-pass") == 0
+    assert await service.outbox.redeliver(again, worker="the-minute-pass") == 0
     await delivering
     assert again.results == [] and all(r.delivered_at for r in await stored(service))
 
@@ -233,23 +227,23 @@ async def test_a_reply_held_past_the_lease_keeps_its_row_from_every_other_pass(
     try:
         game = await start_game(one, "hex", {"size": 5})
         await mark_all_delivered(one)
-        one.holds_until_delivered = True  # as the Discord bot's service
+        one.records.holds_until_delivered = True  # as the Discord bot's service
         written: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         answered = asyncio.Event()
         posted, elsewhere = Published(), Published()
 
         async def interaction() -> None:  # one task, as discord.py runs each
-            moved = await one.move(game.id, GUILD, ANN, "b2")
+            moved = await one.play.move(game.id, GUILD, ANN, "b2")
             written.set_result(moved)
             await answered.wait()  # the interaction's answer, slower than the lease
-            await one.deliver(moved, posted)
+            await one.outbox.deliver(moved, posted)
 
         handling = asyncio.create_task(interaction())
         moved = await written
         for _ in range(3):  # three leases pass while the answer is under way
             clock.now += LATER
             await _renewed(one, moved.outbox_id or 0, clock.now)
-            assert await two.redeliver(elsewhere) == 0
+            assert await two.outbox.redeliver(elsewhere) == 0
         if holder == "replies":
             answered.set()
             await handling
@@ -262,7 +256,7 @@ async def test_a_reply_held_past_the_lease_keeps_its_row_from_every_other_pass(
             await asyncio.wait_for(_redelivered(two, elsewhere), PATIENCE_SECONDS)
             assert [r.outbox_id for r in elsewhere.results] == [moved.outbox_id]
             assert posted.results == []
-        assert await two.redeliver(elsewhere) == await one.redeliver(elsewhere) == 0
+        assert await two.outbox.redeliver(elsewhere) == await one.outbox.redeliver(elsewhere) == 0
         assert len(posted.results) + len(elsewhere.results) == 1
     finally:
         for service in (one, two):
@@ -272,7 +266,7 @@ async def test_a_reply_held_past_the_lease_keeps_its_row_from_every_other_pass(
 async def _redelivered(service: GameService, publish: Published) -> None:
     """Redeliver until a row goes: a renewal cut short by its holder's end may keep the
     row locked a moment (PostgreSQL's claim skips a locked row)."""
-    while not await service.redeliver(publish):
+    while not await service.outbox.redeliver(publish):
         await asyncio.sleep(0.01)
 
 
@@ -292,10 +286,12 @@ async def test_two_processes_never_claim_the_same_row(database_url: str, clock: 
     services = [await _open(database_url, clock) for _ in range(2)]
     try:
         for i in range(20):
-            await services[0].challenge(PLACE, Player(500 + i, f"p{i}"), "hex", open_seats=1)
+            await services[0].challenges.challenge(
+                PLACE, Player(500 + i, f"p{i}"), "hex", open_seats=1
+            )
         clock.now += LATER
         claims = await asyncio.gather(
-            *(outbox.claim(services[i % 2], f"w{i}", limit=3) for i in range(10))
+            *(outbox.claim(services[i % 2].records, f"w{i}", limit=3) for i in range(10))
         )
     finally:
         for service in services:
@@ -354,9 +350,9 @@ async def test_the_console_prints_each_result_and_marks_it(
     await console.run([*lines, "b2"])
     rows = await stored(service)
     assert len(rows) == 3 and all(r.delivered_at is not None for r in rows)
-    game = (await service.games(0))[0]
+    game = (await service.lookups.games(0))[0]
     bob = Player(game.seats[1].player_id or 0, "bob")
-    await service.move(game.id, 0, bob, "c3")  # a console that died before printing it
+    await service.play.move(game.id, 0, bob, "c3")  # a console that died before printing it
     clock.now += LATER
     assert await Scheduler(service, console.print_result).redeliver() == 1
     assert out.getvalue().count("c3") == 1
@@ -417,7 +413,9 @@ import asyncio, os, signal, sys
 from datetime import datetime
 from bot.discordbot import PaperboardBot
 from bot.discordbot.client import point_at_settings
-from bot.service import GameService, outbox
+from bot.service import GameService
+from bot.service.play.aiplayer import AiPlay
+from bot.service.core import outbox
 from bot.settings import Settings
 from bot.store import Database
 
@@ -430,11 +428,11 @@ async def main(when, crash):
     point_at_settings(settings)
     service = GameService(await Database.open(settings.database_url), settings, clock=lambda: at)
     if crash == "after-commit":  # the move is stored; nothing is sent
-        move = GameService.move
+        move = AiPlay.move
         async def move_then_die(self, *args, **kwargs):
             await move(self, *args, **kwargs)
             die()
-        GameService.move = move_then_die
+        AiPlay.move = move_then_die
     else:  # after the send: the thread has the board, the row is not marked delivered
         outbox.mark_delivered = die
     bot = PaperboardBot(service, settings)
@@ -517,7 +515,7 @@ async def test_a_move_killed_before_its_announcement_is_announced_once_after_res
 
 async def test_a_normal_move_is_delivered_by_its_own_process_at_once(world: World) -> None:
     async with world.running() as bot:
-        assert world.service.holds_until_delivered  # it answers before it delivers
+        assert world.service.records.holds_until_delivered  # it answers before it delivers
         game = await start(world, "hex", size="5", options="swap=off")
         await play_typed(world, game, "c3")
         await play_slash(world, game, "b2")

@@ -19,21 +19,21 @@ async def test_the_queue_goes_by_time_left_and_round(service: GameService, clock
     slow = await start(service, "hex", {"size": "3"}, days=7)
     fast = await start(service, "hex", {"size": "3"}, days=1)
     theirs = await start(service, "hex", {"size": "3"}, days=1)
-    await service.move(theirs.id, GUILD, ANN, "a1")  # bob's move there: not in ann's queue
-    first = await service.next_game(GUILD, ANN.id)
+    await service.play.move(theirs.id, GUILD, ANN, "a1")  # bob's move there: not in ann's queue
+    first = await service.queue.next_game(GUILD, ANN.id)
     assert (first.game.id, first.position, first.waiting) == (fast.id, 1, 3)
     assert first.png.startswith(b"\x89PNG")
     order = [first.game.id]
     for _ in range(3):
-        order.append((await service.next_game(GUILD, ANN.id, after=order[-1])).game.id)
+        order.append((await service.queue.next_game(GUILD, ANN.id, after=order[-1])).game.id)
     assert order == [fast.id, slow.id, no_clock.id, fast.id]
     # a game no longer waiting for you (you just moved there) leads back to the first
-    await service.move(fast.id, GUILD, ANN, "b2")
-    assert (await service.next_game(GUILD, ANN.id, after=fast.id)).game.id == slow.id
-    bob_next = await service.next_game(GUILD, BOB.id)
+    await service.play.move(fast.id, GUILD, ANN, "b2")
+    assert (await service.queue.next_game(GUILD, ANN.id, after=fast.id)).game.id == slow.id
+    bob_next = await service.queue.next_game(GUILD, BOB.id)
     assert {bob_next.game.id} <= {theirs.id, fast.id} and bob_next.waiting == 2
     with pytest.raises(Refused) as refused:
-        await service.next_game(GUILD + 1, ANN.id)
+        await service.queue.next_game(GUILD + 1, ANN.id)
     assert refused.value.code == ServiceCode.NO_GAME
     assert str(refused.value) == "No game here is waiting for your move."
 

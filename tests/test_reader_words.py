@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.service import describe
-from bot.service.levels import LEVELS
-from bot.service.messages import Mention
-from bot.service.models import (
+from bot.service.ai.levels import LEVELS
+from bot.service.core.messages import Mention
+from bot.service.core.models import (
     BotThinking,
     ChallengeClosed,
     ChallengeIssued,
@@ -35,7 +35,7 @@ from bot.service.models import (
     UndoAnswered,
     UndoRequested,
 )
-from bot.service.rules import result_text
+from bot.service.core.rules import result_text
 
 ANN, BOB, CAT = 101, 102, 103
 SOON = datetime(2026, 3, 1, 9, tzinfo=UTC)

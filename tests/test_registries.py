@@ -10,7 +10,7 @@ import pytest
 import engine
 from bot.render.board import GALLERY, RENDERERS
 from bot.render.board import register as register_renderer
-from bot.service.messages import DRAWS, REASONS
+from bot.service.core.messages import DRAWS, REASONS
 from engine.ai.registry import ADAPTERS, SOLVERS, adapter_for
 from engine.ai.registry import register as register_ai
 from engine.core import SERVICE_ENDS, End

@@ -24,7 +24,8 @@ from bot.cli import build_parser, start, start_worker
 from bot.discordbot.client import shard_name
 from bot.schedule import Scheduler
 from bot.schedule.airunner import AiRunner
-from bot.service import GameService, Result, outbox
+from bot.service import GameService, Result
+from bot.service.core import outbox
 from bot.settings import Settings
 from bot.store import Database, notify
 from bot.store.database import MIGRATIONS
@@ -92,17 +93,17 @@ async def test_a_workers_move_is_made_and_announced_on_news_alone() -> None:
         try:
             await scheduler.start()
             await runner.start()
-            issued = await bot.challenge(
+            issued = await bot.challenges.challenge(
                 PLACE, ANN, "hex", options={"size": 4, "swap": "off"}, bots=["easy"],
                 first="challenger",
             )  # fmt: skip
-            await bot.move(issued.game.id, GUILD, ANN, "b2")
+            await bot.play.move(issued.game.id, GUILD, ANN, "b2")
 
             async def announced() -> bool:
                 return any(r.game.ply == 2 for r in published)
 
             await until(announced, "the bot's move, announced by the bot process")
-            async with bot.db.read() as conn:
+            async with bot.records.db.read() as conn:
                 job = (await conn.execute(sa.select(ai_jobs))).one()
                 last = sa.select(outbox_table).order_by(outbox_table.c.id.desc()).limit(1)
                 row = (await conn.execute(last)).one()  # the worker's, left to the bot
@@ -131,12 +132,16 @@ async def test_news_during_an_outbox_pass_makes_it_go_round_again(
             await go_on.wait()  # Discord is slow with the first
         published.append(result)
 
-    leaving = GameService(service.db, service.settings, clock=service.clock, announces=False)
+    leaving = GameService(
+        service.records.db, service.records.settings, clock=service.records.clock, announces=False
+    )
     scheduler = Scheduler(service, publish, outbox_pass=NEVER)
-    await leaving.challenge(PLACE, ANN, "hex", opponents=[BOB])  # left for the announcers
+    await leaving.challenges.challenge(
+        PLACE, ANN, "hex", opponents=[BOB]
+    )  # left for the announcers
     first = asyncio.create_task(scheduler.redeliver())
     await posting.wait()
-    await leaving.challenge(PLACE, BOB, "hex", opponents=[ANN])  # ... during the pass
+    await leaving.challenges.challenge(PLACE, BOB, "hex", opponents=[ANN])  # ... during the pass
     assert await scheduler.redeliver() == 0  # the news: the pass under way takes it
     go_on.set()
     assert await first == 2
@@ -187,7 +192,7 @@ async def opened(url: str, name: str) -> AsyncIterator[GameService]:
 
 
 async def held(service: GameService) -> list[Any]:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         query = sa.select(outbox_table).where(outbox_table.c.delivered_at.is_(None))
         return list((await conn.execute(query)).all())
 
@@ -196,18 +201,18 @@ async def test_a_name_is_one_live_process_and_its_restart_takes_back_what_it_hel
     database_url: str,
 ) -> None:
     async with opened(database_url, "bot-a") as first:
-        assert first.worker_id == "bot-a"
+        assert first.records.worker_id == "bot-a"
         # a result committed, then the process "dies" before announcing it
-        await first.challenge(PLACE, ANN, "hex", opponents=[BOB])
+        await first.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
         [row] = await held(first)
         assert row.claimed_by == "bot-a" and row.claimed_until is not None
         async with opened(database_url, "bot-a") as namesake:  # started by mistake
-            assert namesake.worker_id.startswith("bot-a~")  # a name of its own
+            assert namesake.records.worker_id.startswith("bot-a~")  # a name of its own
             [still] = await held(namesake)
             assert still.claimed_until == row.claimed_until  # nothing taken from the living
-            assert await namesake.redeliver(publish_nothing) == 0
+            assert await namesake.outbox.redeliver(publish_nothing) == 0
     async with opened(database_url, "bot-a") as restarted:  # the first is gone
-        assert restarted.worker_id == "bot-a"
+        assert restarted.records.worker_id == "bot-a"
         [free] = await held(restarted)
         assert free.claimed_until is None  # claimable at once, lease or not
         published: list[Result] = []
@@ -215,7 +220,7 @@ async def test_a_name_is_one_live_process_and_its_restart_takes_back_what_it_hel
         async def publish(result: Result) -> None:
             published.append(result)
 
-        assert await restarted.redeliver(publish) == 1
+        assert await restarted.outbox.redeliver(publish) == 1
         assert [type(e).__name__ for r in published for e in r.events] == ["ChallengeIssued"]
         assert await held(restarted) == []
 
@@ -318,7 +323,7 @@ async def test_bot_processes_and_workers_share_the_work_and_lose_nothing_to_a_ki
                 games.append(await started_game(service, guild.id))
 
             async def play(game_index: int, text: str, *, answered: bool = True) -> Any:
-                game = await service.game(games[game_index], guilds[game_index].id)
+                game = await service.lookups.game(games[game_index], guilds[game_index].id)
                 thread = next(t for t in fake.threads if t.id == game.thread_id)
                 await fake.slash(ann, "move", {"move": text}, channel=thread)
                 if answered:
@@ -327,7 +332,7 @@ async def test_bot_processes_and_workers_share_the_work_and_lose_nothing_to_a_ki
 
             async def bots_move(game_index: int, ply: int) -> None:
                 async def moved() -> bool:
-                    game = await service.game(games[game_index], guilds[game_index].id)
+                    game = await service.lookups.game(games[game_index], guilds[game_index].id)
                     return game.ply >= ply
 
                 await until(moved, f"the bot's move to ply {ply}")
@@ -337,7 +342,7 @@ async def test_bot_processes_and_workers_share_the_work_and_lose_nothing_to_a_ki
                     thread = await play(index, text)
                     await bots_move(index, ply)
                     await posted(fake, thread, "Paperboard (medium)** played", count=ply // 2)
-            async with service.db.read() as conn:
+            async with service.records.db.read() as conn:
                 searched = (await conn.execute(sa.select(ai_jobs.c.claimed_by))).scalars().all()
             assert len(searched) == 4 and set(searched) <= {"worker-1", "worker-2"}, searched
 
@@ -349,14 +354,16 @@ async def test_bot_processes_and_workers_share_the_work_and_lose_nothing_to_a_ki
             await bots_move(1, 6)
             await posted(fake, thread, "Paperboard (medium)** played", count=3)
             survivor = "worker-2" if dead == "worker-1" else "worker-1"
-            async with service.db.read() as conn:
+            async with service.records.db.read() as conn:
                 job = (await conn.execute(sa.select(ai_jobs).where(ai_jobs.c.ply == 5))).one()
             assert job.claimed_by == survivor and job.attempts == 2
 
             # bot 0 dies between ann's move's commit and its announcement
             thread = await play(0, crash_move, answered=False)
             assert await fleet["bot-0"].ended() == -signal.SIGKILL
-            async with service.db.write() as conn:  # no other process may take it for an hour
+            async with (
+                service.records.db.write() as conn
+            ):  # no other process may take it for an hour
                 lost = await conn.execute(
                     outbox_table.update()
                     .where(
@@ -384,10 +391,10 @@ async def started_game(service: GameService, guild_id: int) -> int:
     """The game of the server once the bot has opened its thread."""
 
     async def threaded() -> bool:
-        return any(g.thread_id for g in await service.games(guild_id, status="active"))
+        return any(g.thread_id for g in await service.lookups.games(guild_id, status="active"))
 
     await until(threaded, "the game's thread")
-    [game] = await service.games(guild_id, status="active")
+    [game] = await service.lookups.games(guild_id, status="active")
     return game.id
 
 

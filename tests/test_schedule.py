@@ -38,7 +38,7 @@ from bot.service import (
     describe,
     local_time,
 )
-from bot.service.rules import deadline_caption
+from bot.service.core.rules import deadline_caption
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines
@@ -87,7 +87,7 @@ async def scheduler_fixture(service: GameService, outbox: Outbox) -> AsyncIterat
 
 
 async def rows(service: GameService, game_id: int) -> dict[str, tuple[datetime, bool]]:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         found = await conn.execute(
             sa.select(deadlines.c.kind, deadlines.c.due_at, deadlines.c.done).where(
                 deadlines.c.game_id == game_id
@@ -106,7 +106,7 @@ async def test_two_reminders_then_a_loss_on_time(
     deadline = clock.now + 3 * DAY
     assert game.deadline == deadline and game.player_to_move == ANN.id
     assert await scheduler.tick() == []
-    assert await service.next_deadline() == deadline - 24 * HOUR
+    assert await service.schedule.next_deadline() == deadline - 24 * HOUR
 
     clock.now = deadline - 24 * HOUR
     [first] = await scheduler.tick()
@@ -133,8 +133,8 @@ async def test_two_reminders_then_a_loss_on_time(
     assert sentence(timed_out, over.game) == f"@{ANN.id} ran out of time in Hex #{game.id}."
     assert sentence(game_over, over.game).endswith(f"@{BOB.id} wins on time. @{ANN.id} loses.")
     assert len(outbox.results) == 3
-    await refused(Code.GAME_OVER, service.move(game.id, GUILD, ANN, "a1"))
-    [bob] = await service.ratings(GUILD, BOB.id, "hex")
+    await refused(Code.GAME_OVER, service.play.move(game.id, GUILD, ANN, "a1"))
+    [bob] = await service.lookups.ratings(GUILD, BOB.id, "hex")
     assert bob.wins == 1
 
 
@@ -143,14 +143,14 @@ async def test_a_game_that_moved_on_gets_no_reminder(
 ) -> None:
     game = await start(service, "hex", {"size": 5}, days=3)
     clock.advance(days=2, seconds=-60)
-    await service.move(game.id, GUILD, ANN, "c3")
+    await service.play.move(game.id, GUILD, ANN, "c3")
     clock.advance(seconds=120)  # ANN's 24-hour reminder would be due now
     assert await scheduler.tick() == []
     # a row claimed just before the move is not acted on after it
     clock.now += 2 * DAY
-    [claim] = await service.claim_deadlines("racer", timedelta(minutes=5))
-    await service.move(game.id, GUILD, BOB, "b2")
-    assert await service.act_on_deadline(claim, "racer") is None
+    [claim] = await service.schedule.claim_deadlines("racer", timedelta(minutes=5))
+    await service.play.move(game.id, GUILD, BOB, "b2")
+    assert await service.schedule.act_on_deadline(claim, "racer") is None
     assert await scheduler.tick() == []
     clock.advance(days=2)
     [result] = await scheduler.tick()
@@ -168,21 +168,24 @@ async def test_a_multiplayer_game_ends_on_time_with_the_loser_last(
     assert timed_out == TimedOut(game.id, ANN.id)
     assert isinstance(game_over, GameOver) and game_over.reason == "time"
     assert set(game_over.winners) == {BOB.id, CAT.id}  # level on points: they share it
-    ann, bob = await service.ratings(GUILD, ANN.id), await service.ratings(GUILD, BOB.id)
+    ann, bob = (
+        await service.lookups.ratings(GUILD, ANN.id),
+        await service.lookups.ratings(GUILD, BOB.id),
+    )
     assert ann[0].rating < bob[0].rating and bob[0].wins == 1 and ann[0].wins == 0
 
 
 async def test_reminders_go_by_dm_or_not_at_all(
     service: GameService, scheduler: Scheduler, clock: Clock
 ) -> None:
-    await service.player_settings(ANN, reminders="dm")
+    await service.preferences.player_settings(ANN, reminders="dm")
     first = await start(service, "hex", {"size": 5}, days=2)
     clock.advance(days=1)
     [result] = await scheduler.tick()
     assert result.events == (Reminder(first.id, ANN.id, clock.now + DAY, "dm"),)
-    await service.resign(first.id, GUILD, ANN)
+    await service.play.resign(first.id, GUILD, ANN)
 
-    await service.player_settings(ANN, reminders="off")
+    await service.preferences.player_settings(ANN, reminders="off")
     second = await start(service, "hex", {"size": 5}, days=2)
     clock.advance(days=1, hours=23)
     assert await scheduler.tick() == []  # neither reminder
@@ -194,13 +197,13 @@ async def test_reminders_go_by_dm_or_not_at_all(
 async def test_quiet_hours_delay_a_reminder_but_never_a_deadline(
     service: GameService, scheduler: Scheduler, clock: Clock
 ) -> None:
-    await service.player_settings(ANN, time_zone="Europe/Paris", quiet_hours="22-7")
+    await service.preferences.player_settings(ANN, time_zone="Europe/Paris", quiet_hours="22-7")
     clock.now = datetime(2026, 11, 21, 2, 0, tzinfo=UTC)  # 03:00 in Paris
     game = await start(service, "hex", {"size": 5}, days=2)
     deadline = datetime(2026, 11, 23, 2, 0, tzinfo=UTC)
     clock.now = deadline - DAY  # the 24-hour reminder, at 03:00 in Paris
     assert await scheduler.tick() == []
-    assert await service.next_deadline() == datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
+    assert await service.schedule.next_deadline() == datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
     clock.now = datetime(2026, 11, 22, 5, 59, tzinfo=UTC)
     assert await scheduler.tick() == []
     clock.now = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)  # 07:00 in Paris: quiet is over
@@ -221,7 +224,7 @@ async def test_with_a_day_per_move_the_only_reminder_is_sent_in_quiet_hours(
 ) -> None:
     """A day per move has no 24-hour reminder; when the 1-hour one falls in quiet hours
     that last past the deadline, it is sent in them rather than not at all."""
-    await service.player_settings(ANN, time_zone="Europe/Paris", quiet_hours="22-7")
+    await service.preferences.player_settings(ANN, time_zone="Europe/Paris", quiet_hours="22-7")
     clock.now = datetime(2026, 11, 21, 22, 30, tzinfo=UTC)  # 23:30 in Paris
     game = await start(service, "hex", {"size": 5}, days=1)
     deadline = clock.now + DAY
@@ -264,11 +267,11 @@ async def test_a_vacation_brings_no_24_hour_reminder_to_a_day_per_move_turn(
     no 24-hour one it never had."""
     game = await start(service, "hex", {"size": 5}, days=1)
     clock.advance(hours=2)
-    await service.player_settings(ANN, vacation=True)
+    await service.preferences.player_settings(ANN, vacation=True)
     clock.advance(hours=8)
-    await service.player_settings(ANN, vacation=False)
+    await service.preferences.player_settings(ANN, vacation=False)
     assert await scheduler.tick() == []
-    deadline = (await service.game(game.id, GUILD)).deadline
+    deadline = (await service.lookups.game(game.id, GUILD)).deadline
     clock.now = deadline - HOUR
     [reminder] = await scheduler.tick()
     assert reminder.events == (Reminder(game.id, ANN.id, deadline, "thread"),)
@@ -287,10 +290,10 @@ async def test_a_vacation_in_the_last_hour_gives_the_new_deadline_its_reminders(
         await scheduler.tick()
     assert len(outbox.reminders()) == 2
     clock.now = started + 3 * DAY - HOUR / 2
-    await service.player_settings(ANN, vacation=True)
+    await service.preferences.player_settings(ANN, vacation=True)
     clock.advance(days=5)
-    await service.player_settings(ANN, vacation=False)
-    deadline = (await service.game(game.id, GUILD)).deadline
+    await service.preferences.player_settings(ANN, vacation=False)
+    deadline = (await service.lookups.game(game.id, GUILD)).deadline
     assert deadline == clock.now + HOUR / 2
     await scheduler.tick()
     assert [r.deadline for r in outbox.reminders()[2:]] == [deadline]  # one, not two
@@ -305,24 +308,24 @@ async def test_vacation_stops_the_clock_and_shifts_the_deadline(
     started = clock.now
     game = await start(service, "hex", {"size": 5}, days=3)
     clock.advance(days=1)
-    await service.player_settings(ANN, vacation=True)
-    away = await service.game(game.id, GUILD)
+    await service.preferences.player_settings(ANN, vacation=True)
+    away = await service.lookups.game(game.id, GUILD)
     assert away.away == (ANN.id,) and away.deadline == started + 3 * DAY
     assert deadline_caption(away) == "clock stopped: on vacation"
     assert away_note(away, lambda pid: f"@{pid}") == (
         f"@{ANN.id} is on vacation: clocks stop on their turns."
     )
-    await service.board(game.id, GUILD)  # drawn with that caption
+    await service.lookups.board(game.id, GUILD)  # drawn with that caption
     clock.advance(days=4)  # past the old deadline: nothing fires while she is away
     assert await scheduler.tick() == []
-    assert (await service.game(game.id, GUILD)).status == "active"
+    assert (await service.lookups.game(game.id, GUILD)).status == "active"
 
     clock.advance(days=1)  # back after 5 days
-    back = await service.player_settings(ANN, vacation=False)
+    back = await service.preferences.player_settings(ANN, vacation=False)
     assert back.vacation_days_left == pytest.approx(9)
-    shifted = await service.game(game.id, GUILD)
+    shifted = await service.lookups.game(game.id, GUILD)
     assert shifted.away == () and shifted.deadline == started + 8 * DAY
-    [listed] = await service.games(GUILD, player_id=ANN.id)
+    [listed] = await service.lookups.games(GUILD, player_id=ANN.id)
     assert listed.deadline == started + 8 * DAY
     assert (await rows(service, game.id))["timeout"] == (started + 8 * DAY, False)
 
@@ -338,16 +341,16 @@ async def test_a_turn_that_starts_during_a_vacation_waits_for_its_end(
     service: GameService, scheduler: Scheduler, outbox: Outbox, clock: Clock
 ) -> None:
     game = await start(service, "hex", {"size": 5}, days=2)
-    await service.player_settings(BOB, vacation=True)
+    await service.preferences.player_settings(BOB, vacation=True)
     clock.advance(days=1)
-    result = await service.move(game.id, GUILD, ANN, "c3")
+    result = await service.play.move(game.id, GUILD, ANN, "c3")
     assert result.game.away == (BOB.id,)
     turn = result.events[-1]
     assert sentence(turn, result.game).endswith("Your clock is stopped while you are on vacation.")
     clock.advance(days=3)  # BOB's reminder and deadline pass while he is away
     assert await scheduler.tick() == []
-    await service.player_settings(BOB, vacation=False)
-    summary = await service.game(game.id, GUILD)
+    await service.preferences.player_settings(BOB, vacation=False)
+    summary = await service.lookups.game(game.id, GUILD)
     assert summary.deadline == clock.now + 2 * DAY  # his whole turn is still ahead
     clock.advance(days=1)
     [reminder] = await scheduler.tick()
@@ -361,13 +364,13 @@ async def test_vacation_days_run_out(
     started = clock.now
     game = await start(service, "hex", {"size": 5}, days=3)
     clock.advance(days=1)
-    await service.player_settings(ANN, vacation=True)
+    await service.preferences.player_settings(ANN, vacation=True)
     clock.now = started + 15 * DAY + 12 * HOUR  # 14.5 days away, with 14 days allowed
     assert await scheduler.tick() == []  # the vacation ended at day 15; 2 days remain
-    mine = await service.player_settings(ANN)
+    mine = await service.preferences.player_settings(ANN)
     assert mine.on_vacation_since is None and mine.vacation_days_left == 0
-    assert (await service.game(game.id, GUILD)).deadline == started + 17 * DAY
-    await refused(ServiceCode.NO_VACATION, service.player_settings(ANN, vacation=True))
+    assert (await service.lookups.game(game.id, GUILD)).deadline == started + 17 * DAY
+    await refused(ServiceCode.NO_VACATION, service.preferences.player_settings(ANN, vacation=True))
     clock.now = started + 17 * DAY
     [over] = await scheduler.tick()
     assert isinstance(over.events[0], TimedOut)
@@ -378,7 +381,7 @@ async def test_a_vacation_after_the_deadline_does_not_save_the_game(
 ) -> None:
     game = await start(service, "hex", {"size": 5}, days=1)
     clock.advance(days=1, hours=2)  # the bot was down when the deadline passed
-    await service.player_settings(ANN, vacation=True)
+    await service.preferences.player_settings(ANN, vacation=True)
     [over] = await scheduler.tick()
     assert over.game.id == game.id and isinstance(over.events[0], TimedOut)
 
@@ -389,9 +392,9 @@ async def test_a_vacation_after_the_deadline_does_not_save_the_game(
 async def test_an_unanswered_challenge_expires_and_says_so(
     service: GameService, scheduler: Scheduler, clock: Clock
 ) -> None:
-    issued = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    answered = await service.challenge(PLACE, ANN, "hotwire", opponents=[BOB])
-    await service.decline(answered.game.id, GUILD, BOB)
+    issued = await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    answered = await service.challenges.challenge(PLACE, ANN, "hotwire", opponents=[BOB])
+    await service.challenges.decline(answered.game.id, GUILD, BOB)
     clock.advance(hours=24)
     [expired] = await scheduler.tick()
     assert expired.events == (ChallengeClosed(issued.game.id, "expired", None),)
@@ -404,14 +407,14 @@ async def test_finished_games_leave_no_deadline_rows(
     service: GameService, scheduler: Scheduler, clock: Clock
 ) -> None:
     over = await start(service, "hex", {"size": 5})
-    await service.resign(over.id, GUILD, ANN)
-    declined = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await service.decline(declined.game.id, GUILD, BOB)
+    await service.play.resign(over.id, GUILD, ANN)
+    declined = await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await service.challenges.decline(declined.game.id, GUILD, BOB)
     playing = await start(service, "hex", {"size": 5})
-    assert await service.cleanup_deadlines() == 5  # expiry + 3 turn rows, + 1 declined
+    assert await service.schedule.cleanup_deadlines() == 5  # expiry + 3 turn rows, + 1 declined
     assert await rows(service, over.id) == {} and await rows(service, declined.game.id) == {}
     assert set(await rows(service, playing.id)) == {"expire", "timeout", "remind_24h", "remind_1h"}
-    assert await service.cleanup_deadlines() == 0
+    assert await service.schedule.cleanup_deadlines() == 0
 
 
 # -- restarts, several processes, leases --------------------------------------------------------
@@ -435,7 +438,7 @@ async def test_a_restart_sends_nothing_twice(
     finally:
         await again.close()
     assert [r.deadline for r in first.reminders() + second.reminders()] == [
-        (await service.game(game.id, GUILD)).deadline
+        (await service.lookups.game(game.id, GUILD)).deadline
     ] * 2
 
 
@@ -469,10 +472,10 @@ async def test_two_schedulers_on_one_database_send_each_reminder_once(
     players = [Player(500 + i, f"p{i}") for i in range(40)]
     ids = []
     for i in range(20):
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             PLACE, players[2 * i], "hex", opponents=[players[2 * i + 1]], days_per_move=2
         )
-        await service.accept(issued.game.id, GUILD, players[2 * i + 1])
+        await service.challenges.accept(issued.game.id, GUILD, players[2 * i + 1])
         ids.append(issued.game.id)
     other = await open_service(database_url, clock)
     left, right = Outbox(), Outbox()
@@ -499,14 +502,14 @@ async def test_a_crashed_claimers_rows_are_claimed_again(
 ) -> None:
     game = await start(service, "hex", {"size": 5}, days=3)
     clock.advance(days=2)
-    [claim] = await service.claim_deadlines("crashed", timedelta(minutes=5))
+    [claim] = await service.schedule.claim_deadlines("crashed", timedelta(minutes=5))
     assert claim.game_id == game.id and claim.kind == "remind_24h"
     assert await scheduler.tick() == []  # leased to the crashed worker
-    assert await service.next_deadline() == clock.now + timedelta(minutes=5)
+    assert await service.schedule.next_deadline() == clock.now + timedelta(minutes=5)
     clock.advance(minutes=5)
     [result] = await scheduler.tick()
     assert isinstance(result.events[0], Reminder)
-    assert await service.act_on_deadline(claim, "crashed") is None  # too late: it is done
+    assert await service.schedule.act_on_deadline(claim, "crashed") is None  # too late: it is done
 
 
 CHILD = """
@@ -545,8 +548,10 @@ async def test_two_os_processes_on_one_sqlite_file_send_each_reminder_once(
     try:
         for i in range(30):
             a, b = Player(700 + 2 * i, f"a{i}"), Player(701 + 2 * i, f"b{i}")
-            issued = await service.challenge(PLACE, a, "hex", opponents=[b], days_per_move=2)
-            await service.accept(issued.game.id, GUILD, b)
+            issued = await service.challenges.challenge(
+                PLACE, a, "hex", opponents=[b], days_per_move=2
+            )
+            await service.challenges.accept(issued.game.id, GUILD, b)
             ids.append(issued.game.id)
     finally:
         await service.close()
@@ -578,10 +583,10 @@ async def test_apscheduler_wakes_the_bot_in_time(tmp_path: Path) -> None:
     scheduler = Scheduler(service, publish)
     try:
         await scheduler.start()
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             Place(GUILD, 10), ANN, "hex", opponents=[BOB], days_per_move=1, first="challenger"
         )
-        started = await service.accept(issued.game.id, GUILD, BOB)
+        started = await service.challenges.accept(issued.game.id, GUILD, BOB)
         deadline = started.game.deadline
         assert deadline is not None
         offset[0] = timedelta(hours=23) - timedelta(seconds=0.3)  # 1-hour reminder in 0.3 s

@@ -42,14 +42,14 @@ async def start(
     rated: bool = True,
 ) -> GameSummary:
     """A game with ANN seat 0, her opponents after her, under way."""
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE, ANN, game, opponents=opponents, options=options or {}, first="challenger",
         days_per_move=days, rated=rated,
     )  # fmt: skip
     game_id = issued.game.id
     result = None
     for opponent in opponents:
-        result = await service.accept(game_id, GUILD, opponent)
+        result = await service.challenges.accept(game_id, GUILD, opponent)
     assert result is not None and result.game.status == "active"
     return result.game
 
@@ -70,10 +70,12 @@ async def refused(code: Code | ServiceCode, call: object) -> Refused:
 
 
 async def test_a_direct_challenge_starts_when_accepted(service: GameService) -> None:
-    issued = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], options={"size": "5"})
+    issued = await service.challenges.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], options={"size": "5"}
+    )
     assert issued.game.status == "open" and issued.game.options["size"] == 5
     assert [s.player_id for s in issued.game.seats] == [ANN.id, BOB.id]
-    started = await service.accept(issued.game.id, GUILD, BOB)
+    started = await service.challenges.accept(issued.game.id, GUILD, BOB)
     assert started.game.status == "active"
     kinds = [type(e) for e in started.events]
     assert GameStarted in kinds and TurnStarted in kinds
@@ -83,31 +85,39 @@ async def test_a_direct_challenge_starts_when_accepted(service: GameService) -> 
 
 
 async def test_open_challenge_fills_seats_with_join(service: GameService) -> None:
-    issued = await service.challenge(PLACE, ANN, "intersections", open_seats=2)
+    issued = await service.challenges.challenge(PLACE, ANN, "intersections", open_seats=2)
     assert len(issued.game.seats) == 3
-    await service.join(issued.game.id, GUILD, BOB)
-    await refused(ServiceCode.ALREADY_SEATED, service.join(issued.game.id, GUILD, BOB))
-    done = await service.join(issued.game.id, GUILD, CAT)
+    await service.challenges.join(issued.game.id, GUILD, BOB)
+    await refused(ServiceCode.ALREADY_SEATED, service.challenges.join(issued.game.id, GUILD, BOB))
+    done = await service.challenges.join(issued.game.id, GUILD, CAT)
     assert done.game.status == "active"
     assert sorted(done.game.player_ids()) == [ANN.id, BOB.id, CAT.id]
-    await refused(ServiceCode.NOT_OPEN, service.join(issued.game.id, GUILD, DAN))
+    await refused(ServiceCode.NOT_OPEN, service.challenges.join(issued.game.id, GUILD, DAN))
 
 
 async def test_challenge_refusals_change_nothing(service: GameService) -> None:
-    await refused(ServiceCode.SELF_CHALLENGE, service.challenge(PLACE, ANN, "hex", opponents=[ANN]))
-    await refused(Code.UNKNOWN_GAME, service.challenge(PLACE, ANN, "chess", opponents=[BOB]))
+    await refused(
+        ServiceCode.SELF_CHALLENGE, service.challenges.challenge(PLACE, ANN, "hex", opponents=[ANN])
+    )
+    await refused(
+        Code.UNKNOWN_GAME, service.challenges.challenge(PLACE, ANN, "chess", opponents=[BOB])
+    )
     await refused(
         Code.BAD_OPTION,
-        service.challenge(PLACE, ANN, "hex", opponents=[BOB], options={"size": "40"}),
-    )
-    await refused(Code.PLAYER_COUNT, service.challenge(PLACE, ANN, "hex", opponents=[BOB, CAT]))
-    await refused(
-        Code.BAD_OPTION, service.challenge(PLACE, ANN, "hex", opponents=[BOB], days_per_move=4)
+        service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB], options={"size": "40"}),
     )
     await refused(
-        Code.BAD_OPTION, service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="me")
+        Code.PLAYER_COUNT, service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB, CAT])
     )
-    assert await service.games(GUILD) == []
+    await refused(
+        Code.BAD_OPTION,
+        service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB], days_per_move=4),
+    )
+    await refused(
+        Code.BAD_OPTION,
+        service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB], first="me"),
+    )
+    assert await service.lookups.games(GUILD) == []
 
 
 async def test_a_challenge_refuses_bad_options_only_not_any_value_error(
@@ -121,36 +131,40 @@ async def test_a_challenge_refuses_bad_options_only_not_any_value_error(
 
     monkeypatch.setattr(engine, "new", broken)
     with pytest.raises(ValueError, match="a bug") as caught:
-        await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+        await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
     assert not isinstance(caught.value, Refused)
 
 
 async def test_decline_cancel_and_expiry(service: GameService, clock: Clock) -> None:
-    first = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await refused(ServiceCode.NOT_INVITED, service.decline(first.game.id, GUILD, CAT))
-    declined = await service.decline(first.game.id, GUILD, BOB)
+    first = await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await refused(ServiceCode.NOT_INVITED, service.challenges.decline(first.game.id, GUILD, CAT))
+    declined = await service.challenges.decline(first.game.id, GUILD, BOB)
     assert declined.game.status == "declined"
     assert isinstance(declined.events[0], ChallengeClosed)
-    second = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await refused(ServiceCode.NOT_CHALLENGER, service.cancel(second.game.id, GUILD, BOB))
-    assert (await service.cancel(second.game.id, GUILD, ANN)).game.status == "cancelled"
-    third = await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    second = await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await refused(ServiceCode.NOT_CHALLENGER, service.challenges.cancel(second.game.id, GUILD, BOB))
+    assert (await service.challenges.cancel(second.game.id, GUILD, ANN)).game.status == "cancelled"
+    third = await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
     clock.advance(hours=25)
-    await refused(ServiceCode.EXPIRED, service.accept(third.game.id, GUILD, BOB))
-    assert (await service.game(third.game.id, GUILD)).status == "expired"
+    await refused(ServiceCode.EXPIRED, service.challenges.accept(third.game.id, GUILD, BOB))
+    assert (await service.lookups.game(third.game.id, GUILD)).status == "expired"
 
 
 async def test_limits_on_open_challenges(service: GameService) -> None:
-    service.settings.max_open_challenges = 2
-    await service.challenge(PLACE, ANN, "hex", opponents=[BOB])
-    await service.challenge(PLACE, ANN, "hex", opponents=[CAT])
-    error = await refused(ServiceCode.LIMIT, service.challenge(PLACE, ANN, "hex", opponents=[DAN]))
+    service.records.settings.max_open_challenges = 2
+    await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    await service.challenges.challenge(PLACE, ANN, "hex", opponents=[CAT])
+    error = await refused(
+        ServiceCode.LIMIT, service.challenges.challenge(PLACE, ANN, "hex", opponents=[DAN])
+    )
     assert "2 open challenges" in str(error)
 
 
 async def test_first_player_choices(service: GameService) -> None:
-    issued = await service.challenge(PLACE, ANN, "hex", opponents=[BOB], first="opponent")
-    game = (await service.accept(issued.game.id, GUILD, BOB)).game
+    issued = await service.challenges.challenge(
+        PLACE, ANN, "hex", opponents=[BOB], first="opponent"
+    )
+    game = (await service.challenges.accept(issued.game.id, GUILD, BOB)).game
     assert game.seats[0].player_id == BOB.id and game.player_to_move == BOB.id
 
 
@@ -166,7 +180,7 @@ async def test_a_whole_game_to_its_result(service: GameService) -> None:
     while state.outcome is None:
         text = state.legal_moves()[0]
         mover = player_at(game, state.to_move or 0)
-        result = await service.move(game.id, GUILD, mover, text, expected_ply=state.ply)
+        result = await service.play.move(game.id, GUILD, mover, text, expected_ply=state.ply)
         state = state.play(text)
         plies += 1
         image = Image.open(io.BytesIO(result.png))
@@ -177,9 +191,9 @@ async def test_a_whole_game_to_its_result(service: GameService) -> None:
     assert over.winners == tuple(result.game.seats[s].player_id for s in state.outcome.winners)
     line = describe(over, result.game, lambda pid: f"@{pid}", str)
     assert "wins" in line and f"@{over.winners[0]}" in line
-    record = await service.record(game.id, GUILD)
+    record = await service.lookups.record(game.id, GUILD)
     assert record.text.count("\n") >= plies and "Result:" in record.text
-    ratings = await service.leaderboard(GUILD, "hotwire")
+    ratings = await service.lookups.leaderboard(GUILD, "hotwire")
     assert {line.player_id for line in ratings} == {ANN.id, BOB.id}
     assert ratings[0].player_id == over.winners[0] and ratings[0].wins == 1
 
@@ -187,18 +201,20 @@ async def test_a_whole_game_to_its_result(service: GameService) -> None:
 async def test_move_refusals_change_nothing(service: GameService) -> None:
     game = await start(service, "hotwire")
     to_move, waiting = player_at(game, 0), player_at(game, 1)
-    await refused(ServiceCode.NOT_YOUR_TURN, service.move(game.id, GUILD, waiting, "a1 b2"))
-    await refused(ServiceCode.NOT_SEATED, service.move(game.id, GUILD, OUTSIDER, "a1 b2"))
-    illegal = await refused(Code.PASSES_OVER, service.move(game.id, GUILD, to_move, "a1 a3"))
+    await refused(ServiceCode.NOT_YOUR_TURN, service.play.move(game.id, GUILD, waiting, "a1 b2"))
+    await refused(ServiceCode.NOT_SEATED, service.play.move(game.id, GUILD, OUTSIDER, "a1 b2"))
+    illegal = await refused(Code.PASSES_OVER, service.play.move(game.id, GUILD, to_move, "a1 a3"))
     assert str(illegal) == "a1-a3 passes over pin a2."
-    await refused(ServiceCode.STALE, service.move(game.id, GUILD, to_move, "a1 b2", expected_ply=3))
-    await refused(ServiceCode.NO_GAME, service.move(game.id, GUILD + 1, to_move, "a1 b2"))
-    after = await service.game(game.id, GUILD)
+    await refused(
+        ServiceCode.STALE, service.play.move(game.id, GUILD, to_move, "a1 b2", expected_ply=3)
+    )
+    await refused(ServiceCode.NO_GAME, service.play.move(game.id, GUILD + 1, to_move, "a1 b2"))
+    after = await service.lookups.game(game.id, GUILD)
     assert after.ply == 0 and after.player_to_move == to_move.id
-    played = await service.move(game.id, GUILD, to_move, "A1-b2")
+    played = await service.play.move(game.id, GUILD, to_move, "A1-b2")
     assert played.game.ply == 1
     assert isinstance(played.events[0], MovePlayed) and played.events[0].texts == ("a1-b2",)
-    await refused(ServiceCode.NOT_YOUR_TURN, service.move(game.id, GUILD, to_move, "c1 d2"))
+    await refused(ServiceCode.NOT_YOUR_TURN, service.play.move(game.id, GUILD, to_move, "c1 d2"))
 
 
 HOSTILE = [
@@ -217,8 +233,8 @@ HOSTILE = [
 async def test_hostile_moves_are_refused(service: GameService, text: str) -> None:
     game = await start(service, "hotwire")
     with pytest.raises(Refused):
-        await service.move(game.id, GUILD, player_at(game, 0), text)
-    assert (await service.game(game.id, GUILD)).ply == 0
+        await service.play.move(game.id, GUILD, player_at(game, 0), text)
+    assert (await service.lookups.game(game.id, GUILD)).ply == 0
 
 
 @pytest.mark.both_backends
@@ -228,37 +244,37 @@ async def test_hostile_moves_are_refused(service: GameService, text: str) -> Non
 async def test_hostile_ids_are_refused(service: GameService, bad_id: int) -> None:
     game = await start(service, "hotwire")
     for call in (
-        service.move(bad_id, GUILD, ANN, "a1 b2"),
-        service.board(bad_id, GUILD),
-        service.resign(bad_id, GUILD, ANN),
-        service.game(bad_id, GUILD),
-        service.accept(bad_id, GUILD, BOB),
-        service.record(bad_id, GUILD),
-        service.move(game.id, bad_id, ANN, "a1 b2"),
+        service.play.move(bad_id, GUILD, ANN, "a1 b2"),
+        service.lookups.board(bad_id, GUILD),
+        service.play.resign(bad_id, GUILD, ANN),
+        service.lookups.game(bad_id, GUILD),
+        service.challenges.accept(bad_id, GUILD, BOB),
+        service.lookups.record(bad_id, GUILD),
+        service.play.move(game.id, bad_id, ANN, "a1 b2"),
     ):
         with pytest.raises(Refused) as refusal:
             await call
         assert len(str(refusal.value)) < 100
-    assert (await service.game(game.id, GUILD)).ply == 0
+    assert (await service.lookups.game(game.id, GUILD)).ply == 0
 
 
 async def test_another_guilds_game_does_not_exist_here(service: GameService) -> None:
     game = await start(service, "hex", {"size": 5})
-    await refused(ServiceCode.NO_GAME, service.board(game.id, GUILD + 7))
-    await refused(ServiceCode.NO_GAME, service.record(game.id, GUILD + 7))
-    assert await service.games(GUILD + 7) == []
+    await refused(ServiceCode.NO_GAME, service.lookups.board(game.id, GUILD + 7))
+    await refused(ServiceCode.NO_GAME, service.lookups.record(game.id, GUILD + 7))
+    assert await service.lookups.games(GUILD + 7) == []
 
 
 async def test_board_at_any_ply_and_groups(service: GameService) -> None:
     game = await start(service, "hotwire", {"size": "4x4"})
-    await service.move(game.id, GUILD, player_at(game, 0), "a1 b2")
-    await service.move(game.id, GUILD, player_at(game, 1), "c3 d4")
-    now = await service.board(game.id, GUILD)
-    start_board = await service.board(game.id, GUILD, ply=0)
-    groups = await service.board(game.id, GUILD, groups=True)
+    await service.play.move(game.id, GUILD, player_at(game, 0), "a1 b2")
+    await service.play.move(game.id, GUILD, player_at(game, 1), "c3 d4")
+    now = await service.lookups.board(game.id, GUILD)
+    start_board = await service.lookups.board(game.id, GUILD, ply=0)
+    groups = await service.lookups.board(game.id, GUILD, groups=True)
     assert now.ply == 2 and start_board.ply == 0
     assert now.png != start_board.png and groups.png != now.png
-    await refused(ServiceCode.BAD_PLY, service.board(game.id, GUILD, ply=5))
+    await refused(ServiceCode.BAD_PLY, service.lookups.board(game.id, GUILD, ply=5))
 
 
 # -- ending early ------------------------------------------------------------------------
@@ -267,24 +283,26 @@ async def test_board_at_any_ply_and_groups(service: GameService) -> None:
 async def test_resign_and_abort(service: GameService) -> None:
     game = await start(service, "hex", {"size": 5})
     first = player_at(game, 0)
-    aborted = await service.abort(game.id, GUILD, first)
+    aborted = await service.play.abort(game.id, GUILD, first)
     assert aborted.game.status == "aborted"
     game = await start(service, "hex", {"size": 5})
     first, second = player_at(game, 0), player_at(game, 1)
-    await service.move(game.id, GUILD, first, "c3")
-    await service.move(game.id, GUILD, second, "b2")
-    await refused(ServiceCode.TOO_LATE, service.abort(game.id, GUILD, first))
-    over = await service.resign(game.id, GUILD, first)
+    await service.play.move(game.id, GUILD, first, "c3")
+    await service.play.move(game.id, GUILD, second, "b2")
+    await refused(ServiceCode.TOO_LATE, service.play.abort(game.id, GUILD, first))
+    over = await service.play.resign(game.id, GUILD, first)
     assert over.game.status == "finished" and over.game.reason == "resignation"
     assert over.game.winners == (1,)
-    await refused(Code.GAME_OVER, service.move(game.id, GUILD, second, "d4"))
+    await refused(Code.GAME_OVER, service.play.move(game.id, GUILD, second, "d4"))
 
 
 async def test_multiplayer_resignation_ranks_the_resigner_last(service: GameService) -> None:
     game = await start(service, "intersections", {"size": 4}, opponents=(BOB, CAT))
-    over = await service.resign(game.id, GUILD, player_at(game, 0))
+    over = await service.play.resign(game.id, GUILD, player_at(game, 0))
     assert over.game.winners == (1, 2)  # nobody has scored: the others share the win
-    ranks = {line.player_id: line for line in await service.leaderboard(GUILD, "intersections")}
+    ranks = {
+        line.player_id: line for line in await service.lookups.leaderboard(GUILD, "intersections")
+    }
     assert ranks[ANN.id].rating < ranks[BOB.id].rating
 
 
@@ -294,46 +312,52 @@ async def test_multiplayer_resignation_ranks_the_resigner_last(service: GameServ
 async def test_undo_by_consent(service: GameService) -> None:
     game = await start(service, "hotwire")
     first, second = player_at(game, 0), player_at(game, 1)
-    taken_back = await service.move(game.id, GUILD, first, "a1 b2")
-    await refused(ServiceCode.NOTHING_TO_UNDO, service.request_undo(game.id, GUILD, second))
-    asked = await service.request_undo(game.id, GUILD, first)
+    taken_back = await service.play.move(game.id, GUILD, first, "a1 b2")
+    await refused(ServiceCode.NOTHING_TO_UNDO, service.play.request_undo(game.id, GUILD, second))
+    asked = await service.play.request_undo(game.id, GUILD, first)
     assert asked.events[0].waiting_for == (second.id,)  # type: ignore[attr-defined]
-    await refused(ServiceCode.OWN_UNDO, service.answer_undo(game.id, GUILD, first, accept=True))
-    done = await service.answer_undo(game.id, GUILD, second, accept=True)
+    await refused(
+        ServiceCode.OWN_UNDO, service.play.answer_undo(game.id, GUILD, first, accept=True)
+    )
+    done = await service.play.answer_undo(game.id, GUILD, second, accept=True)
     assert isinstance(done.events[0], UndoAnswered) and done.events[0].done
     assert done.game.ply == 0 and done.game.player_to_move == first.id
-    played = await service.move(game.id, GUILD, first, "c3 d4")
+    played = await service.play.move(game.id, GUILD, first, "c3 d4")
     assert played.png != taken_back.png  # the same ply, another position: its own picture
-    assert (await service.board(game.id, GUILD)).png == played.png
-    await service.request_undo(game.id, GUILD, first)
-    declined = await service.answer_undo(game.id, GUILD, second, accept=False)
+    assert (await service.lookups.board(game.id, GUILD)).png == played.png
+    await service.play.request_undo(game.id, GUILD, first)
+    declined = await service.play.answer_undo(game.id, GUILD, second, accept=False)
     assert declined.game.ply == 1
-    await refused(ServiceCode.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
+    await refused(
+        ServiceCode.NO_UNDO, service.play.answer_undo(game.id, GUILD, second, accept=True)
+    )
 
 
 async def test_an_undo_request_goes_stale_when_the_game_moves(service: GameService) -> None:
     game = await start(service, "hotwire")
     first, second = player_at(game, 0), player_at(game, 1)
-    await service.move(game.id, GUILD, first, "a1 b2")
-    await service.request_undo(game.id, GUILD, first)
-    await service.move(game.id, GUILD, second, "c3 d4")
-    await refused(ServiceCode.NO_UNDO, service.answer_undo(game.id, GUILD, second, accept=True))
+    await service.play.move(game.id, GUILD, first, "a1 b2")
+    await service.play.request_undo(game.id, GUILD, first)
+    await service.play.move(game.id, GUILD, second, "c3 d4")
+    await refused(
+        ServiceCode.NO_UNDO, service.play.answer_undo(game.id, GUILD, second, accept=True)
+    )
 
 
 async def test_undo_takes_back_a_whole_short_circuit_turn(service: GameService) -> None:
     game = await start(service, "shortcircuit", {"size": 3})
     p1, p2 = player_at(game, 0), player_at(game, 1)
-    await service.move(game.id, GUILD, p2, "b c3")
-    await service.move(game.id, GUILD, p1, "r c2")
-    await service.move(game.id, GUILD, p1, "cap c2")
-    await service.move(game.id, GUILD, p2, "g d3")
-    await service.move(game.id, GUILD, p1, "pop c2 c3")  # Player 2 keeps d3
-    mid = await service.state(game.id, GUILD)
+    await service.play.move(game.id, GUILD, p2, "b c3")
+    await service.play.move(game.id, GUILD, p1, "r c2")
+    await service.play.move(game.id, GUILD, p1, "cap c2")
+    await service.play.move(game.id, GUILD, p2, "g d3")
+    await service.play.move(game.id, GUILD, p1, "pop c2 c3")  # Player 2 keeps d3
+    mid = await service.lookups.state(game.id, GUILD)
     assert mid.mid_turn and mid.to_move == 0
     place = mid.legal_moves()[0]
-    await service.move(game.id, GUILD, p1, place)
-    await service.request_undo(game.id, GUILD, p1)
-    done = await service.answer_undo(game.id, GUILD, p2, accept=True)
+    await service.play.move(game.id, GUILD, p1, place)
+    await service.play.request_undo(game.id, GUILD, p1)
+    done = await service.play.answer_undo(game.id, GUILD, p2, accept=True)
     assert done.game.ply == 4  # both the pop and the placement are gone
 
 
@@ -341,20 +365,20 @@ async def test_a_whole_short_circuit_turn_on_one_line_is_the_movers(service: Gam
     game = await start(service, "shortcircuit", {"size": 3})
     p1, p2 = player_at(game, 0), player_at(game, 1)
     for player, text in ((p2, "b c3"), (p1, "r c2"), (p1, "cap c2"), (p2, "g d3")):
-        await service.move(game.id, GUILD, player, text)
-    place = (await service.state(game.id, GUILD)).play("pop c2 c3").legal_moves()[0]
-    played = await service.move(game.id, GUILD, p1, f"pop c2 c3, {place}")
+        await service.play.move(game.id, GUILD, player, text)
+    place = (await service.lookups.state(game.id, GUILD)).play("pop c2 c3").legal_moves()[0]
+    played = await service.play.move(game.id, GUILD, p1, f"pop c2 c3, {place}")
     event = played.events[0]
     assert isinstance(event, MovePlayed) and event.player_id == p1.id
     assert event.texts == ("pop c2 c3", place) and event.passes == 0
     sentence = describe(event, played.game, lambda pid: f"@{pid}", str)
     assert sentence == f"@{p1.id} played pop c2 c3, {place}." and "passed" not in sentence
     assert played.game.player_to_move == p2.id
-    record = (await service.record(game.id, GUILD)).text.splitlines()
+    record = (await service.lookups.record(game.id, GUILD)).text.splitlines()
     assert record[-2].split()[-4:] == [p1.name, "pop", "c2", "c3"]
     assert record[-1].split()[-3:] == [p1.name, *place.split()]
-    await service.request_undo(game.id, GUILD, p1)
-    done = await service.answer_undo(game.id, GUILD, p2, accept=True)
+    await service.play.request_undo(game.id, GUILD, p1)
+    done = await service.play.answer_undo(game.id, GUILD, p2, accept=True)
     assert done.game.ply == 4 and done.game.player_to_move == p1.id  # the whole turn is gone
 
 
@@ -363,11 +387,11 @@ async def test_a_whole_short_circuit_turn_on_one_line_is_the_movers(service: Gam
 
 async def test_rematch_rotates_the_seats(service: GameService) -> None:
     game = await start(service, "hex", {"size": 4})
-    await refused(ServiceCode.NOT_FINISHED, service.rematch(game.id, GUILD, ANN))
-    await service.resign(game.id, GUILD, ANN)
-    again = await service.rematch(game.id, GUILD, BOB)
+    await refused(ServiceCode.NOT_FINISHED, service.challenges.rematch(game.id, GUILD, ANN))
+    await service.play.resign(game.id, GUILD, ANN)
+    again = await service.challenges.rematch(game.id, GUILD, BOB)
     assert again.game.status == "open" and again.game.options == game.options
-    started = await service.accept(again.game.id, GUILD, ANN)
+    started = await service.challenges.accept(again.game.id, GUILD, ANN)
     assert [s.player_id for s in started.game.seats] == [BOB.id, ANN.id]
 
 
@@ -375,22 +399,22 @@ async def test_rematch_rotates_the_seats(service: GameService) -> None:
 async def test_listing_puts_my_turn_first(service: GameService) -> None:
     a = await start(service, "hex", {"size": 5})
     b = await start(service, "hotwire")
-    await service.move(b.id, GUILD, player_at(b, 0), "a1 b2")
-    mine = await service.games(GUILD, player_id=BOB.id, viewer_id=BOB.id)
+    await service.play.move(b.id, GUILD, player_at(b, 0), "a1 b2")
+    mine = await service.lookups.games(GUILD, player_id=BOB.id, viewer_id=BOB.id)
     assert mine[0].player_to_move == BOB.id
     assert {g.id for g in mine} == {a.id, b.id}
-    assert await service.games(GUILD, status="finished") == []
-    assert len(await service.games(GUILD, channel_id=PLACE.channel_id)) == 2
+    assert await service.lookups.games(GUILD, status="finished") == []
+    assert len(await service.lookups.games(GUILD, channel_id=PLACE.channel_id)) == 2
 
 
 async def test_default_game_is_the_threads_or_my_only_turn(service: GameService) -> None:
     game = await start(service, "hex", {"size": 5})
-    await service.attach(game.id, thread_id=555, message_id=556)
-    assert (await service.default_game(GUILD, ANN.id, 555)).id == game.id
+    await service.lookups.attach(game.id, thread_id=555, message_id=556)
+    assert (await service.lookups.default_game(GUILD, ANN.id, 555)).id == game.id
     mover = player_at(game, 0)
-    assert (await service.default_game(GUILD, mover.id, None)).id == game.id
+    assert (await service.lookups.default_game(GUILD, mover.id, None)).id == game.id
     other = player_at(game, 1)
-    await refused(ServiceCode.NO_GAME, service.default_game(GUILD, other.id, None))
+    await refused(ServiceCode.NO_GAME, service.lookups.default_game(GUILD, other.id, None))
 
 
 async def test_without_a_game_named_undo_means_the_game_of_your_last_move(
@@ -398,70 +422,80 @@ async def test_without_a_game_named_undo_means_the_game_of_your_last_move(
 ) -> None:
     first = await start(service, "hex", {"size": 5})
     second = await start(service, "hex", {"size": 5})
-    await service.move(first.id, GUILD, ANN, "c3")
+    await service.play.move(first.id, GUILD, ANN, "c3")
     clock.advance(minutes=1)
-    await service.move(second.id, GUILD, ANN, "c3")
+    await service.play.move(second.id, GUILD, ANN, "c3")
     # two games under way, neither on move: which one is for the command to say
     listed = await refused(
-        ServiceCode.AMBIGUOUS_GAME, service.default_game(GUILD, ANN.id, None, my_turn=False)
+        ServiceCode.AMBIGUOUS_GAME, service.lookups.default_game(GUILD, ANN.id, None, my_turn=False)
     )
     assert str(listed) == f"Name the game: you have several (#{second.id}, #{first.id})."
-    last = await service.default_game(GUILD, ANN.id, None, my_turn=False, last_moved=True)
+    last = await service.lookups.default_game(GUILD, ANN.id, None, my_turn=False, last_moved=True)
     assert last.id == second.id
     clock.advance(minutes=1)
-    await service.move(first.id, GUILD, BOB, "b2")
+    await service.play.move(first.id, GUILD, BOB, "b2")
     clock.advance(minutes=1)
-    await service.move(first.id, GUILD, ANN, "d4")
-    last = await service.default_game(GUILD, ANN.id, None, my_turn=False, last_moved=True)
+    await service.play.move(first.id, GUILD, ANN, "d4")
+    last = await service.lookups.default_game(GUILD, ANN.id, None, my_turn=False, last_moved=True)
     assert last.id == first.id
-    last = await service.default_game(GUILD, BOB.id, None, my_turn=False, last_moved=True)
+    last = await service.lookups.default_game(GUILD, BOB.id, None, my_turn=False, last_moved=True)
     assert last.id == first.id  # Bob has moved only there (and is on move in the other)
 
 
 async def test_may_resign_refuses_at_once_as_resigning_would(service: GameService) -> None:
     game = await start(service, "hex", {"size": 5})
-    assert (await service.may_resign(game.id, GUILD, BOB)).id == game.id
-    await refused(ServiceCode.NOT_SEATED, service.may_resign(game.id, GUILD, CAT))
-    await service.resign(game.id, GUILD, BOB)
-    await refused(Code.GAME_OVER, service.may_resign(game.id, GUILD, ANN))
-    assert (await service.game(game.id, GUILD)).status == "finished"
+    assert (await service.play.may_resign(game.id, GUILD, BOB)).id == game.id
+    await refused(ServiceCode.NOT_SEATED, service.play.may_resign(game.id, GUILD, CAT))
+    await service.play.resign(game.id, GUILD, BOB)
+    await refused(Code.GAME_OVER, service.play.may_resign(game.id, GUILD, ANN))
+    assert (await service.lookups.game(game.id, GUILD)).status == "finished"
 
 
 async def test_player_settings(service: GameService, clock: Clock) -> None:
-    settings = await service.player_settings(ANN, reminders="dm", time_zone="Europe/Paris")
+    settings = await service.preferences.player_settings(
+        ANN, reminders="dm", time_zone="Europe/Paris"
+    )
     assert settings.reminders == "dm" and settings.time_zone == "Europe/Paris"
-    settings = await service.player_settings(ANN, quiet_hours="22-7")
+    settings = await service.preferences.player_settings(ANN, quiet_hours="22-7")
     assert settings.quiet_hours == (22, 7)
     for zone in ("Mars/Olympus", "Europe", "/etc/passwd", "x" * 100_000, "Europe/\x00"):
-        await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, time_zone=zone))
-    settings = await service.player_settings(ANN, time_zone="america/NEW_york")
+        await refused(
+            ServiceCode.BAD_SETTING, service.preferences.player_settings(ANN, time_zone=zone)
+        )
+    settings = await service.preferences.player_settings(ANN, time_zone="america/NEW_york")
     assert settings.time_zone == "America/New_York"
-    await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, quiet_hours="25-3"))
-    await refused(ServiceCode.BAD_SETTING, service.player_settings(ANN, reminders="pigeon"))
-    on = await service.player_settings(ANN, vacation=True)
+    await refused(
+        ServiceCode.BAD_SETTING, service.preferences.player_settings(ANN, quiet_hours="25-3")
+    )
+    await refused(
+        ServiceCode.BAD_SETTING, service.preferences.player_settings(ANN, reminders="pigeon")
+    )
+    on = await service.preferences.player_settings(ANN, vacation=True)
     assert on.on_vacation_since == clock.now
     clock.advance(days=3)
-    off = await service.player_settings(ANN, vacation=False)
+    off = await service.preferences.player_settings(ANN, vacation=False)
     assert off.on_vacation_since is None and off.vacation_days_left == pytest.approx(11)
 
 
 async def test_guild_settings_limit_channels_and_rating(service: GameService) -> None:
-    await service.guild_settings(GUILD, channels=[42], rated=False)
-    await refused(ServiceCode.CHANNEL, service.challenge(PLACE, ANN, "hex", opponents=[BOB]))
+    await service.preferences.guild_settings(GUILD, channels=[42], rated=False)
+    await refused(
+        ServiceCode.CHANNEL, service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])
+    )
     await refused(
         ServiceCode.UNRATED,
-        service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB], rated=True),
+        service.challenges.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB], rated=True),
     )
-    issued = await service.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB])
+    issued = await service.challenges.challenge(Place(GUILD, 42), ANN, "hex", opponents=[BOB])
     assert issued.game.rated is False
 
 
 async def test_gif_replay_has_a_frame_per_ply(service: GameService) -> None:
     game = await start(service, "hex", {"size": 3})
     for text in ("a1", "b2", "c3"):
-        state = await service.state(game.id, GUILD)
-        await service.move(game.id, GUILD, player_at(game, state.to_move or 0), text)
-    gif = Image.open(io.BytesIO(await service.replay_gif(game.id, GUILD)))
+        state = await service.lookups.state(game.id, GUILD)
+        await service.play.move(game.id, GUILD, player_at(game, state.to_move or 0), text)
+    gif = Image.open(io.BytesIO(await service.lookups.replay_gif(game.id, GUILD)))
     assert gif.n_frames == 4  # the start and three moves
 
 
@@ -473,10 +507,10 @@ async def test_a_move_stands_when_its_picture_cannot_be_drawn(
     async def broken(*args: object, **kwargs: object) -> bytes:
         raise RuntimeError("the renderer broke")
 
-    monkeypatch.setattr(service.painter, "png", broken)
-    played = await service.move(game.id, GUILD, player_at(game, 0), "c3")
+    monkeypatch.setattr(service.records.painter, "png", broken)
+    played = await service.play.move(game.id, GUILD, player_at(game, 0), "c3")
     assert played.png == b"" and played.game.ply == 1
-    assert (await service.state(game.id, GUILD)).moves == ("c3",)
+    assert (await service.lookups.state(game.id, GUILD)).moves == ("c3",)
 
 
 # -- ids ---------------------------------------------------------------------------------------
@@ -489,54 +523,56 @@ async def test_any_game_id_up_to_the_column_range_is_refused_in_words(
 ) -> None:
     await start(service, "hex", {"size": 3})  # so the tables are not empty
     uses = [
-        service.accept(game_id, GUILD, BOB),
-        service.join(game_id, GUILD, BOB),
-        service.decline(game_id, GUILD, BOB),
-        service.cancel(game_id, GUILD, ANN),
-        service.move(game_id, GUILD, ANN, "a1"),
-        service.resign(game_id, GUILD, ANN),
-        service.abort(game_id, GUILD, ANN),
-        service.request_undo(game_id, GUILD, ANN),
-        service.answer_undo(game_id, GUILD, BOB, accept=True),
-        service.rematch(game_id, GUILD, ANN),
-        service.game(game_id, GUILD),
-        service.board(game_id, GUILD),
-        service.board_text(game_id, GUILD),
-        service.state(game_id, GUILD),
-        service.record(game_id, GUILD),
-        service.replay_gif(game_id, GUILD),
+        service.challenges.accept(game_id, GUILD, BOB),
+        service.challenges.join(game_id, GUILD, BOB),
+        service.challenges.decline(game_id, GUILD, BOB),
+        service.challenges.cancel(game_id, GUILD, ANN),
+        service.play.move(game_id, GUILD, ANN, "a1"),
+        service.play.resign(game_id, GUILD, ANN),
+        service.play.abort(game_id, GUILD, ANN),
+        service.play.request_undo(game_id, GUILD, ANN),
+        service.play.answer_undo(game_id, GUILD, BOB, accept=True),
+        service.challenges.rematch(game_id, GUILD, ANN),
+        service.lookups.game(game_id, GUILD),
+        service.lookups.board(game_id, GUILD),
+        service.lookups.board_text(game_id, GUILD),
+        service.lookups.state(game_id, GUILD),
+        service.lookups.record(game_id, GUILD),
+        service.lookups.replay_gif(game_id, GUILD),
     ]
     for use in uses:
         refusal = await refused(ServiceCode.NO_GAME, use)
         assert str(refusal) == f"There is no game #{game_id} here."
-    await service.attach(game_id, thread_id=2**63 - 1)  # nothing there: nothing happens
-    assert await service.game_in_thread(2**63 - 1) is None
+    await service.lookups.attach(game_id, thread_id=2**63 - 1)  # nothing there: nothing happens
+    assert await service.lookups.game_in_thread(2**63 - 1) is None
 
 
 async def test_a_second_rematch_of_a_game_is_refused_while_the_first_stands(
     service: GameService,
 ) -> None:
     game = await start(service, "hex", {"size": "3"})
-    await service.resign(game.id, GUILD, ANN)
-    first = await service.rematch(game.id, GUILD, ANN)
-    again = await refused(ServiceCode.REMATCH_OFFERED, service.rematch(game.id, GUILD, BOB))
+    await service.play.resign(game.id, GUILD, ANN)
+    first = await service.challenges.rematch(game.id, GUILD, ANN)
+    again = await refused(
+        ServiceCode.REMATCH_OFFERED, service.challenges.rematch(game.id, GUILD, BOB)
+    )
     assert str(again) == f"A rematch of #{game.id} is already offered (#{first.game.id})."
-    await service.accept(first.game.id, GUILD, BOB)
-    await refused(ServiceCode.REMATCH_OFFERED, service.rematch(game.id, GUILD, ANN))
-    await service.resign(first.game.id, GUILD, BOB)
-    declined = await service.rematch(first.game.id, GUILD, ANN)
-    await service.decline(declined.game.id, GUILD, BOB)
-    assert (await service.rematch(first.game.id, GUILD, BOB)).game.status == "open"
+    await service.challenges.accept(first.game.id, GUILD, BOB)
+    await refused(ServiceCode.REMATCH_OFFERED, service.challenges.rematch(game.id, GUILD, ANN))
+    await service.play.resign(first.game.id, GUILD, BOB)
+    declined = await service.challenges.rematch(first.game.id, GUILD, ANN)
+    await service.challenges.decline(declined.game.id, GUILD, BOB)
+    assert (await service.challenges.rematch(first.game.id, GUILD, BOB)).game.status == "open"
 
 
 async def test_options_that_end_the_game_before_a_move_are_refused(service: GameService) -> None:
     options = {"size": "2x2", "lengths": "5"}
     over = await refused(
         ServiceCode.OVER_AT_START,
-        service.challenge(PLACE, ANN, "hotwire", opponents=[BOB], options=options),
+        service.challenges.challenge(PLACE, ANN, "hotwire", opponents=[BOB], options=options),
     )
     assert "over before the first move" in str(over)
-    assert await service.games(GUILD) == []
+    assert await service.lookups.games(GUILD) == []
 
 
 def test_the_rules_of_an_unknown_game_are_refused() -> None:
@@ -550,25 +586,27 @@ async def test_move_hints_are_the_movers_legal_moves_starting_like_the_typed(
 ) -> None:
     game = await start(service, "hotwire")
     mover, waiting = player_at(game, game.to_move or 0), player_at(game, 1 - (game.to_move or 0))
-    legal = (await service.state(game.id, GUILD)).legal_moves()
-    hints = await service.move_hints(game.id, GUILD, mover.id, "A1 B", limit=1000)
+    legal = (await service.lookups.state(game.id, GUILD)).legal_moves()
+    hints = await service.lookups.move_hints(game.id, GUILD, mover.id, "A1 B", limit=1000)
     assert hints == [m for m in legal if m.startswith("a1-b")] and hints
-    assert await service.move_hints(game.id, GUILD, mover.id, "", limit=25) == legal[:25]
-    assert await service.move_hints(game.id, GUILD, mover.id, "z9") == []
-    assert await service.move_hints(game.id, GUILD, waiting.id, "a") == []  # not their turn
+    assert await service.lookups.move_hints(game.id, GUILD, mover.id, "", limit=25) == legal[:25]
+    assert await service.lookups.move_hints(game.id, GUILD, mover.id, "z9") == []
+    assert await service.lookups.move_hints(game.id, GUILD, waiting.id, "a") == []  # not their turn
     with pytest.raises(Refused):
-        await service.move_hints(game.id, GUILD + 1, mover.id, "a")  # another server's game
+        await service.lookups.move_hints(game.id, GUILD + 1, mover.id, "a")  # another server's game
 
 
 async def test_a_boards_deadline_is_in_its_viewers_zone_else_the_movers(
     service: GameService,
 ) -> None:
-    await service.player_settings(BOB, time_zone="Asia/Tokyo")
+    await service.preferences.player_settings(BOB, time_zone="Asia/Tokyo")
     game = await start(service, "hex", {"size": 5})  # Ann to move, due 24 Nov 12:00 UTC
-    await service.player_settings(ANN, time_zone="Europe/Paris")  # once seated: rosters follow
-    await service.board(game.id, GUILD)
-    await service.board(game.id, GUILD, viewer_id=BOB.id)
-    captions = {key[3] for key in service._boards}
+    await service.preferences.player_settings(
+        ANN, time_zone="Europe/Paris"
+    )  # once seated: rosters follow
+    await service.lookups.board(game.id, GUILD)
+    await service.lookups.board(game.id, GUILD, viewer_id=BOB.id)
+    captions = {key[3] for key in service.records._boards}
     assert captions == {"due 24 Nov 13:00 CET", "due 24 Nov 21:00 JST"}
 
 
@@ -579,12 +617,12 @@ async def test_the_leaderboard_reads_about_1500_settled_players_first(
     """Ratings on the correspondence scale: "?" while provisional; the leaderboard lists
     settled players by rating, then provisional ones by rating."""
     for winner, loser in [(ANN, BOB), (CAT, BOB), (ANN, CAT)] + [(DAN, BOB), (BOB, DAN)] * 6:
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             PLACE, winner, "hex", opponents=[loser], options={"size": 3}, rated=True
         )
-        await service.accept(issued.game.id, GUILD, loser)
-        await service.resign(issued.game.id, GUILD, loser)
-    board = await service.leaderboard(GUILD, "hex")
+        await service.challenges.accept(issued.game.id, GUILD, loser)
+        await service.play.resign(issued.game.id, GUILD, loser)
+    board = await service.lookups.leaderboard(GUILD, "hex")
     provisional = [line.provisional for line in board]
     assert provisional == sorted(provisional), board  # settled first
     for group in (True, False):

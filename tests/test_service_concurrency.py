@@ -95,7 +95,7 @@ async def challenge(
     service: GameService, where: Place, first: str = "challenger", **kwargs: Any
 ) -> GameSummary:
     kwargs.setdefault("opponents", [BOB])
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         where, ANN, "hex", options={"size": 3, "swap": "off"}, first=first, **kwargs
     )
     return issued.game
@@ -104,7 +104,7 @@ async def challenge(
 async def started(service: GameService, where: Place, days: int | None = 3) -> GameSummary:
     """ANN (seat 0) against BOB, under way."""
     game = await challenge(service, where, days_per_move=days)
-    return (await service.accept(game.id, where.guild_id, BOB)).game
+    return (await service.challenges.accept(game.id, where.guild_id, BOB)).game
 
 
 def events(results: Sequence[Result], kind: type) -> list[Any]:
@@ -116,7 +116,7 @@ async def rated(service: GameService, where: Place) -> list[tuple[int, int]]:
     lines = [
         line
         for player in (ANN, BOB)
-        for line in await service.ratings(where.guild_id, player.id, "hex")
+        for line in await service.lookups.ratings(where.guild_id, player.id, "hex")
     ]
     return [(line.games, line.wins) for line in lines]
 
@@ -127,10 +127,10 @@ async def rated(service: GameService, where: Place) -> list[tuple[int, int]]:
 async def test_a_double_accept_starts_the_game_once(one: GameService, two: GameService) -> None:
     async def trial(where: Place) -> None:
         game = await challenge(one, where, first="random")
-        accepts = (s.accept(game.id, where.guild_id, BOB) for s in (one, two))
+        accepts = (s.challenges.accept(game.id, where.guild_id, BOB) for s in (one, two))
         won = await one_wins(ServiceCode.NOT_OPEN, *accepts)
         (begins,) = events([won], GameStarted)
-        stored = await two.game(game.id, where.guild_id)
+        stored = await two.lookups.game(game.id, where.guild_id)
         assert stored.status == "active" and stored.player_ids() == begins.players
 
     await in_each_place(trial)
@@ -138,7 +138,7 @@ async def test_a_double_accept_starts_the_game_once(one: GameService, two: GameS
 
 async def test_the_loser_of_an_accept_race_is_told_why(one: GameService, two: GameService) -> None:
     game = await challenge(one, place(0))
-    _, lost = await race(*(s.accept(game.id, game.guild_id, BOB) for s in (one, two)))
+    _, lost = await race(*(s.challenges.accept(game.id, game.guild_id, BOB) for s in (one, two)))
     assert str(lost[0]) == "This challenge was already accepted: the game is under way."
 
 
@@ -149,12 +149,14 @@ async def test_accept_racing_cancel_or_decline_does_one(
     async def trial(where: Place) -> None:
         game = await challenge(one, where)
         close = (
-            two.cancel(game.id, where.guild_id, ANN)
+            two.challenges.cancel(game.id, where.guild_id, ANN)
             if closing == "cancel"
-            else two.decline(game.id, where.guild_id, BOB)
+            else two.challenges.decline(game.id, where.guild_id, BOB)
         )
-        won = await one_wins(ServiceCode.NOT_OPEN, one.accept(game.id, where.guild_id, BOB), close)
-        stored = await one.game(game.id, where.guild_id)
+        won = await one_wins(
+            ServiceCode.NOT_OPEN, one.challenges.accept(game.id, where.guild_id, BOB), close
+        )
+        stored = await one.lookups.game(game.id, where.guild_id)
         closed = {"cancel": "cancelled", "decline": "declined"}[closing]
         assert stored.status == ("active" if events([won], GameStarted) else closed)
 
@@ -166,10 +168,10 @@ async def test_two_joins_for_the_last_seat_seat_one(one: GameService, two: GameS
         game = await challenge(one, where, opponents=[], open_seats=1)
         won = await one_wins(
             ServiceCode.NOT_OPEN,
-            one.join(game.id, where.guild_id, CAT),
-            two.join(game.id, where.guild_id, DAN),
+            one.challenges.join(game.id, where.guild_id, CAT),
+            two.challenges.join(game.id, where.guild_id, DAN),
         )
-        stored = await one.game(game.id, where.guild_id)
+        stored = await one.lookups.game(game.id, where.guild_id)
         assert stored.status == "active"
         assert set(stored.player_ids()) == {ANN.id, won.events[0].player.id}
 
@@ -184,13 +186,13 @@ async def test_crossed_challenges_issued_and_accepted_at_once(
     async def trial(where: Place) -> None:
         options = {"size": 3}
         (a_to_b, b_to_a), lost = await race(
-            one.challenge(where, ANN, "hex", opponents=[BOB], options=options),
-            two.challenge(where, BOB, "hex", opponents=[ANN], options=options),
+            one.challenges.challenge(where, ANN, "hex", opponents=[BOB], options=options),
+            two.challenges.challenge(where, BOB, "hex", opponents=[ANN], options=options),
         )
         assert not lost
         both, lost = await race(
-            one.accept(a_to_b.game.id, where.guild_id, BOB),
-            two.accept(b_to_a.game.id, where.guild_id, ANN),
+            one.challenges.accept(a_to_b.game.id, where.guild_id, BOB),
+            two.challenges.accept(b_to_a.game.id, where.guild_id, ANN),
         )
         assert not lost and [r.game.status for r in both] == ["active", "active"]
 
@@ -212,12 +214,16 @@ async def test_a_players_limits_hold_when_two_requests_come_at_once(
             opponent = Player(3001 + 2 * trial, f"o{trial}")
             one_of_two = await one_wins(
                 ServiceCode.LIMIT,
-                tight[0].challenge(place(trial), challenger, "hex", opponents=[BOB]),
-                tight[1].challenge(place(trial), challenger, "hex", opponents=[CAT]),
+                tight[0].challenges.challenge(place(trial), challenger, "hex", opponents=[BOB]),
+                tight[1].challenges.challenge(place(trial), challenger, "hex", opponents=[CAT]),
             )
             assert one_of_two.game.status == "open"
             invitations = [
-                (await service.challenge(place(trial), inviter, "hex", opponents=[opponent])).game
+                (
+                    await service.challenges.challenge(
+                        place(trial), inviter, "hex", opponents=[opponent]
+                    )
+                ).game
                 for service, inviter in zip(
                     tight,
                     (Player(5000 + 2 * trial, "i"), Player(5001 + 2 * trial, "j")),
@@ -227,7 +233,7 @@ async def test_a_players_limits_hold_when_two_requests_come_at_once(
             await one_wins(
                 ServiceCode.LIMIT,
                 *(
-                    service.accept(game.id, game.guild_id, opponent)
+                    service.challenges.accept(game.id, game.guild_id, opponent)
                     for service, game in zip(tight, invitations, strict=True)
                 ),
             )
@@ -239,7 +245,7 @@ async def test_a_players_limits_hold_when_two_requests_come_at_once(
 async def test_a_double_resign_ends_the_game_once(one: GameService, two: GameService) -> None:
     async def trial(where: Place) -> None:
         game = await started(one, where)
-        resigns = (s.resign(game.id, where.guild_id, ANN) for s in (one, two))
+        resigns = (s.play.resign(game.id, where.guild_id, ANN) for s in (one, two))
         won = await one_wins(Code.GAME_OVER, *resigns)
         assert len(events([won], GameOver)) == 1
         assert await rated(one, where) == [(1, 0), (1, 1)]
@@ -251,14 +257,14 @@ async def test_a_winning_move_racing_a_resignation(one: GameService, two: GameSe
     async def trial(where: Place) -> None:
         game = await started(one, where, days=None)
         for ply, text in enumerate(HEX_TO_WIN):
-            await one.move(game.id, where.guild_id, (ANN, BOB)[ply % 2], text)
+            await one.play.move(game.id, where.guild_id, (ANN, BOB)[ply % 2], text)
         won = await one_wins(
             Code.GAME_OVER,
-            one.move(game.id, where.guild_id, ANN, "b2"),
-            two.resign(game.id, where.guild_id, BOB),
+            one.play.move(game.id, where.guild_id, ANN, "b2"),
+            two.play.resign(game.id, where.guild_id, BOB),
         )
         (over,) = events([won], GameOver)
-        stored = await one.game(game.id, where.guild_id)
+        stored = await one.lookups.game(game.id, where.guild_id)
         assert stored.reason == over.reason and stored.winners == (0,)
         assert await rated(one, where) == [(1, 1), (1, 0)]
 
@@ -272,7 +278,8 @@ async def test_two_games_ending_at_once_rate_both(one: GameService, two: GameSer
     async def trial(where: Place) -> None:
         first, second = await started(one, where), await started(two, where)
         both, lost = await race(
-            one.resign(first.id, where.guild_id, ANN), two.resign(second.id, where.guild_id, BOB)
+            one.play.resign(first.id, where.guild_id, ANN),
+            two.play.resign(second.id, where.guild_id, BOB),
         )
         assert not lost and len(events(both, GameOver)) == 2
         assert await rated(one, where) == [(2, 1), (2, 1)]
@@ -287,18 +294,18 @@ async def test_a_timeout_racing_a_move_or_a_resignation(
     """ANN's time runs out as she moves, or as BOB resigns: one of them counts."""
     games = {i: await started(one, place(i), days=1) for i in range(TRIALS)}
     clock.advance(days=1, seconds=1)
-    claimed = await two.claim_deadlines("w", timedelta(minutes=5))
+    claimed = await two.schedule.claim_deadlines("w", timedelta(minutes=5))
     timeouts = {c.game_id: c for c in claimed if c.kind == "timeout"}
 
     async def trial(where: Place) -> None:
         game = games[where.guild_id - 1000]
         won, lost = await race(
-            one.move(game.id, where.guild_id, ANN, "b2")
+            one.play.move(game.id, where.guild_id, ANN, "b2")
             if action == "move"
-            else one.resign(game.id, where.guild_id, BOB),
-            two.act_on_deadline(timeouts[game.id], "w"),
+            else one.play.resign(game.id, where.guild_id, BOB),
+            two.schedule.act_on_deadline(timeouts[game.id], "w"),
         )
-        stored = await one.game(game.id, where.guild_id)
+        stored = await one.lookups.game(game.id, where.guild_id)
         if lost:  # the timeout came first: the other is refused
             assert [r.code for r in lost] == [Code.GAME_OVER] and len(events(won, TimedOut)) == 1
             assert stored.reason == "time" and stored.ply == 0
@@ -315,12 +322,14 @@ async def test_a_timeout_racing_a_move_or_a_resignation(
 async def test_a_double_accept_undo_refuses_the_second(one: GameService, two: GameService) -> None:
     async def trial(where: Place) -> None:
         game = await started(one, where)
-        await one.move(game.id, where.guild_id, ANN, "b3")
-        await one.request_undo(game.id, where.guild_id, ANN)
-        answers = (s.answer_undo(game.id, where.guild_id, BOB, accept=True) for s in (one, two))
+        await one.play.move(game.id, where.guild_id, ANN, "b3")
+        await one.play.request_undo(game.id, where.guild_id, ANN)
+        answers = (
+            s.play.answer_undo(game.id, where.guild_id, BOB, accept=True) for s in (one, two)
+        )
         won = await one_wins(ServiceCode.NO_UNDO, *answers)
         (answer,) = events([won], UndoAnswered)
-        assert answer.done and (await one.game(game.id, where.guild_id)).ply == 0
+        assert answer.done and (await one.lookups.game(game.id, where.guild_id)).ply == 0
 
     await in_each_place(trial)
 
@@ -328,17 +337,17 @@ async def test_a_double_accept_undo_refuses_the_second(one: GameService, two: Ga
 async def test_two_settings_calls_at_once_keep_both(one: GameService, two: GameService) -> None:
     async def trial(where: Place) -> None:
         await race(
-            one.guild_settings(where.guild_id, channels=[where.channel_id]),
-            two.guild_settings(where.guild_id, rated=False),
+            one.preferences.guild_settings(where.guild_id, channels=[where.channel_id]),
+            two.preferences.guild_settings(where.guild_id, rated=False),
         )
-        now = await one.guild_settings(where.guild_id)
+        now = await one.preferences.guild_settings(where.guild_id)
         assert now.channels == (where.channel_id,) and now.rated is False
         player = Player(where.guild_id, "pat")
         await race(
-            one.player_settings(player, reminders="dm"),
-            two.player_settings(player, time_zone="Europe/Paris"),
+            one.preferences.player_settings(player, reminders="dm"),
+            two.preferences.player_settings(player, time_zone="Europe/Paris"),
         )
-        mine = await one.player_settings(player)
+        mine = await one.preferences.player_settings(player)
         assert (mine.reminders, mine.time_zone) == ("dm", "Europe/Paris")
 
     await in_each_place(trial)
@@ -348,14 +357,14 @@ async def test_a_double_vacation_end_shifts_the_clock_once(
     one: GameService, two: GameService, clock: Clock
 ) -> None:
     games = [await started(one, place(i), days=3) for i in range(TRIALS)]
-    await one.player_settings(ANN, vacation=True)
+    await one.preferences.player_settings(ANN, vacation=True)
     clock.advance(days=1)
-    await race(*(s.player_settings(ANN, vacation=False) for s in (one, two)))
+    await race(*(s.preferences.player_settings(ANN, vacation=False) for s in (one, two)))
     for game in games:
-        stored = await one.game(game.id, game.guild_id)
+        stored = await one.lookups.game(game.id, game.guild_id)
         assert game.deadline is not None
         assert stored.deadline == game.deadline + timedelta(days=1)
-    assert (await one.player_settings(ANN)).vacation_days_left == 13
+    assert (await one.preferences.player_settings(ANN)).vacation_days_left == 13
 
 
 async def test_a_vacation_running_out_while_its_player_wins(
@@ -366,19 +375,19 @@ async def test_a_vacation_running_out_while_its_player_wins(
     away = [Player(300 + i, f"p{i}") for i in range(TRIALS)]
     games = []
     for i, player in enumerate(away):
-        issued = await one.challenge(
+        issued = await one.challenges.challenge(
             place(i), player, "hex", opponents=[BOB], options={"size": 3, "swap": "off"},
             first="challenger",
         )  # fmt: skip
-        await one.accept(issued.game.id, issued.game.guild_id, BOB)
+        await one.challenges.accept(issued.game.id, issued.game.guild_id, BOB)
         for ply, text in enumerate(HEX_TO_WIN):
-            await one.move(issued.game.id, issued.game.guild_id, (player, BOB)[ply % 2], text)
-        await one.player_settings(player, vacation=True)
+            await one.play.move(issued.game.id, issued.game.guild_id, (player, BOB)[ply % 2], text)
+        await one.preferences.player_settings(player, vacation=True)
         games.append(issued.game)
     clock.advance(days=15)  # their 14 days have run out
     ended, lost = await race(
-        one.end_vacations(),
-        *(two.move(g.id, g.guild_id, p, "b2") for g, p in zip(games, away, strict=True)),
+        one.schedule.end_vacations(),
+        *(two.play.move(g.id, g.guild_id, p, "b2") for g, p in zip(games, away, strict=True)),
     )
     assert not lost and ended[0] == TRIALS
     assert all(r.game.status == "finished" for r in ended[1:])
@@ -400,7 +409,7 @@ async def main(url, guild, game_ids):
 
     async def accept(game_id):
         try:
-            result = await service.accept(game_id, guild, Player(9002, "bob"))  # BOB
+            result = await service.challenges.accept(game_id, guild, Player(9002, "bob"))  # BOB
         except Refused as refusal:
             return f"refused {game_id} {refusal.code}"
         except Exception as error:
@@ -432,7 +441,7 @@ async def test_two_processes_accepting_the_same_challenges_start_each_once() -> 
             assert sorted(int(w[1]) for w in starts) == sorted(ids)  # exactly one start each
             assert {(w[0], w[2]) for w in lines if w not in starts} == {("refused", "not_open")}
             for game_id, players in ((int(w[1]), tuple(map(int, w[2:]))) for w in starts):
-                stored = await service.game(game_id, where.guild_id)
+                stored = await service.lookups.game(game_id, where.guild_id)
                 assert stored.status == "active" and stored.player_ids() == players
         finally:
             await service.close()

@@ -39,9 +39,9 @@ async def test_200_concurrent_attempts_on_one_game(service: GameService) -> None
         """Retry while the game has not reached `ply`; stop once it is past it."""
         for _ in range(2000):
             try:
-                result = await service.move(game.id, GUILD, player, text, expected_ply=ply)
+                result = await service.play.move(game.id, GUILD, player, text, expected_ply=ply)
             except Refused as refusal:
-                current = (await service.game(game.id, GUILD)).ply
+                current = (await service.lookups.game(game.id, GUILD)).ply
                 if current > ply or refusal.code in (
                     ServiceCode.NOT_SEATED,
                     ServiceCode.NOT_YOUR_TURN,
@@ -65,41 +65,41 @@ async def test_200_concurrent_attempts_on_one_game(service: GameService) -> None
     random.Random(1).shuffle(tasks)
     await asyncio.gather(*tasks)
 
-    final = await service.state(game.id, GUILD)
+    final = await service.lookups.state(game.id, GUILD)
     assert list(final.moves) == sequence
     assert sorted(applied) == list(range(len(sequence)))  # each ply applied exactly once
     assert sorted(acknowledged) == [(p + 1, t) for p, t in enumerate(sequence)]
     assert final.outcome == script.outcome
-    assert (await service.game(game.id, GUILD)).status == "finished"
+    assert (await service.lookups.game(game.id, GUILD)).status == "finished"
 
 
 async def test_1000_concurrent_commands_over_100_games(service: GameService) -> None:
     players = [Player(1000 + i, f"p{i}") for i in range(200)]
     game_ids = []
     for i in range(100):
-        issued = await service.challenge(
+        issued = await service.challenges.challenge(
             PLACE,
             players[2 * i],
             "hex",
             opponents=[players[2 * i + 1]],
             options={"size": 4, "swap": "off"},
         )
-        await service.accept(issued.game.id, GUILD, players[2 * i + 1])
+        await service.challenges.accept(issued.game.id, GUILD, players[2 * i + 1])
         game_ids.append(issued.game.id)
     rng = random.Random(3)
     acknowledged: dict[int, dict[int, str]] = {gid: {} for gid in game_ids}
 
     async def command(game_id: int) -> None:
-        state = await service.state(game_id, GUILD)
+        state = await service.lookups.state(game_id, GUILD)
         if state.outcome is not None:
-            await service.games(GUILD, channel_id=PLACE.channel_id, limit=5)
+            await service.lookups.games(GUILD, channel_id=PLACE.channel_id, limit=5)
             return
-        summary = await service.game(game_id, GUILD)
+        summary = await service.lookups.game(game_id, GUILD)
         seat = rng.choice([0, 1])
         player = Player(summary.seats[seat].player_id or 0, "x")
         text = rng.choice(state.legal_moves())
         try:
-            result = await service.move(game_id, GUILD, player, text, expected_ply=state.ply)
+            result = await service.play.move(game_id, GUILD, player, text, expected_ply=state.ply)
         except Refused as refusal:
             assert refusal.code in (
                 ServiceCode.NOT_YOUR_TURN,
@@ -113,8 +113,8 @@ async def test_1000_concurrent_commands_over_100_games(service: GameService) -> 
 
     await asyncio.gather(*(command(rng.choice(game_ids)) for _ in range(1000)))
     for game_id in game_ids:
-        stored = await service.record(game_id, GUILD)
-        state = await service.state(game_id, GUILD)
+        stored = await service.lookups.record(game_id, GUILD)
+        state = await service.lookups.state(game_id, GUILD)
         replayed = engine.replay("hex", state.options, state.moves)
         assert replayed == state
         for ply, text in acknowledged[game_id].items():
@@ -136,14 +136,14 @@ async def main(url, game_id):
     service = GameService(await Database.open(url), Settings(database_url=url, _env_file=None))
     rng = random.Random(11)
     while True:
-        summary = await service.game(game_id, 1)
-        state = await service.state(game_id, 1)
+        summary = await service.lookups.game(game_id, 1)
+        state = await service.lookups.state(game_id, 1)
         if state.outcome is not None:
             print("over", flush=True)
             await asyncio.sleep(60)
         text = rng.choice(state.legal_moves())
         mover = Player(summary.seats[state.to_move].player_id, "x")
-        result = await service.move(game_id, 1, mover, text, expected_ply=state.ply)
+        result = await service.play.move(game_id, 1, mover, text, expected_ply=state.ply)
         print(f"ack {result.game.ply} {text}", flush=True)
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2])))
@@ -154,8 +154,10 @@ async def test_a_killed_process_loses_no_acknowledged_move(tmp_path: Path) -> No
     url = f"sqlite:///{tmp_path / 'crash.db'}"
     settings = Settings(database_url=url, _env_file=None)  # type: ignore[call-arg]
     service = GameService(await Database.open(url), settings)
-    issued = await service.challenge(Place(1, 10), ANN, "hex", opponents=[BOB], options={"size": 9})
-    await service.accept(issued.game.id, 1, BOB)
+    issued = await service.challenges.challenge(
+        Place(1, 10), ANN, "hex", opponents=[BOB], options={"size": 9}
+    )
+    await service.challenges.accept(issued.game.id, 1, BOB)
     await service.close()
 
     child = subprocess.Popen(
@@ -178,15 +180,15 @@ async def test_a_killed_process_loses_no_acknowledged_move(tmp_path: Path) -> No
 
     service = GameService(await Database.open(url), settings)
     try:
-        state = await service.state(issued.game.id, 1)
+        state = await service.lookups.state(issued.game.id, 1)
         for ply, text in acknowledged:
             assert state.moves[ply - 1] == text
         assert state.ply in (len(acknowledged), len(acknowledged) + 1)  # one may be unprinted
         assert engine.replay("hex", state.options, state.moves) == state
-        summary = await service.game(issued.game.id, 1)
+        summary = await service.lookups.game(issued.game.id, 1)
         assert summary.ply == state.ply
         mover = Player(summary.seats[state.to_move or 0].player_id or 0, "x")
-        await service.move(issued.game.id, 1, mover, state.legal_moves()[0])  # it plays on
+        await service.play.move(issued.game.id, 1, mover, state.legal_moves()[0])  # it plays on
     finally:
         await service.close()
 
@@ -200,25 +202,28 @@ async def test_a_start_that_rolled_back_leaves_no_seat_order_behind(
     wrong player would be let move)."""
     settings = Settings(database_url=database_url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
     other = GameService(
-        await Database.open(database_url), settings, clock=service.clock, rng=random.Random(8)
+        await Database.open(database_url),
+        settings,
+        clock=service.records.clock,
+        rng=random.Random(8),
     )
     try:
         for attempt in range(6):  # a random order: the two processes' draws differ in some
-            issued = await service.challenge(
+            issued = await service.challenges.challenge(
                 PLACE, ANN, "hex", opponents=[BOB], options={"size": 3}, first="random"
             )
             game_id = issued.game.id
-            announce = service._announce
+            announce = service.records.announce
 
             async def dropped(*args: object) -> None:
                 raise ConnectionError("the connection dropped before the commit")
 
-            monkeypatch.setattr(service, "_announce", dropped)
+            monkeypatch.setattr(service.records, "announce", dropped)
             with pytest.raises(ConnectionError):
-                await service.accept(game_id, GUILD, BOB)
-            monkeypatch.setattr(service, "_announce", announce)
-            committed = (await other.accept(game_id, GUILD, BOB)).game
-            shown = await service.game(game_id, GUILD)
+                await service.challenges.accept(game_id, GUILD, BOB)
+            monkeypatch.setattr(service.records, "announce", announce)
+            committed = (await other.challenges.accept(game_id, GUILD, BOB)).game
+            shown = await service.lookups.game(game_id, GUILD)
             assert [s.player_id for s in shown.seats] == [s.player_id for s in committed.seats], (
                 f"attempt {attempt}"
             )

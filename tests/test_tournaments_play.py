@@ -13,7 +13,8 @@ import pytest
 import sqlalchemy as sa
 
 from bot.events import Finish, GameResult, round_robin_standings
-from bot.service import GameService, tournaments
+from bot.service import GameService
+from bot.service.events import store
 from bot.store.schema import entrants, tournament_rounds
 from tests.conftest import Clock
 from tests.eventkit import (
@@ -47,12 +48,12 @@ async def _play(service: GameService, tid: int, seed: int, hook: Hook | None = N
         passes += 1
         assert passes < 100
         for game_id, first, second in playing:
-            if (await service.game(game_id, GUILD)).status == "active":
+            if (await service.lookups.game(game_id, GUILD)).status == "active":
                 await lose(service, game_id, rng.choice((first, second)))
 
 
 async def _byes(service: GameService, tid: int) -> list[int]:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         rows = await conn.scalars(
             sa.select(tournament_rounds.c.bye_id).where(
                 tournament_rounds.c.tournament_id == tid, tournament_rounds.c.bye_id.is_not(None)
@@ -62,7 +63,7 @@ async def _byes(service: GameService, tid: int) -> list[int]:
 
 
 async def _score_sum(service: GameService, tid: int) -> float:
-    tables = (await service.tournament_standings(tid, GUILD)).tables
+    tables = (await service.event_reads.tournament_standings(tid, GUILD)).tables
     return sum(row.score for table in tables for row in table.rows)
 
 
@@ -70,7 +71,7 @@ async def test_a_13_player_swiss_with_a_loss_on_time_and_a_withdrawal(
     service: GameService, clock: Clock
 ) -> None:
     tid = await open_event(service, "swiss", PEOPLE[:13])
-    started = await service.start_tournament(tid, GUILD, ORGANIZER)
+    started = await service.events.start_tournament(tid, GUILD, ORGANIZER)
     assert started.tournament.rounds == 5  # ceil(log2 13) + 1
     timed_out: list[int] = []
     leaver = PEOPLE[7]
@@ -81,10 +82,10 @@ async def test_a_13_player_swiss_with_a_loss_on_time_and_a_withdrawal(
             timed_out.append(game_id)
             await lose_on_time(service, clock, game_id)
         if passes == 2:  # round 3 under way: a player leaves, forfeiting their game
-            await service.leave_tournament(tid, GUILD, leaver)
+            await service.events.leave_tournament(tid, GUILD, leaver)
 
     assert await _play(service, tid, seed=13, hook=hook) == 5
-    summary = await service.tournament(tid, GUILD)
+    summary = await service.event_reads.tournament(tid, GUILD)
     assert summary.status == "finished" and summary.round == 5
     rows = await all_pairings(service, tid)
     byes = await _byes(service, tid)
@@ -107,7 +108,7 @@ async def test_a_13_player_swiss_with_a_loss_on_time_and_a_withdrawal(
     assert next(p for p in rows if p.game_id == timed_out[0]).finish == "time"
     # the points: one a game, one a bye
     assert await _score_sum(service, tid) == len(rows) + len(byes)
-    table = (await service.tournament_standings(tid, GUILD)).tables[0]
+    table = (await service.event_reads.tournament_standings(tid, GUILD)).tables[0]
     assert len(table.rows) == 13
     assert [r.note for r in table.rows].count("withdrawn") == 1
     assert len(await news(service, "final")) == 1
@@ -118,7 +119,7 @@ async def test_a_6_player_double_round_robin_with_a_loss_on_time(
     service: GameService, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tid = await open_event(service, "roundrobin", PEOPLE[:6], double=True)
-    await service.start_tournament(tid, GUILD, ORGANIZER)
+    await service.events.start_tournament(tid, GUILD, ORGANIZER)
     assert len(await under_way(service, tid)) == 30  # every game at once
 
     async def hook(passes: int) -> None:
@@ -126,7 +127,7 @@ async def test_a_6_player_double_round_robin_with_a_loss_on_time(
             await lose_on_time(service, clock, (await under_way(service, tid))[-1][0])
 
     assert await _play(service, tid, seed=6, hook=hook) == 1
-    assert (await service.tournament(tid, GUILD)).status == "finished"
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "finished"
     rows = await all_pairings(service, tid)
     assert len(rows) == 30
     # each pair met twice, once in each seat
@@ -135,7 +136,7 @@ async def test_a_6_player_double_round_robin_with_a_loss_on_time(
     }
     assert Counter(p.finish for p in rows) == {"played": 29, "time": 1}
     assert await _score_sum(service, tid) == 30
-    standings = await service.tournament_standings(tid, GUILD)
+    standings = await service.event_reads.tournament_standings(tid, GUILD)
     cross = standings.crosstables[0]
     assert all(cross.cells[i][i] == "×" for i in range(6))
     assert all(len(cross.cells[i][j]) == 2 for i in range(6) for j in range(6) if i != j)
@@ -146,16 +147,16 @@ async def test_a_6_player_double_round_robin_with_a_loss_on_time(
     assert [sum(_points(c) for c in cells) for cells in cross.cells] == points
     assert len(await news(service, "final")) == 1
     # a big event's tables are scored in a thread: the same tables
-    monkeypatch.setattr(tournaments, "BIG_EVENT", 0)
-    assert await service.tournament_standings(tid, GUILD) == standings
+    monkeypatch.setattr(store, "BIG_EVENT", 0)
+    assert await service.event_reads.tournament_standings(tid, GUILD) == standings
 
 
 async def test_an_8_player_knockout_of_3_game_matches(service: GameService) -> None:
     tid = await open_event(service, "knockout", PEOPLE[:8], match=3)
-    await service.start_tournament(tid, GUILD, ORGANIZER)
+    await service.events.start_tournament(tid, GUILD, ORGANIZER)
     await _play(service, tid, seed=8)
-    assert (await service.tournament(tid, GUILD)).status == "finished"
-    async with service.db.read() as conn:
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "finished"
+    async with service.records.db.read() as conn:
         stored = (
             await conn.execute(
                 sa.select(tournament_rounds.c.number, tournament_rounds.c.matches)
@@ -184,7 +185,7 @@ async def test_an_8_player_knockout_of_3_game_matches(service: GameService) -> N
         players_next = {x for pair in stored[number - 1].matches for x in pair}
         assert players_next == set(through[number - 1])
     champion = through[3][0]
-    standings = await service.tournament_standings(tid, GUILD)
+    standings = await service.event_reads.tournament_standings(tid, GUILD)
     assert standings.bracket is not None and len(standings.bracket.rounds) == 3
     top = standings.tables[0].rows[0]
     assert top.place == "1" and top.name == next(p.name for p in PEOPLE if p.id == champion)
@@ -194,7 +195,7 @@ async def test_an_8_player_knockout_of_3_game_matches(service: GameService) -> N
 
 async def _divisions(service: GameService, tid: int) -> list[list[int]]:
     """The league's divisions now, each in its table order."""
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         rows = (
             await conn.execute(
                 sa.select(entrants.c.player_id, entrants.c.division, entrants.c.place).where(
@@ -213,7 +214,7 @@ async def test_a_league_plays_two_seasons_with_promotion_and_relegation(
     service: GameService,
 ) -> None:
     tid = await open_event(service, "league", PEOPLE[:12])
-    await service.start_tournament(tid, GUILD, ORGANIZER)
+    await service.events.start_tournament(tid, GUILD, ORGANIZER)
     for season in (1, 2):
         divisions = await _divisions(service, tid)
         assert [len(d) for d in divisions] == [6, 6]
@@ -222,10 +223,10 @@ async def test_a_league_plays_two_seasons_with_promotion_and_relegation(
         rng = random.Random(season)
         for game_id, first, second in playing[:-1]:
             await lose(service, game_id, rng.choice((first, second)))
-        assert (await service.tournament(tid, GUILD)).round == season
+        assert (await service.event_reads.tournament(tid, GUILD)).round == season
         last = playing[-1]
         await lose(service, last[0], last[2])  # the season's last game: the next starts
-        assert (await service.tournament(tid, GUILD)).round == season + 1
+        assert (await service.event_reads.tournament(tid, GUILD)).round == season + 1
         rows = [p for p in await all_pairings(service, tid) if p.round == season]
         assert len(rows) == 30 and all(p.done for p in rows)
         finals = []
@@ -247,7 +248,9 @@ async def test_a_league_plays_two_seasons_with_promotion_and_relegation(
         told = await news(service, "season")
         assert len(told) == season and "up to division 1" in told[-1].text
         assert len(await under_way(service, tid)) == 30  # the next season is under way
-    assert (await service.tournament(tid, GUILD)).status == "active"  # a league plays on
+    assert (
+        await service.event_reads.tournament(tid, GUILD)
+    ).status == "active"  # a league plays on
 
 
 def _points(cell: str) -> float:

@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from bot.service import GameService, Player, Refused, ServiceCode
-from bot.service.models import TournamentResult
+from bot.service.core.models import TournamentResult
 from bot.store.schema import entrants, games, pairings, players, tournament_rounds, tournaments
 from engine import Code
 from tests.conftest import Clock
@@ -60,7 +60,7 @@ async def test_a_round_whose_games_all_end_at_once_is_followed_once(
     announcement)."""
     async with services(database_url, clock, 4) as fleet:
         tid = await open_event(fleet[0], "swiss", PEOPLE[:8], rounds=3)
-        await fleet[0].start_tournament(tid, GUILD, ORGANIZER)
+        await fleet[0].events.start_tournament(tid, GUILD, ORGANIZER)
         for number in (1, 2):
             playing = await under_way(fleet[0], tid)
             assert len(playing) == 4
@@ -70,7 +70,7 @@ async def test_a_round_whose_games_all_end_at_once_is_followed_once(
             rows = await all_pairings(fleet[0], tid)
             assert Counter(p.round for p in rows) == {r: 4 for r in range(1, number + 2)}
             assert await count(fleet[0], tournament_rounds) == number + 1
-            assert (await fleet[0].tournament(tid, GUILD)).round == number + 1
+            assert (await fleet[0].event_reads.tournament(tid, GUILD)).round == number + 1
             told = [n for n in await news(fleet[0], "round") if f"round {number + 1} of" in n.text]
             assert len(told) == 1
             # each player is in exactly one game of the new round
@@ -83,13 +83,13 @@ async def test_the_last_games_of_a_round_robin_end_at_once_and_it_ends_once(
 ) -> None:
     async with services(database_url, clock, 3) as fleet:
         tid = await open_event(fleet[0], "roundrobin", PEOPLE[:3])
-        await fleet[0].start_tournament(tid, GUILD, ORGANIZER)
+        await fleet[0].events.start_tournament(tid, GUILD, ORGANIZER)
         playing = await under_way(fleet[0], tid)
         assert len(playing) == 3
         await asyncio.gather(
             *(lose(fleet[i], game_id, second) for i, (game_id, _, second) in enumerate(playing))
         )
-        assert (await fleet[0].tournament(tid, GUILD)).status == "finished"
+        assert (await fleet[0].event_reads.tournament(tid, GUILD)).status == "finished"
         assert len(await news(fleet[0], "final")) == 1
 
 
@@ -104,21 +104,21 @@ async def test_a_join_racing_the_start_is_in_the_first_round_or_refused(
             tid = await open_event(one, "swiss", PEOPLE[:4])
             late = PEOPLE[4 + attempt]
             outcomes = await asyncio.gather(
-                one.start_tournament(tid, GUILD, ORGANIZER),
-                two.join_tournament(tid, GUILD, late),
+                one.events.start_tournament(tid, GUILD, ORGANIZER),
+                two.events.join_tournament(tid, GUILD, late),
                 return_exceptions=True,
             )
             started, joined = outcomes
             assert isinstance(started, TournamentResult), started
             rows = await all_pairings(one, tid)
             paired = {x for p in rows for x in (p.first_id, p.second_id)}
-            async with one.db.read() as conn:
+            async with one.records.db.read() as conn:
                 bye = await conn.scalar(
                     sa.select(tournament_rounds.c.bye_id).where(
                         tournament_rounds.c.tournament_id == tid
                     )
                 )
-            listed = {e.player_id for e in (await one.tournament(tid, GUILD)).entrants}
+            listed = {e.player_id for e in (await one.event_reads.tournament(tid, GUILD)).entrants}
             if isinstance(joined, Refused):  # the start came first
                 assert joined.code == ServiceCode.NOT_OPEN
                 assert late.id not in listed
@@ -136,8 +136,8 @@ async def test_two_presses_of_start_on_two_services_start_it_once(
     async with services(database_url, clock, 2) as (one, two):
         tid = await open_event(one, "roundrobin", PEOPLE[:5])
         refused = await _once(
-            one.start_tournament(tid, GUILD, ORGANIZER),
-            two.start_tournament(tid, GUILD, ORGANIZER),
+            one.events.start_tournament(tid, GUILD, ORGANIZER),
+            two.events.start_tournament(tid, GUILD, ORGANIZER),
         )
         assert refused.code == ServiceCode.NOT_OPEN
         assert _plain(refused) == "Round robin Hex has started already."
@@ -153,13 +153,13 @@ async def test_two_presses_of_join_on_two_services_enter_once(
         tid = await open_event(one, "knockout", ())
         for person in PEOPLE[1:4]:
             refused = await _once(
-                one.join_tournament(tid, GUILD, person),
-                two.join_tournament(tid, GUILD, person),
+                one.events.join_tournament(tid, GUILD, person),
+                two.events.join_tournament(tid, GUILD, person),
             )
             assert refused.code == ServiceCode.ENTERED and _plain(refused)
-        summary = await one.tournament(tid, GUILD)
+        summary = await one.event_reads.tournament(tid, GUILD)
         assert [e.player_id for e in summary.entrants] == [p.id for p in PEOPLE[1:4]]
-        async with one.db.read() as conn:
+        async with one.records.db.read() as conn:
             seqs = (await conn.scalars(sa.select(entrants.c.seq).order_by(entrants.c.seq))).all()
         assert seqs == [1, 2, 3]
 
@@ -172,7 +172,7 @@ async def test_a_withdrawal_racing_a_result_ends_the_game_once(
     leaver is never paired again and round 2 is paired once."""
     async with services(database_url, clock, 2) as (one, two):
         tid = await open_event(one, "swiss", PEOPLE[:6])
-        await one.start_tournament(tid, GUILD, ORGANIZER)
+        await one.events.start_tournament(tid, GUILD, ORGANIZER)
         playing = await under_way(one, tid)
         for game_id, _, second in playing[:-1]:
             await lose(one, game_id, second)
@@ -180,7 +180,7 @@ async def test_a_withdrawal_racing_a_result_ends_the_game_once(
         leaver = next(p for p in PEOPLE if p.id == first)
         outcomes = await asyncio.gather(
             lose(one, last, second),  # the leaver wins it by resignation...
-            two.leave_tournament(tid, GUILD, leaver),  # ...or forfeits it by leaving
+            two.events.leave_tournament(tid, GUILD, leaver),  # ...or forfeits it by leaving
             return_exceptions=True,
         )
         resigned, left = outcomes
@@ -189,7 +189,7 @@ async def test_a_withdrawal_racing_a_result_ends_the_game_once(
             assert resigned.code == Code.GAME_OVER, resigned
         else:
             assert resigned is None
-        game = await one.game(last, GUILD)
+        game = await one.lookups.game(last, GUILD)
         assert game.status == "finished"
         rows = await all_pairings(one, tid)
         done = next(p for p in rows if p.game_id == last)
@@ -232,7 +232,7 @@ async def test_bad_events_are_refused_with_one_sentence_and_nothing_made(
     ]
     for kwargs, code, words in bad:
         with pytest.raises(Refused) as refused:
-            await service.create_tournament(
+            await service.events.create_tournament(
                 PLACE,
                 ORGANIZER,
                 "hex",
@@ -261,10 +261,10 @@ async def test_starting_too_few_is_refused_and_starts_nothing(
 ) -> None:
     tid = await open_event(service, fmt, PEOPLE[:entered])
     with pytest.raises(Refused) as refused:
-        await service.start_tournament(tid, GUILD, ORGANIZER)
+        await service.events.start_tournament(tid, GUILD, ORGANIZER)
     assert refused.value.code == ServiceCode.EVENT_SIZE
     assert _plain(refused.value) == words
-    summary = await service.tournament(tid, GUILD)
+    summary = await service.event_reads.tournament(tid, GUILD)
     assert summary.status == "open" and summary.round == 0
     for table in (games, pairings, tournament_rounds):
         assert await count(service, table) == 0
@@ -276,32 +276,37 @@ async def test_a_10000_player_swiss_is_refused(service: GameService) -> None:
     start is refused and changes nothing; a join past the most is refused too."""
     tid = await open_event(service, "swiss", ())
     many = range(100_000, 110_000)
-    async with service.db.write() as conn:
+    async with service.records.db.write() as conn:
         await conn.execute(
             players.insert(),
-            [{"id": i, "name": f"n{i}", "created_at": service.clock()} for i in many],
+            [{"id": i, "name": f"n{i}", "created_at": service.records.clock()} for i in many],
         )
         await conn.execute(
             entrants.insert(),
             [
-                {"tournament_id": tid, "player_id": i, "seq": n, "joined_at": service.clock()}
+                {
+                    "tournament_id": tid,
+                    "player_id": i,
+                    "seq": n,
+                    "joined_at": service.records.clock(),
+                }
                 for n, i in enumerate(many, 1)
             ],
         )
     with pytest.raises(Refused) as refused:
-        await service.start_tournament(tid, GUILD, ORGANIZER)
+        await service.events.start_tournament(tid, GUILD, ORGANIZER)
     assert refused.value.code == ServiceCode.EVENT_SIZE
     assert (
         _plain(refused.value)
         == "A Swiss tournament takes at most 1,000 players; this one has 10,000."
     )
     with pytest.raises(Refused) as refused:
-        await service.join_tournament(tid, GUILD, PEOPLE[1])
+        await service.events.join_tournament(tid, GUILD, PEOPLE[1])
     assert refused.value.code == ServiceCode.EVENT_SIZE
     assert _plain(refused.value) == "Swiss Hex is full: 1,000 players."
     assert await count(service, entrants) == 10_000
     assert await count(service, games) == 0 and await count(service, tournament_rounds) == 0
-    assert (await service.tournament(tid, GUILD)).status == "open"
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "open"
 
 
 async def test_an_event_whose_organizer_left_the_server_is_run_by_a_manager(
@@ -311,7 +316,7 @@ async def test_an_event_whose_organizer_left_the_server_is_run_by_a_manager(
     run the event, a manager can; the organizer's own entry is an ordinary entrant's."""
     tid = await open_event(service, "roundrobin", PEOPLE[:4])
     member, manager = PEOPLE[5], PEOPLE[6]
-    for attempt in (service.start_tournament, service.cancel_tournament):
+    for attempt in (service.events.start_tournament, service.events.cancel_tournament):
         with pytest.raises(Refused) as refused:
             await attempt(tid, GUILD, member)
         assert refused.value.code == ServiceCode.NOT_ADMIN
@@ -319,16 +324,16 @@ async def test_an_event_whose_organizer_left_the_server_is_run_by_a_manager(
             "Only the organizer of Round robin Hex or a member who can manage the server runs it."
         )
     with pytest.raises(Refused) as refused:
-        await service.withdraw_from_tournament(tid, GUILD, member, PEOPLE[1])
+        await service.events.withdraw_from_tournament(tid, GUILD, member, PEOPLE[1])
     assert refused.value.code == ServiceCode.NOT_ADMIN
     assert await count(service, games) == 0
     # the organizer, entered as a player, leaves: the event stays, with three players
-    await service.leave_tournament(tid, GUILD, ORGANIZER)
-    started = await service.start_tournament(tid, GUILD, manager, manages=True)
+    await service.events.leave_tournament(tid, GUILD, ORGANIZER)
+    started = await service.events.start_tournament(tid, GUILD, manager, manages=True)
     assert started.tournament.status == "active"
     assert await count(service, games) == 3
-    await service.withdraw_from_tournament(tid, GUILD, manager, PEOPLE[1], manages=True)
-    cancelled = await service.cancel_tournament(tid, GUILD, manager, manages=True)
+    await service.events.withdraw_from_tournament(tid, GUILD, manager, PEOPLE[1], manages=True)
+    cancelled = await service.events.cancel_tournament(tid, GUILD, manager, manages=True)
     assert cancelled.tournament.status == "cancelled"
 
 
@@ -338,18 +343,18 @@ async def test_a_game_of_an_event_is_never_aborted_and_the_round_goes_on(
     """Aborting a game of an event mid-round is refused (docs/TOURNAMENTS.md): neither
     player may call it off; it is resigned or forfeited, and the round goes on."""
     tid = await open_event(service, "swiss", PEOPLE[:4])
-    await service.start_tournament(tid, GUILD, ORGANIZER)
+    await service.events.start_tournament(tid, GUILD, ORGANIZER)
     (a, _, a2), (b, b1, b2) = await under_way(service, tid)
     await lose(service, a, a2)  # one game of the round over
     for who in (b1, b2):
         with pytest.raises(Refused) as refused:
-            await service.abort(b, GUILD, next(p for p in PEOPLE if p.id == who))
+            await service.play.abort(b, GUILD, next(p for p in PEOPLE if p.id == who))
         assert refused.value.code == ServiceCode.EVENT_GAME
         assert _plain(refused.value).endswith("resign it, or leave the event.")
-    assert (await service.game(b, GUILD)).status == "active"
-    assert (await service.tournament(tid, GUILD)).round == 1
+    assert (await service.lookups.game(b, GUILD)).status == "active"
+    assert (await service.event_reads.tournament(tid, GUILD)).round == 1
     await lose(service, b, b1)
-    assert (await service.tournament(tid, GUILD)).round == 2
+    assert (await service.event_reads.tournament(tid, GUILD)).round == 2
     assert len(await under_way(service, tid)) == 2
 
 
@@ -358,13 +363,13 @@ async def test_refusals_on_an_unknown_or_foreign_event(service: GameService) -> 
     stranger = Player(9999, "stranger")
     for bad_id, guild in ((tid + 1, GUILD), (tid, GUILD + 1)):
         with pytest.raises(Refused) as refused:
-            await service.join_tournament(bad_id, guild, stranger)
+            await service.events.join_tournament(bad_id, guild, stranger)
         assert refused.value.code == ServiceCode.NO_EVENT
         assert _plain(refused.value) == f"There is no event #{bad_id} here."
     with pytest.raises(Refused) as refused:
-        await service.add_bot_to_tournament(tid, GUILD, ORGANIZER, "grandmaster")
+        await service.events.add_bot_to_tournament(tid, GUILD, ORGANIZER, "grandmaster")
     assert refused.value.code == Code.BAD_OPTION and _plain(refused.value)
-    assert len((await service.tournament(tid, GUILD)).entrants) == 4
+    assert len((await service.event_reads.tournament(tid, GUILD)).entrants) == 4
 
 
 async def test_a_late_entrant_racing_a_seasons_end_is_enrolled_once(
@@ -375,18 +380,18 @@ async def test_a_late_entrant_racing_a_seasons_end_is_enrolled_once(
     never both, never lost."""
     async with services(database_url, clock, 2) as (one, two):
         tid = await open_event(one, "league", PEOPLE[:6], rated=False)
-        await one.start_tournament(tid, GUILD, ORGANIZER)
+        await one.events.start_tournament(tid, GUILD, ORGANIZER)
         playing = await under_way(one, tid)
         for game_id, _, second in playing[:-1]:
             await lose(one, game_id, second)
         last, _, second = playing[-1]
         newcomer = PEOPLE[6]
         ended, joined = await asyncio.gather(
-            lose(one, last, second), two.join_tournament(tid, GUILD, newcomer)
+            lose(one, last, second), two.events.join_tournament(tid, GUILD, newcomer)
         )
         assert ended is None and isinstance(joined, TournamentResult)
-        assert (await one.tournament(tid, GUILD)).round == 2
-        async with one.db.read() as conn:
+        assert (await one.event_reads.tournament(tid, GUILD)).round == 2
+        async with one.records.db.read() as conn:
             division = await conn.scalar(
                 sa.select(entrants.c.division).where(
                     entrants.c.tournament_id == tid, entrants.c.player_id == newcomer.id
@@ -407,14 +412,14 @@ async def test_calling_an_event_off_racing_the_end_of_its_round(
     is called off either way, and the next round is paired at most once."""
     async with services(database_url, clock, 2) as (one, two):
         tid = await open_event(one, "swiss", PEOPLE[:4])
-        await one.start_tournament(tid, GUILD, ORGANIZER)
+        await one.events.start_tournament(tid, GUILD, ORGANIZER)
         (a, _, a2), (b, _, b2) = await under_way(one, tid)
         await lose(one, a, a2)
         ended, cancelled = await asyncio.gather(
-            lose(one, b, b2), two.cancel_tournament(tid, GUILD, ORGANIZER)
+            lose(one, b, b2), two.events.cancel_tournament(tid, GUILD, ORGANIZER)
         )
         assert ended is None and isinstance(cancelled, TournamentResult)
-        summary = await one.tournament(tid, GUILD)
+        summary = await one.event_reads.tournament(tid, GUILD)
         assert summary.status == "cancelled"
         rows = await all_pairings(one, tid)
         assert Counter(p.round for p in rows)[2] in (0, 2)
@@ -423,7 +428,7 @@ async def test_calling_an_event_off_racing_the_end_of_its_round(
         # games under way play on as ordinary games; no round follows them
         for game_id, _, second in await under_way(one, tid):
             await lose(one, game_id, second)
-        assert (await one.tournament(tid, GUILD)).round == summary.round
+        assert (await one.event_reads.tournament(tid, GUILD)).round == summary.round
         assert len(await all_pairings(one, tid)) == len(rows)
 
 
@@ -431,26 +436,26 @@ async def test_a_knockout_player_who_leaves_mid_match_loses_it_at_once(
     service: GameService,
 ) -> None:
     tid = await open_event(service, "knockout", PEOPLE[:4], match=3)
-    await service.start_tournament(tid, GUILD, ORGANIZER)
+    await service.events.start_tournament(tid, GUILD, ORGANIZER)
     (a, _, a2), (b, _, b2) = await under_way(service, tid)
     await lose(service, a, a2)  # 1-0 in match A
     await lose(service, b, b2)  # 1-0 in match B
     (a, a1, a2), (b, _, b2) = await under_way(service, tid)  # their second games
     leaver = next(p for p in PEOPLE if p.id == a1)
-    await service.leave_tournament(tid, GUILD, leaver)
-    assert (await service.game(a, GUILD)).status == "finished"
-    assert (await service.tournament(tid, GUILD)).round == 1  # match B goes on
+    await service.events.leave_tournament(tid, GUILD, leaver)
+    assert (await service.lookups.game(a, GUILD)).status == "finished"
+    assert (await service.event_reads.tournament(tid, GUILD)).round == 1  # match B goes on
     await lose(service, b, b2)  # seats alternate: game 1's winner loses, 1-1: a third game
     ((c, _, c2),) = await under_way(service, tid)
     await lose(service, c, c2)
-    assert (await service.tournament(tid, GUILD)).round == 2
+    assert (await service.event_reads.tournament(tid, GUILD)).round == 2
     ((_, f1, f2),) = await under_way(service, tid)
     assert leaver.id not in (f1, f2) and a2 in (f1, f2)
     for _ in range(3):  # the final, to its end: the first seat loses each game (1-1, 2-1)
         for game_id, first, _ in await under_way(service, tid):
             await lose(service, game_id, first)
     assert not await under_way(service, tid)
-    summary = await service.tournament(tid, GUILD)
+    summary = await service.event_reads.tournament(tid, GUILD)
     assert summary.status == "finished"
-    table = (await service.tournament_standings(tid, GUILD)).tables[0]
+    table = (await service.event_reads.tournament_standings(tid, GUILD)).tables[0]
     assert [r.note for r in table.rows].count("withdrawn") == 1

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from bot.console.console import GUILD as CONSOLE_GUILD
 from bot.service import GameService, Place, Player, Refused, ServiceCode
-from bot.service.models import TournamentNews
+from bot.service.core.models import TournamentNews
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import entrants, games, outbox, pairings, tournament_rounds, tournaments
@@ -28,24 +28,24 @@ PEOPLE = (ANN, BOB, CAT, DAN, EVE)
 
 
 async def _count(service: GameService, table: sa.Table) -> int:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         return int(await conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0)
 
 
 async def _event(
     service: GameService, fmt: str, people: tuple[Player, ...], **kwargs: object
 ) -> int:
-    created = await service.create_tournament(
+    created = await service.events.create_tournament(
         PLACE, ANN, "hex", format=fmt, options={"size": "5"}, manages=True, **kwargs
     )
     for person in people:
-        await service.join_tournament(created.tournament.id, GUILD, person)
+        await service.events.join_tournament(created.tournament.id, GUILD, person)
     return created.tournament.id
 
 
 async def _under_way(service: GameService, tournament_id: int) -> list[tuple[int, int, int]]:
     """(game, first player, round) of each game of the event under way, by game id."""
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         rows = await conn.execute(
             sa.select(pairings.c.game_id, pairings.c.first_id, pairings.c.round)
             .select_from(pairings.join(games, games.c.id == pairings.c.game_id))
@@ -56,9 +56,9 @@ async def _under_way(service: GameService, tournament_id: int) -> list[tuple[int
 
 
 async def _news(service: GameService) -> list[TournamentNews]:
-    from bot.service.outbox import event_from_json
+    from bot.service.core.outbox import event_from_json
 
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         rows = (await conn.scalars(sa.select(outbox.c.events).order_by(outbox.c.id))).all()
     found = [event_from_json(e) for events in rows for e in events]
     return [e for e in found if isinstance(e, TournamentNews)]
@@ -70,7 +70,7 @@ def _person(player_id: int) -> Player:
 
 async def test_a_round_robin_is_played_to_the_end(service: GameService) -> None:
     tid = await _event(service, "roundrobin", (ANN, BOB, CAT, DAN), name="Spring", days_per_move=3)
-    started = await service.start_tournament(tid, GUILD, ANN)
+    started = await service.events.start_tournament(tid, GUILD, ANN)
     assert started.tournament.status == "active"
     playing = await _under_way(service, tid)
     assert len(playing) == 6  # every game at once
@@ -78,13 +78,13 @@ async def test_a_round_robin_is_played_to_the_end(service: GameService) -> None:
     assert summary.event == "Spring Hex · round 1" and summary.event_id == tid
     assert summary.days_per_move == 3
     for game_id, first, _ in playing:  # the first seat wins every game
-        game = await service.game(game_id, GUILD)
+        game = await service.lookups.game(game_id, GUILD)
         loser = game.seats[1].player_id
         assert loser is not None and game.seats[0].player_id == first
-        await service.resign(game_id, GUILD, _person(loser))
-    finished = await service.tournament(tid, GUILD)
+        await service.play.resign(game_id, GUILD, _person(loser))
+    finished = await service.event_reads.tournament(tid, GUILD)
     assert finished.status == "finished"
-    standings = await service.tournament_standings(tid, GUILD)
+    standings = await service.event_reads.tournament_standings(tid, GUILD)
     table = standings.tables[0]
     assert sum(row.score for row in table.rows) == 6
     assert all(row.games_left == 0 for row in table.rows)
@@ -97,20 +97,20 @@ async def test_a_round_robin_is_played_to_the_end(service: GameService) -> None:
 
 async def test_a_swiss_pairs_each_round_when_the_last_game_ends(service: GameService) -> None:
     tid = await _event(service, "swiss", (ANN, BOB, CAT, DAN, EVE))
-    started = await service.start_tournament(tid, GUILD, ANN)
+    started = await service.events.start_tournament(tid, GUILD, ANN)
     assert started.tournament.rounds == 4  # ceil(log2 5) + 1, at most N - 1
     for number in range(1, (started.tournament.rounds or 0) + 1):
         playing = await _under_way(service, tid)
         assert playing and {r for _, _, r in playing} == {number}
         assert len(playing) == 2  # five players: two games and a bye
         for game_id, _, _ in playing:
-            game = await service.game(game_id, GUILD)
-            await service.resign(game_id, GUILD, _person(game.seats[1].player_id or 0))
-    assert (await service.tournament(tid, GUILD)).status == "finished"
-    async with service.db.read() as conn:
+            game = await service.lookups.game(game_id, GUILD)
+            await service.play.resign(game_id, GUILD, _person(game.seats[1].player_id or 0))
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "finished"
+    async with service.records.db.read() as conn:
         byes = (await conn.scalars(sa.select(tournament_rounds.c.bye_id))).all()
     assert len(set(byes)) == len(byes) == 4  # a different player sits out each round
-    standings = await service.tournament_standings(tid, GUILD)
+    standings = await service.event_reads.tournament_standings(tid, GUILD)
     assert sum(row.score for row in standings.tables[0].rows) == 2 * 4 + 4  # games + byes
     kinds = [n.kind for n in await _news(service)]
     assert kinds.count("round") == 4 and kinds[-1] == "final"
@@ -118,16 +118,16 @@ async def test_a_swiss_pairs_each_round_when_the_last_game_ends(service: GameSer
 
 async def test_a_knockout_plays_its_matches_to_a_champion(service: GameService) -> None:
     tid = await _event(service, "knockout", (ANN, BOB, CAT, DAN, EVE), match=3)
-    await service.start_tournament(tid, GUILD, ANN)
+    await service.events.start_tournament(tid, GUILD, ANN)
     for _ in range(40):
         playing = await _under_way(service, tid)
         if not playing:
             break
         for game_id, _, _ in playing:
-            game = await service.game(game_id, GUILD)
-            await service.resign(game_id, GUILD, _person(game.seats[1].player_id or 0))
-    assert (await service.tournament(tid, GUILD)).status == "finished"
-    standings = await service.tournament_standings(tid, GUILD)
+            game = await service.lookups.game(game_id, GUILD)
+            await service.play.resign(game_id, GUILD, _person(game.seats[1].player_id or 0))
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "finished"
+    standings = await service.event_reads.tournament_standings(tid, GUILD)
     assert standings.bracket is not None and len(standings.bracket.rounds) == 3
     assert [row.place for row in standings.tables[0].rows][:2] == ["1", "2"]
 
@@ -148,7 +148,7 @@ async def test_bad_requests_are_refused_and_make_nothing(service: GameService) -
     for kwargs, code in bad:
         options = kwargs.pop("options", {"size": "5"})
         with pytest.raises(Refused) as refused:
-            await service.create_tournament(
+            await service.events.create_tournament(
                 PLACE,
                 ANN,
                 "hex",
@@ -159,33 +159,33 @@ async def test_bad_requests_are_refused_and_make_nothing(service: GameService) -
         assert refused.value.code == code, kwargs
         assert "\n" not in str(refused.value) and len(str(refused.value)) < 200
     with pytest.raises(Refused) as refused:
-        await service.create_tournament(PLACE, ANN, "chess", format="swiss", manages=True)
+        await service.events.create_tournament(PLACE, ANN, "chess", format="swiss", manages=True)
     assert refused.value.code == Code.UNKNOWN_GAME
     with pytest.raises(Refused) as refused:  # only managers, by default
-        await service.create_tournament(PLACE, BOB, "hex", format="swiss")
+        await service.events.create_tournament(PLACE, BOB, "hex", format="swiss")
     assert refused.value.code == ServiceCode.NOT_ADMIN
     assert await _count(service, tournaments) == 0
-    await service.guild_settings(GUILD, tournaments="everyone")
-    assert (await service.create_tournament(PLACE, BOB, "hex", format="swiss")).tournament.id
+    await service.preferences.guild_settings(GUILD, tournaments="everyone")
+    assert (await service.events.create_tournament(PLACE, BOB, "hex", format="swiss")).tournament.id
 
 
 async def test_starting_too_small_or_twice_and_joining_twice(service: GameService) -> None:
     tid = await _event(service, "swiss", (ANN, BOB, CAT))
     with pytest.raises(Refused) as refused:
-        await service.start_tournament(tid, GUILD, ANN)
+        await service.events.start_tournament(tid, GUILD, ANN)
     assert str(refused.value) == "A Swiss tournament needs at least 4 players; this one has 3."
     assert await _count(service, games) == 0 and await _count(service, tournament_rounds) == 0
     with pytest.raises(Refused) as refused:
-        await service.join_tournament(tid, GUILD, BOB)
+        await service.events.join_tournament(tid, GUILD, BOB)
     assert refused.value.code == ServiceCode.ENTERED
     with pytest.raises(Refused) as refused:  # only the organizer or a manager starts it
-        await service.start_tournament(tid, GUILD, BOB)
+        await service.events.start_tournament(tid, GUILD, BOB)
     assert refused.value.code == ServiceCode.NOT_ADMIN
-    await service.join_tournament(tid, GUILD, DAN)
+    await service.events.join_tournament(tid, GUILD, DAN)
     # two presses of Start at once: one start, one refusal
     first, second = await asyncio.gather(
-        service.start_tournament(tid, GUILD, ANN),
-        service.start_tournament(tid, GUILD, BOB, manages=True),  # the organizer may be gone
+        service.events.start_tournament(tid, GUILD, ANN),
+        service.events.start_tournament(tid, GUILD, BOB, manages=True),  # the organizer may be gone
         return_exceptions=True,
     )
     outcomes = sorted(type(x).__name__ for x in (first, second))
@@ -194,39 +194,39 @@ async def test_starting_too_small_or_twice_and_joining_twice(service: GameServic
     # two presses of Join at once: one entry
     other = await _event(service, "roundrobin", ())
     joined = await asyncio.gather(
-        service.join_tournament(other, GUILD, EVE),
-        service.join_tournament(other, GUILD, EVE),
+        service.events.join_tournament(other, GUILD, EVE),
+        service.events.join_tournament(other, GUILD, EVE),
         return_exceptions=True,
     )
     assert sorted(type(x).__name__ for x in joined) == ["Refused", "TournamentResult"]
-    summary = await service.tournament(other, GUILD)
+    summary = await service.event_reads.tournament(other, GUILD)
     assert [e.player_id for e in summary.entrants] == [EVE.id]
 
 
 async def test_a_game_of_an_event_cannot_be_aborted(service: GameService) -> None:
     tid = await _event(service, "roundrobin", (ANN, BOB, CAT))
-    await service.start_tournament(tid, GUILD, ANN)
+    await service.events.start_tournament(tid, GUILD, ANN)
     game_id, first, _ = (await _under_way(service, tid))[0]
     with pytest.raises(Refused) as refused:
-        await service.abort(game_id, GUILD, _person(first))
+        await service.play.abort(game_id, GUILD, _person(first))
     assert refused.value.code == ServiceCode.EVENT_GAME
-    assert (await service.game(game_id, GUILD)).status == "active"
+    assert (await service.lookups.game(game_id, GUILD)).status == "active"
 
 
 async def test_a_leaver_forfeits_and_a_round_robin_annuls_their_results(
     service: GameService,
 ) -> None:
     tid = await _event(service, "roundrobin", (ANN, BOB, CAT, DAN))
-    await service.start_tournament(tid, GUILD, ANN)
-    left = await service.leave_tournament(tid, GUILD, DAN)
+    await service.events.start_tournament(tid, GUILD, ANN)
+    left = await service.events.leave_tournament(tid, GUILD, DAN)
     assert "withdrew" in left.note
     assert len(await _under_way(service, tid)) == 3  # DAN's three games are forfeited
     news = [e for r in left.results for e in r.events if isinstance(e, TournamentNews)]
     assert news and "annulled" in news[0].text
-    standings = await service.tournament_standings(tid, GUILD)
+    standings = await service.event_reads.tournament_standings(tid, GUILD)
     assert standings.tables[0].rows[-1].note == "annulled"
     with pytest.raises(Refused) as refused:
-        await service.leave_tournament(tid, GUILD, DAN)
+        await service.events.leave_tournament(tid, GUILD, DAN)
     assert refused.value.code == ServiceCode.NOT_ENTERED
 
 
@@ -243,17 +243,19 @@ async def test_the_next_round_is_paired_once_when_two_games_end_at_once(
     one, two = services
     try:
         tid = await _event(one, "swiss", (ANN, BOB, CAT, DAN))
-        await one.start_tournament(tid, GUILD, ANN)
+        await one.events.start_tournament(tid, GUILD, ANN)
         (a, _, _), (b, _, _) = await _under_way(one, tid)
         losers = []
         for game_id in (a, b):
-            game = await one.game(game_id, GUILD)
+            game = await one.lookups.game(game_id, GUILD)
             losers.append(_person(game.seats[1].player_id or 0))
-        await asyncio.gather(one.resign(a, GUILD, losers[0]), two.resign(b, GUILD, losers[1]))
+        await asyncio.gather(
+            one.play.resign(a, GUILD, losers[0]), two.play.resign(b, GUILD, losers[1])
+        )
         playing = await _under_way(one, tid)
         assert len(playing) == 2 and {r for _, _, r in playing} == {2}
-        assert (await one.tournament(tid, GUILD)).round == 2
-        async with one.db.read() as conn:
+        assert (await one.event_reads.tournament(tid, GUILD)).round == 2
+        async with one.records.db.read() as conn:
             rounds = (await conn.scalars(sa.select(tournament_rounds.c.number))).all()
         assert sorted(rounds) == [1, 2]
     finally:
@@ -268,10 +270,10 @@ async def spare(service: GameService) -> AsyncIterator[GameService]:
 
 async def test_entrants_are_listed_in_entry_order(spare: GameService) -> None:
     tid = await _event(spare, "league", (CAT, ANN, BOB))
-    summary = await spare.tournament(tid, GUILD)
+    summary = await spare.event_reads.tournament(tid, GUILD)
     assert [e.name for e in summary.entrants] == ["cat", "ann", "bob"]
     assert await _count(spare, entrants) == 3
-    listed = await spare.list_tournaments(GUILD)
+    listed = await spare.event_reads.list_tournaments(GUILD)
     assert [t.id for t in listed] == [tid]
 
 
@@ -328,11 +330,11 @@ async def test_the_console_runs_an_event_with_the_documented_lines(
     playing = await _under_way(service, 1)
     resigning = []
     for game_id, _, _ in playing:
-        game = await service.game(game_id, CONSOLE_GUILD)
+        game = await service.lookups.game(game_id, CONSOLE_GUILD)
         resigning += [f"as {game.seats[1].name}", f"resign {game_id}", "y"]
     said = "\n".join(await transcript_of(service, tmp_path, [*resigning, "tournament standings 1"]))
     assert "Spring Hex is over. Final standings:" in said
-    assert (await service.tournament(1, CONSOLE_GUILD)).status == "finished"
+    assert (await service.event_reads.tournament(1, CONSOLE_GUILD)).status == "finished"
 
 
 FRED, GIL = Player(9006, "fred"), Player(9007, "gil")
@@ -343,15 +345,15 @@ async def test_a_league_starts_its_next_season_when_the_last_game_ends(
 ) -> None:
     everyone = (*PEOPLE, FRED, GIL)
     tid = await _event(service, "league", everyone[:6])
-    await service.start_tournament(tid, GUILD, ANN)
+    await service.events.start_tournament(tid, GUILD, ANN)
     assert len(await _under_way(service, tid)) == 15  # one division of six
-    late = await service.join_tournament(tid, GUILD, GIL)  # a newcomer waits for next season
+    late = await service.events.join_tournament(tid, GUILD, GIL)  # a newcomer waits for next season
     assert "next season" in late.note
     for game_id, _, _ in await _under_way(service, tid):
-        game = await service.game(game_id, GUILD)
+        game = await service.lookups.game(game_id, GUILD)
         loser = next(p for p in everyone if p.id == game.seats[1].player_id)
-        await service.resign(game_id, GUILD, loser)
-    season = await service.tournament(tid, GUILD)
+        await service.play.resign(game_id, GUILD, loser)
+    season = await service.event_reads.tournament(tid, GUILD)
     assert season.status == "active" and season.round == 2
     playing = await _under_way(service, tid)
     assert len(playing) == 21 and {r for _, _, r in playing} == {2}  # seven now
@@ -364,30 +366,30 @@ async def test_two_losses_on_time_in_a_row_withdraw_a_player(
     from datetime import timedelta
 
     tid = await _event(service, "swiss", (ANN, BOB, CAT, DAN), days_per_move=1, rounds=3)
-    await service.start_tournament(tid, GUILD, ANN)
+    await service.events.start_tournament(tid, GUILD, ANN)
     for _ in range(2):  # every player to move runs out of time, twice
         clock.advance(days=2)
-        for claim in await service.claim_deadlines("test", timedelta(minutes=5)):
-            await service.act_on_deadline(claim, "test")
-    summary = await service.tournament(tid, GUILD)
+        for claim in await service.schedule.claim_deadlines("test", timedelta(minutes=5)):
+            await service.schedule.act_on_deadline(claim, "test")
+    summary = await service.event_reads.tournament(tid, GUILD)
     out = [e.name for e in summary.entrants if e.withdrawn]
     assert out, "nobody was withdrawn after two losses on time"
     news = [n for n in await _news(service) if n.kind == "withdrawn"]
     assert news and "lost two games on time in a row" in news[0].text
     for game_id, _, _ in await _under_way(service, tid):  # never paired again
-        game = await service.game(game_id, GUILD)
+        game = await service.lookups.game(game_id, GUILD)
         assert not {s.name for s in game.seats} & set(out)
 
 
 async def test_pairings_and_thread_titles_name_the_event(service: GameService) -> None:
-    from bot.service.messages import thread_title
+    from bot.service.core.messages import thread_title
 
     tid = await _event(service, "roundrobin", (ANN, BOB, CAT, DAN), name="Spring")
-    await service.start_tournament(tid, GUILD, ANN)
-    listed = await service.tournament_pairings(tid, GUILD)
+    await service.events.start_tournament(tid, GUILD, ANN)
+    listed = await service.event_reads.tournament_pairings(tid, GUILD)
     assert listed.count("under way") == 6  # a round robin lists every game
     game_id, _, number = (await _under_way(service, tid))[-1]
-    game = await service.game(game_id, GUILD)
+    game = await service.lookups.game(game_id, GUILD)
     names = " v ".join(s.name or "" for s in game.seats)
     assert thread_title(game) == f"Spring Hex · round {number} · {names}"
 
@@ -401,14 +403,14 @@ async def test_an_event_may_keep_its_clocks_running_through_vacations(
         tid = await _event(
             service, "roundrobin", (ANN, BOB, CAT), days_per_move=1, vacations=vacations
         )
-        await service.start_tournament(tid, GUILD, ANN)
+        await service.events.start_tournament(tid, GUILD, ANN)
         game_id, first, _ = (await _under_way(service, tid))[0]
-        await service.player_settings(_person(first), vacation=True)
+        await service.preferences.player_settings(_person(first), vacation=True)
         clock.advance(hours=30)
-        for claim in await service.claim_deadlines("test", timedelta(minutes=5)):
-            await service.act_on_deadline(claim, "test")
-        assert (await service.game(game_id, GUILD)).status == status, vacations
-        await service.player_settings(_person(first), vacation=False)
+        for claim in await service.schedule.claim_deadlines("test", timedelta(minutes=5)):
+            await service.schedule.act_on_deadline(claim, "test")
+        assert (await service.lookups.game(game_id, GUILD)).status == status, vacations
+        await service.preferences.player_settings(_person(first), vacation=False)
 
 
 async def test_a_swiss_of_ten_thousand_is_refused_at_its_start(service: GameService) -> None:
@@ -421,7 +423,7 @@ async def test_a_swiss_of_ten_thousand_is_refused_at_its_start(service: GameServ
     tid = await _event(service, "swiss", ())
     now = datetime.now(UTC)
     people = [{"id": 100_000 + i, "name": f"p{i}", "created_at": now} for i in range(10_000)]
-    async with service.db.write() as conn:
+    async with service.records.db.write() as conn:
         await conn.execute(players.insert(), people)
         await conn.execute(
             entrants.insert(),
@@ -431,12 +433,12 @@ async def test_a_swiss_of_ten_thousand_is_refused_at_its_start(service: GameServ
             ],
         )
     with pytest.raises(Refused) as refused:
-        await service.join_tournament(tid, GUILD, ANN)
+        await service.events.join_tournament(tid, GUILD, ANN)
     assert str(refused.value) == "Swiss Hex is full: 1,000 players."
     with pytest.raises(Refused) as refused:
-        await service.start_tournament(tid, GUILD, ANN)
+        await service.events.start_tournament(tid, GUILD, ANN)
     assert str(refused.value) == (
         "A Swiss tournament takes at most 1,000 players; this one has 10,000."
     )
-    assert (await service.tournament(tid, GUILD)).status == "open"
+    assert (await service.event_reads.tournament(tid, GUILD)).status == "open"
     assert await _count(service, games) == 0 and await _count(service, pairings) == 0

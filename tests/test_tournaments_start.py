@@ -14,9 +14,9 @@ import sqlalchemy as sa
 from bot.console.console import GUILD as CONSOLE_GUILD
 from bot.schedule import Scheduler
 from bot.service import GameService, Refused, ServiceCode
-from bot.service.models import GameStarted
-from bot.service.rules import local_time
-from bot.service.tournaments import start_time, start_words
+from bot.service.core.models import GameStarted
+from bot.service.core.rules import local_time
+from bot.service.events.words import start_time, start_words
 from bot.store.schema import games, tournament_rounds, tournaments
 from engine import Code
 from tests.conftest import Clock
@@ -26,7 +26,7 @@ from tests.test_schedule import Outbox
 
 
 async def _status(service: GameService, tournament_id: int) -> str:
-    async with service.db.read() as conn:
+    async with service.records.db.read() as conn:
         return str(
             await conn.scalar(
                 sa.select(tournaments.c.status).where(tournaments.c.id == tournament_id)
@@ -37,10 +37,10 @@ async def _status(service: GameService, tournament_id: int) -> str:
 async def test_joins_beyond_the_limit_are_refused(service: GameService) -> None:
     event = await open_event(service, "swiss", PEOPLE[:4], max_players=4)
     with pytest.raises(Refused) as refused:
-        await service.join_tournament(event, GUILD, PEOPLE[4])
+        await service.events.join_tournament(event, GUILD, PEOPLE[4])
     assert str(refused.value) == "Swiss Hex is full: 4 players."
     assert refused.value.code is ServiceCode.EVENT_SIZE
-    summary = await service.tournament(event, GUILD)
+    summary = await service.event_reads.tournament(event, GUILD)
     assert len(summary.entrants) == 4 and summary.status == "open"
     assert start_words(summary) == "At most 4 players."
 
@@ -68,7 +68,7 @@ async def test_bad_limits_and_starts_are_refused(
     service: GameService, fmt: str, options: dict[str, object], sentence: str
 ) -> None:
     with pytest.raises(Refused) as refused:
-        await service.create_tournament(
+        await service.events.create_tournament(
             PLACE, ORGANIZER, "hex", format=fmt, manages=True, **options
         )  # type: ignore[arg-type]
     assert str(refused.value) == sentence
@@ -79,7 +79,7 @@ async def test_bad_limits_and_starts_are_refused(
 async def test_the_join_that_makes_n_starts_the_event(service: GameService) -> None:
     event = await open_event(service, "roundrobin", PEOPLE[:3], start_players=4)
     assert await _status(service, event) == "open"
-    joined = await service.join_tournament(event, GUILD, PEOPLE[3])
+    joined = await service.events.join_tournament(event, GUILD, PEOPLE[3])
     assert joined.tournament.status == "active"
     assert joined.note == "p4 joined Round robin Hex (4 players). Round robin Hex has started."
     started = [e for r in joined.results for e in r.events if isinstance(e, GameStarted)]
@@ -92,8 +92,8 @@ async def test_two_joins_racing_to_n_start_the_event_once(database_url: str, clo
     async with services(database_url, clock, 2) as (one, two):
         event = await open_event(one, "swiss", PEOPLE[:3], start_players=4, max_players=4)
         outcomes = await asyncio.gather(
-            one.join_tournament(event, GUILD, PEOPLE[3]),
-            two.join_tournament(event, GUILD, PEOPLE[4]),
+            one.events.join_tournament(event, GUILD, PEOPLE[3]),
+            two.events.join_tournament(event, GUILD, PEOPLE[4]),
             return_exceptions=True,
         )
         joined = [o for o in outcomes if not isinstance(o, BaseException)]
@@ -109,15 +109,15 @@ async def test_two_joins_racing_to_n_start_the_event_once(database_url: str, clo
 async def test_the_scheduler_starts_an_event_at_its_time(
     service: GameService, clock: Clock
 ) -> None:
-    await service.player_settings(ORGANIZER, time_zone="Europe/Paris")
+    await service.preferences.player_settings(ORGANIZER, time_zone="Europe/Paris")
     event = await open_event(service, "swiss", PEOPLE[:5], starts_at="2026-11-22T18:00")
-    summary = await service.tournament(event, GUILD)
+    summary = await service.event_reads.tournament(event, GUILD)
     assert summary.starts_at == datetime(2026, 11, 22, 17, 0, tzinfo=UTC)  # 18:00 in Paris
     assert (
         start_words(summary, lambda t: local_time(t, "Europe/Paris"))
         == "Starts at 22 Nov 18:00 CET."
     )
-    assert await service.next_tournament_start() == summary.starts_at  # the wake-up
+    assert await service.events.next_tournament_start() == summary.starts_at  # the wake-up
     outbox = Outbox()
     scheduler = Scheduler(service, outbox)
     await scheduler.tick()
@@ -127,7 +127,7 @@ async def test_the_scheduler_starts_an_event_at_its_time(
     assert await _status(service, event) == "active"
     assert len(outbox.events(GameStarted)) == 2  # 5 players: 2 games and a bye
     await scheduler.tick()  # once
-    assert await service.next_tournament_start() is None
+    assert await service.events.next_tournament_start() is None
     assert await count(service, games) == 2 and await count(service, tournament_rounds) == 1
 
 
@@ -153,9 +153,9 @@ async def test_too_few_at_the_time_starts_when_the_least_have_joined(
     scheduler = Scheduler(service, Outbox())
     await scheduler.tick()
     assert await _status(service, event) == "open"
-    await service.join_tournament(event, GUILD, PEOPLE[2])
+    await service.events.join_tournament(event, GUILD, PEOPLE[2])
     assert await _status(service, event) == "open"
-    joined = await service.join_tournament(event, GUILD, PEOPLE[3])  # the least of a Swiss
+    joined = await service.events.join_tournament(event, GUILD, PEOPLE[3])  # the least of a Swiss
     assert joined.tournament.status == "active"
 
 
@@ -183,5 +183,5 @@ async def test_the_console_creates_with_a_limit_and_a_start(
     ) in said
     assert "Starts at 24 Nov 12:00 UTC." in said
     assert "A round robin takes 3 to 20 players." in said
-    first = await service.tournament(1, CONSOLE_GUILD)
+    first = await service.event_reads.tournament(1, CONSOLE_GUILD)
     assert (first.max_players, first.start_players) == (5, 4)

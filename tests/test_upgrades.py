@@ -63,8 +63,8 @@ async def test_every_old_database_upgrades_and_replays_every_game(
     service = await opened(copied(fixture, tmp_path))
     try:
         for game_id, then in RECORDED[fixture.name].items():
-            now = await service.game(int(game_id), GUILD)
-            async with service.db.read() as conn:
+            now = await service.lookups.game(int(game_id), GUILD)
+            async with service.records.db.read() as conn:
                 record = (
                     await conn.scalars(
                         sa.select(moves.c.text)
@@ -86,14 +86,14 @@ async def test_every_old_database_upgrades_and_replays_every_game(
                 "engine_to_move": state.to_move,
             } == then, f"game #{game_id}"
         # game #3, under way in every file, goes on: its player to move plays
-        under_way = await service.game(3, GUILD)
+        under_way = await service.lookups.game(3, GUILD)
         assert under_way.to_move is not None
         mover = under_way.seats[under_way.to_move].player_id
         assert mover is not None
         state = engine.replay(
             under_way.game, under_way.options, RECORDED[fixture.name]["3"]["moves"]
         )
-        played = await service.move(3, GUILD, Player(mover, "bob"), state.legal_moves()[0])
+        played = await service.play.move(3, GUILD, Player(mover, "bob"), state.legal_moves()[0])
         assert played.game.ply == under_way.ply + 1
     finally:
         await service.close()

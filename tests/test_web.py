@@ -16,8 +16,9 @@ from aiohttp import ClientSession
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.cli import main
-from bot.service import GameService, Player, Refused, ServiceCode, aiqueue
-from bot.service import web as service_web
+from bot.service import GameService, Player, Refused, ServiceCode
+from bot.service.ai import jobs as aiqueue
+from bot.service.web import pages as service_web
 from bot.store import Database
 from bot.web import game as game_page
 from bot.web import urls
@@ -39,7 +40,7 @@ async def test_a_server_whose_pages_are_off_has_no_address(
         assert (await fetched(web, path)).status == 404, path
     place = await pages_on(service, "public")
     assert (await fetched(web, urls.game(place, game.id))).status == 200
-    assert (await service.guild_settings(GUILD, web="off")).web_place is None
+    assert (await service.preferences.guild_settings(GUILD, web="off")).web_place is None
     assert (await fetched(web, urls.game(place, game.id))).status == 404
 
 
@@ -59,19 +60,19 @@ async def test_link_mode_pages_only_through_their_token_never_indexed(
     assert board.headers["X-Robots-Tag"] == "noindex, nofollow"
     assert board.headers["Cache-Control"].startswith("private")
     # the token stays while the pages are on; gone public, the link leads to the public page
-    assert (await service.guild_settings(GUILD, web="link")).web_token == place.token
-    await service.guild_settings(GUILD, web="public")
+    assert (await service.preferences.guild_settings(GUILD, web="link")).web_token == place.token
+    await service.preferences.guild_settings(GUILD, web="public")
     moved = await fetched(web, urls.game(place, game.id, 1))
     assert moved.status == 302 and moved.headers["Location"] == f"/s/{GUILD}/g/{game.id}?ply=1"
     # off forgets the token: the old links are dead, a new link mode gets a new one
-    await service.guild_settings(GUILD, web="off")
+    await service.preferences.guild_settings(GUILD, web="off")
     again = await pages_on(service, "link")
     assert again.token != place.token
     assert (await fetched(web, urls.game(place, game.id))).status == 404
     with pytest.raises(Refused) as refused:  # a mode no server has: one sentence, no change
-        await service.guild_settings(GUILD, web="secret")
+        await service.preferences.guild_settings(GUILD, web="secret")
     assert refused.value.code == ServiceCode.BAD_SETTING
-    assert (await service.guild_settings(GUILD)).web_token == again.token
+    assert (await service.preferences.guild_settings(GUILD)).web_token == again.token
     robots = await text_of(web, "/robots.txt")
     assert "Disallow: /l/" in robots
 
@@ -133,7 +134,7 @@ async def test_hostile_ids_and_parameters_are_404_or_400_never_500(
         response = await fetched(web, path)
         assert response.status == status, (path, response.status)
     other = await hex_game(service, ["b2"])
-    await service.guild_settings(GUILD + 1, web="public")
+    await service.preferences.guild_settings(GUILD + 1, web="public")
     assert (await fetched(web, f"/s/{GUILD + 1}/g/{other.id}")).status == 404  # not that server's
 
 
@@ -170,7 +171,7 @@ async def test_the_game_page_shows_every_ply_as_a_link(service: GameService, web
         f'White: <bdi><a class="name" href="{urls.player(place, BOB.id)}">bob</a></bdi> · to move'
         in page
     )
-    await service.player_settings(BOB, vacation=True)
+    await service.preferences.player_settings(BOB, vacation=True)
     assert "Clock stopped: on vacation" in await text_of(web, urls.game(place, banked.id))
 
 
@@ -190,9 +191,9 @@ async def test_board_pictures_are_cached_and_revalidated(service: GameService, w
     assert plain.status == 200 and plain.headers["Cache-Control"] == "public, no-cache"
     # an undo makes ply 2 another position: another version
     before = (await fetched(web, urls.board(place, game.id, 2))).headers["ETag"]
-    await service.request_undo(game.id, GUILD, BOB)
-    await service.answer_undo(game.id, GUILD, ANN, accept=True)
-    await service.move(game.id, GUILD, BOB, "a4")
+    await service.play.request_undo(game.id, GUILD, BOB)
+    await service.play.answer_undo(game.id, GUILD, ANN, accept=True)
+    await service.play.move(game.id, GUILD, BOB, "a4")
     after = await fetched(web, urls.board(place, game.id, 2), **{"If-None-Match": before})
     assert after.status == 200 and after.headers["ETag"] != before
 
@@ -210,7 +211,9 @@ async def test_downloads(service: GameService, web: Client) -> None:
 
 
 async def test_the_rate_limit_is_per_client_address(service: GameService) -> None:
-    settings = service.settings.model_copy(update={"web_rate_limit": 1.0, "web_forwarded": True})
+    settings = service.records.settings.model_copy(
+        update={"web_rate_limit": 1.0, "web_forwarded": True}
+    )
     async with TestClient(TestServer(create_app(service, settings))) as client:
         for _ in range(5):  # the burst: five seconds' worth
             assert (
@@ -224,7 +227,7 @@ async def test_the_rate_limit_is_per_client_address(service: GameService) -> Non
 
 async def store_analysis(service: GameService, game_id: int, ply: int, clock: Clock) -> None:
     """An analysis as the AI runner stores it (its text and chart), for game `game_id`."""
-    async with service.db.write() as conn:
+    async with service.records.db.write() as conn:
         job = await aiqueue.request(conn, game_id, "analysis", ply, clock())
         await aiqueue.finish(
             conn, job.id, clock(), {"text": "move 3 a4: Black threw away a win"}, b"\x89PNG-chart"
@@ -270,7 +273,7 @@ async def test_the_pages_run_beside_the_bot_and_say_so_when_their_port_is_taken(
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        settings = service.settings.model_copy(update={"web_port": port})
+        settings = service.records.settings.model_copy(update={"web_port": port})
         assert await start_web(service, settings) is None  # the bot runs on without pages
         assert f"cannot listen on 127.0.0.1:{port}" in caplog.text
     stop = await start_web(service, settings)
@@ -300,9 +303,9 @@ async def test_another_processs_change_of_the_pages_shows_within_seconds(
     place = await pages_on(service)
     game = await hex_game(service, ["b2"])
     assert (await fetched(web, urls.game(place, game.id))).status == 200
-    other = GameService(await Database.open(database_url), service.settings)
+    other = GameService(await Database.open(database_url), service.records.settings)
     try:
-        await other.guild_settings(GUILD, web="off")
+        await other.preferences.guild_settings(GUILD, web="off")
     finally:
         await other.close()
     assert (await fetched(web, urls.game(place, game.id))).status == 200  # trusted a while
@@ -380,7 +383,7 @@ async def test_a_request_too_long_to_read_is_a_414_or_431_logged_once_a_minute(
     service: GameService, caplog: pytest.LogCaptureFixture
 ) -> None:
     port = free_port()
-    stop = await start_web(service, service.settings.model_copy(update={"web_port": port}))
+    stop = await start_web(service, service.records.settings.model_copy(update={"web_port": port}))
     assert stop is not None
     long_line = b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
     long_header = b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n"
@@ -406,11 +409,13 @@ ROOTED = "https://example.org/paperboard"
 async def test_the_pages_write_every_address_under_public_urls_path(
     service: GameService, clock: Clock
 ) -> None:
-    settings = service.settings.model_copy(update={"web_rate_limit": 0, "public_url": ROOTED})
+    settings = service.records.settings.model_copy(
+        update={"web_rate_limit": 0, "public_url": ROOTED}
+    )
     place = await pages_on(service)
     game = await hex_game(service, ["b2", "c3", "a4"], resign=True)
     await store_analysis(service, game.id, game.ply, clock)
-    event = await service.create_tournament(
+    event = await service.events.create_tournament(
         PLACE, ANN, "hex", format="swiss", name="Spring", options={"size": "5"}, manages=True
     )
     pages = (
@@ -438,9 +443,9 @@ async def test_the_pages_write_every_address_under_public_urls_path(
                         assert "/paperboard/paperboard" not in part, (path, part)
         robots = await (await client.get("/robots.txt")).text()
         assert "Disallow: /paperboard/l/" in robots
-        await service.guild_settings(GUILD, web="link")
-        link = (await service.guild_settings(GUILD)).web_place
+        await service.preferences.guild_settings(GUILD, web="link")
+        link = (await service.preferences.guild_settings(GUILD)).web_place
         assert link is not None
-        await service.guild_settings(GUILD, web="public")
+        await service.preferences.guild_settings(GUILD, web="public")
         moved = await client.get(urls.game(link, game.id), allow_redirects=False)
         assert moved.headers["Location"] == f"/paperboard/s/{GUILD}/g/{game.id}"

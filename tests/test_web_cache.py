@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bot.service import GameService, SizedCache
-from bot.service import web as service_web
+from bot.service.web import pages as service_web
 from bot.web import urls
 from bot.web.site import Site
 from tests.conftest import ANN, Clock
@@ -25,11 +25,11 @@ async def test_a_game_page_read_again_shows_what_changed_since(
     game = await hex_game(service, ["b2", "c3"])
     before = await text_of(web, urls.game(place, game.id, 1))
     assert "<span>a4</span>" not in before and 'data-ply="1" aria-current="step"' in before
-    await service.move(game.id, GUILD, ANN, "a4")
+    await service.play.move(game.id, GUILD, ANN, "a4")
     after = await text_of(web, urls.game(place, game.id, 1))
     assert "<span>a4</span>" in after and f'href="{urls.game(place, game.id, 3)}"' in after
     assert after.count('aria-current="step"') == 1
-    over = (await service.resign(game.id, GUILD, ANN)).game
+    over = (await service.play.resign(game.id, GUILD, ANN)).game
     assert "Analysis" not in await text_of(web, urls.game(place, game.id))
     await store_analysis(service, game.id, over.ply, clock)  # it comes after the game ends
     assert "Black threw away a win" in await text_of(web, urls.game(place, game.id))
@@ -43,20 +43,20 @@ async def test_a_board_asked_by_its_version_reads_nothing(
     page = await text_of(web, urls.game(place, game.id))
     versioned = urls.prefix(place) + f"/g/{game.id}" + re.findall(r"/board/1\.png\?v=\w+", page)[0]
     monkeypatch.setattr(service_web, "FRESH_SECONDS", 0.0)  # the reading is old
-    await service.guild_settings(GUILD + 1, web="public")
+    await service.preferences.guild_settings(GUILD + 1, web="public")
     elsewhere = f"/s/{GUILD + 1}/g/{game.id}/board/1.png" + versioned.split(".png")[1]
     assert (await fetched(web, elsewhere)).status == 404  # not that server's game
 
     async def no_read(*_: object) -> None:
         raise AssertionError("read again")
 
-    monkeypatch.setattr(service, "_read_game", no_read)
+    monkeypatch.setattr(service.web, "_read_game", no_read)
     board = await fetched(web, versioned)
     assert board.status == 200 and "immutable" in board.headers["Cache-Control"]
     tag = board.headers["ETag"]
     assert (await fetched(web, versioned, **{"If-None-Match": tag})).status == 304
     with pytest.raises(AssertionError, match="read again"):  # without its version: read
-        await service.web_board(place, game.id, 1)
+        await service.web.web_board(place, game.id, 1)
 
 
 def test_a_sized_cache_forgets_the_least_recently_used_beyond_its_budget() -> None:
@@ -75,6 +75,10 @@ def test_a_sized_cache_forgets_the_least_recently_used_beyond_its_budget() -> No
 
 
 def test_both_caches_take_their_budget_from_web_cache_mb(service: GameService) -> None:
-    settings = service.settings.model_copy(update={"web_cache_mb": 3})
+    settings = service.records.settings.model_copy(update={"web_cache_mb": 3})
     assert Site(service, settings).drawn.budget == 3 * 2**20
-    assert service._web_games.budget == service.settings.web_cache_mb * 2**20 == 128 * 2**20
+    assert (
+        service.web._web_games.budget
+        == service.records.settings.web_cache_mb * 2**20
+        == 128 * 2**20
+    )

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from bot.service import GameService, Player, webreads
+from bot.service import GameService, Player
+from bot.service.web import lists as webreads
 from bot.web import urls
 from tests.conftest import ANN, BOB, CAT, DAN
 from tests.webkit import GUILD, PLACE, UP, Client, fetched, hex_game, pages_on, text_of
@@ -30,8 +31,8 @@ async def test_the_server_page_lists_games_leaderboards_and_events(
     place = await pages_on(service)
     done = await hex_game(service, ["b2", "c3"], resign=True)  # rated: bob wins
     going = await hex_game(service, ["b2"], players=(CAT, DAN))
-    never = await service.challenge(PLACE, ANN, "hex", opponents=[CAT])  # not accepted
-    event = await service.create_tournament(
+    never = await service.challenges.challenge(PLACE, ANN, "hex", opponents=[CAT])  # not accepted
+    event = await service.events.create_tournament(
         PLACE, ANN, "hex", format="swiss", name="Spring", options={"size": "5"}, manages=True
     )
     page = await text_of(web, urls.server(place))
@@ -77,7 +78,7 @@ async def test_hostile_query_parameters_are_400_and_unknown_ids_404(
 ) -> None:
     place = await pages_on(service)
     game = await hex_game(service, ["b2"], players=(ANN, MALLORY), resign=True)
-    await service.player_settings(BOB, web_profile=False)
+    await service.preferences.player_settings(BOB, web_profile=False)
     await hex_game(service, ["b2"])  # bob played here: hidden all the same
     server = urls.server(place)
     cases = {
@@ -148,8 +149,10 @@ async def test_the_player_page(service: GameService, web: Client) -> None:
     place = await pages_on(service)
     await hex_game(service, ["b2", "c3"], resign=True)  # rated: bob wins
     going = await hex_game(service, ["b2"])
-    issued = await service.challenge(PLACE, ANN, "hex", bots=["easy"], options={"size": 4})
-    await service.resign(issued.game.id, GUILD, ANN)  # a casual game lost to the bot
+    issued = await service.challenges.challenge(
+        PLACE, ANN, "hex", bots=["easy"], options={"size": 4}
+    )
+    await service.play.resign(issued.game.id, GUILD, ANN)  # a casual game lost to the bot
     page = await text_of(web, urls.player(place, ANN.id))
     assert '<h1 class="name">ann</h1>' in page
     assert re.search(r"Hex</a></td><td>1\d\d\d\?</td><td>0/1</td>", page)
@@ -164,7 +167,7 @@ async def test_the_player_page(service: GameService, web: Client) -> None:
     against_bot = await text_of(web, urls.game(place, issued.game.id))
     assert urls.player(place, ANN.id) in against_bot and "/p/2" not in against_bot
     # a hidden profile: no page, no link, off the leaderboard; its games show its name
-    await service.player_settings(ANN, web_profile=False)
+    await service.preferences.player_settings(ANN, web_profile=False)
     assert (await fetched(web, urls.player(place, ANN.id))).status == 404
     server = await text_of(web, urls.server(place))
     assert urls.player(place, ANN.id) not in server and '<span class="name">ann</span>' in server
@@ -182,7 +185,7 @@ async def test_pages_of_a_server_whose_pages_are_off_are_404_and_link_mode_works
     service: GameService, web: Client
 ) -> None:
     game = await hex_game(service, ["b2"], resign=True)
-    created = await service.create_tournament(
+    created = await service.events.create_tournament(
         PLACE, ANN, "hex", format="ladder", options={"size": "5"}, manages=True
     )
     event_id = created.tournament.id
@@ -204,7 +207,7 @@ async def test_games_under_way_show_no_analysis_hints_or_conditionals(
 ) -> None:
     place = await pages_on(service)
     going = await hex_game(service, ["b2"])
-    await service.add_conditional(going.id, GUILD, ANN, "c3 a4")
+    await service.conditionals.add_conditional(going.id, GUILD, ANN, "c3 a4")
     for path in (urls.server(place), urls.player(place, BOB.id), urls.game(place, going.id)):
         page = re.sub(r"\?v=\w+", "", await text_of(web, path))  # static files' hashes
         assert not re.search(r"\ba4\b", page), path  # the line's move, nowhere
@@ -213,18 +216,18 @@ async def test_games_under_way_show_no_analysis_hints_or_conditionals(
 
 async def _event(service: GameService, fmt: str, people: tuple[Player, ...]) -> int:
     """A new event of `fmt` (5x5 Hex) that `people` joined, in order."""
-    created = await service.create_tournament(
+    created = await service.events.create_tournament(
         PLACE, ANN, "hex", format=fmt, options={"size": "5"}, manages=True
     )
     for person in people:
-        await service.join_tournament(created.tournament.id, GUILD, person)
+        await service.events.join_tournament(created.tournament.id, GUILD, person)
     return created.tournament.id
 
 
 async def _finish_all(service: GameService, event_id: int, loser_seat: int = 1) -> None:
     """Every game of the event resigned by its `loser_seat`, round after round."""
     for _ in range(20):
-        found = await service.web_event(await pages_on(service), event_id, None)
+        found = await service.web_lists.web_event(await pages_on(service), event_id, None)
         playing = [
             p.game_id
             for r in found.rounds
@@ -234,9 +237,9 @@ async def _finish_all(service: GameService, event_id: int, loser_seat: int = 1) 
         if not playing:
             return
         for game_id in playing:
-            game = await service.game(game_id, GUILD)
+            game = await service.lookups.game(game_id, GUILD)
             loser = game.seats[loser_seat].player_id
-            await service.resign(
+            await service.play.resign(
                 game_id, GUILD, Player(loser or 0, game.seats[loser_seat].name or "")
             )
 
@@ -248,7 +251,7 @@ async def test_a_knockout_shows_its_bracket_with_the_games(
     event_id = await _event(service, "knockout", (ANN, BOB, CAT, MALLORY))
     opened = await text_of(web, urls.event(place, event_id))
     assert "Entrants" in opened and "&lt;script&gt;" in opened and "<script>alert" not in opened
-    await service.start_tournament(event_id, GUILD, ANN)
+    await service.events.start_tournament(event_id, GUILD, ANN)
     await _finish_all(service, event_id)
     page = await text_of(web, urls.event(place, event_id))
     assert 'class="bracket"' in page and ">Semi-finals<" in page and ">Final<" in page
@@ -271,7 +274,7 @@ async def test_a_round_robin_shows_standings_with_tiebreaks_and_its_crosstable(
 ) -> None:
     place = await pages_on(service)
     event_id = await _event(service, "roundrobin", (ANN, BOB, CAT))
-    await service.start_tournament(event_id, GUILD, ANN)
+    await service.events.start_tournament(event_id, GUILD, ANN)
     await _finish_all(service, event_id, loser_seat=0)
     page = await text_of(web, urls.event(place, event_id))
     assert "<h2>Standings</h2>" in page and "Sonneborn-Berger" in page
@@ -292,8 +295,8 @@ async def test_a_round_robin_shows_standings_with_tiebreaks_and_its_crosstable(
 async def test_a_ladder_shows_its_order(service: GameService, web: Client) -> None:
     place = await pages_on(service)
     event_id = await _event(service, "ladder", (ANN, BOB, CAT))
-    await service.start_tournament(event_id, GUILD, ANN)
-    challenge = await service.ladder_challenge(event_id, GUILD, CAT, BOB)
+    await service.events.start_tournament(event_id, GUILD, ANN)
+    challenge = await service.ladders.ladder_challenge(event_id, GUILD, CAT, BOB)
     page = await text_of(web, urls.event(place, event_id))
     assert "The ladder" in page
     order = re.findall(r"<td>(\d)</td>\s*<td><a class=\"name\" href=\"[^\"]*\">(\w+)</a>", page)
@@ -329,13 +332,13 @@ async def test_a_swiss_round_shows_its_bye_and_a_league_its_divisions(
 ) -> None:
     place = await pages_on(service)
     swiss = await _event(service, "swiss", (ANN, BOB, CAT, DAN, EVE))
-    await service.start_tournament(swiss, GUILD, ANN)
+    await service.events.start_tournament(swiss, GUILD, ANN)
     page = await text_of(web, urls.event(place, swiss))
     assert "has the bye" in page and "Buchholz" in page and ">Round 1</h3>" in page
     assert page.count('<span class="muted">v</span>') == 2
     people = (ANN, BOB, CAT, DAN, EVE, MALLORY)
     league = await _event(service, "league", people)
-    await service.start_tournament(league, GUILD, ANN)
+    await service.events.start_tournament(league, GUILD, ANN)
     page = await text_of(web, urls.event(place, league))
     assert ">Season 1</h3>" in page and "division 1" in page and '<table class="cross">' in page
     assert "<caption>Season 1 · division 1</caption>" in page  # what adds to the title
@@ -348,7 +351,7 @@ async def test_events_called_off_or_empty_have_pages(service: GameService, web: 
         empty = await _event(service, fmt, ())
         assert "Nobody has entered yet" in await text_of(web, urls.event(place, empty)), fmt
         called_off = await _event(service, fmt, (ANN, BOB, CAT, DAN))
-        await service.cancel_tournament(called_off, GUILD, ANN)
+        await service.events.cancel_tournament(called_off, GUILD, ANN)
         assert "called off" in await text_of(web, urls.event(place, called_off)), fmt
 
 
@@ -358,7 +361,7 @@ async def test_a_game_called_off_is_listed_with_the_finished_ones(
     place = await pages_on(service)
     done = await hex_game(service, ["b2", "c3"], resign=True)
     called_off = await hex_game(service, [])
-    await service.abort(called_off.id, GUILD, ANN)
+    await service.play.abort(called_off.id, GUILD, ANN)
     going = await hex_game(service, ["b2"])
     assert (await fetched(web, urls.game(place, called_off.id))).status == 200
     page = await text_of(web, urls.server(place))

@@ -23,7 +23,7 @@ Client = TestClient[web_app.Request, web_app.Application]
 
 async def pages_on(service: GameService, mode: str = "public", guild: int = GUILD) -> WebPlace:
     """The server's pages turned on (`public` or `link`): where they are."""
-    found = (await service.guild_settings(guild, web=mode)).web_place
+    found = (await service.preferences.guild_settings(guild, web=mode)).web_place
     assert found is not None and found.mode == mode
     return found
 
@@ -40,15 +40,15 @@ async def hex_game(
     """A Hex game between two people with `moves` played (first: the first player's),
     resigned by whoever is to move at the end with `resign`."""
     first, second = players
-    issued = await service.challenge(
+    issued = await service.challenges.challenge(
         PLACE, first, "hex", opponents=[second], options={"size": size, "swap": "off"},
         first="challenger", **extra,
     )  # fmt: skip
-    game = (await service.accept(issued.game.id, GUILD, second)).game
+    game = (await service.challenges.accept(issued.game.id, GUILD, second)).game
     for i, move in enumerate(moves):
-        game = (await service.move(game.id, GUILD, players[i % 2], move)).game
+        game = (await service.play.move(game.id, GUILD, players[i % 2], move)).game
     if resign:
-        game = (await service.resign(game.id, GUILD, players[len(moves) % 2])).game
+        game = (await service.play.resign(game.id, GUILD, players[len(moves) % 2])).game
     return game
 
 

@@ -118,28 +118,28 @@ async def played(
     game = await hex_game(service, [], players=players, size=size)
     for i, move in enumerate(moves):
         clock.advance(minutes=37 + 11 * i)
-        game = (await service.move(game.id, GUILD, players[i % 2], move)).game
+        game = (await service.play.move(game.id, GUILD, players[i % 2], move)).game
     if size == 7:
         clock.advance(hours=2)
-        game = (await service.resign(game.id, GUILD, players[len(moves) % 2])).game
+        game = (await service.play.resign(game.id, GUILD, players[len(moves) % 2])).game
     return game
 
 
 async def round_robin(service: GameService, clock: Clock) -> int:
     """A finished round robin of 5x5 Hex among ann, bob, cat and dan: each game two moves
     then a resignation (the first seat's in odd games)."""
-    made = await service.create_tournament(
+    made = await service.events.create_tournament(
         PLACE, ANN, "hex", format="roundrobin", name="Autumn", options={"size": "5"},
         manages=True,
     )  # fmt: skip
     event_id = made.tournament.id
     for person in (ANN, BOB, CAT, DAN):
-        await service.join_tournament(event_id, GUILD, person)
-    await service.start_tournament(event_id, GUILD, ANN)
+        await service.events.join_tournament(event_id, GUILD, person)
+    await service.events.start_tournament(event_id, GUILD, ANN)
     for _ in range(12):  # round after round
         active = [
             g
-            for g in await service.games(GUILD, status="active", limit=100)
+            for g in await service.lookups.games(GUILD, status="active", limit=100)
             if g.event_id == event_id
         ]
         if not active:
@@ -147,9 +147,9 @@ async def round_robin(service: GameService, clock: Clock) -> int:
         for game in active:
             clock.advance(hours=5)
             seats = [Player(s.player_id or 0, s.name or "") for s in game.seats]
-            await service.move(game.id, GUILD, seats[0], "b2")
-            await service.move(game.id, GUILD, seats[1], "c3")
-            await service.resign(game.id, GUILD, seats[game.id % 2])
+            await service.play.move(game.id, GUILD, seats[0], "b2")
+            await service.play.move(game.id, GUILD, seats[1], "c3")
+            await service.play.resign(game.id, GUILD, seats[game.id % 2])
     return event_id
 
 

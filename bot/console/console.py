@@ -165,7 +165,7 @@ class Console:
         the bot's moves it set off."""
         self.say("Paperboard console. Type help for the commands, quit to leave.")
         self.source = iter(lines) if lines is not None else None
-        self.zone = await self.service.time_zone(self.me.id)
+        self.zone = await self.service.lookups.time_zone(self.me.id)
         self.interactive = interactive
         if interactive and self.runner is not None:
             await self.runner.start()  # its loop plays the bot; bot_moved prints each move
@@ -229,7 +229,7 @@ class Console:
                 await self.bot_turns()
                 # what followed from the line in the outbox (an event's next round after
                 # its last game ended), printed before the next line is read
-                await self.service.redeliver(self.print_result)
+                await self.service.outbox.redeliver(self.print_result)
         except Refused as refusal:
             self.refused(refusal)
         except Exception:  # a bug must not end the session or lose the games
@@ -279,13 +279,13 @@ class Console:
             raise _loose_word(loose[0])
         given = _keyed(settings, "challenge")
         addresses += [given["email"]] if "email" in given else []
-        opponents += [await self.service.mail_opponent(GUILD, a) for a in addresses]
+        opponents += [await self.service.mail.mail_opponent(GUILD, a) for a in addresses]
         if "level" in given and len(opponents) == len(mentioned):
             raise Refused(
                 "level= is for a game against the bot: mention @ai.", code=ServiceCode.USAGE
             )
         options = {k: v for k, v in settings.items() if k not in KEYS["challenge"]}
-        result = await self.service.challenge(
+        result = await self.service.challenges.challenge(
             Place(GUILD, CHANNEL),
             self.me,
             game.lower(),
@@ -302,20 +302,24 @@ class Console:
 
     async def accept(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, challenge=True)
-        await self.announce(await self.service.accept(game, GUILD, self.me))
+        await self.announce(await self.service.challenges.accept(game, GUILD, self.me))
 
     async def decline(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, challenge=True)
-        await self.announce(await self.service.decline(game, GUILD, self.me))
+        await self.announce(await self.service.challenges.decline(game, GUILD, self.me))
 
     async def join(self, words: list[str], _: str) -> None:
         await self.announce(
-            await self.service.join(await self.game_id(words, challenge=True), GUILD, self.me)
+            await self.service.challenges.join(
+                await self.game_id(words, challenge=True), GUILD, self.me
+            )
         )
 
     async def cancel(self, words: list[str], _: str) -> None:
         await self.announce(
-            await self.service.cancel(await self.game_id(words, challenge=True), GUILD, self.me)
+            await self.service.challenges.cancel(
+                await self.game_id(words, challenge=True), GUILD, self.me
+            )
         )
 
     async def move(self, words: list[str], rest: str) -> None:
@@ -323,10 +327,10 @@ class Console:
         text = " ".join(tokens)
         game = named if named is not None else await self.game_to_move()
         if not text:
-            example = await self.service.example_move(game, GUILD, self.me.id)
+            example = await self.service.lookups.example_move(game, GUILD, self.me.id)
             if example is not None:  # else the empty move hears why not (whose turn, over)
                 raise Refused(f"Type the move: move {example}.", code=ServiceCode.USAGE)
-        proposed = await self.service.propose_move(game, GUILD, self.me, text)
+        proposed = await self.service.play.propose_move(game, GUILD, self.me, text)
         if isinstance(proposed, MovePreview):  # the misclick guard: ask first
             self.say(proposed.text)
             self.say(f"Play {proposed.played} in game #{game}? Type y to play it, else n.")
@@ -334,7 +338,7 @@ class Console:
             if (answer or "").strip().lower() not in ("y", "yes"):
                 self.say(f"Move {proposed.played} not played.")
                 return
-            proposed = await self.service.move(
+            proposed = await self.service.play.move(
                 game, GUILD, self.me, proposed.move, expected_ply=proposed.ply
             )
         result = proposed
@@ -347,10 +351,11 @@ class Console:
         start, before the next line is read. Each of its moves is printed like anyone's."""
         if self.runner is None:
             return
-        for game in await self.service.games(GUILD, status="active"):
+        for game in await self.service.lookups.games(GUILD, status="active"):
             if _bot_to_move(game):
                 await self.ai_work(
-                    partial(self.service.game, game.id, GUILD), lambda g: not _bot_to_move(g)
+                    partial(self.service.lookups.game, game.id, GUILD),
+                    lambda g: not _bot_to_move(g),
                 )
 
     async def ai_work(self, ask: Callable[[], Awaitable[T]], ready: Callable[[T], bool]) -> T:
@@ -374,11 +379,11 @@ class Console:
         only game under way (so a move out of turn hears whose turn it is), else the
         refusal naming your games."""
         try:
-            return (await self.service.default_game(GUILD, self.me.id, None)).id
+            return (await self.service.lookups.default_game(GUILD, self.me.id, None)).id
         except Refused as refusal:
             if refusal.code != ServiceCode.NO_GAME:
                 raise
-        return (await self.service.default_game(GUILD, self.me.id, None, my_turn=False)).id
+        return (await self.service.lookups.default_game(GUILD, self.me.id, None, my_turn=False)).id
 
     async def board(self, words: list[str], _: str) -> None:
         settings = dict(_pair(word) for word in words if "=" in word)
@@ -386,13 +391,15 @@ class Console:
         numbers = [w for w in words if "=" not in w and w != "groups"]
         game = await self.game_id(numbers, any_status=True)
         ply = whole_number(settings["ply"], "ply") if "ply" in settings else None
-        board = await self.service.board(game, GUILD, ply=ply, groups=groups, viewer_id=self.me.id)
+        board = await self.service.lookups.board(
+            game, GUILD, ply=ply, groups=groups, viewer_id=self.me.id
+        )
         await self.show_board(board.game, board.png, ply=board.ply)
 
     async def games(self, words: list[str], _: str) -> None:
         whose = next((self.player(w[1:]) for w in words if w.startswith("@")), self.me)
         status = next((w.lower() for w in words if not w.startswith("@")), None)
-        listed = await self.service.games(
+        listed = await self.service.lookups.games(
             GUILD, player_id=whose.id, status=status, viewer_id=self.me.id
         )
         if not listed:
@@ -402,7 +409,7 @@ class Console:
 
     async def next_game(self, words: list[str], _: str) -> None:
         after = await self.game_id(words) if words else None
-        found = await self.service.next_game(GUILD, self.me.id, after=after)
+        found = await self.service.queue.next_game(GUILD, self.me.id, after=after)
         game = found.game
         due = f", due {self.when(game.deadline)}" if game.deadline else ""
         self.say(
@@ -412,16 +419,18 @@ class Console:
         await self.show_board(game, found.png)
 
     async def resign(self, words: list[str], _: str) -> None:
-        game = (await self.service.may_resign(await self.game_id(words), GUILD, self.me)).id
+        game = (await self.service.play.may_resign(await self.game_id(words), GUILD, self.me)).id
         self.say(f"Resign game #{game}? Type y to resign, anything else to keep playing.")
         answer = await self.read_line(None)
         if (answer or "").strip().lower() not in ("y", "yes"):
             self.say(f"You did not resign game #{game}.")
             return
-        await self.announce(await self.service.resign(game, GUILD, self.me))
+        await self.announce(await self.service.play.resign(game, GUILD, self.me))
 
     async def abort(self, words: list[str], _: str) -> None:
-        await self.announce(await self.service.abort(await self.game_id(words), GUILD, self.me))
+        await self.announce(
+            await self.service.play.abort(await self.game_id(words), GUILD, self.me)
+        )
 
     async def undo(self, words: list[str], _: str) -> None:
         """undo [GAME] asks; undo accept|decline [GAME] answers (the game before or after)."""
@@ -431,26 +440,30 @@ class Console:
             raise Refused("Answer once: undo accept or undo decline.", code=ServiceCode.USAGE)
         if not answers:  # the game meant: where your last move was
             game = await self.game_id(rest, last_moved=True)
-            await self.announce(await self.service.request_undo(game, GUILD, self.me))
+            await self.announce(await self.service.play.request_undo(game, GUILD, self.me))
             return
         answer = answers[0]
         game = await self.game_id(rest, undo_answer=True)
-        result = await self.service.answer_undo(game, GUILD, self.me, accept=answer == "accept")
+        result = await self.service.play.answer_undo(
+            game, GUILD, self.me, accept=answer == "accept"
+        )
         await self.announce(result)
         if any(isinstance(e, UndoAnswered) and e.done for e in result.events):
-            board = await self.service.board(game, GUILD)
+            board = await self.service.lookups.board(game, GUILD)
             await self.show_board(board.game, board.png)
 
     async def rematch(self, words: list[str], _: str) -> None:
         await self.announce(
-            await self.service.rematch(await self.game_id(words, any_status=True), GUILD, self.me)
+            await self.service.challenges.rematch(
+                await self.game_id(words, any_status=True), GUILD, self.me
+            )
         )
 
     async def record(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)
-        record = await self.service.record(game, GUILD, self.me.id)
+        record = await self.service.lookups.record(game, GUILD, self.me.id)
         self.say(record.text)
-        gif = await self.service.replay_gif(game, GUILD)
+        gif = await self.service.lookups.replay_gif(game, GUILD)
         path = self.save(f"game-{game}-replay.gif", gif)
         self.say(f"Replay: {path}")
 
@@ -460,7 +473,7 @@ class Console:
         action = tokens[0].lower() if tokens and tokens[0].lower() in CONDITIONAL_ACTIONS else None
         line = " ".join(tokens[1:] if action else tokens) or None
         game = named if named is not None else await self.game_meant(conditional=True)
-        found = await self.service.conditional(game, GUILD, self.me, action, line)
+        found = await self.service.conditionals.conditional(game, GUILD, self.me, action, line)
         self.say(conditional_text(found))
 
     async def export(self, words: list[str], _: str) -> None:
@@ -473,7 +486,7 @@ class Console:
                 code=ServiceCode.USAGE,
             )
         game = named if named is not None else await self.game_meant(any_status=True)
-        exported = await self.service.export(game, GUILD, fmt)
+        exported = await self.service.exports.export(game, GUILD, fmt)
         path = self.save(exported.filename, exported.data)
         self.say(f"Export: {path}")
 
@@ -494,7 +507,7 @@ class Console:
 
     async def analysis(self, words: list[str], _: str) -> None:
         game = await self.game_id(words, any_status=True)
-        ask = partial(self.service.analysis, game, GUILD, self.me.id)
+        ask = partial(self.service.analysis.analysis, game, GUILD, self.me.id)
         working = asyncio.create_task(self.ai_work(ask, lambda found: found.done))
         while not working.done():
             await asyncio.wait({working}, timeout=PROGRESS_SECONDS)
@@ -510,7 +523,8 @@ class Console:
     async def hint(self, words: list[str], _: str) -> None:
         game = await self.game_id(words)
         found = await self.ai_work(
-            partial(self.service.hint, game, GUILD, self.me.id), lambda hint: hint.move is not None
+            partial(self.service.analysis.hint, game, GUILD, self.me.id),
+            lambda hint: hint.move is not None,
         )
         if found.move is None:
             raise Refused(
@@ -530,13 +544,13 @@ class Console:
         game = next((w.lower() for w in words if not w.startswith("@")), None)
         named = next((w[1:] for w in words if w.startswith("@")), None)
         if named is not None and named.strip().lower() in BOT_NAMES:  # casual games only
-            records = await self.service.bot_records(GUILD)
+            records = await self.service.play.bot_records(GUILD)
             shown = bot_record_lines([r for r in records if game is None or r[1] == game])
             self.say("\n".join(shown) or "Nobody has finished a game against the bot yet.")
             return
         whose = self.me if named is None else self.player(named)
-        lines = await self.service.ratings(GUILD, whose.id, game)
-        casual = await self.service.bot_records(GUILD, whose.id)
+        lines = await self.service.lookups.ratings(GUILD, whose.id, game)
+        casual = await self.service.play.bot_records(GUILD, whose.id)
         said = [rating_line(line) for line in lines] or [f"{whose.name} has no rated games yet."]
         said += bot_record_lines([r for r in casual if game is None or r[1] == game], against=True)
         self.say("\n".join(said))
@@ -544,7 +558,7 @@ class Console:
     async def leaderboard(self, words: list[str], _: str) -> None:
         if not words:
             raise Refused("Name a game: leaderboard hotwire.", code=ServiceCode.USAGE)
-        lines = await self.service.leaderboard(GUILD, words[0].lower())
+        lines = await self.service.lookups.leaderboard(GUILD, words[0].lower())
         if not lines:
             self.say("Nobody has finished a rated game of that yet.")
         for rank, line in enumerate(lines, 1):
@@ -562,9 +576,9 @@ class Console:
                 raise _no_value(key)
         values = {SETTING_NAMES[key]: value for key, value in map(_pair, words)}
         if "email" in values:
-            self.say(await self.service.link_email(self.me, values.pop("email")))
+            self.say(await self.service.mail.link_email(self.me, values.pop("email")))
         if "email_code" in values:
-            self.say(await self.service.confirm_email(self.me, values.pop("email_code")))
+            self.say(await self.service.mail.confirm_email(self.me, values.pop("email_code")))
         if not values and words:
             return
         vacation = values.get("vacation")
@@ -573,7 +587,7 @@ class Console:
         reminders = values.get("reminders")
         auto = values.get("auto_vacation")
         profile = values.get("web_profile")
-        settings = await self.service.player_settings(
+        settings = await self.service.preferences.player_settings(
             self.me,
             reminders=reminders.lower() if reminders is not None else None,
             time_zone=values.get("time_zone"),
@@ -601,7 +615,7 @@ class Console:
         given = _keyed({k: v for k, v in typed.items() if v}, "config")
         rated, runners, web = given.get("rated"), given.get("tournaments"), given.get("web")
         email = _bool(given["email"]) if "email" in given else None
-        found = await self.service.guild_settings(
+        found = await self.service.preferences.guild_settings(
             GUILD,
             days_per_move=parse_days(given.get("days_per_move"), unset="keep"),
             rated=_bool(rated) if rated is not None else None,
@@ -629,7 +643,7 @@ class Console:
         options = {k: v for k, v in settings.items() if k not in KEYS["tournament create"]}
         rounds, match = given.get("rounds"), given.get("match")
         most, start = given.get("max_players"), given.get("start_players")
-        result = await self.service.create_tournament(
+        result = await self.service.events.create_tournament(
             Place(GUILD, CHANNEL),
             self.me,
             game,
@@ -653,21 +667,23 @@ class Console:
 
     async def tournament_join(self, words: list[str], _: str) -> None:
         event = event_number(words)
-        await self.tournament_said(await self.service.join_tournament(event, GUILD, self.me))
+        await self.tournament_said(await self.service.events.join_tournament(event, GUILD, self.me))
 
     async def tournament_leave(self, words: list[str], _: str) -> None:
         event = event_number(words)
-        await self.tournament_said(await self.service.leave_tournament(event, GUILD, self.me))
+        await self.tournament_said(
+            await self.service.events.leave_tournament(event, GUILD, self.me)
+        )
 
     async def tournament_start(self, words: list[str], _: str) -> None:
         event = event_number(words)
-        started = await self.service.start_tournament(event, GUILD, self.me, manages=True)
+        started = await self.service.events.start_tournament(event, GUILD, self.me, manages=True)
         await self.tournament_said(started)
 
     async def tournament_withdraw(self, words: list[str], _: str) -> None:
         named = [self.player(w[1:]) for w in words if w.startswith("@")]
         event = event_number([w for w in words if not w.startswith("@")])
-        withdrawn = await self.service.withdraw_from_tournament(
+        withdrawn = await self.service.events.withdraw_from_tournament(
             event, GUILD, self.me, named[0] if named else None, manages=True
         )
         await self.tournament_said(withdrawn)
@@ -680,48 +696,48 @@ class Console:
                 code=ServiceCode.USAGE,
             )
         event = event_number([w for w in words if not w.startswith("@")])
-        challenged = await self.service.ladder_challenge(event, GUILD, self.me, named[0])
+        challenged = await self.service.ladders.ladder_challenge(event, GUILD, self.me, named[0])
         await self.tournament_said(challenged)
 
     async def tournament_accept(self, words: list[str], _: str) -> None:
         event = event_number(words)
-        accepted = await self.service.accept_ladder_challenge(event, GUILD, self.me)
+        accepted = await self.service.ladders.accept_ladder_challenge(event, GUILD, self.me)
         await self.tournament_said(accepted)
 
     async def tournament_decline(self, words: list[str], _: str) -> None:
         event = event_number(words)
-        declined = await self.service.decline_ladder_challenge(event, GUILD, self.me)
+        declined = await self.service.ladders.decline_ladder_challenge(event, GUILD, self.me)
         await self.tournament_said(declined)
 
     async def tournament_cancel(self, words: list[str], _: str) -> None:
         event = event_number(words)
-        cancelled = await self.service.cancel_tournament(event, GUILD, self.me, manages=True)
+        cancelled = await self.service.events.cancel_tournament(event, GUILD, self.me, manages=True)
         await self.tournament_said(cancelled)
 
     async def tournament_add_bot(self, words: list[str], _: str) -> None:
         level = dict(map(_pair, [w for w in words if "=" in w])).get("level", DEFAULT_LEVEL)
         event = event_number([w for w in words if "=" not in w])
-        added = await self.service.add_bot_to_tournament(
+        added = await self.service.events.add_bot_to_tournament(
             event, GUILD, self.me, level.lower(), manages=True
         )
         await self.tournament_said(added)
 
     async def tournament_export(self, words: list[str], _: str) -> None:
-        exported = await self.service.export_tournament(event_number(words), GUILD)
+        exported = await self.service.event_reads.export_tournament(event_number(words), GUILD)
         self.say(f"Export: {self.save(exported.filename, exported.data)}")
 
     async def tournament_standings(self, words: list[str], _: str) -> None:
         event = event_number(words)
-        standings = await self.service.tournament_standings(event, GUILD)
+        standings = await self.service.event_reads.tournament_standings(event, GUILD)
         self.say(standings.text)
         if standings.png:
             self.say(f"Standings: {self.save(f'event-{event}-standings.png', standings.png)}")
 
     async def tournament_pairings(self, words: list[str], _: str) -> None:
-        self.say(await self.service.tournament_pairings(event_number(words), GUILD))
+        self.say(await self.service.event_reads.tournament_pairings(event_number(words), GUILD))
 
     async def tournament_list(self, words: list[str], _: str) -> None:
-        listed = await self.service.list_tournaments(GUILD)
+        listed = await self.service.event_reads.list_tournaments(GUILD)
         if not listed:
             self.say("No events here yet: tournament create hex format=swiss name=Spring.")
         for event in listed:
@@ -741,7 +757,7 @@ class Console:
         if not words:
             raise Refused("Name the player: as bob.", code=ServiceCode.USAGE)
         self.me = self.player(words[0].lstrip("@"))
-        self.zone = await self.service.time_zone(self.me.id)
+        self.zone = await self.service.lookups.time_zone(self.me.id)
         self.say(f"You are {self.me.name}.")
 
     async def help(self, words: list[str], _: str) -> None:
@@ -796,13 +812,13 @@ class Console:
         """The game a command without a number means (game_id's defaults; `conditional`:
         the one game that takes your conditional lines)."""
         if undo_answer:
-            asking = await self.service.undo_requests_for(GUILD, self.me.id)
+            asking = await self.service.lookups.undo_requests_for(GUILD, self.me.id)
             return only_game(asking, "asking you for an undo").id
         if conditional:
-            mine = await self.service.conditional_games(GUILD, self.me.id)
+            mine = await self.service.lookups.conditional_games(GUILD, self.me.id)
             return only_game(mine, "between two people (where lines are kept)").id
         if challenge:
-            open_games = await self.service.games(GUILD, status="open")
+            open_games = await self.service.lookups.games(GUILD, status="open")
             invited = [
                 g
                 for g in open_games
@@ -815,18 +831,20 @@ class Console:
                 "Name the challenge's number (games open lists them).", code=ServiceCode.NO_GAME
             )
         if any_status:
-            mine = await self.service.games(GUILD, player_id=self.me.id, viewer_id=self.me.id)
+            mine = await self.service.lookups.games(
+                GUILD, player_id=self.me.id, viewer_id=self.me.id
+            )
             if mine:
                 return mine[0].id
             raise Refused("You have no games here.", code=ServiceCode.NO_GAME)
-        meant = await self.service.default_game(
+        meant = await self.service.lookups.default_game(
             GUILD, self.me.id, None, my_turn=False, last_moved=last_moved
         )
         return meant.id
 
     async def announce(self, result: Result) -> None:
         """Print a use case's result and mark it delivered in the service's outbox."""
-        await self.service.deliver(result, self.print_result)
+        await self.service.outbox.deliver(result, self.print_result)
 
     async def bot_moved(self, result: Result) -> None:
         """The AI runner's delivery: the bot's move printed like anyone's, with the board
@@ -876,7 +894,7 @@ class Console:
 
     async def show_board(self, game: GameSummary, png: bytes, *, ply: int | None = None) -> None:
         shown = game.ply if ply is None else ply
-        self.say(await self.service.board_text(game.id, GUILD, ply=shown))
+        self.say(await self.service.lookups.board_text(game.id, GUILD, ply=shown))
         if png:  # empty when the picture could not be drawn (logged)
             path = self.save(f"game-{game.id}-move-{shown}.png", png)
             self.say(f"Board: {path}")

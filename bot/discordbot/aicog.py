@@ -37,7 +37,7 @@ class AiCog(commands.Cog):
     async def analysis(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.games.game_meant(interaction, game, my_turn=False, finished=True)
         asking = interaction.user.id
-        report = await self.service.analysis(summary.id, guild_of(interaction), asking)
+        report = await self.service.analysis.analysis(summary.id, guild_of(interaction), asking)
         title = f"{summary.title} #{summary.id}"
         if not report.done:
             await reply(interaction, f"Analysing {title}: queued.", ephemeral=False)
@@ -45,7 +45,7 @@ class AiCog(commands.Cog):
             while not report.done and waited < MOST_SECONDS:
                 await asyncio.sleep(PROGRESS_SECONDS)
                 waited += PROGRESS_SECONDS
-                report = await self.service.analysis(summary.id, summary.guild_id, asking)
+                report = await self.service.analysis.analysis(summary.id, summary.guild_id, asking)
                 if not report.done and report.progress:
                     await self._edit(
                         interaction,
@@ -66,13 +66,15 @@ class AiCog(commands.Cog):
     @described("hint")
     async def hint(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.games.game_meant(interaction, game, my_turn=True)
-        hint = await self.service.hint(summary.id, summary.guild_id, interaction.user.id)
+        hint = await self.service.analysis.hint(summary.id, summary.guild_id, interaction.user.id)
         if hint.move is None:
             waited = 0.0
             while hint.move is None and waited < MOST_SECONDS:
                 await asyncio.sleep(PROGRESS_SECONDS / 6)
                 waited += PROGRESS_SECONDS / 6
-                hint = await self.service.hint(summary.id, summary.guild_id, interaction.user.id)
+                hint = await self.service.analysis.hint(
+                    summary.id, summary.guild_id, interaction.user.id
+                )
         if hint.move is None:
             await reply(interaction, "The bot is too busy for a hint now; ask again later.")
             return

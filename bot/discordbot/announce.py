@@ -120,7 +120,7 @@ class Announcer:
             await self.post(result, thread_done=thread_done, status_done=status_done, png=png)
 
         try:
-            await self.service.deliver(result, post)
+            await self.service.outbox.deliver(result, post)
         except UNREACHABLE:  # left undelivered: the outbox sends it again after its lease
             log.warning("game=%d Discord is unreachable; posting again later", result.game.id)
 
@@ -205,7 +205,7 @@ class Announcer:
             channel, status_text(game), nonce=nonce, allowed_mentions=MENTIONS, **kwargs
         )
         if message is not None:
-            await self.service.attach(game.id, message_id=message.id)
+            await self.service.lookups.attach(game.id, message_id=message.id)
 
     async def post_news(
         self, game: GameSummary, news: TournamentNews, *, nonce: str | None = None
@@ -222,7 +222,9 @@ class Announcer:
         if news.kind == "final":  # its sentence, then the tables
             headline, _, tables = news.text.partition("\n")
             text = code_block(tables, headline)
-            found = await self.service.tournament_standings(news.tournament_id, game.guild_id)
+            found = await self.service.event_reads.tournament_standings(
+                news.tournament_id, game.guild_id
+            )
             pictures = [p for p in found.pictures or (found.png,) if p][:10]
             if pictures:
                 kwargs["files"] = [
@@ -248,7 +250,7 @@ class Announcer:
         board = png if new_board else None
         if new_board and not board:
             try:
-                board = (await self.service.board(game.id, game.guild_id)).png
+                board = (await self.service.lookups.board(game.id, game.guild_id)).png
             except Exception:  # post the words without the picture
                 log.exception("game=%d no board to post", game.id)
         request = next((e for e in events if isinstance(e, UndoRequested)), None)
@@ -343,7 +345,7 @@ class Announcer:
         """How to move in the game's thread, with a move legal in it now as the example."""
         if not self.reads_messages:
             return CANNOT_READ
-        example = await self.service.example_move(game.id, game.guild_id)
+        example = await self.service.lookups.example_move(game.id, game.guild_id)
         for_example = f" (for example `{example}`)" if example else ""
         return f"Type your moves here{for_example} or use `/move`."
 
@@ -374,7 +376,7 @@ class Announcer:
             log.warning("game=%d could not open a thread", game.id, exc_info=True)
         if thread is None:
             return game
-        await self.service.attach(game.id, thread_id=thread.id)
+        await self.service.lookups.attach(game.id, thread_id=thread.id)
         log.info("game=%d thread=%d", game.id, thread.id)
         return dataclasses.replace(game, thread_id=thread.id)
 

@@ -34,7 +34,7 @@ from bot.heap import freeze_start_up
 from bot.schedule import Scheduler
 from bot.schedule.airunner import AiRunner
 from bot.service import GameService, MoveResult, Result
-from bot.service.outbox import Publish
+from bot.service.core.outbox import Publish
 from bot.settings import SettingRefused, Settings, reason
 from bot.web.links import WebLinks
 
@@ -90,7 +90,7 @@ class PaperboardBot(commands.AutoShardedBot):
         self.service = service
         # an interaction is answered before its result is delivered: however long the
         # answer takes, no other process posts the result meanwhile
-        service.holds_until_delivered = True
+        service.records.holds_until_delivered = True
         self.settings = settings
         self.links = WebLinks(service)
         self.announcer = Announcer(

@@ -159,8 +159,8 @@ class GamesCog(commands.Cog):
             settings["size"] = size
         opponents = [as_player(user) for user in people]
         if email:  # a player by mail, named by their address
-            opponents.append(await self.service.mail_opponent(guild_of(interaction), email))
-        result = await self.service.challenge(
+            opponents.append(await self.service.mail.mail_opponent(guild_of(interaction), email))
+        result = await self.service.challenges.challenge(
             Place(guild_of(interaction), interaction.channel_id or 0),
             asker(interaction),
             game,
@@ -188,7 +188,7 @@ class GamesCog(commands.Cog):
         )
         if answered:
             message = await interaction.original_response()
-            await self.service.attach(game.id, message_id=message.id)
+            await self.service.lookups.attach(game.id, message_id=message.id)
         # Not answered (the interaction expired): the announcer posts the message instead.
         await self.announcer.publish(result, status_done=answered)
 
@@ -199,7 +199,7 @@ class GamesCog(commands.Cog):
         self, interaction: discord.Interaction, move: str, game: int | None = None
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=True)
-        result = await self.service.propose_move(
+        result = await self.service.play.propose_move(
             summary.id, summary.guild_id, asker(interaction), move
         )
         if isinstance(result, MovePreview):  # the misclick guard: nothing played yet
@@ -242,7 +242,7 @@ class GamesCog(commands.Cog):
         try:
             game_id = interaction.namespace.game
             summary = await self.game_meant(interaction, game_id, my_turn=True)
-            hints = await self.service.move_hints(
+            hints = await self.service.lookups.move_hints(
                 summary.id, summary.guild_id, interaction.user.id, current, limit=MAX_CHOICES
             )
         except Refused:
@@ -261,7 +261,7 @@ class GamesCog(commands.Cog):
         public: bool = False,
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
-        board = await self.service.board(
+        board = await self.service.lookups.board(
             summary.id,
             summary.guild_id,
             ply=ply,
@@ -290,7 +290,7 @@ class GamesCog(commands.Cog):
         status: str | None = None,
     ) -> None:
         whose = player or interaction.user
-        listed = await self.service.games(
+        listed = await self.service.lookups.games(
             guild_of(interaction),
             player_id=whose.id,
             status=status,
@@ -309,7 +309,7 @@ class GamesCog(commands.Cog):
     async def resign(self, interaction: discord.Interaction, game: int | None = None) -> None:
         meant = await self.game_meant(interaction, game, my_turn=False)
         # refused at once (not playing, over) rather than after the confirmation
-        summary = await self.service.may_resign(meant.id, meant.guild_id, asker(interaction))
+        summary = await self.service.play.may_resign(meant.id, meant.guild_id, asker(interaction))
         await reply(
             interaction,
             f"Resign {summary.title} #{summary.id}? This cannot be taken back.",
@@ -321,7 +321,7 @@ class GamesCog(commands.Cog):
     @described("abort")
     async def abort(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
-        result = await self.service.abort(summary.id, summary.guild_id, asker(interaction))
+        result = await self.service.play.abort(summary.id, summary.guild_id, asker(interaction))
         await reply(interaction, f"{summary.title} #{summary.id} is aborted.")
         await self.announcer.publish(result)
 
@@ -330,7 +330,9 @@ class GamesCog(commands.Cog):
     @described("undo")
     async def undo(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, last_moved=True)
-        result = await self.service.request_undo(summary.id, summary.guild_id, asker(interaction))
+        result = await self.service.play.request_undo(
+            summary.id, summary.guild_id, asker(interaction)
+        )
         granted = next((e for e in result.events if isinstance(e, UndoAnswered) and e.done), None)
         await reply(  # the bot grants an undo at once: what went, the bot's reply too
             interaction,
@@ -345,7 +347,9 @@ class GamesCog(commands.Cog):
     @described("rematch", public=True)
     async def rematch(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
-        result = await self.service.rematch(summary.id, summary.guild_id, asker(interaction))
+        result = await self.service.challenges.rematch(
+            summary.id, summary.guild_id, asker(interaction)
+        )
         channel = await self.announcer.channel(result.game.channel_id)
         if channel is None or interaction.channel_id == result.game.channel_id:
             await self.post_challenge(interaction, result)
@@ -357,8 +361,10 @@ class GamesCog(commands.Cog):
     @described("record", public=True)
     async def record(self, interaction: discord.Interaction, game: int | None = None) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
-        record = await self.service.record(summary.id, summary.guild_id, interaction.user.id)
-        gif = await self.service.replay_gif(summary.id, summary.guild_id)
+        record = await self.service.lookups.record(
+            summary.id, summary.guild_id, interaction.user.id
+        )
+        gif = await self.service.lookups.replay_gif(summary.id, summary.guild_id)
         url = await self.announcer.links.game(summary)
         await reply(
             interaction,
@@ -395,7 +401,7 @@ class GamesCog(commands.Cog):
         game: int | None = None,
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False)
-        found = await self.service.conditional(
+        found = await self.service.conditionals.conditional(
             summary.id, summary.guild_id, asker(interaction), action, line
         )
         await reply(interaction, conditional_text(found))  # ephemeral: the owner's only
@@ -407,7 +413,7 @@ class GamesCog(commands.Cog):
         self, interaction: discord.Interaction, game: int | None = None, format: str = "json"
     ) -> None:
         summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
-        exported = await self.service.export(summary.id, summary.guild_id, format)
+        exported = await self.service.exports.export(summary.id, summary.guild_id, format)
         await reply(
             interaction,
             f"{summary.title} #{summary.id} as {format}.",
@@ -432,8 +438,8 @@ class GamesCog(commands.Cog):
         if me is not None and whose.id == me.id:  # the bot plays casual games only
             await self._bot_record(interaction, game)
             return
-        found = await self.service.ratings(guild_of(interaction), whose.id, game)
-        casual = await self.service.bot_records(guild_of(interaction), whose.id)
+        found = await self.service.lookups.ratings(guild_of(interaction), whose.id, game)
+        casual = await self.service.play.bot_records(guild_of(interaction), whose.id)
         said = [rating_line(r) for r in found] or ["No rated games here yet."]
         said += bot_record_lines([r for r in casual if game is None or r[1] == game], against=True)
         await reply(
@@ -443,7 +449,7 @@ class GamesCog(commands.Cog):
         )
 
     async def _bot_record(self, interaction: discord.Interaction, game: str | None) -> None:
-        records = await self.service.bot_records(guild_of(interaction))
+        records = await self.service.play.bot_records(guild_of(interaction))
         shown = bot_record_lines([r for r in records if game is None or r[1] == game])
         if not shown:
             await reply(interaction, "Nobody here has finished a game against me yet.")
@@ -452,7 +458,7 @@ class GamesCog(commands.Cog):
 
     @described("leaderboard")
     async def leaderboard(self, interaction: discord.Interaction, game: str) -> None:
-        found = await self.service.leaderboard(guild_of(interaction), game)
+        found = await self.service.lookups.leaderboard(guild_of(interaction), game)
         if not found:
             await reply(interaction, "Nobody has finished a rated game of that here yet.")
             return
@@ -481,10 +487,10 @@ class GamesCog(commands.Cog):
     ) -> None:
         said = []
         if email is not None:
-            said.append(await self.service.link_email(asker(interaction), email))
+            said.append(await self.service.mail.link_email(asker(interaction), email))
         if email_code is not None:
-            said.append(await self.service.confirm_email(asker(interaction), email_code))
-        found = await self.service.player_settings(
+            said.append(await self.service.mail.confirm_email(asker(interaction), email_code))
+        found = await self.service.preferences.player_settings(
             asker(interaction),
             reminders=reminders,
             time_zone=time_zone,
@@ -516,7 +522,7 @@ class GamesCog(commands.Cog):
             raise Refused(
                 "You need the Manage Server permission for that.", code=ServiceCode.NOT_ADMIN
             )
-        found = await self.service.guild_settings(
+        found = await self.service.preferences.guild_settings(
             guild_of(interaction),
             channels=_channel_ids(channels),
             days_per_move=parse_days(days_per_move, unset="keep"),
@@ -555,24 +561,24 @@ class GamesCog(commands.Cog):
         `last_moved`: the game of their last move)."""
         guild_id = guild_of(interaction)
         if game_id is not None:
-            return await self.service.game(game_id, guild_id)
+            return await self.service.lookups.game(game_id, guild_id)
         thread_id = (
             interaction.channel_id if isinstance(interaction.channel, discord.Thread) else None
         )
         if finished and thread_id is None:
-            mine = await self.service.games(
+            mine = await self.service.lookups.games(
                 guild_id, player_id=interaction.user.id, status="finished", limit=1
             )
             if mine:
                 return mine[0]
-        return await self.service.default_game(
+        return await self.service.lookups.default_game(
             guild_id, interaction.user.id, thread_id, my_turn=my_turn, last_moved=last_moved
         )
 
     async def my_games(self, interaction: discord.Interaction, current: str) -> list[Choice[int]]:
         if interaction.guild_id is None:
             return []  # games live in servers
-        listed = await self.service.games(
+        listed = await self.service.lookups.games(
             interaction.guild_id,
             player_id=interaction.user.id,
             viewer_id=interaction.user.id,

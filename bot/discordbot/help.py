@@ -82,7 +82,7 @@ class HelpCog(commands.Cog):
         if channel is None:
             log.info("guild=%d joined: no channel to welcome it in", guild.id)
             return
-        if await self.service.first_welcome(guild.id):
+        if await self.service.preferences.first_welcome(guild.id):
             await self.announcer.send(channel, welcome_text())
 
 

@@ -30,7 +30,7 @@ class ThreadMovesCog(commands.Cog):
         why it is refused (whose turn it is, what the game's moves look like)."""
         if message.author.bot or not isinstance(message.channel, discord.Thread):
             return
-        game = await self.service.game_in_thread(message.channel.id)
+        game = await self.service.lookups.game_in_thread(message.channel.id)
         if game is None or game.status != "active" or game.seat_of(message.author.id) is None:
             return
         attempt = reads_as_move(message.content)
@@ -42,7 +42,7 @@ class ThreadMovesCog(commands.Cog):
         if not (on_move or attempt):
             return  # chat of the player waiting for their turn
         try:
-            result = await self.service.propose_move(
+            result = await self.service.play.propose_move(
                 game.id, game.guild_id, as_player(message.author), message.content
             )
             if isinstance(result, MovePreview):  # the misclick guard: the mover confirms

@@ -140,13 +140,17 @@ class SignupButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         bot = context_of(interaction)
         use_case = (
-            bot.service.join_tournament if self.action == "join" else bot.service.leave_tournament
+            bot.service.events.join_tournament
+            if self.action == "join"
+            else bot.service.events.leave_tournament
         )
         try:
             result = await use_case(self.event_id, guild_of(interaction), asker(interaction))
         except Refused as refusal:
             if refusal.code is ServiceCode.NOT_OPEN:  # started or over: the message says so now
-                event = await bot.service.tournament(self.event_id, guild_of(interaction))
+                event = await bot.service.event_reads.tournament(
+                    self.event_id, guild_of(interaction)
+                )
                 await update(
                     interaction,
                     content=fit(signup_text(event)),
@@ -214,7 +218,7 @@ class TournamentsCog(
         settings: dict[str, object] = dict(key_values(options))
         if size:
             settings["size"] = size
-        result = await self.service.create_tournament(
+        result = await self.service.events.create_tournament(
             Place(interaction.guild_id, interaction.channel_id or 0),
             asker(interaction),
             game,
@@ -245,14 +249,14 @@ class TournamentsCog(
 
     @described("tournament start", public=True)
     async def start(self, interaction: discord.Interaction, event: int) -> None:
-        result = await self.service.start_tournament(
+        result = await self.service.events.start_tournament(
             event, guild_of(interaction), asker(interaction), manages=manages(interaction)
         )
         await self.answered(interaction, result, public=True)
 
     @described("tournament cancel", public=True)
     async def cancel(self, interaction: discord.Interaction, event: int) -> None:
-        result = await self.service.cancel_tournament(
+        result = await self.service.events.cancel_tournament(
             event, guild_of(interaction), asker(interaction), manages=manages(interaction)
         )
         await self.answered(interaction, result, public=True)
@@ -261,7 +265,7 @@ class TournamentsCog(
     async def withdraw(
         self, interaction: discord.Interaction, event: int, player: discord.User | None = None
     ) -> None:
-        result = await self.service.withdraw_from_tournament(
+        result = await self.service.events.withdraw_from_tournament(
             event,
             guild_of(interaction),
             asker(interaction),
@@ -274,7 +278,7 @@ class TournamentsCog(
     async def add_bot(
         self, interaction: discord.Interaction, event: int, level: str = DEFAULT_LEVEL
     ) -> None:
-        result = await self.service.add_bot_to_tournament(
+        result = await self.service.events.add_bot_to_tournament(
             event, guild_of(interaction), asker(interaction), level, manages=manages(interaction)
         )
         await self.answered(interaction, result)
@@ -283,21 +287,21 @@ class TournamentsCog(
     async def challenge(
         self, interaction: discord.Interaction, event: int, player: discord.User
     ) -> None:
-        result = await self.service.ladder_challenge(
+        result = await self.service.ladders.ladder_challenge(
             event, guild_of(interaction), asker(interaction), as_player(player)
         )
         await self.answered(interaction, result, public=True)
 
     @described("tournament accept", public=True)
     async def accept(self, interaction: discord.Interaction, event: int) -> None:
-        result = await self.service.accept_ladder_challenge(
+        result = await self.service.ladders.accept_ladder_challenge(
             event, guild_of(interaction), asker(interaction)
         )
         await self.answered(interaction, result, public=True)
 
     @described("tournament decline", public=True)
     async def decline(self, interaction: discord.Interaction, event: int) -> None:
-        result = await self.service.decline_ladder_challenge(
+        result = await self.service.ladders.decline_ladder_challenge(
             event, guild_of(interaction), asker(interaction)
         )
         await self.answered(interaction, result, public=True)
@@ -312,7 +316,7 @@ class TournamentsCog(
 
     @described("tournament standings", public=True)
     async def standings(self, interaction: discord.Interaction, event: int) -> None:
-        found = await self.service.tournament_standings(event, guild_of(interaction))
+        found = await self.service.event_reads.tournament_standings(event, guild_of(interaction))
         files = [
             discord.File(io.BytesIO(png), filename=f"event-{event}-{n}.png")
             for n, png in enumerate(found.pictures or (found.png,), 1)
@@ -333,8 +337,8 @@ class TournamentsCog(
     @described("tournament pairings", public=True)
     async def pairings(self, interaction: discord.Interaction, event: int) -> None:
         guild_id = guild_of(interaction)
-        text = await self.service.tournament_pairings(event, guild_id)
-        threads = await self.service.games(guild_id, limit=200)
+        text = await self.service.event_reads.tournament_pairings(event, guild_id)
+        threads = await self.service.lookups.games(guild_id, limit=200)
         links = {g.id: g.thread_id for g in threads if g.event_id == event and g.thread_id}
         text = re.sub(
             r"\(#(\d+)",
@@ -345,7 +349,7 @@ class TournamentsCog(
 
     @described("tournament list")
     async def list_events(self, interaction: discord.Interaction) -> None:
-        found = await self.service.list_tournaments(guild_of(interaction))
+        found = await self.service.event_reads.list_tournaments(guild_of(interaction))
         if not found:
             await reply(interaction, "No events on this server yet: `/tournament create`.")
             return
@@ -358,7 +362,7 @@ class TournamentsCog(
 
     @described("tournament export")
     async def export(self, interaction: discord.Interaction, event: int) -> None:
-        exported = await self.service.export_tournament(event, guild_of(interaction))
+        exported = await self.service.event_reads.export_tournament(event, guild_of(interaction))
         await reply(
             interaction,
             f"Event #{event} as JSON.",

@@ -17,7 +17,6 @@ from bot.discordbot.text import MENTIONS, board_file, lines, status_text, when
 from bot.discordbot.weblinks import with_link
 from bot.service import (
     Code,
-    GameService,
     GameSummary,
     MovePlayed,
     MovePreview,
@@ -27,6 +26,7 @@ from bot.service import (
     ServiceCode,
     UndoAnswered,
 )
+from bot.service.play.challenges import Challenges
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +35,15 @@ class ChallengeAction:
 
     label: str
     style: discord.ButtonStyle
-    use_case: Callable[[GameService, int, int, Player], Awaitable[Result]]
+    use_case: Callable[[Challenges, int, int, Player], Awaitable[Result]]
 
 
 #: The challenge buttons, by the action word in their custom_id.
 CHALLENGE_ACTIONS: Mapping[str, ChallengeAction] = {
-    "accept": ChallengeAction("Accept", discord.ButtonStyle.success, GameService.accept),
-    "decline": ChallengeAction("Decline", discord.ButtonStyle.danger, GameService.decline),
-    "join": ChallengeAction("Join", discord.ButtonStyle.primary, GameService.join),
-    "cancel": ChallengeAction("Cancel", discord.ButtonStyle.secondary, GameService.cancel),
+    "accept": ChallengeAction("Accept", discord.ButtonStyle.success, Challenges.accept),
+    "decline": ChallengeAction("Decline", discord.ButtonStyle.danger, Challenges.decline),
+    "join": ChallengeAction("Join", discord.ButtonStyle.primary, Challenges.join),
+    "cancel": ChallengeAction("Cancel", discord.ButtonStyle.secondary, Challenges.cancel),
 }
 
 
@@ -74,7 +74,7 @@ class ChallengeButton(
             interaction,
             self.game_id,
             lambda: self.action.use_case(
-                bot.service, self.game_id, guild_of(interaction), asker(interaction)
+                bot.service.challenges, self.game_id, guild_of(interaction), asker(interaction)
             ),
         )
         if result is None:
@@ -129,7 +129,7 @@ class UndoButton(
         bot = context_of(interaction)
         result = await self.answered(
             interaction,
-            lambda: bot.service.answer_undo(
+            lambda: bot.service.play.answer_undo(
                 self.game_id,
                 guild_of(interaction),
                 asker(interaction),
@@ -174,10 +174,10 @@ class ResignButton(
         guild_id = interaction.guild_id or 0
 
         async def resign() -> Result:
-            game = await bot.service.game(self.game_id, guild_id)
+            game = await bot.service.lookups.game(self.game_id, guild_id)
             if game.ply != self.ply:
                 raise Refused(f"the game is at move {game.ply} now.", code=ServiceCode.STALE)
-            return await bot.service.resign(self.game_id, guild_id, asker(interaction))
+            return await bot.service.play.resign(self.game_id, guild_id, asker(interaction))
 
         result = await self.answered(interaction, resign)
         if result is None:
@@ -219,7 +219,7 @@ class ConfirmMoveButton(
             game = await decided(
                 interaction,
                 self.game_id,
-                lambda: bot.service.game(self.game_id, guild_of(interaction)),
+                lambda: bot.service.lookups.game(self.game_id, guild_of(interaction)),
             )
             if game is None:
                 return
@@ -234,7 +234,7 @@ class ConfirmMoveButton(
         result = await decided(
             interaction,
             self.game_id,
-            lambda: bot.service.move(
+            lambda: bot.service.play.move(
                 self.game_id,
                 guild_of(interaction),
                 asker(interaction),
@@ -307,7 +307,7 @@ class NextButton(
 
 async def show_next(interaction: discord.Interaction, *, after: int | None = None) -> None:
     """The next game of the queue, to the asker only: board, thread, time left, a button."""
-    found = await context_of(interaction).service.next_game(
+    found = await context_of(interaction).service.queue.next_game(
         guild_of(interaction), interaction.user.id, after=after
     )
     game = found.game
@@ -358,7 +358,7 @@ async def _refuse(interaction: discord.Interaction, game_id: int, refusal: Refus
 async def latest_board(interaction: discord.Interaction, game_id: int, note: str) -> None:
     """A stale button: say so, and show the board as it is now, to the presser only."""
     try:
-        board = await context_of(interaction).service.board(
+        board = await context_of(interaction).service.lookups.board(
             game_id, guild_of(interaction), viewer_id=interaction.user.id
         )
     except Refused as refusal:

@@ -89,7 +89,7 @@ class MailAnnouncer:
         """Mail `result` to each player of its game whose turns go by mail (one delivery
         of the service's outbox: raising leaves the row for another try)."""
         game = result.game
-        recipients, moves = await self.service.mail_delivery(
+        recipients, moves = await self.service.mail.mail_delivery(
             game, result.outbox_id, _moves_shown(game)
         )
         board: Picture | None = None
@@ -106,7 +106,7 @@ class MailAnnouncer:
                 sent.append(address)
         except BaseException:  # what was sent is recorded: the next try mails the rest
             if result.outbox_id is not None and sent:
-                await self.service.mark_mailed(result.outbox_id, sent)
+                await self.service.mail.mark_mailed(result.outbox_id, sent)
             raise
 
     async def mail_game(
@@ -176,7 +176,7 @@ class MailAnnouncer:
 
     async def _last_moves(self, game: GameSummary) -> list[str]:
         shown = _moves_shown(game)
-        return await self.service.last_moves(game, shown) if shown else []
+        return await self.service.mail.last_moves(game, shown) if shown else []
 
     async def _board(self, result: Result) -> Picture:
         """The board after the result: the move's own picture, else drawn now (no lines
@@ -187,7 +187,7 @@ class MailAnnouncer:
         if game.status not in ("active", "finished"):
             return picture_of(game, b"")
         try:
-            return picture_of(game, (await self.service.board(game.id, game.guild_id)).png)
+            return picture_of(game, (await self.service.lookups.board(game.id, game.guild_id)).png)
         except Refused:
             return picture_of(game, b"")
 
@@ -196,14 +196,14 @@ class MailAnnouncer:
     async def send_codes(self) -> int:
         """Mail the confirmation codes asked for; how many were sent."""
         sent = 0
-        for player_id, address, code in await self.service.codes_to_mail():
+        for player_id, address, code in await self.service.mail.codes_to_mail():
             text = (
                 f"Your Paperboard code is {code}. Type it on Discord with /settings "
                 f"email_code:{code} (in the console: settings email_code={code}) within a day. "
                 "If you did not ask for it, ignore this mail."
             )
             await self.answer(address, "", text, subject="Your Paperboard code")
-            await self.service.code_mailed(player_id)
+            await self.service.mail.code_mailed(player_id)
             sent += 1
         return sent
 

@@ -49,7 +49,7 @@ from bot.service import (
     parse_days,
     shown,
 )
-from bot.service.outbox import Publish
+from bot.service.core.outbox import Publish
 
 log = logging.getLogger("paperboard.email")
 
@@ -156,15 +156,15 @@ class MailDesk:
         if sender is None:
             return
         key = mail_key(mail.message_id.encode("utf-8", "surrogateescape") or raw)
-        if not await self.service.claim_mail(key):
+        if not await self.service.inbox.claim_mail(key):
             return  # a copy (IMAP after a dropped connection), a sender's retry
         try:
             await self._handle(mail, sender)
         except Exception:
             with contextlib.suppress(Exception):  # else the claim's lease runs out
-                await self.service.let_go_of_mail(key)
+                await self.service.inbox.let_go_of_mail(key)
             raise
-        await self.service.mail_handled(key)
+        await self.service.inbox.mail_handled(key)
 
     async def _bounced(self, mail: Mail) -> None:
         """A hard bounce of a mail the bot sent stops mail to the address; one that quotes
@@ -173,7 +173,7 @@ class MailDesk:
             if not any(sent_to(i, address, self.domain, self.secrets) for i in mail.bounce_ids):
                 log.info("a bounce quoting no mail the bot sent to that address: ignored")
                 continue
-            player_id, notice = await self.service.record_bounce(address)
+            player_id, notice = await self.service.mail.record_bounce(address)
             log.info("mail to player=%s bounced: no more mail to it", player_id)
             if notice is not None:  # a Discord player is told there
                 await self._deliver(notice)
@@ -189,7 +189,7 @@ class MailDesk:
                     "this one was not read.",
                 )
             return
-        if await self.service.clear_bounce(sender):  # the address works after all
+        if await self.service.mail.clear_bounce(sender):  # the address works after all
             await self.announcer.answer(sender, mail.name, WORKS_AGAIN.format(address=sender))
         if mail.too_big is not None:
             await self.announcer.answer(sender, "", mail.too_big)
@@ -214,7 +214,7 @@ class MailDesk:
     async def _in_game(self, token: Token, text: str) -> None:
         """Act as the token's seat in its game; any refusal is mailed to that seat's
         player (never to the From address: the token is the authority)."""
-        game, address = await self.service.mail_seat(token.game_id, token.seat)
+        game, address = await self.service.mail.mail_seat(token.game_id, token.seat)
         if address is None:  # nobody in the seat, or bounced or unlinked since: nowhere
             log.info("game=%d seat=%d has no address to answer: mail dropped", game.id, token.seat)
             return
@@ -239,7 +239,7 @@ class MailDesk:
     async def _deliver(self, result: Result) -> None:
         """Announce a committed result; a failure leaves it to the outbox's next pass."""
         try:
-            await self.service.deliver(result, self.publish)
+            await self.service.outbox.deliver(result, self.publish)
         except Exception:
             log.exception("game=%d delivery failed; the outbox sends it again", result.game.id)
 
@@ -249,7 +249,7 @@ class MailDesk:
         word = text.strip().lower()
         guild = game.guild_id
         if word == "board":
-            board = await self.service.board(game.id, guild, viewer_id=player.id)
+            board = await self.service.lookups.board(game.id, guild, viewer_id=player.id)
             await self.announcer.mail_game(
                 game,
                 player.id,
@@ -259,27 +259,27 @@ class MailDesk:
             )
             return None
         if word == "resign":
-            return await self.service.resign(game.id, guild, player)
+            return await self.service.play.resign(game.id, guild, player)
         if word == "undo":
-            return await self.service.request_undo(game.id, guild, player)
+            return await self.service.play.request_undo(game.id, guild, player)
         if word in ANSWERS:
             if game.status == "open":
                 if ANSWERS[word]:
-                    return await self.service.accept(game.id, guild, player)
-                return await self.service.decline(game.id, guild, player)
-            return await self.service.answer_undo(game.id, guild, player, accept=ANSWERS[word])
+                    return await self.service.challenges.accept(game.id, guild, player)
+                return await self.service.challenges.decline(game.id, guild, player)
+            return await self.service.play.answer_undo(game.id, guild, player, accept=ANSWERS[word])
         if not word:
             raise Refused(
                 "I found no command in that mail: put your move on its first line.",
                 code=ServiceCode.USAGE,
             )
         if token.ply != game.ply:
-            if await self.service.move_at(game.id, token.ply) == (token.seat, word):
+            if await self.service.mail.move_at(game.id, token.ply) == (token.seat, word):
                 return None  # the same mail again (a sender retrying): it was played once
             raise Refused(
                 MOVED_ON.format(then=token.ply + 1, now=game.ply + 1), code=ServiceCode.STALE
             )
-        return await self.service.move(game.id, guild, player, text, expected_ply=token.ply)
+        return await self.service.play.move(game.id, guild, player, text, expected_ply=token.ply)
 
     # == the bare address ========================================================================
 
@@ -296,15 +296,15 @@ class MailDesk:
     async def _bare_command(self, sender: str, name: str, verb: str, args: list[str]) -> str:
         if verb in ("join", "register"):
             number = int(args[0]) if args and args[0].isdecimal() and len(args[0]) < 20 else None
-            server = await self.service.mail_guild(number)
-            player = await self.service.join_by_mail(sender, name, server.guild_id)
+            server = await self.service.mail.mail_guild(number)
+            player = await self.service.mail.join_by_mail(sender, name, server.guild_id)
             return (
                 f"Welcome, {player.name}: you play on this server by mail. Mail games for "
                 "your games, or challenge hex someone@example.org days=3."
             )
         if verb == "games":
             me, guild = await self._known(sender)
-            listed = await self.service.games(guild, player_id=me.id, status="active")
+            listed = await self.service.lookups.games(guild, player_id=me.id, status="active")
             if not listed:
                 return "You have no games under way."
             return "Your games: " + "; ".join(_game_line(g, me.id) for g in listed) + "."
@@ -317,20 +317,20 @@ class MailDesk:
     async def _known(self, sender: str) -> tuple[Player, int]:
         """The player mailing and their server (a Discord player's: the one server that
         takes players by mail)."""
-        found = await self.service.player_by_address(sender)
+        found = await self.service.mail.player_by_address(sender)
         if found is None:
             raise Refused(
                 "I don't know this address: mail join first.", code=ServiceCode.NOT_SEATED
             )
         player, guild = found
         if guild is None:
-            guild = (await self.service.mail_guild()).guild_id
+            guild = (await self.service.mail.mail_guild()).guild_id
         return player, guild
 
     async def _challenge(self, sender: str, args: list[str]) -> str:
         """challenge GAME ADDRESS [days=N] [option=value ...]"""
         me, guild = await self._known(sender)
-        server = await self.service.mail_guild(guild)
+        server = await self.service.mail.mail_guild(guild)
         if not server.email or server.email_channel is None:
             raise Refused("That server takes no players by mail.", code=ServiceCode.BAD_SETTING)
         plain = [a for a in args if "=" not in a]
@@ -341,9 +341,9 @@ class MailDesk:
                 code=ServiceCode.USAGE,
             )
         game_name, address = plain
-        opponent = await self.service.mail_opponent(guild, address)
+        opponent = await self.service.mail.mail_opponent(guild, address)
         days = parse_days(keyed.pop("days", None), unset="default")
-        result = await self.service.challenge(
+        result = await self.service.challenges.challenge(
             Place(guild, server.email_channel),
             me,
             game_name.lower(),

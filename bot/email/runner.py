@@ -20,7 +20,7 @@ from bot.email.imap import ImapPoller
 from bot.email.listener import host_and_port, listen
 from bot.email.smtp import Mailer, SmtpServer
 from bot.service import GameService, clean_address
-from bot.service.outbox import Publish
+from bot.service.core.outbox import Publish
 from bot.settings import Settings
 
 log = logging.getLogger("paperboard.email")
@@ -99,7 +99,7 @@ async def start_mail(
         if secret is not None
     ]
     desk = MailDesk(service, announcer, publish, secrets, clock)
-    service.also_publish.append(announcer.publish)
+    service.records.also_publish.append(announcer.publish)
     runner = MailRunner(announcer, desk)
     if settings.email_listen is not None:
         host, port = host_and_port(settings.email_listen)

@@ -29,10 +29,11 @@ import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from bot.service import GameService, Result, aiqueue
-from bot.service.aiplayer import think
-from bot.service.aiqueue import Job
-from bot.service.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
+from bot.service import GameService, Result
+from bot.service.ai import jobs as aiqueue
+from bot.service.ai.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
+from bot.service.ai.jobs import Job
+from bot.service.play.aiplayer import think
 from bot.workers import Lane
 
 log = logging.getLogger("paperboard.ai")
@@ -65,7 +66,7 @@ class AiRunner:
     ) -> None:
         self.service = service
         self.deliver = deliver
-        self.worker_id = (worker_id or service.worker_id)[:64]
+        self.worker_id = (worker_id or service.records.worker_id)[:64]
         self.nodes = nodes  # a simulation budget for every level (tests, benches)
         self.poll = poll
         self.slots = max(1, processes)  # jobs at a time in each of the queue's two lanes
@@ -80,8 +81,8 @@ class AiRunner:
 
     async def start(self) -> None:
         if self._loop_task is None:
-            self.service.on_bot_turn = self.poke
-            await self.service.db.listen(aiqueue.NEWS, self.poke)
+            self.service.play.on_bot_turn = self.poke
+            await self.service.records.db.listen(aiqueue.NEWS, self.poke)
             self._loop_task = asyncio.create_task(self._loop(), name="paperboard-ai")
             log.info("AI runner %s started with %d searches at a time", self.worker_id, self.slots)
 
@@ -91,9 +92,9 @@ class AiRunner:
 
     async def stop(self) -> None:
         """Stop claiming; searches under way are abandoned (their leases run out)."""
-        if self.service.on_bot_turn == self.poke:
-            self.service.on_bot_turn = None
-        self.service.db.unlisten(aiqueue.NEWS, self.poke)
+        if self.service.play.on_bot_turn == self.poke:
+            self.service.play.on_bot_turn = None
+        self.service.records.db.unlisten(aiqueue.NEWS, self.poke)
         if self._loop_task is not None:
             self._loop_task.cancel()
         running = [*self._running[False], *self._running[True]]
@@ -130,8 +131,8 @@ class AiRunner:
                 continue
             try:
                 jobs = await aiqueue.claim(
-                    self.service.db,
-                    self.service.clock(),
+                    self.service.records.db,
+                    self.service.records.clock(),
                     self.worker_id,
                     free,
                     analyses=analyses,
@@ -166,21 +167,23 @@ class AiRunner:
                 log.error(
                     "game=%d AI job %d put aside after %d tries", job.game_id, job.id, job.attempts
                 )
-                await self.service.store_work(job, self.worker_id, None)
+                await self.service.analysis.store_work(job, self.worker_id, None)
         finally:
             renewing.cancel()
 
     async def _renew(self, job: Job) -> None:
         while True:
             await asyncio.sleep(aiqueue.RENEW.total_seconds())
-            held = await aiqueue.renew(self.service.db, job, self.worker_id, self.service.clock())
+            held = await aiqueue.renew(
+                self.service.records.db, job, self.worker_id, self.service.records.clock()
+            )
             if not held:
                 return
 
     async def _move(self, job: Job) -> None:
-        turn = await self.service.bot_turn(job)
+        turn = await self.service.play.bot_turn(job)
         if turn is None:
-            await self.service.settle_job(job, self.worker_id)
+            await self.service.play.settle_job(job, self.worker_id)
             return
         seed = job.ply if self.nodes is not None else None
         started = time.perf_counter()
@@ -189,7 +192,7 @@ class AiRunner:
         )
         searched = time.perf_counter()
         self.searched[job.game_id] = decision.search_seconds
-        result = await self.service.play_for_bot(
+        result = await self.service.play.play_for_bot(
             job, self.worker_id, decision, draw=self.deliver is not None
         )
         if result is None:
@@ -213,9 +216,9 @@ class AiRunner:
         )
 
     async def _analyse(self, job: Job) -> None:
-        work = await self.service.work_on(job)
+        work = await self.service.analysis.work_on(job)
         if work is None:
-            await self.service.store_work(job, self.worker_id, None)
+            await self.service.analysis.store_work(job, self.worker_id, None)
             return
         game, options, record, title = work
         total = len(record) + 1
@@ -242,22 +245,27 @@ class AiRunner:
                 misses = 0 if verdict.proven else misses + 1
             verdicts.insert(0, verdict)
             await aiqueue.progress(
-                self.service.db, job, self.worker_id, self.service.clock(), total - ply, total
+                self.service.records.db,
+                job,
+                self.worker_id,
+                self.service.records.clock(),
+                total - ply,
+                total,
             )
-        players = await self.service.players_of(job.game_id)
+        players = await self.service.analysis.players_of(job.game_id)
         result, png = await self.lane.run(
             partial(report, game, options, record, verdicts, players, title)
         )
-        await self.service.store_work(job, self.worker_id, result, png)
+        await self.service.analysis.store_work(job, self.worker_id, result, png)
         log.info("game=%d analysed: %d positions, chart %d bytes", job.game_id, total, len(png))
 
     async def _hint(self, job: Job) -> None:
-        work = await self.service.work_on(job)
+        work = await self.service.analysis.work_on(job)
         if work is None:
-            await self.service.store_work(job, self.worker_id, None)
+            await self.service.analysis.store_work(job, self.worker_id, None)
             return
         game, options, record, _ = work
         verdict = await self.lane.run(
             partial(judge, game, options, record, HINT_SECONDS, self.nodes)
         )
-        await self.service.store_work(job, self.worker_id, {"move": verdict.best})
+        await self.service.analysis.store_work(job, self.worker_id, {"move": verdict.best})

@@ -19,9 +19,10 @@ from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 
-from bot.service import GameService, Result, outbox
+from bot.service import GameService, Result
 from bot.service.clocks import REMINDER_LEADS
-from bot.service.outbox import Publish
+from bot.service.core import outbox
+from bot.service.core.outbox import Publish
 
 log = logging.getLogger("paperboard.schedule")
 
@@ -60,7 +61,7 @@ class Scheduler:
     ) -> None:
         self.service = service
         self.publish = publish
-        self.worker_id = (worker_id or service.worker_id)[:64]
+        self.worker_id = (worker_id or service.records.worker_id)[:64]
         self.lease = lease
         self.sweep = sweep
         self.outbox_pass = outbox_pass
@@ -90,7 +91,7 @@ class Scheduler:
         self._jobs.add_job(
             self.redeliver, seconds=self.outbox_pass.total_seconds(), id="outbox", **every
         )
-        await self.service.db.listen(outbox.NEWS, self._news)
+        await self.service.records.db.listen(outbox.NEWS, self._news)
         log.info("scheduler %s started", self.worker_id)
         await self.redeliver()  # what a crash left undelivered, oldest first
         await self._wake()
@@ -101,7 +102,7 @@ class Scheduler:
         if not self.running:
             return
         self._stopping = True  # no new tick from the jobs
-        self.service.db.unlisten(outbox.NEWS, self._news)
+        self.service.records.db.unlisten(outbox.NEWS, self._news)
         async with self._lock, self._cleaning, self._delivering:  # the work under way ends
             self._jobs.shutdown(wait=False)
             self._armed = None
@@ -113,14 +114,14 @@ class Scheduler:
         there is to announce. Tests call this instead of sleeping."""
         results: list[Result] = []
         async with self._lock:
-            await self.service.end_vacations()
+            await self.service.schedule.end_vacations()
             for _ in range(MAX_BATCHES):
-                claims = await self.service.claim_deadlines(
+                claims = await self.service.schedule.claim_deadlines(
                     self.worker_id, self.lease, limit=self.batch
                 )
                 for claim in claims:
                     try:
-                        result = await self.service.act_on_deadline(claim, self.worker_id)
+                        result = await self.service.schedule.act_on_deadline(claim, self.worker_id)
                     except Exception:  # the lease runs out and the row is tried again
                         log.exception("game=%d %s failed", claim.game_id, claim.kind)
                         continue
@@ -138,9 +139,11 @@ class Scheduler:
         """Send the daily digests that fell due (the sweep runs within a minute of them)."""
         results: list[Result] = []
         for _ in range(MAX_BATCHES):
-            claims = await self.service.claim_digests(self.worker_id, self.lease, limit=self.batch)
+            claims = await self.service.schedule.claim_digests(
+                self.worker_id, self.lease, limit=self.batch
+            )
             try:
-                sent = await self.service.send_digests(claims, self.worker_id)
+                sent = await self.service.schedule.send_digests(claims, self.worker_id)
             except Exception:  # the leases run out and the rows are tried again
                 log.exception("%d digests failed", len(claims))
                 sent = []
@@ -154,7 +157,7 @@ class Scheduler:
     async def _event_starts(self) -> list[Result]:
         """Start the events whose start time has come (the sweep runs within a minute)."""
         try:
-            started = await self.service.start_due_tournaments()
+            started = await self.service.events.start_due_tournaments()
         except Exception:  # each start is its own transaction: the next tick goes on
             log.exception("event starts failed")
             return []
@@ -167,7 +170,7 @@ class Scheduler:
         (the adapter calls this after publishing a TurnStarted with a deadline)."""
         if not self.running:
             return
-        now = self.service.clock()
+        now = self.service.records.clock()
         steps = [when - lead for lead in REMINDER_LEADS.values()] + [when]
         soonest = min((t for t in steps if t > now), default=now)
         if self._armed is None or soonest < self._armed:
@@ -195,7 +198,7 @@ class Scheduler:
             while self._again and not self._stopping:
                 self._again = False
                 try:
-                    delivered += await self.service.redeliver(self.publish, self.worker_id)
+                    delivered += await self.service.outbox.redeliver(self.publish, self.worker_id)
                 except Exception:  # the database is away: the next pass tries again
                     log.exception("outbox pass failed")
         return delivered
@@ -211,9 +214,9 @@ class Scheduler:
             return
         async with self._cleaning:
             try:
-                await self.service.cleanup_deadlines()
-                await self.service.cleanup_outbox()
-                await self.service.cleanup_ai_jobs()
+                await self.service.schedule.cleanup_deadlines()
+                await self.service.schedule.cleanup_outbox()
+                await self.service.schedule.cleanup_ai_jobs()
             except Exception:
                 log.exception("cleanup failed")
 
@@ -221,7 +224,10 @@ class Scheduler:
         if not self.running:
             return
         try:
-            due = [await self.service.next_deadline(), await self.service.next_tournament_start()]
+            due = [
+                await self.service.schedule.next_deadline(),
+                await self.service.events.next_tournament_start(),
+            ]
             when = min((t for t in due if t is not None), default=None)
         except Exception:
             log.exception("cannot read the next deadline; the sweep will retry")
@@ -235,7 +241,7 @@ class Scheduler:
 
     def _arm(self, when: datetime) -> None:
         """One wake-up at `when` (the service's clock), replacing the one before."""
-        delay = max(when - self.service.clock(), MIN_DELAY)
+        delay = max(when - self.service.records.clock(), MIN_DELAY)
         self._jobs.add_job(
             self._wake,
             "date",
@@ -247,6 +253,6 @@ class Scheduler:
 
     async def _deliver(self, result: Result) -> None:
         try:
-            await self.service.deliver(result, self.publish)
+            await self.service.outbox.deliver(result, self.publish)
         except Exception:  # its outbox row stays undelivered: `redeliver` sends it again
             log.exception("game=%d announcement failed", result.game.id)

@@ -1,12 +1,8 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
-from bot.service.caches import SizedCache, text_bytes
-from bot.service.exports import ExportFile
-from bot.service.inbox import MailInFlight, mail_key
-from bot.service.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
-from bot.service.lookups import only_game
-from bot.service.mail import clean_address
-from bot.service.messages import (
+from bot.service.ai.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
+from bot.service.core.caches import SizedCache, text_bytes
+from bot.service.core.messages import (
     away_note,
     bot_record_lines,
     clock_text,
@@ -22,7 +18,7 @@ from bot.service.messages import (
     settings_line,
     taken_back_text,
 )
-from bot.service.models import (
+from bot.service.core.models import (
     Board,
     BotThinking,
     ChallengeClosed,
@@ -62,10 +58,14 @@ from bot.service.models import (
     UndoRequested,
     WebPlace,
 )
-from bot.service.rules import banks_text, local_time, options_text, result_text
+from bot.service.core.rules import banks_text, local_time, options_text, result_text
+from bot.service.events.words import start_words
+from bot.service.looks.exports import ExportFile
+from bot.service.looks.lookups import only_game
+from bot.service.mail.addresses import clean_address
+from bot.service.mail.inbox import MailInFlight, mail_key
 from bot.service.service import GameService
-from bot.service.tournaments import start_words
-from bot.service.web import WebGame
+from bot.service.web.pages import WebGame
 from engine import NOT_A_MOVE, Code, reads_as_move
 from engine.core import shown  # adapters quote input in their own refusals the same way
 

@@ -14,9 +14,8 @@ from zoneinfo import available_timezones
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.service import banks, deadlines, digest
-from bot.service.clocks import parse_weekend, weekend_name
-from bot.service.models import (
+from bot.service.clocks import banks, deadlines, digest, parse_weekend, weekend_name
+from bot.service.core.models import (
     DAYS_PER_MOVE,
     REMINDERS,
     TOURNAMENT_RUNNERS,
@@ -27,15 +26,22 @@ from bot.service.models import (
     Refused,
     ServiceCode,
 )
-from bot.service.records import Records
-from bot.service.rules import check_ids
+from bot.service.core.records import Records
+from bot.service.core.rules import check_ids
+from bot.service.web.pages import WebPages
 from bot.store.schema import guild_settings, mail_addresses, players, welcomes
 from bot.store.upserts import insert_or_nothing, upsert
 from engine.core import shown, whole_number
 
 
-class Preferences(Records):
+class Preferences:
     """The use cases that read and change settings."""
+
+    def __init__(self, records: Records, web: WebPages) -> None:
+        self.records = records
+        self.web = web
+        self.db = records.db
+        self.clock = records.clock
 
     async def player_settings(
         self,
@@ -89,14 +95,14 @@ class Preferences(Records):
         async with self.db.write() as conn:
             if vacation is False or repaused:  # these move clocks: games first (lock order)
                 await deadlines.lock_games_of(conn, player.id)
-            await self.remember(conn, player)  # locks the row: settings calls queue here
+            await self.records.remember(conn, player)  # locks the row: settings calls queue here
             if reminders == "email" and not await _has_address(conn, player.id):
                 raise Refused(
                     "Reminders by email need a confirmed address: give it with email first.",
                     code=ServiceCode.BAD_SETTING,
                 )
             row = (await conn.execute(sa.select(players).where(players.c.id == player.id))).one()
-            days_left = banks.vacation_days_left(row, now, self.settings.vacation_days)
+            days_left = banks.vacation_days_left(row, now, self.records.settings.vacation_days)
             if row.vacation_year != now.year:  # a new year's allowance
                 values.update(vacation_days_left=days_left, vacation_year=now.year)
             if vacation is True and row.vacation_since is None:
@@ -123,7 +129,7 @@ class Preferences(Records):
                 await digest.schedule(
                     conn, player.id, row.reminders, row.time_zone, row.digest_hour, now
                 )
-        self.forget_rosters()  # a roster read while this committed holds the old zone
+        self.records.forget_rosters()  # a roster read while this committed holds the old zone
         quiet = None if row.quiet_start is None else (row.quiet_start, row.quiet_end)
         return PlayerSettings(
             player.id,
@@ -215,9 +221,9 @@ class Preferences(Records):
                     .where(c.guild_id == guild_id, c.web_token.is_(None))
                     .values(web_token=new_web_token())
                 )
-            found = await self.load_guild_settings(conn, guild_id)
+            found = await self.records.load_guild_settings(conn, guild_id)
         if web is not None:  # committed: this process's pages see it at once (web.py)
-            self._web_places.clear()
+            self.web.forget_places()
         return found
 
     async def first_welcome(self, guild_id: int) -> bool:

@@ -1,92 +1,143 @@
-"""GameService: the one object every adapter holds. Knows nothing of Discord.
+"""GameService: the one object every adapter holds, the families of use cases put
+together. Knows nothing of Discord.
 
-Every use case takes ids and text, runs in one transaction, and returns a result
-with the events an adapter announces; a refusal raises `Refused` and changes
-nothing. GameService is the use cases put together, each family in its own module:
+Every use case takes ids and text, runs in one transaction, and returns a result with
+the events an adapter announces; a refusal raises `Refused` and changes nothing. Each
+family is an object built with exactly what it uses (the game records of the core, and
+now and then one other family), and keeps its own state; an adapter reaches a use case
+through its family: `service.play.move(...)`, `service.events.create_tournament(...)`.
 
-    challenges.py   challenge, accept, join, decline, cancel, rematch, the limits
-    play.py         move, may_resign, resign, abort, request_undo, answer_undo
-    aiplayer.py     the bot's moves (Play's commit), undo granted by the bot
-    analysis.py     analysis, hint
-    lookups.py      game, board, board_text, state, games, game_in_thread,
-                    default_game, example_move, record, replay_gif, leaderboard,
-                    ratings
-    preferences.py  player_settings, guild_settings
-    conditionals.py add_conditional, remove_conditional, clear_conditionals_of,
-                    conditional_lines (play.py answers with them)
-    queue.py        next_game (the games waiting for your move, least time left first)
-    tournaments.py  create_tournament, join_tournament, leave_tournament,
-                    withdraw_from_tournament, start_tournament, cancel_tournament,
-                    add_bot_to_tournament, list_tournaments, tournament,
-                    tournament_pairings, tournament_standings; and what a game's end
-                    does to its event (event_game_over, called by Records.finish)
-    mail.py         link_email, confirm_email, join_by_mail, bounces, the mails sent
-    inbox.py        claim_mail, mail_handled, let_go_of_mail: each mail in handled once
-    exports.py      export (a game as JSON or HexGui SGF; every finished game, streamed)
-    web.py          what the web pages read: where a server's pages are
-    webreads.py     the web's lists (games, leaderboards, events), event and player pages
-    records.py      what they stand on: the game row, summary and state, the
-                    caches, the turn's deadlines, the end of a game
-
-and here the adapter's and the scheduler's plumbing: opening and closing, where a
-game is shown, deadlines (bot/service/deadlines.py), the daily digests (digest.py) and
-the outbox (outbox.py).
+    records       the core: the game's row, summary and state, the caches, the turn's
+                  deadline rows, the end of a game, the outbox write (core/records.py)
+    challenges    challenge, accept, join, decline, cancel, rematch, the limits
+    play          move, resign, abort, undo, and the bot's moves (play/)
+    conditionals  conditional lines, answered by play
+    analysis      analysis, hint (ai/analysis.py)
+    lookups       a game, its board and record, the lists, the leaderboards, where a game
+                  is shown (looks/lookups.py)
+    queue         the games waiting for your move, least time left first
+    exports       a game as JSON or SGF; every finished game, streamed
+    preferences   a player's settings, a server's settings, the welcome
+    events        tournaments and leagues: create, enter, run (events/tournaments.py)
+    ladders       a ladder's challenges (events/ladders.py)
+    event_reads   the list of events, one event, its pairings and standings, its export
+    mail          linked addresses, sign-ups by mail, bounces (mail/addresses.py)
+    inbox         each mail handled once (mail/inbox.py)
+    web           where a server's pages are, a game's page (web/pages.py)
+    web_lists     the web's lists, event and player pages (web/lists.py)
+    schedule      the scheduler's deadlines, digests, vacations, cleanups
+    outbox        delivery after the commit, and again after a crash
 """
 
 from __future__ import annotations
 
 import gc
 import logging
+import random
 import uuid
-from datetime import datetime, timedelta
-from typing import Any
+from collections.abc import Callable
+from datetime import datetime
 
 import sqlalchemy as sa
 
-from bot.service import aiqueue, digest, inbox, outbox
-from bot.service import deadlines as clocks
-from bot.service.aiplayer import AiPlay
-from bot.service.analysis import Analyses
-from bot.service.challenges import Challenges
-from bot.service.conditionals import Conditionals
-from bot.service.exports import Exports
-from bot.service.inbox import Inbox
-from bot.service.leases import release
-from bot.service.lookups import Lookups
-from bot.service.mail import Mail
-from bot.service.models import Result
+from bot.service.ai import jobs
+from bot.service.ai.analysis import Analyses
+from bot.service.clocks import deadlines
+from bot.service.clocks.schedule import Schedule
+from bot.service.core import outbox
+from bot.service.core.leases import release
+from bot.service.core.records import Records, utcnow
+from bot.service.events.ladders import Ladders
+from bot.service.events.reads import EventReads
+from bot.service.events.rounds import EventRounds
+from bot.service.events.store import EventStore
+from bot.service.events.tournaments import Tournaments
+from bot.service.looks.exports import Exports
+from bot.service.looks.lookups import Lookups
+from bot.service.looks.queue import Queue
+from bot.service.mail import inbox
+from bot.service.mail.addresses import Mail
+from bot.service.mail.inbox import Inbox
+from bot.service.play.aiplayer import AiPlay
+from bot.service.play.challenges import Challenges
+from bot.service.play.conditionals import Conditionals
 from bot.service.preferences import Preferences
-from bot.service.queue import Queue
-from bot.service.tournaments import Tournaments
-from bot.service.web import WebPages
-from bot.service.webreads import WebReads
+from bot.service.web.lists import WebReads
+from bot.service.web.pages import WebPages
 from bot.settings import Settings
 from bot.store import Database
-from bot.store.schema import deadlines, digests, games
+from bot.store.schema import deadlines as deadline_rows
+from bot.store.schema import digests
 
 log = logging.getLogger("paperboard.service")
 
 
-class GameService(
-    Challenges,
-    AiPlay,
-    Analyses,
-    Lookups,
-    Preferences,
-    Exports,
-    Conditionals,
-    Queue,
-    WebReads,
-    Tournaments,
-    Mail,
-    Inbox,
-    WebPages,
-):
-    """The application core every adapter calls."""
+class GameService:
+    """The application core every adapter calls: its families, by name."""
+
+    records: Records
+    challenges: Challenges
+    play: AiPlay
+    conditionals: Conditionals
+    analysis: Analyses
+    lookups: Lookups
+    queue: Queue
+    exports: Exports
+    events: Tournaments
+    ladders: Ladders
+    event_reads: EventReads
+    web: WebPages
+    web_lists: WebReads
+    preferences: Preferences
+    mail: Mail
+    inbox: Inbox
+    schedule: Schedule
+    outbox: outbox.Delivery
+
+    def __init__(
+        self,
+        database: Database,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        rng: random.Random | None = None,
+        worker_id: str | None = None,
+        announces: bool = True,
+    ) -> None:
+        self.records = Records(
+            database, settings, clock=clock, rng=rng, worker_id=worker_id, announces=announces
+        )
+        store = EventStore(self.records)
+        self.ladders = Ladders(self.records, store)
+        self.events = Tournaments(
+            self.records, store, EventRounds(self.records, store), self.ladders
+        )
+        self.event_reads = EventReads(self.records, store)
+        self.records.event_hooks = self.events
+        self.challenges = Challenges(self.records)
+        self.play = AiPlay(self.records)
+        self.conditionals = Conditionals(self.records)
+        self.analysis = Analyses(self.records)
+        self.lookups = Lookups(self.records)
+        self.queue = Queue(self.records)
+        self.exports = Exports(self.records)
+        self.web = WebPages(self.records)
+        self.web_lists = WebReads(self.records, store)
+        self.preferences = Preferences(self.records, self.web)
+        self.mail = Mail(self.records)
+        self.inbox = Inbox(self.records)
+        self.schedule = Schedule(self.records)
+        self.outbox = outbox.Delivery(self.records)
 
     @classmethod
     async def open(
-        cls, settings: Settings, *, name: str | None = None, **kwargs: Any
+        cls,
+        settings: Settings,
+        *,
+        name: str | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        rng: random.Random | None = None,
+        announces: bool = True,
     ) -> GameService:
         """Connect (and migrate) for a process named `name`, the holder of its leases
         (deadlines, outbox rows, AI jobs). A process that holds its name takes back at once
@@ -101,7 +152,9 @@ class GameService(
                 name,
                 worker_id,
             )
-        service = cls(database, settings, worker_id=worker_id, **kwargs)
+        service = cls(
+            database, settings, clock=clock, rng=rng, worker_id=worker_id, announces=announces
+        )
         if worker_id is not None and worker_id == name:
             released = await service.release_held()
             if released:
@@ -114,94 +167,23 @@ class GameService(
     async def release_held(self) -> int:
         """Make claimable at once every unfinished row this process's name holds (its
         predecessor's, dead: `open` checked that the name was free); how many."""
-        async with self.db.write() as conn:
+        records = self.records
+        async with records.db.write() as conn:
             return (
-                await outbox.release(self, conn)
-                + await aiqueue.release(conn, self.worker_id)
+                await outbox.release(records, conn)
+                + await jobs.release(conn, records.worker_id)
                 + await release(
                     conn,
-                    deadlines,
-                    self.worker_id,
-                    deadlines.c.done == sa.false(),
-                    deadlines.c.claimed_by != clocks.HELD_BY,  # not a vacation's hold
+                    deadline_rows,
+                    records.worker_id,
+                    deadline_rows.c.done == sa.false(),
+                    deadline_rows.c.claimed_by != deadlines.HELD_BY,  # not a vacation's hold
                 )
-                + await release(conn, digests, self.worker_id)
-                + await inbox.release(conn, self.worker_id)
+                + await release(conn, digests, records.worker_id)
+                + await inbox.release(conn, records.worker_id)
             )
 
     async def close(self) -> None:
-        self.holds.let_go_all()
-        self.painter.close()
-        await self.db.close()
-
-    async def attach(
-        self, game_id: int, *, thread_id: int | None = None, message_id: int | None = None
-    ) -> None:
-        """Remember where an adapter shows a game (its thread, its status message)."""
-        values = {
-            k: v for k, v in (("thread_id", thread_id), ("message_id", message_id)) if v is not None
-        }
-        if values:
-            async with self.db.write() as conn:
-                await conn.execute(games.update().where(games.c.id == game_id).values(**values))
-
-    # == deadlines and reminders (the scheduler calls these) ==================================
-
-    async def claim_deadlines(
-        self, worker: str, lease: timedelta, *, limit: int = clocks.CLAIM_BATCH
-    ) -> list[clocks.Claim]:
-        """Lease up to `limit` due deadline rows to `worker`, the earliest first: no other
-        worker claims them until the lease runs out (bot/service/deadlines.py)."""
-        return await clocks.claim(self, worker, lease, limit)
-
-    async def act_on_deadline(self, claim: clocks.Claim, worker: str) -> Result | None:
-        """Act on a claimed row while it is still its game's current one: a Reminder, a
-        loss on time (TimedOut, GameOver), an expired challenge (ChallengeClosed). None
-        when there is nothing to announce (superseded, postponed, held, reminders off)."""
-        return await clocks.act(self, claim, worker)
-
-    async def next_deadline(self) -> datetime | None:
-        """When a deadline row next becomes claimable (due, or its lease runs out)."""
-        return await clocks.next_due(self)
-
-    async def end_vacations(self) -> int:
-        """End the vacations whose days ran out; their clocks run again."""
-        ended = await clocks.end_vacations(self)
-        if ended:
-            self.forget_rosters()  # they are no longer away
-        return ended
-
-    async def claim_digests(
-        self, worker: str, lease: timedelta, *, limit: int = clocks.CLAIM_BATCH
-    ) -> list[digest.DigestClaim]:
-        """Lease up to `limit` due daily digests to `worker` (bot/service/digest.py)."""
-        return await digest.claim(self, worker, lease, limit)
-
-    async def send_digests(self, claims: list[digest.DigestClaim], worker: str) -> list[Result]:
-        """Act on claimed digests: each moves to the player's next day; those with games
-        where it is the player's move are written to the outbox and returned."""
-        return await digest.send(self, claims, worker)
-
-    async def cleanup_deadlines(self) -> int:
-        """Delete the deadline rows of games that are over; returns how many."""
-        return await clocks.cleanup(self)
-
-    # == the outbox: announcements after the commit (bot/service/outbox.py) ======================
-
-    async def deliver(self, result: Result, publish: outbox.Publish) -> None:
-        """Announce a use case's result through the adapter's `publish`, then mark it
-        delivered. If `publish` raises, `redeliver` sends it again later."""
-        await outbox.deliver(self, result, publish)
-
-    async def redeliver(self, publish: outbox.Publish, worker: str | None = None) -> int:
-        """Deliver the results a crashed process (or a failed delivery) left undelivered,
-        once their lease has run out, with the game as it is now; returns how many."""
-        return await outbox.redeliver(self, publish, worker or self.worker_id)
-
-    async def cleanup_ai_jobs(self) -> int:
-        """Delete the bot's move and hint jobs finished more than a day ago; returns how many."""
-        return await aiqueue.cleanup(self.db, self.clock())
-
-    async def cleanup_outbox(self) -> int:
-        """Delete the outbox rows delivered more than a day ago; returns how many."""
-        return await outbox.cleanup(self)
+        self.records.holds.let_go_all()
+        self.records.painter.close()
+        await self.records.db.close()

@@ -19,8 +19,8 @@ from bot.service import (
     game_clock_text,
     text_bytes,
 )
-from bot.service.rules import outcome_words
-from bot.service.webreads import isolated
+from bot.service.core.rules import outcome_words
+from bot.service.web.lists import isolated
 from bot.web import urls
 from bot.web.site import SITE, Handler, file, page
 
@@ -47,7 +47,7 @@ def cached(place: WebPlace, lasting: str) -> str:
 async def game_page(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
     place = await site.server_of(request)
-    found = await site.service.web_game(place, int(request.match_info["game"]))
+    found = await site.service.web.web_game(place, int(request.match_info["game"]))
     last = len(found.board_tags) - 1
     ply = ply_asked(request, last)
     game = found.game
@@ -154,7 +154,7 @@ async def board_picture(request: web.Request) -> web.StreamResponse:
     place = await site.server_of(request)
     known = request.headers.get("If-None-Match", "").split(",")[0].strip().strip('"')
     version = request.query.get("v")
-    found = await site.service.web_board(
+    found = await site.service.web.web_board(
         place,
         int(request.match_info["game"]),
         int(request.match_info["ply"]),
@@ -171,7 +171,7 @@ async def download(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
     place = await site.server_of(request)
     fmt = request.match_info["format"]
-    found = await site.service.web_download(place, int(request.match_info["game"]), fmt)
+    found = await site.service.web.web_download(place, int(request.match_info["game"]), fmt)
     return file(
         request,
         found.data,
@@ -185,7 +185,7 @@ async def download(request: web.Request) -> web.StreamResponse:
 async def analysis_chart(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
     place = await site.server_of(request)
-    png = await site.service.analysis_chart(place, int(request.match_info["game"]))
+    png = await site.service.web.analysis_chart(place, int(request.match_info["game"]))
     return file(request, png, "image/png", cached(place, "no-cache"), place=place)
 
 

@@ -15,7 +15,7 @@ from bot.service import (
     Typed,
     WebPlace,
 )
-from bot.service.web import SHOWN
+from bot.service.web.pages import SHOWN
 from bot.web import urls
 
 #: The answer where a server's pages are on but have no address.
@@ -49,12 +49,12 @@ class WebLinks:
         """Why the pages at this process's own address are not its own (its WEB_PORT was
         taken): links there would lead to another process's games. None with a
         PUBLIC_URL: the operator says where the pages are."""
-        return None if self.service.settings.public_url else self.service.pages_unserved
+        return None if self.service.records.settings.public_url else self.service.web.pages_unserved
 
     @property
     def pages_url(self) -> str | None:
         """`Settings.pages_url`, or None where this process's pages are `unserved`."""
-        return None if self.unserved else self.service.settings.pages_url
+        return None if self.unserved else self.service.records.settings.pages_url
 
     def sentence(self, found: GuildSettings) -> str:
         """`pages_sentence`, as `/config` answers, at this process's address."""
@@ -66,7 +66,7 @@ class WebLinks:
         if guild_id is None or self.pages_url is None:
             return None
         try:
-            return await self.service.web_place(guild_id)
+            return await self.service.web.web_place(guild_id)
         except Refused:  # an id out of range: no server
             return None
 
@@ -98,12 +98,16 @@ class WebLinks:
         the game of the thread asked in (`thread_id`) when no event is named, and the
         event it belongs to; else the server's pages. Refused in one sentence where there
         is no page (the pages off, a challenge that never started, an unknown number)."""
-        event = None if event_id is None else await self.service.tournament(event_id, guild_id)
+        event = (
+            None
+            if event_id is None
+            else await self.service.event_reads.tournament(event_id, guild_id)
+        )
         game = None
         if game_id is not None:
-            game = await self.service.game(game_id, guild_id)
+            game = await self.service.lookups.game(game_id, guild_id)
         elif event is None and thread_id is not None:
-            game = await self.service.game_in_thread(thread_id)
+            game = await self.service.lookups.game_in_thread(thread_id)
         wanted: list[tuple[str, str | None]] = []
         if game is not None:
             if not has_page(game):
@@ -118,7 +122,7 @@ class WebLinks:
                 )
             wanted.append((f"{game.title} #{game.id}", await self.game(game)))
             if event is None and game.event_id is not None:
-                event = await self.service.tournament(game.event_id, guild_id)
+                event = await self.service.event_reads.tournament(game.event_id, guild_id)
         if event is not None:
             url = await self.event(guild_id, event.id)
             wanted.append((f"{event.title} (event #{event.id})", url))
@@ -126,7 +130,7 @@ class WebLinks:
             wanted.append(("This server's games", await self.server(guild_id)))
         pages = [(what, url) for what, url in wanted if url is not None]
         if len(pages) < len(wanted):
-            if self.pages_url is not None or not await self.service.web_place(guild_id):
+            if self.pages_url is not None or not await self.service.web.web_place(guild_id):
                 raise Refused(PAGES_OFF, code=ServiceCode.WEB_OFF, typed=PAGES_ON)
             if self.unserved is not None:
                 raise Refused(NOT_SERVED.format(self.unserved), code=ServiceCode.WEB_OFF)
@@ -136,7 +140,7 @@ class WebLinks:
     def absolute(self, path: str) -> str:
         """`path` at the pages' address (asked only once `place` found them, so
         `pages_url` is set: it is `site_url`)."""
-        return urls.absolute(self.service.settings.site_url, path)
+        return urls.absolute(self.service.records.settings.site_url, path)
 
 
 def has_page(game: GameSummary) -> bool:

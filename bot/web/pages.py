@@ -13,7 +13,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from bot.service import rules_card
-from bot.service.webreads import STAGES, ListStatus
+from bot.service.web.lists import STAGES, ListStatus
 from bot.web.site import SITE, Handler, file, page
 from engine import GAMES
 
@@ -59,14 +59,19 @@ async def server_page(request: web.Request) -> web.StreamResponse:
     before = number_asked(request, "before")
     if before is not None and status is None:  # a next page is a page of one list
         raise web.HTTPBadRequest()
-    who = None if player_id is None else await service.web_player_name(place, player_id)
+    who = None if player_id is None else await service.web_lists.web_player_name(place, player_id)
     statuses = LISTS if status is None else tuple(s for s in LISTS if s == status)
     lists = [
-        (s, await service.web_games(place, s, game=game, player_id=player_id, before=before))
+        (
+            s,
+            await service.web_lists.web_games(
+                place, s, game=game, player_id=player_id, before=before
+            ),
+        )
         for s in statuses
     ]
     first = status is None and player_id is None
-    boards = await service.web_leaderboards(place) if first else ()
+    boards = await service.web_lists.web_leaderboards(place) if first else ()
     return page(
         request,
         "server.html",
@@ -78,7 +83,7 @@ async def server_page(request: web.Request) -> web.StreamResponse:
         before=before,
         games=GAMES,
         leaderboards=[b for b in boards if game is None or b.game == game],
-        events=await service.web_events(place) if first and game is None else (),
+        events=await service.web_lists.web_events(place) if first and game is None else (),
         first=first,
     )
 
@@ -86,7 +91,7 @@ async def server_page(request: web.Request) -> web.StreamResponse:
 async def event_page(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
     place = await site.server_of(request)
-    found = await site.service.web_event(
+    found = await site.service.web_lists.web_event(
         place, int(request.match_info["event"]), number_asked(request, "round", 6)
     )
     return page(request, "event.html", place=place, found=found, event=found.event, games=GAMES)
@@ -95,7 +100,7 @@ async def event_page(request: web.Request) -> web.StreamResponse:
 async def player_page(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
     place = await site.server_of(request)
-    found = await site.service.web_player(place, int(request.match_info["player"]))
+    found = await site.service.web_lists.web_player(place, int(request.match_info["player"]))
     return page(request, "player.html", place=place, found=found, games=GAMES)
 
 
@@ -128,7 +133,9 @@ async def rules_page(request: web.Request) -> web.StreamResponse:
 
 async def rules_picture(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
-    png = await site.service.rules_picture(request.match_info["game"], request.match_info["stage"])
+    png = await site.service.web_lists.rules_picture(
+        request.match_info["game"], request.match_info["stage"]
+    )
     return file(request, png, "image/png", PICTURE_CACHE)
 
 

@@ -60,7 +60,7 @@ async def start_web(
     except OSError as exc:
         await runner.cleanup()
         where = f"{settings.web_host}:{settings.web_port}"
-        service.pages_unserved = (
+        service.web.pages_unserved = (
             f"{where} is taken"
             if exc.errno == errno.EADDRINUSE
             else f"{where} cannot be listened on ({exc.strerror or exc})"

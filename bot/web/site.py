@@ -14,7 +14,7 @@ import jinja2
 from aiohttp import web
 
 from bot.service import GameService, SizedCache, WebPlace
-from bot.service.webreads import isolated
+from bot.service.web.lists import isolated
 from bot.settings import Settings
 from bot.web import urls
 
@@ -81,13 +81,13 @@ class Site:
         address, a redirect to the public one)."""
         token = request.match_info.get("token")
         if token is not None:
-            place = await self.service.web_place_of_token(token)
+            place = await self.service.web.web_place_of_token(token)
             if place is not None and place.mode == "public":
                 public = WebPlace(place.guild_id, "public")
                 tail = request.path.removeprefix(f"/{urls.LINK}/{token}")
                 raise web.HTTPFound(self.urls.prefix(public) + tail + _query(request))
         else:
-            place = await self.service.web_place(int(request.match_info["guild"]))
+            place = await self.service.web.web_place(int(request.match_info["guild"]))
             if place is not None and place.mode != "public":
                 place = None  # a link-mode server's id is no secret: its address is
         if place is None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlencode
 
-from bot.service.models import GuildSettings, WebPlace
+from bot.service.core.models import GuildSettings, WebPlace
 
 PUBLIC, LINK = "s", "l"
 

@@ -1,0 +1,1 @@
+"""Events: tournaments, ladders and leagues; their store, rounds, news and words."""

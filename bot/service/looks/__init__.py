@@ -1,0 +1,1 @@
+"""Looking at games: a game, its board and record, the lists, the next game, exports."""

@@ -1,0 +1,1 @@
+"""Play by mail: linked addresses, sign-ups and bounces, and each mail handled once."""

@@ -1,0 +1,1 @@
+"""Playing a game: challenges, moves, the bot's moves, undo, conditional lines."""
