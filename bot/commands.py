@@ -172,8 +172,11 @@ COMMANDS: tuple[Command, ...] = (
             Param("move", "text", "the move as you would write it", required=True, typed="rest"),
             GAME_ID,
         ),
-        discord="/move move:d5 g3",
-        console="move d5 g3   (or just: d5 g3; in game 12: move 12 d5 g3, or d5 g3 #12)",
+        discord="/move move:d5 g3   (Hot Wire; Hex: /move move:c3)",
+        console=(
+            "move d5 g3   (Hot Wire; or just: d5 g3; in game 12: move 12 d5 g3, or d5 g3 #12; "
+            "Hex: move c3, or c3)"
+        ),
         buttons="In a game's thread, a message holding only a move also plays it",
     ),
     Command(

@@ -271,6 +271,15 @@ class GameState(ABC):
         """The moves `example_move` picks from (a game may prefer some kinds)."""
         return self.legal_moves()
 
+    def _refusal_example(self) -> str:
+        """The move a refusal of unreadable text shows: `example_move`, legal here, so a
+        newcomer never copies an example that the board or the game refuses. A move is
+        read only while the game goes on, when there is always one."""
+        example = self.example_move()
+        if example is None:
+            raise AssertionError(f"{self.name} read a move after the game ended")
+        return example
+
     @abstractmethod
     def view(self) -> View:
         """The render-facing picture of the position; renderers derive no rules."""

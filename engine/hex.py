@@ -35,6 +35,7 @@ from engine.core import (
     bool_option,
     dims_option,
     register,
+    shown,
 )
 from engine.hexgrid import RHOMBUS_DIRECTIONS, neighbour_table
 from engine.notation import Point
@@ -250,6 +251,12 @@ class HexState(GameState):
             moves.append("swap")
         return moves
 
+    def _example_moves(self) -> list[str]:
+        """The cells, when there are any: an example tells what a cell looks like (on a
+        small Disthex board the middle of the legal list may be the swap)."""
+        legal = self.legal_moves()
+        return [move for move in legal if move != "swap"] or legal
+
     def _play_action(self, text: str) -> None:
         if text == "swap":
             self._check_swap()
@@ -328,7 +335,15 @@ class HexState(GameState):
         cell = self._board.cell_of.get(text)
         if cell is not None:
             return cell
-        column, row = notation.point(text)  # raises for anything but a coordinate
+        try:
+            column, row = notation.point(text)
+        except IllegalMove:
+            example = self._refusal_example()
+            # on a small Disthex board every cell may be forbidden right after the opening
+            wanted = (
+                f"type a cell, like {example}" if example != "swap" else "your only move is swap"
+            )
+            raise IllegalMove(f"I can't read {shown(text)}: {wanted}.", code=Code.SYNTAX) from None
         size = self.size
         if not (0 <= column < size and 0 <= row < size):
             raise IllegalMove(

@@ -329,19 +329,23 @@ class HotWireState(GameState):
         """Two different pins on the board, in record order, or IllegalMove."""
         if text == "pass":
             raise IllegalMove(
-                "There is no passing in Hot Wire: connect two pins, like d5-g3.", code=Code.NO_PASS
+                "There is no passing in Hot Wire: connect two pins, like "
+                f"{self._refusal_example()}.",
+                code=Code.NO_PASS,
             )
         try:
             pins = points(text)
         except IllegalMove:
             raise IllegalMove(
-                f"I can't read {shown(text)}: type a wire as two pins, like d5-g3.",
+                f"I can't read {shown(text)}: type a wire as two pins, like "
+                f"{self._refusal_example()}.",
                 code=Code.SYNTAX,
             ) from None
         if len(pins) != 2:
             named = "one pin" if len(pins) == 1 else f"{len(pins)} pins"
             raise IllegalMove(
-                f"A wire joins two pins, like d5-g3; {shown(text)} names {named}.",
+                f"{shown(text)} names {named}: a wire joins two pins, like "
+                f"{self._refusal_example()}.",
                 code=Code.SYNTAX,
             )
         p, q = sorted(pins)

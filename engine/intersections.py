@@ -304,7 +304,8 @@ class IntersectionsState(GameState):
         """The candidate index of the typed segment; refuses what is not one."""
         if text == "pass":
             raise IllegalMove(
-                "There is no passing in Making Intersections: draw a segment, like b2-b5.",
+                "There is no passing in Making Intersections: draw a segment, like "
+                f"{self._refusal_example()}.",
                 code=Code.NO_PASS,
             )
         try:
@@ -313,7 +314,8 @@ class IntersectionsState(GameState):
             dots = []
         if len(dots) != 2:
             raise IllegalMove(
-                f"I can't read {shown(text)}: type a segment as two dots, like b2-b5.",
+                f"I can't read {shown(text)}: type a segment as two dots, like "
+                f"{self._refusal_example()}.",
                 code=Code.SYNTAX,
             )
         last = self.size - 1

@@ -290,10 +290,14 @@ class LivewireState(GameState):
         words = text.split(" ")
         kind_word = _KIND_WORDS.get(words[-1]) if len(words) > 1 else None
         coordinates = " ".join(words[:-1]) if kind_word is not None else text
-        found = notation.points(coordinates)
+        try:
+            found = notation.points(coordinates)
+        except IllegalMove:
+            found = []
         if len(found) != 2:
             raise IllegalMove(
-                f"A move is two dots, like a8 c8, not {shown(text)}.", code=Code.SYNTAX
+                f"I can't read {shown(text)}: a move is two dots, like {self._refusal_example()}.",
+                code=Code.SYNTAX,
             )
         board = self._board
         (sx, sy), (tx, ty) = found

@@ -47,23 +47,23 @@ def label(point: Point) -> str:
 
 
 def point(text: str) -> Point:
-    """ "d5" -> (3, 4). The text must be one well-formed coordinate."""
+    """ "d5" -> (3, 4). The text must be one well-formed coordinate: a game that reads
+    a player's move refuses anything else in its own words, with a legal example."""
     match = _CELL.fullmatch(text)
     if match is None:
-        raise IllegalMove(f"{shown(text)} is not a coordinate like d5.", code=Code.SYNTAX)
+        raise IllegalMove(f"{shown(text)} is not a coordinate.", code=Code.SYNTAX)
     return column_index(match[1]), int(match[2]) - 1
 
 
 def points(text: str) -> list[Point]:
     """Every coordinate in `text` ("d5 g3", "d5-g3", "d5g3"), in order.
 
-    Refuses text that holds anything but coordinates and separators.
+    Refuses text that holds anything but coordinates and separators (a game that reads
+    a player's move refuses it in its own words, with a legal example).
     """
     compact = text.strip()
     if not _CELLS_ONLY.fullmatch(compact):
-        raise IllegalMove(
-            f"I can't read {shown(text)}: type coordinates like d5 g3.", code=Code.SYNTAX
-        )
+        raise IllegalMove(f"{shown(text)} is not a list of coordinates.", code=Code.SYNTAX)
     return [(column_index(m[1]), int(m[2]) - 1) for m in _CELL.finditer(compact)]
 
 

@@ -241,45 +241,70 @@ class ShortCircuitState(GameState):
         self.apply(self._parse_and_check(text))
 
     def _parse_and_check(self, text: str) -> Action:
-        words = text.split(" ", 1)
-        head, rest = words[0], words[1] if len(words) > 1 else ""
+        head = text.split(" ", 1)[0]
         if head == PASS:
             raise IllegalMove(
                 "You cannot pass: a pass happens by itself, only when no turn is possible.",
                 code=Code.NO_PASS,
             )
         if head == _POP_WORD:
-            return self._check_pop(*self._pop_cells(rest))
+            return self._check_pop(*self._pop_cells(text))
         if head in _COLOUR_WORDS:
-            return self._check_connector(_COLOUR_WORDS[head], self._cell(rest))
+            return self._check_connector(_COLOUR_WORDS[head], self._cell(text))
         if head in _CAP_WORDS:
-            return self._check_capacitor(self._cell(rest))
-        raise IllegalMove(
-            f"I can't read {shown(text)}: play like {self._colour_initial} d4, cap d4 "
-            "or pop e5 f6.",
-            code=Code.SYNTAX,
+            return self._check_capacitor(self._cell(text))
+        raise self._unreadable(text)
+
+    def _unreadable(self, text: str) -> IllegalMove:
+        return IllegalMove(
+            f"I can't read {shown(text)}: play like {self._examples()}.", code=Code.SYNTAX
         )
 
     def _cell(self, text: str) -> int:
-        if not text:
-            raise IllegalMove(
-                f"Name the cell too, like {self._colour_initial} d4 or cap d4.", code=Code.SYNTAX
-            )
-        return self._on_board(point(text))
+        """The cell a piece's action ("r d4", "cap d4") names."""
+        named = text.partition(" ")[2]
+        if not named:
+            # a turn may have to start with pops before any piece fits
+            pieces = self._examples((_CONNECTOR, _CAPACITOR)) or self._examples()
+            raise IllegalMove(f"Name the cell too, like {pieces}.", code=Code.SYNTAX)
+        try:
+            where = point(named)
+        except IllegalMove:
+            raise self._unreadable(text) from None
+        return self._on_board(where)
 
     def _pop_cells(self, text: str) -> tuple[int, int]:
-        cells = points(text) if text else []
+        """The capacitor's and the connector's cells a pop ("pop e5 f6") names."""
+        try:
+            cells = points(text.partition(" ")[2])
+        except IllegalMove:
+            cells = []
         if len(cells) != 2:
+            pop = self._examples((_POP,))
+            shape = "A pop names two cells, the capacitor then the connector"
+            if pop:
+                raise IllegalMove(f"{shape}, like {pop}.", code=Code.SYNTAX)
             raise IllegalMove(
-                "A pop names two cells, the capacitor then the connector, like pop e5 f6.",
+                f"{shape}, but none is possible now: play like {self._examples()}.",
                 code=Code.SYNTAX,
             )
         return self._on_board(cells[0]), self._on_board(cells[1])
 
-    @property
-    def _colour_initial(self) -> str:
-        """The initial of the mover's first colour ("r", or "b" for Player 2), for examples."""
-        return COLOURS[2 * self._mover][0]
+    def _examples(self, kinds: tuple[int, ...] = (_CONNECTOR, _CAPACITOR, _POP)) -> str:
+        """A legal action now of each of `kinds` that has one, as a refusal lists them
+        ("g e5, cap d4 or pop e5 f6"); the connector is `example_move`'s."""
+        actions = self.actions()
+        examples = []
+        for kind in kinds:
+            texts = sorted(
+                (self.action_text(action) for action in actions if action[0] == kind),
+                key=sort_key,
+            )
+            if texts:
+                examples.append(texts[len(texts) // 2])
+        if len(examples) < 2:
+            return "".join(examples)
+        return f"{', '.join(examples[:-1])} or {examples[-1]}"
 
     def _on_board(self, where: Point) -> int:
         bit = self._board.bit_at.get(where)

@@ -39,23 +39,33 @@ FENCED = re.compile(r"^```.*?^```", re.S | re.M)
 INLINE_CODE = re.compile(r"`([^`]+)`")
 PIPED = re.compile(r"printf '([^']*)' \| make run")
 BARE_MOVE = re.compile(r"[a-z]{1,2}\d{1,2}(?: [a-z]{1,2}\d{1,2})*")
+#: A game's title in a note names the game its examples are typed in.
+TITLES = {info.title: name for name, info in engine.GAMES.items()}
 
 
 def forms(
     example: str, full: Callable[[str], bool], complete: Callable[[str, str], str]
-) -> list[str]:
-    """The example and each form its note gives. A note is parts separated by "; ", each
-    starting with a label ("the bot:", "or just:") or one form explained ("next 12: the
-    game after #12"); a form that is not `full` by itself is completed from the form
-    before it (`complete(before, piece)`)."""
+) -> list[tuple[str, str | None]]:
+    """The example and each form its note gives, with the game each is typed in where the
+    note names it. A note is parts separated by "; ", each starting with a label ("the
+    bot:", "or just:") or one form explained ("next 12: the game after #12"), or a game's
+    title alone, naming the game of the forms before it ("Hot Wire"); a form that is not
+    `full` by itself is completed from the form before it (`complete(before, piece)`).
+    A form is of the game its label is the title of ("Hex: move c3"), else of the form's
+    before it."""
     found = NOTE.match(example.strip())
     assert found is not None
-    shown = [found["main"].strip()]
+    shown: list[tuple[str, str | None]] = [(found["main"].strip(), None)]
     for part in found["note"].split("; ") if found["note"] else []:
+        if part in TITLES:
+            shown = [(text, TITLES[part]) for text, _ in shown]
+            continue
         label, colon, rest = part.partition(": ")
         listed = rest if colon and not full(label) else label
         for piece in ALTERNATIVES.split(listed):
-            shown.append(piece if full(piece) else complete(shown[-1], piece))
+            before, game = shown[-1]
+            text = piece if full(piece) else complete(before, piece)
+            shown.append((text, TITLES.get(label, game)))
     return shown
 
 
@@ -75,7 +85,7 @@ def is_console_line(text: str) -> bool:
     return command_of(text) is not None or any(ch.isdigit() for ch in word)
 
 
-def console_forms(example: str) -> list[str]:
+def console_forms(example: str) -> list[tuple[str, str | None]]:
     """A registry console example's lines: "conditional list | remove e5" gives
     "conditional list" and "conditional remove e5"."""
     return forms(
@@ -83,7 +93,7 @@ def console_forms(example: str) -> list[str]:
     )
 
 
-def discord_forms(example: str) -> list[str]:
+def discord_forms(example: str) -> list[tuple[str, str | None]]:
     """A registry Discord example's commands: "opponent:@Paperboard" after
     "/challenge game:hex level:medium" adds that parameter to it."""
     return forms(
@@ -109,6 +119,7 @@ class Example:
     text: str  # as written (one form of the registry's example)
     source: str  # where it is written
     command: str  # the registry's name for it
+    game: str | None = None  # the game its moves are typed in, where the doc names it
 
     @property
     def discord(self) -> bool:
@@ -152,10 +163,10 @@ def registry_examples(kind: str) -> list[Example]:
         if example is None:
             continue
         split = console_forms if kind == "console" else discord_forms
-        for text in split(example):
+        for text, game in split(example):
             console = kind == "console"
             name = (command_of(text) or "move") if console else slash_parts(text)[0]
-            found.append(Example(text, f"bot/commands.py {command.name} {kind}=", name))
+            found.append(Example(text, f"bot/commands.py {command.name} {kind}=", name, game))
     return found
 
 
@@ -333,8 +344,8 @@ async def not_begun(table: Table, example: Example) -> None:
 
 
 async def ready_to_move(table: Table, example: Example) -> None:
-    """A game where the example's move is ann's first."""
-    name, _ = game_playing([example.moves])
+    """A game where the example's move is ann's first: the one the doc names for it."""
+    name = example.game or game_playing([example.moves])[0]
     await table.started(example.number, name)
 
 

@@ -329,10 +329,10 @@ async def test_a_move_line_never_loses_a_move_to_the_game_number(
     lines = ["move 1 2 c3", "move 1 c3 #2", "move game=1 c3 2", "# 1 c3", "#2 c3 # no comment"]
     said = await transcript_of(service, tmp_path, [*TWO_HEX_GAMES, "as ann", *lines])
     assert said[-4:] == [
-        "“2 c3” is not a coordinate like d5.",  # only a first or last number names the game
+        "I can't read “2 c3”: type a cell, like c3.",  # only a first or last number names the game
         "Name one game: 12, #12 or game=12.",
         "Name one game: 12, #12 or game=12.",
-        "“c3 # no comment” is not a coordinate like d5.",  # "# 1 c3" was a comment
+        "I can't read “c3 # no comment”: type a cell, like c3.",  # "# 1 c3" was a comment
     ], said
     assert (await service.lookups.game(1, 0)).ply == 0 and (
         await service.lookups.game(2, 0)

@@ -12,6 +12,7 @@ import pytest
 import engine
 from bot.commands import COMMANDS
 from bot.discordbot.help import POINTER, TASKS, HelpCog, help_text, welcome_text
+from bot.discordbot.threads import BARE_COMMANDS
 from bot.service import GameService
 from bot.store import Database
 from tests.fakediscord import Channel, User
@@ -70,6 +71,31 @@ async def test_near_moves_are_refused_and_chat_stays_chat_in_a_thread(world: Wor
         assert "It is not your turn" in await answered(waiting, "d5 g3")
         await world.fake.say(waiting, thread, "good luck!")
         assert (await answered(mover, "e44")).startswith("There is no cell e44")
+        assert (await world.game(game.id)).ply == 0
+
+
+async def test_a_bare_command_word_is_pointed_to_its_slash_command(world: World) -> None:
+    """Resign, undo, board alone, by the player to move or the one waiting, get the slash
+    command (the game goes on); swap in a game without it is told so; chat stays chat."""
+    async with world.running():
+        game = await start(world, "hotwire", **OPTIONS["hotwire"])
+        thread = world.thread(game)
+        mover, waiting = world.user_of(game, 0), world.user_of(game, 1)
+
+        async def answered(user: User, text: str) -> str:
+            before = len(thread.messages)
+            await world.fake.say(user, thread, text)
+            await world.fake.wait_for(lambda: bool(bot_answers(thread, before)), what=text)
+            return bot_answers(thread, before)[0]
+
+        for user in (mover, waiting):
+            for word in ("resign", "Resign!", "undo", "board"):
+                await world.fake.say(user, thread, "resign?")  # asked of the opponent: chat
+                pointer = await answered(user, word)
+                assert pointer == BARE_COMMANDS[word.lower().rstrip("!")]
+            assert await answered(user, "swap") == "There is no swap in Hot Wire."
+        assert "/resign" in BARE_COMMANDS["resign"] and "confirm" in BARE_COMMANDS["resign"]
+        assert (await world.game(game.id)).status == "active"
         assert (await world.game(game.id)).ply == 0
 
 

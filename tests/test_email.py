@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import sys
 import threading
@@ -29,7 +30,7 @@ from bot.store import Database
 from tests.conftest import ANN, PATIENCE_SECONDS, ROOT, Clock
 from tests.fakediscord import Channel, FakeDiscord, run_bot
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.mailkit import BOT, DOMAIN, Capture, MailWorld, mail_settings, mail_world, serve
+from tests.mailkit import BOT, DOMAIN, GUILD, Capture, MailWorld, mail_settings, mail_world, serve
 from tests.test_console import transcript_of
 from tests.test_reader_words import miswritten
 
@@ -92,6 +93,27 @@ async def address_to_move(world: MailWorld, game_id: int) -> str:
 
 def other(address: str) -> str:
     return BEN if address == ANNE else ANNE
+
+
+async def test_the_mail_on_your_move_gives_a_move_legal_in_that_game(
+    database_url: str, clock: Clock
+) -> None:
+    async with mail_world(database_url, clock) as world:
+        await registered(world)
+        for name, options in (("hex", "size=3 swap=off"), ("hotwire", "size=3x3")):
+            await world.send(ANNE, BOT, f"challenge {name} {BEN} {options} days=3")
+            await world.reply(BEN, "accept")
+            game_id = world.published[-1].game.id
+            for _ in range(2):
+                mover = await address_to_move(world, game_id)
+                offered = re.search(r"first line \(like ([^)]+)\)", world.said(mover))
+                assert offered is not None, world.said(mover)
+                assert (
+                    offered[1] in (await world.service.lookups.state(game_id, GUILD)).legal_moves()
+                )
+                assert "first line, or" in world.said(other(mover))  # not theirs to play
+                await world.reply(mover, offered[1])
+                assert (await world.service.lookups.state(game_id, GUILD)).moves[-1] == offered[1]
 
 
 async def test_an_old_mail_cannot_move_twice(database_url: str, clock: Clock) -> None:

@@ -380,6 +380,7 @@ def test_disthex_swap_is_a_way_out_of_a_pass() -> None:
     state = game("disthex", "b1", size=2, swap=True)
     assert state.moves == ("b1",)
     assert state.legal_moves() == ["swap"]
+    assert str(refused(state, "b 1")) == "I can't read “b 1”: your only move is swap."
     state = state.play("swap")
     assert state.moves == ("b1", "swap", "pass")
     assert state.to_move == 1  # the swapper, now Black, moves again

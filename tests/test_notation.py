@@ -4,10 +4,15 @@ with examples the engine plays."""
 
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 
 import engine
 from bot.service import rules_card
+from engine import BadOptions, Code, GameState, IllegalMove
+from engine.core import OptionValue, dims
 
 #: Real chat in a game's thread: none of it is an attempt at a move.
 CHAT = (
@@ -74,6 +79,72 @@ NEAR_MOVES = (
     "b2 b5 please",
     "a8 c8 branch",
 )
+
+
+#: Lines no game reads as one of its moves: a refusal of any says what to type instead.
+MALFORMED = (
+    "x",
+    "pass",
+    "a1",
+    "zz!",
+    "d5 g3 h2 k9",
+    "r",
+    "cap",
+    "pop",
+    "pop a1",
+    "r qq",
+    "swap d5",
+)
+
+
+def board_sizes(name: str) -> tuple[OptionValue, OptionValue]:
+    """The smallest and the largest board a game's size option allows."""
+    parse = engine.GAMES[name].options["size"].parse
+    typed: list[object] = [*range(1, 70)]
+    typed += [f"{width}x{height}" for width in range(1, 70) for height in range(1, 70)]
+    allowed = []
+    for size in typed:
+        try:
+            allowed.append(parse(size))
+        except BadOptions:
+            continue
+    by_area = sorted(allowed, key=lambda size: math.prod(dims(size)))
+    return by_area[0], by_area[-1]
+
+
+def examples_shown(sentence: str) -> list[str]:
+    """The moves a refusal offers as examples: "..., like g e5, cap d6 or pop f5 d5."."""
+    offered = re.search(r"(?:like|only move is) (.+)\.$", sentence)
+    return re.split(r", | or ", offered[1]) if offered else []
+
+
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [(name, size) for name in sorted(engine.GAMES) for size in board_sizes(name)],
+)
+def test_a_malformed_move_is_refused_with_an_example_legal_on_that_board(
+    name: str, size: OptionValue
+) -> None:
+    """On the smallest and the largest board, at the start and after each of the first
+    moves, every example a refusal of unreadable text shows is a move the game takes
+    there and then (never another game's notation, never a cell off a small board)."""
+    state: GameState = engine.new(name, size=size)
+    for _ in range(4):
+        for text in MALFORMED:
+            try:
+                state.play(text)
+            except IllegalMove as refused:
+                if refused.code not in (Code.SYNTAX, Code.NO_PASS):
+                    continue  # read, and refused by the rules (an occupied cell...)
+                examples = examples_shown(str(refused))
+                assert examples or refused.code == Code.NO_PASS, str(refused)
+                for example in examples:
+                    assert example in state.legal_moves(), (text, str(refused))
+                    state.play(example)
+        example = state.example_move()
+        if example is None:
+            break
+        state = state.play(example)
 
 
 @pytest.mark.parametrize("line", CHAT)

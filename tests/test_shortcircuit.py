@@ -516,15 +516,26 @@ def test_syntax_refusals() -> None:
         assert error.code == Code.OFF_BOARD and text.split()[-1] in str(error)
 
 
-def test_a_refusal_shows_the_movers_own_colours() -> None:
-    blue_to_move = new()  # Player 2 places the centre piece
-    assert str(refused(blue_to_move, "c3")) == (
-        "I can't read “c3”: play like b d4, cap d4 or pop e5 f6."
+def test_a_refusal_shows_legal_actions_of_each_kind_open_to_the_mover() -> None:
+    blue_to_move = new()  # Player 2 places the centre piece: a connector, nothing else
+    assert str(refused(blue_to_move, "c3")) == "I can't read “c3”: play like g e5."
+    assert str(refused(blue_to_move, "g")) == "Name the cell too, like g e5."
+    assert str(refused(blue_to_move, "pop")) == (
+        "A pop names two cells, the capacitor then the connector, but none is possible "
+        "now: play like g e5."
     )
-    assert str(refused(blue_to_move, "g")) == "Name the cell too, like b d4 or cap d4."
     red_to_move = played(["b e5"])
-    assert "play like r d4," in str(refused(red_to_move, "c3"))
+    assert str(refused(red_to_move, "r c3 d3")) == "I can't read “r c3 d3”: play like y d4."
     assert blue_to_move.example_move() == "g e5" and red_to_move.example_move() == "y d4"
+    with_a_capacitor = played(POP_LAST_GAME[:5])
+    assert str(refused(with_a_capacitor, "x")) == (
+        "I can't read “x”: play like b d6, cap d6 or pop f5 d5."
+    )
+    assert str(refused(with_a_capacitor, "pop e4")) == (
+        "A pop names two cells, the capacitor then the connector, like pop f5 d5."
+    )
+    for example in ("b d6", "cap d6", "pop f5 d5"):
+        assert example in with_a_capacitor.legal_moves()
 
 
 # -- listing moves ------------------------------------------------------------------

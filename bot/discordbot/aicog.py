@@ -9,12 +9,10 @@ import contextlib
 import io
 
 import discord
-from discord import app_commands
-from discord.ext import commands
 
-from bot.discordbot.cog import GamesCog, described
+from bot.discordbot.cog import GameCommandCog, described
 from bot.discordbot.context import guild_of
-from bot.discordbot.errors import fit, reply, report_error
+from bot.discordbot.errors import fit, reply
 from bot.discordbot.text import board_file
 
 #: How often the progress message is edited, and how long an answer waits at most
@@ -23,19 +21,10 @@ PROGRESS_SECONDS = 3.0
 MOST_SECONDS = 14 * 60.0
 
 
-class AiCog(commands.Cog):
-    def __init__(self, games: GamesCog) -> None:
-        self.games = games
-        self.service = games.service
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await report_error(interaction, error)
-
+class AiCog(GameCommandCog):
     @described("analysis", public=True)
     async def analysis(self, interaction: discord.Interaction, game: int | None = None) -> None:
-        summary = await self.games.game_meant(interaction, game, my_turn=False, finished=True)
+        summary = await self.game_meant(interaction, game, my_turn=False, finished=True)
         asking = interaction.user.id
         report = await self.service.analysis.analysis(summary.id, guild_of(interaction), asking)
         title = f"{summary.title} #{summary.id}"
@@ -65,7 +54,7 @@ class AiCog(commands.Cog):
 
     @described("hint")
     async def hint(self, interaction: discord.Interaction, game: int | None = None) -> None:
-        summary = await self.games.game_meant(interaction, game, my_turn=True)
+        summary = await self.game_meant(interaction, game, my_turn=True)
         hint = await self.service.analysis.hint(summary.id, summary.guild_id, interaction.user.id)
         if hint.move is None:
             waited = 0.0

@@ -14,12 +14,15 @@ import aiohttp
 import discord
 from discord.ext import commands
 
+from bot.discordbot.about import AboutCog
 from bot.discordbot.aicog import AiCog
 from bot.discordbot.announce import Announcer
-from bot.discordbot.cog import GamesCog
+from bot.discordbot.challenges import ChallengesCog
 from bot.discordbot.endpoints import point_discord_at
 from bot.discordbot.errors import answer_in_time
 from bot.discordbot.help import HelpCog
+from bot.discordbot.looking import LookingCog
+from bot.discordbot.moves import MovesCog
 from bot.discordbot.text import MENTIONS
 from bot.discordbot.threads import ThreadMovesCog
 from bot.discordbot.tournaments import SignupButton, TournamentsCog
@@ -114,9 +117,8 @@ class PaperboardBot(commands.AutoShardedBot):
         )
 
     async def setup_hook(self) -> None:
-        games = GamesCog(self.service, self.announcer)
-        await self.add_cog(games)
-        await self.add_cog(AiCog(games))
+        for family in (ChallengesCog, MovesCog, LookingCog, AboutCog, AiCog):
+            await self.add_cog(family(self.service, self.announcer))
         await self.add_cog(ThreadMovesCog(self.service, self.announcer))
         await self.add_cog(HelpCog(self.service, self.announcer))
         await self.add_cog(TournamentsCog(self.service, self.announcer))

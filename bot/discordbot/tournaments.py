@@ -1,5 +1,6 @@
 """Events on Discord: the /tournament commands and the sign-up message's Join and Leave
-buttons. Thin, as cog.py: read Discord's types, call the service, format the answer.
+buttons. Thin, as the game commands' cogs: read Discord's types, call the service,
+format the answer.
 
 Who may create and run events is the service's to decide (the server's setting,
 `/config tournaments:`); the adapter only tells it whether the member has Manage Server.

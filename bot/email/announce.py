@@ -49,7 +49,7 @@ PRIVATE = (ConditionalPlayed, ConditionalsDropped)
 UNMAILED = (Digest, MailBounced)
 LAST_MOVES = 6
 HOW_TO_ANSWER = (
-    "Answer this mail with your move on its first line (like d5), or with board, "
+    "Answer this mail with your move on its first line{for_example}, or with board, "
     "resign, undo, accept or decline. Mail help to {bare} for more."
 )
 
@@ -141,7 +141,9 @@ class MailAnnouncer:
         seat = game.seat_of(player_id)
         reply_to = None if seat is None else self.reply_to(game.id, seat, game.ply)
         if game.status in ("open", "active"):
-            paragraphs.append(HOW_TO_ANSWER.format(bare=self.sender))
+            example = await self._example_move(game, player_id)
+            for_example = f" (like {example})" if example else ""
+            paragraphs.append(HOW_TO_ANSWER.format(for_example=for_example, bare=self.sender))
         envelope = Envelope(self.sender, address, names.get(player_id, ""), self.domain, reply_to)
         message = mail(  # a tenth of a millisecond, the board's base64 made already
             envelope,
@@ -173,6 +175,13 @@ class MailAnnouncer:
         text += f" ({game_clock_text(game)}"
         text += f": {banks_text(game)})." if game.banks else ")."
         return text
+
+    async def _example_move(self, game: GameSummary, player_id: int) -> str | None:
+        """A move legal now in the game, for the reader when it is their move (none for
+        the others: a move of the mover's is no example of theirs)."""
+        if game.status != "active" or game.player_to_move != player_id:
+            return None
+        return await self.service.lookups.example_move(game.id, game.guild_id, player_id)
 
     async def _last_moves(self, game: GameSummary) -> list[str]:
         shown = _moves_shown(game)

@@ -62,8 +62,8 @@ HELP = (
     "Paperboard plays slow board games by mail. Mail join to this address to play (join "
     "and a server's number where several take players by mail); games lists yours; "
     "challenge hex ann@example.org days=3 challenges a player by their address. Then answer "
-    "each game's mail with your move on its first line (like d5), or board, resign, undo, "
-    "accept or decline."
+    "each game's mail with your move on its first line (the mail on your move gives a "
+    "legal one as an example), or board, resign, undo, accept or decline."
 )
 ADDRESSES_KEPT = 10_000  # addresses counted before those quiet for an hour are dropped
 WORKS_AGAIN = (
