@@ -14,7 +14,8 @@ import discord
 import pytest
 import sqlalchemy as sa
 
-from bot.commands import COMMANDS, markdown
+from bot.commands import COMMANDS
+from bot.commands.page import markdown
 from bot.console import Console
 from bot.console.console import CHANNEL, GUILD, player_id
 from bot.discordbot import aicog, errors

@@ -16,7 +16,8 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 import engine
-from bot.commands import BY_NAME, Param
+from bot.commands import BY_NAME
+from bot.commands.declaration import Param
 from bot.discordbot.announce import Announcer
 from bot.discordbot.context import as_player, asker, guild_of
 from bot.discordbot.errors import PUBLIC_ANSWER, code_block, reply, report_error
