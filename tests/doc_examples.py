@@ -1,5 +1,5 @@
 """The examples the docs show, read from where they are written (README.md's ```text
-blocks, the registry's `console=` and `discord=` examples in bot/commands.py), and the
+blocks, the registry's `console=` and `discord=` examples in bot/commands/), and the
 games each needs before it is typed. tests/test_docs.py runs them."""
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def registry_examples(kind: str) -> list[Example]:
         for text, game in split(example):
             console = kind == "console"
             name = (command_of(text) or "move") if console else slash_parts(text)[0]
-            found.append(Example(text, f"bot/commands.py {command.name} {kind}=", name, game))
+            found.append(Example(text, f"bot/commands/ {command.name} {kind}=", name, game))
     return found
 
 

@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from bot.console import Console
-from bot.console import console as console_place
+from bot.console import session as console_place
 from bot.schedule import airunner
 from bot.schedule.airunner import AiRunner
 from bot.service import (

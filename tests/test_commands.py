@@ -1,4 +1,4 @@
-"""bot/commands.py is the one declaration of a command: the slash commands the bot
+"""bot/commands/ is the one declaration of a command: the slash commands the bot
 registers and the console's reading of each line must say the same. Each failure names
 the command and the parameter."""
 
@@ -15,7 +15,8 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.commands import COMMANDS, Command, Param, ParamKind, Typed
+from bot.commands import COMMANDS
+from bot.commands.declaration import Command, Param, ParamKind, Typed
 from bot.console import Console
 from bot.discordbot.client import PaperboardBot
 from bot.schedule.airunner import AiRunner
@@ -75,28 +76,28 @@ def slash_differences(
     for param in command.params:
         found = signature.get(param.name)
         if found is None:
-            yield f"{where} {param.name}: in bot/commands.py, not in the slash command"
+            yield f"{where} {param.name}: in bot/commands/, not in the slash command"
             continue
         if found.required != param.required:
             yield (
-                f"{where} {param.name}: required is {param.required} in bot/commands.py, "
+                f"{where} {param.name}: required is {param.required} in bot/commands/, "
                 f"{found.required} in the slash command"
             )
         if found.type != OPTION_TYPES[param.kind]:
             yield (
-                f"{where} {param.name}: a {param.kind} in bot/commands.py, a {found.type.name} "
+                f"{where} {param.name}: a {param.kind} in bot/commands/, a {found.type.name} "
                 "in the slash command"
             )
         offered = tuple(str(choice.value) for choice in found.choices)
         if offered != param.choices:
             yield (
-                f"{where} {param.name}: choices {param.choices} in bot/commands.py, "
+                f"{where} {param.name}: choices {param.choices} in bot/commands/, "
                 f"{offered} in the slash command"
             )
         if found.description != param.help[:100]:
             yield f"{where} {param.name}: its description is not the registry's help"
     for name in signature.keys() - {param.name for param in command.params}:
-        yield f"{where} {name}: in the slash command, not in bot/commands.py"
+        yield f"{where} {name}: in the slash command, not in bot/commands/"
 
 
 async def test_every_slash_command_takes_the_registrys_parameters(
@@ -105,7 +106,7 @@ async def test_every_slash_command_takes_the_registrys_parameters(
     """Names, required or not, types, choices (in order) and help of every parameter."""
     on_discord = {command.name for command in COMMANDS if command.discord}
     assert sorted(slash_commands) == sorted(on_discord), (
-        "the slash commands are not the commands with a Discord example in bot/commands.py"
+        "the slash commands are not the commands with a Discord example in bot/commands/"
     )
     differences = [
         difference
@@ -232,7 +233,7 @@ CONSOLE_PARAMS = [
 async def test_the_console_reads_each_parameter_as_the_registry_says(
     command: Command, param: Param, tmp_path: Path
 ) -> None:
-    """Each value typed the registry's way (bot/commands.py: Param.console) reaches the
+    """Each value typed the registry's way (bot/commands/: Param.console) reaches the
     service, or the answer, as a different request; each shorter key reads as the name."""
     where = f"console {command.name} {param.name} ({param.console})"
     seen: dict[str, tuple[str, str | None]] = {}

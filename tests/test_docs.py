@@ -14,9 +14,11 @@ import discord
 import pytest
 import sqlalchemy as sa
 
-from bot.commands import COMMANDS, markdown
+from bot.commands import COMMANDS
+from bot.commands.page import markdown
 from bot.console import Console
-from bot.console.console import CHANNEL, GUILD, player_id
+from bot.console.console import player_id
+from bot.console.session import CHANNEL, GUILD
 from bot.discordbot import aicog, errors
 from bot.service import GameService, Place, Player, Refused
 from bot.settings import Settings

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from bot.console.console import GUILD as CONSOLE_GUILD
+from bot.console.session import GUILD as CONSOLE_GUILD
 from bot.schedule import Scheduler
 from bot.service import GameService, Refused, ServiceCode
 from bot.service.core.models import GameStarted

@@ -1,4 +1,4 @@
-"""The console's words for its commands, read from their one declaration (bot/commands.py):
+"""The console's words for its commands, read from their one declaration (bot/commands/):
 the parameters each reads, `help` and `help COMMAND`, the answer to a word that is no
 command (and what was meant: a command, or a setting typed alone), and the commands the
 service's sentences name, worded as they are typed here (`config email=on`)."""
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bot.commands import COMMANDS, GAME_NUMBERS, Command, Param
+from bot.commands import COMMANDS
+from bot.commands.declaration import GAME_NUMBERS, Command, Param
 from bot.service import Refused, ServiceCode, Typed, closest, shown
 
 #: Commands typed with an action word ("tournament join 1"): their actions.
@@ -15,7 +16,7 @@ ACTIONS_OF = {
     name: tuple(c.name.split(" ", 1)[1] for c in COMMANDS if c.name.startswith(f"{name} "))
     for name in {c.name.split(" ", 1)[0] for c in COMMANDS if " " in c.name}
 }
-#: The parameters of each command, by name (bot/commands.py: how the console reads each).
+#: The parameters of each command, by name (bot/commands/: how the console reads each).
 PARAMS = {command.name: {param.name: param for param in command.params} for command in COMMANDS}
 #: The keys of each command's key=value parameters, the shorter ones too (days= for
 #: days_per_move=), each with its parameter's name.

@@ -17,7 +17,8 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 import engine
-from bot.commands import BY_NAME, Param
+from bot.commands import BY_NAME
+from bot.commands.declaration import Param
 from bot.discordbot.announce import Announcer
 from bot.discordbot.context import guild_of
 from bot.discordbot.errors import PUBLIC_ANSWER, report_error

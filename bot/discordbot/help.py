@@ -1,5 +1,5 @@
 """A newcomer's way in: /help (the commands by task, each with its help from
-bot/commands.py), a short pointer when someone mentions the bot, and one welcome message
+bot/commands/), a short pointer when someone mentions the bot, and one welcome message
 when the bot joins a server."""
 
 from __future__ import annotations
