@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from bench.table import (
+    BENCHMARKS,
+    DOCUMENT,
     END,
     START,
     Benchmark,
@@ -17,6 +19,7 @@ from bench.table import (
     commit_measured,
     rows_of,
     split_document,
+    table,
     update,
 )
 
@@ -117,3 +120,11 @@ def test_the_commit_is_dirty_for_any_change_but_the_tables_own(repository: Path)
     assert commit_measured(repository, document) == head
     (repository / "fakebench" / "counted.py").write_text('print("counted: 1")\n')
     assert commit_measured(repository, document) == f"{head}+dirty"
+
+
+def test_the_projects_table_is_as_the_runner_writes_it() -> None:
+    """Every benchmark of the list has its row, in the list's order, with its target."""
+    block = split_document(DOCUMENT.read_text())[1]
+    rows = rows_of(block)
+    assert list(rows) == [benchmark.module for benchmark in BENCHMARKS]
+    assert block == f"\n{table(rows, BENCHMARKS)}\n"
