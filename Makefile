@@ -38,21 +38,10 @@ test: lint
 	@if [ "$$PAPERBOARD_FRESH_CLONE" = 1 ]; then $(BIN)/pytest -m alone; \
 	else echo "(the fresh-clone test runs with PAPERBOARD_FRESH_CLONE=1, as .ci/run sets it)"; fi
 
+# every benchmark of bench/table.py's list, each headline written into docs/PERFORMANCE.md's
+# table (python -m bench.table bench.render ... runs only those)
 bench: $(DEV_STAMP)
-	$(BIN)/python -m bench.engine
-	$(BIN)/python -m bench.render
-	$(BIN)/python -m bench.service
-	$(BIN)/python -m bench.schedule
-	$(BIN)/python -m bench.discord_e2e
-	$(BIN)/python -m bench.load
-	$(BIN)/python -m bench.ai
-	$(BIN)/python -m bench.conditionals
-	$(BIN)/python -m bench.digest
-	$(BIN)/python -m bench.export
-	$(BIN)/python -m bench.ai_play
-	$(BIN)/python -m bench.scale
-	$(BIN)/python -m bench.tournament
-	$(BIN)/python -m bench.web
+	$(BIN)/python -m bench.table
 
 # the README's pictures of the web pages, taken in Debian's chromium (apt-get install chromium)
 screenshots: $(DEV_STAMP)
