@@ -720,13 +720,13 @@ async def test_an_analysis_that_keeps_failing_is_put_aside_until_asked_again(
     async def broken(job: Any) -> Any:
         raise RuntimeError("a bug in the analysis")
 
-    monkeypatch.setattr(service.analysis.analysis, "work_on", broken)
+    monkeypatch.setattr(service.analysis, "work_on", broken)
     claims = 0
     while await runner.run_once():  # each failed claim's lease runs out, then it is retried
         claims += 1
         clock.advance(seconds=LATER.total_seconds())
     assert claims == airunner.GIVE_UP_ATTEMPTS  # then put aside: no worker spent on it
-    monkeypatch.setattr(service.analysis.analysis, "work_on", work_on)
+    monkeypatch.setattr(service.analysis, "work_on", work_on)
     assert not (await service.analysis.analysis(finished.id, GUILD)).done  # asked again: queued
     assert await runner.run_once() == 1
     assert (await service.analysis.analysis(finished.id, GUILD)).done
