@@ -7,15 +7,15 @@ import io
 import pytest
 from PIL import Image, ImageChops
 
+from bot.render import bracket as bracket_drawing
 from bot.render import tables
+from bot.render.bracket import bracket_png, bracket_text
 from bot.render.tables import (
     Bracket,
     BracketMatch,
     Crosstable,
     StandingRow,
     StandingsTable,
-    bracket_png,
-    bracket_text,
     columns,
     crosstable_png,
     crosstable_text,
@@ -282,7 +282,7 @@ def test_bracket_text_byes_unknowns_and_winner() -> None:
     undecided = Bracket("Cup", (bracket.rounds[0], (BracketMatch("ann", "李小龙", "½–½", None),)))
     assert "Winner" not in bracket_text(undecided)
     won, open_ = picture(bracket_png(bracket)), picture(bracket_png(undecided))
-    assert won.width > open_.width + tables.BRACKET_STYLE.name
+    assert won.width > open_.width + bracket_drawing.BRACKET_STYLE.name
 
 
 def test_rounds_not_given_yet_are_drawn_as_unknown() -> None:
@@ -300,10 +300,10 @@ def test_an_odd_name_stays_in_its_bracket_line(name: str) -> None:
     widest = bracket_png(knockout(4, first="W" * 60))
     odd = bracket_png(knockout(4, first=name))
     left, top, right, bottom = changed_box(widest, odd)
-    style = tables.BRACKET_STYLE
+    style = bracket_drawing.BRACKET_STYLE
     box_top = tables.TITLE_HEIGHT + tables.HEADER_HEIGHT + style.gap / 2
-    assert left >= tables.MARGIN + tables.BOX_PADDING
-    assert right <= tables.MARGIN + tables.BOX_PADDING + style.name + 1
+    assert left >= tables.MARGIN + bracket_drawing.BOX_PADDING
+    assert right <= tables.MARGIN + bracket_drawing.BOX_PADDING + style.name + 1
     assert box_top <= top and bottom <= box_top + style.line + 1
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import engine
 from bot.render import render_png
 from bot.render.board import GALLERY
+from bot.render.bracket import bracket_png
 from bot.render.tables import (
     Bracket,
     BracketMatch,
     Crosstable,
     StandingRow,
     StandingsTable,
-    bracket_png,
     crosstable_png,
     standings_png,
 )

@@ -47,6 +47,7 @@ from bot.service.clocks.schedule import Schedule
 from bot.service.core import outbox
 from bot.service.core.leases import release
 from bot.service.core.records import Records, utcnow
+from bot.service.core.turns import Turns
 from bot.service.events.ladders import Ladders
 from bot.service.events.reads import EventReads
 from bot.service.events.rounds import EventRounds
@@ -107,15 +108,15 @@ class GameService:
         self.records = Records(
             database, settings, clock=clock, rng=rng, worker_id=worker_id, announces=announces
         )
-        store = EventStore(self.records)
-        self.ladders = Ladders(self.records, store)
-        self.events = Tournaments(
-            self.records, store, EventRounds(self.records, store), self.ladders
-        )
+        turns = Turns(self.records)
+        store = EventStore(self.records, turns)
+        self.ladders = Ladders(self.records, turns, store)
+        rounds = EventRounds(self.records, turns, store)
+        self.events = Tournaments(self.records, turns, store, rounds, self.ladders)
         self.event_reads = EventReads(self.records, store)
-        self.records.event_hooks = self.events
-        self.challenges = Challenges(self.records)
-        self.play = AiPlay(self.records)
+        turns.event_hooks = self.events
+        self.challenges = Challenges(self.records, turns)
+        self.play = AiPlay(self.records, turns)
         self.conditionals = Conditionals(self.records)
         self.analysis = Analyses(self.records)
         self.lookups = Lookups(self.records)
@@ -126,7 +127,7 @@ class GameService:
         self.preferences = Preferences(self.records, self.web)
         self.mail = Mail(self.records)
         self.inbox = Inbox(self.records)
-        self.schedule = Schedule(self.records)
+        self.schedule = Schedule(self.records, turns)
         self.outbox = outbox.Delivery(self.records)
 
     @classmethod

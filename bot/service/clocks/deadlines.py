@@ -47,6 +47,7 @@ from bot.service.core.leases import NOW, claim_rows, lease_statement
 from bot.service.core.models import Reminder, Result, TimedOut, Via
 from bot.service.core.records import Records
 from bot.service.core.rules import forfeit, zone
+from bot.service.core.turns import Turns
 from bot.store.schema import deadlines, games, players, seats, tournaments
 
 log = logging.getLogger("paperboard.deadlines")
@@ -134,7 +135,7 @@ _MOVER = sa.select(
 ).select_from(seats.join(players, players.c.id == seats.c.player_id))
 
 
-async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
+async def act(service: Records, turns: Turns, claimed: Claim, worker: str) -> Result | None:
     """Act on a claimed row if it is still this worker's and its game's current one.
 
     Returns what to announce, or None (nothing to say: skipped, postponed, held)."""
@@ -163,7 +164,7 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
         if row.kind == "expire":
             if game.status == "open":
                 log.info("game=%d challenge expired", game.id)
-                return await service.close_challenge(conn, game.id, "expired", None)
+                return await turns.close_challenge(conn, game.id, "expired", None)
             await _done(conn, row.id)
             return None
         if game.status != "active" or game.to_move is None or game.deadline_at is None:
@@ -193,7 +194,7 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
                 spent = await _spend_vacation(service, conn, game, now)
                 if spent is not None:
                     return spent or None
-            return await _time_out(service, conn, game, mover.id, row.id)
+            return await _time_out(service, turns, conn, game, mover.id, row.id)
         if row.kind not in LATER:
             log.warning("game=%d unknown deadline kind %r", game.id, row.kind)
             await _done(conn, row.id)
@@ -230,14 +231,14 @@ async def act(service: Records, claimed: Claim, worker: str) -> Result | None:
 
 
 async def _time_out(
-    service: Records, conn: AsyncConnection, game: Any, player_id: int, row_id: int
+    service: Records, turns: Turns, conn: AsyncConnection, game: Any, player_id: int, row_id: int
 ) -> Result:
     """The player to move loses on time; with more players, they rank last."""
     summary = await service.summary(conn, game.id, game)
     state = await service.load_state(conn, game)
     seat = game.to_move
     winners, scores = forfeit(state, seat)
-    over = await service.finish(
+    over = await turns.finish(
         conn, game, summary, winners, str(engine.End.TIME), scores, loser=seat
     )
     await _done(conn, row_id)

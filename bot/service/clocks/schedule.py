@@ -10,13 +10,15 @@ from bot.service.clocks import deadlines, digest
 from bot.service.core import outbox
 from bot.service.core.models import Result
 from bot.service.core.records import Records
+from bot.service.core.turns import Turns
 
 
 class Schedule:
     """What the scheduler (bot/schedule) calls, each in its own transaction."""
 
-    def __init__(self, records: Records) -> None:
+    def __init__(self, records: Records, turns: Turns) -> None:
         self.records = records
+        self.turns = turns
 
     async def claim_deadlines(
         self, worker: str, lease: timedelta, *, limit: int = deadlines.CLAIM_BATCH
@@ -29,7 +31,7 @@ class Schedule:
         """Act on a claimed row while it is still its game's current one: a Reminder, a
         loss on time (TimedOut, GameOver), an expired challenge (ChallengeClosed). None
         when there is nothing to announce (superseded, postponed, held, reminders off)."""
-        return await deadlines.act(self.records, claim, worker)
+        return await deadlines.act(self.records, self.turns, claim, worker)
 
     async def next_deadline(self) -> datetime | None:
         """When a deadline row next becomes claimable (due, or its lease runs out)."""

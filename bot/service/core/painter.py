@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Sequence
 from functools import partial
 
-from bot.render import gallery, render_gif, render_png, tables
+from bot.render import bracket, gallery, render_gif, render_png, tables
 from bot.workers import Lane
 from engine import GameState
 
@@ -92,7 +92,7 @@ class Painter:
 def draw_table(table: tables.StandingsTable | tables.Crosstable | tables.Bracket) -> bytes:
     """The picture of an event's table, in a worker."""
     if isinstance(table, tables.Bracket):
-        return tables.bracket_png(table)
+        return bracket.bracket_png(table)
     if isinstance(table, tables.Crosstable):
         return tables.crosstable_png(table)
     return tables.standings_png(table)

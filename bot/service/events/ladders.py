@@ -31,6 +31,7 @@ from bot.service.core.models import (
 )
 from bot.service.core.records import Records
 from bot.service.core.rules import check_ids
+from bot.service.core.turns import Turns
 from bot.service.events.store import EventStore
 from bot.service.events.words import (
     by_place,
@@ -51,8 +52,9 @@ log = logging.getLogger("paperboard.tournaments")
 class Ladders:
     """The use cases of a ladder's challenges."""
 
-    def __init__(self, records: Records, store: EventStore) -> None:
+    def __init__(self, records: Records, turns: Turns, store: EventStore) -> None:
         self.records = records
+        self.turns = turns
         self.store = store
         self.db = records.db
         self.clock = records.clock
@@ -103,7 +105,7 @@ class Ladders:
                 .where(seats.c.game_id == game.id, seats.c.player_id == player.id)
                 .values(accepted=True)
             )
-            events = await self.records.start_if_full(conn, game)
+            events = await self.turns.start_if_full(conn, game)
             result = await self.records.announce(
                 conn, Result(await self.records.summary(conn, game.id), tuple(events))
             )
@@ -117,7 +119,7 @@ class Ladders:
         """The player challenged declines: a forfeit, as a challenge left unaccepted."""
         async with self.db.write() as conn:
             game = await self._challenge_for(conn, tournament_id, guild_id, player)
-            result = await self.records.close_challenge(conn, game.id, "declined", player.id)
+            result = await self.turns.close_challenge(conn, game.id, "declined", player.id)
             summary = await self.store.event_summary(conn, tournament_id)
         note = f"{player.name} declined the challenge and forfeits it."
         return TournamentResult(summary, note, (result,))
@@ -145,7 +147,7 @@ class Ladders:
                 ended_at=self.clock(),
             )
         )
-        event = await self.records.lock_event(conn, pairing.tournament_id)
+        event = await self.turns.lock_event(conn, pairing.tournament_id)
         if event.status == "active":
             for news in await self.after_challenge(conn, event, pairing, pairing.first_id):
                 await outbox.write(self.records, conn, news, later=True)
@@ -167,7 +169,7 @@ class Ladders:
             .order_by(games.c.id)
         )
         return [
-            await self.records.close_challenge(conn, game_id, "cancelled", player_id)
+            await self.turns.close_challenge(conn, game_id, "cancelled", player_id)
             for game_id in waiting.all()
         ]
 

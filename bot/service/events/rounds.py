@@ -36,6 +36,7 @@ from bot.service.core.models import (
     TournamentNews,
 )
 from bot.service.core.records import Records
+from bot.service.core.turns import Turns
 from bot.service.events.store import EventStore
 from bot.service.events.words import (
     as_entrants,
@@ -58,8 +59,9 @@ log = logging.getLogger("paperboard.tournaments")
 class EventRounds:
     """The steps of an event, each in the transaction of what caused it."""
 
-    def __init__(self, records: Records, store: EventStore) -> None:
+    def __init__(self, records: Records, turns: Turns, store: EventStore) -> None:
         self.records = records
+        self.turns = turns
         self.store = store
         self.db = records.db
         self.clock = records.clock
@@ -379,7 +381,7 @@ class EventRounds:
             summary = await self.records.summary(conn, game_id, game)
             seat = summary.seat_of(player_id)
             assert seat is not None
-            over = await self.records.finish(
+            over = await self.turns.finish(
                 conn, game, summary, (1 - seat,), End.FORFEIT, None, loser=seat
             )
             results.append(Result(await self.records.summary(conn, game_id), (over,)))

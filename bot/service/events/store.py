@@ -41,6 +41,7 @@ from bot.service.core.models import (
 )
 from bot.service.core.records import Records, new_state
 from bot.service.core.rules import check_ids
+from bot.service.core.turns import Turns
 from bot.service.events.words import (
     by_place,
     game_result,
@@ -70,8 +71,9 @@ BIG_EVENT = 400
 class EventStore:
     """An event's rows, read and written in the caller's transaction."""
 
-    def __init__(self, records: Records) -> None:
+    def __init__(self, records: Records, turns: Turns) -> None:
         self.records = records
+        self.turns = turns
         self.db = records.db
         self.clock = records.clock
         self.painter = records.painter
@@ -165,7 +167,7 @@ class EventStore:
                 game_id, challenger=by, invited=(pairing.second,), open_seats=0
             )
             # the bot accepts at once
-            started = await self.records.start_if_full(
+            started = await self.turns.start_if_full(
                 conn, await self.records.game_row(conn, game_id, row.guild_id)
             )
             return Result(await self.records.summary(conn, game_id), (issued, *started))
@@ -173,7 +175,7 @@ class EventStore:
         summary = await self.records.summary(conn, game_id)
         control = banks.control_of(row)
         start_banks = None if control is None else [banks.micros(control.initial)] * 2
-        turn = await self.records.start_turn(conn, game_id, summary, state, start_banks)
+        turn = await self.turns.start_turn(conn, game_id, summary, state, start_banks)
         summary = await self.records.summary(conn, game_id)
         return Result(summary, (GameStarted(game_id, pairing.players), turn))
 

@@ -58,6 +58,7 @@ from bot.service.core.models import (
 )
 from bot.service.core.records import Records, first_position
 from bot.service.core.rules import check_ids, game_terms, local_time, whole
+from bot.service.core.turns import Turns
 from bot.service.events.ladders import Ladders
 from bot.service.events.rounds import EventRounds
 from bot.service.events.store import EventStore
@@ -90,9 +91,15 @@ class Tournaments:
     challenge's close does to it (the records' event hooks)."""
 
     def __init__(
-        self, records: Records, store: EventStore, rounds: EventRounds, ladders: Ladders
+        self,
+        records: Records,
+        turns: Turns,
+        store: EventStore,
+        rounds: EventRounds,
+        ladders: Ladders,
     ) -> None:
         self.records = records
+        self.turns = turns
         self.store = store
         self.rounds = rounds
         self.ladders = ladders
@@ -525,7 +532,7 @@ class Tournaments:
             .where(pairings.c.id == pairing.id)
             .values(done=True, winner_id=winner, finish=finish.value, ended_at=self.clock())
         )
-        event = await self.records.lock_event(conn, row.tournament_id)
+        event = await self.turns.lock_event(conn, row.tournament_id)
         results: list[Result] = []
         if Format(event.format) is Format.LADDER and event.status == "active":
             results += await self.ladders.after_challenge(conn, event, pairing, winner)

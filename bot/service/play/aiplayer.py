@@ -201,7 +201,7 @@ class AiPlay(Play):
             await aiqueue.finish(conn, job.id, self.clock())
             if decision.resign:
                 winners, scores = forfeit(state, seat)
-                over = await self.records.finish(
+                over = await self.turns.finish(
                     conn, row, summary, winners, str(engine.End.RESIGNATION), scores, loser=seat
                 )
                 log.info("game=%d the bot resigns at ply %d", row.id, row.ply)

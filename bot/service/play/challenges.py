@@ -33,6 +33,7 @@ from bot.service.core.models import (
 )
 from bot.service.core.records import Records, first_position
 from bot.service.core.rules import check_ids, game_terms, status_words, whole
+from bot.service.core.turns import Turns
 from bot.store.schema import deadlines, games, players, seats
 from engine import Code
 
@@ -42,8 +43,9 @@ log = logging.getLogger("paperboard.service")
 class Challenges:
     """The use cases before a game starts."""
 
-    def __init__(self, records: Records) -> None:
+    def __init__(self, records: Records, turns: Turns) -> None:
         self.records = records
+        self.turns = turns
         self.db = records.db
         self.clock = records.clock
 
@@ -156,7 +158,7 @@ class Challenges:
                 invited=tuple(p.id for p in opponents),
                 open_seats=open_seats,
             )
-            started = await self.records.start_if_full(
+            started = await self.turns.start_if_full(
                 conn, await self.records.game_row(conn, game_id, place.guild_id)
             )
             summary = await self.records.summary(conn, game_id)
@@ -206,7 +208,7 @@ class Challenges:
             .values(player_id=player.id, accepted=True)
         )
         events: list[Event] = [SeatTaken(row.id, player)]
-        events += await self.records.start_if_full(conn, row)
+        events += await self.turns.start_if_full(conn, row)
         return await self.records.announce(
             conn, Result(await self.records.summary(conn, row.id), tuple(events))
         )
@@ -233,7 +235,7 @@ class Challenges:
                     "Only an invited player can decline this challenge.",
                     code=ServiceCode.NOT_INVITED,
                 )
-            return await self.records.close_challenge(conn, game_id, "declined", player.id)
+            return await self.turns.close_challenge(conn, game_id, "declined", player.id)
 
     async def cancel(self, game_id: int, guild_id: int, player: Player) -> Result:
         """The challenger withdraws an open challenge."""
@@ -244,7 +246,7 @@ class Challenges:
                     "Only the challenger can cancel this challenge.",
                     code=ServiceCode.NOT_CHALLENGER,
                 )
-            return await self.records.close_challenge(conn, game_id, "cancelled", player.id)
+            return await self.turns.close_challenge(conn, game_id, "cancelled", player.id)
 
     async def rematch(self, game_id: int, guild_id: int, player: Player) -> Result:
         """The same game and options with the seats rotated, as a challenge to the same players."""
@@ -307,7 +309,7 @@ class Challenges:
                 if s.player_id is not None and s.player_id != player.id and s.bot is None
             )
             event = ChallengeIssued(new_id, challenger=player, invited=invited, open_seats=0)
-            started = await self.records.start_if_full(
+            started = await self.turns.start_if_full(
                 conn, await self.records.game_row(conn, new_id, row.guild_id)
             )
             new = await self.records.summary(conn, new_id)

@@ -40,6 +40,7 @@ from bot.service.core.models import (
 )
 from bot.service.core.records import Records, replay
 from bot.service.core.rules import bot_to_move, check_ids, forfeit, local_time, seat_names_now
+from bot.service.core.turns import Turns
 from bot.service.play import conditionals
 from bot.store.schema import games, moves, players
 from engine import GameState, IllegalMove
@@ -80,8 +81,9 @@ class _Conflict(Exception):
 class Play:
     """The use cases of a game under way."""
 
-    def __init__(self, records: Records) -> None:
+    def __init__(self, records: Records, turns: Turns) -> None:
         self.records = records
+        self.turns = turns
         self.db = records.db
         self.clock = records.clock
 
@@ -205,7 +207,7 @@ class Play:
         """
         now = self.clock()  # the move's instant: read in its transaction, it decides lateness
         new_turn = after.outcome is None and not after.mid_turn
-        due = self.records.due(summary, now) if new_turn else row.deadline_at
+        due = self.turns.due(summary, now) if new_turn else row.deadline_at
         changed = await conn.execute(
             _ADVANCE,
             {
@@ -255,17 +257,17 @@ class Play:
         if after.outcome is not None:
             outcome = after.outcome
             events.append(
-                await self.records.finish(
+                await self.turns.finish(
                     conn, row, summary, outcome.winners, str(outcome.reason), outcome.scores
                 )
             )
             return events, await self.records.summary(conn, row.id)
         if new_turn:
             if bank_micros is None:
-                await self.records.write_deadlines(conn, row.id, after.ply, due)
+                await self.turns.write_deadlines(conn, row.id, after.ply, due)
             else:
                 assert after.to_move is not None
-                due = await self.records.start_bank(
+                due = await self.turns.start_bank(
                     conn, row, after.ply, after.to_move, bank_micros, now
                 )
             await aiqueue.queue_turn(conn, row.id, summary.seats, after, now)  # a bot's turn
@@ -362,7 +364,7 @@ class Play:
             row, summary, seat = await self.records.seated(conn, game_id, guild_id, player)
             state = await self.records.load_state(conn, row)
             winners, scores = forfeit(state, seat)
-            event = await self.records.finish(
+            event = await self.turns.finish(
                 conn, row, summary, winners, str(engine.End.RESIGNATION), scores, loser=seat
             )
             return await self.records.announce(
@@ -393,7 +395,7 @@ class Play:
                     "Every player has moved already: resign instead, or ask for an undo.",
                     code=ServiceCode.TOO_LATE,
                 )
-            await self.records.set_status(conn, game_id, "aborted")
+            await self.turns.set_status(conn, game_id, "aborted")
             return await self.records.announce(
                 conn,
                 Result(
@@ -514,7 +516,7 @@ class Play:
             )
             await aiqueue.forget_after(conn, game_id, rolled_back.ply, now)
             self.records.cache_state(game_id, now, rolled_back)
-            await self.records.clear_conditionals(conn, game_id)
+            await self.turns.clear_conditionals(conn, game_id)
             log.info("game=%d undo to ply=%d", game_id, rolled_back.ply)
             done = UndoAnswered(
                 game_id,
@@ -527,7 +529,7 @@ class Play:
             )
             events: list[Event] = [done]
             events.append(
-                await self.records.start_turn(conn, game_id, summary, rolled_back, restored)
+                await self.turns.start_turn(conn, game_id, summary, rolled_back, restored)
             )
             now_summary = await self.records.summary(conn, game_id)
             return await self.records.announce(conn, Result(now_summary, tuple(events)))
