@@ -7,7 +7,7 @@ Three sections (all by default):
   move is posted in the thread, minus the search's own time (the queue, the claim,
   the worker process, the commit, the board, the post).
 - `lag`: the event loop's lag (a 2 ms ticker) and the latency of people's moves in
-  other games (GameService.move), first with no search running, then while 4
+  other games (service.play.move), first with no search running, then while 4
   searches run (4 games against the bot at `max`, AI_PROCESSES=4); medians and p99s
   side by side.
 - `analysis`: the analysis of a 40-move Hex 11x11 game at 0.5 s a position: wall

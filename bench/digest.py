@@ -3,7 +3,7 @@
 The store holds 100,000 games (30,000 under way, the rest finished) between 10,000
 players, every one of them on daily digests, their digest hours spread over the day,
 so an hour's sweep finds about 1/24 of them due. The data goes in by bulk inserts. The
-measured scan is what a tick does first: `GameService.claim_digests` (the lease
+measured scan is what a tick does first: `service.schedule.claim_digests` (the lease
 statement, as deadlines are claimed) and the one query that lists, for the claimed
 players, every game where it is their move (`digest.on_move`); the leases are released
 between rounds. Also shown once: sending them (`send_digests`: the rows moved to the

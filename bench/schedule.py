@@ -5,7 +5,7 @@ up), 10,000 under way on bank clocks (10d+36h/10d: each seat's bank, the turn's 
 start; `--days` puts them on 3 days per move instead) with a timeout and two reminders
 each, 1,000 of those with a reminder due. The data goes in by bulk inserts straight
 into the tables; the measured call is the real claim path,
-`GameService.claim_deadlines` (one write transaction: `UPDATE ... RETURNING`,
+`service.schedule.claim_deadlines` (one write transaction: `UPDATE ... RETURNING`,
 `FOR UPDATE SKIP LOCKED` on PostgreSQL), claiming all 1,000 rows at once; the
 leases are released between rounds. Also shown, once each: the scan when nothing
 is due, `next_deadline`, a whole catch-up tick acting on the 1,000 reminders, and

@@ -1,4 +1,4 @@
-"""Service benchmark: moves per second through GameService.move on SQLite (parse,
+"""Service benchmark: moves per second through service.play.move on SQLite (parse,
 check, commit against the ply, render the new board), with many games under way
 at once as in a busy server.
 

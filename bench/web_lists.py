@@ -31,7 +31,7 @@ PEOPLE = list(range(10_000, 12_000))
 GAMES = ("hex", "hotwire", "livewire", "shortcircuit", "disthex")
 READS = 20
 LIST_COLUMNS = "games.id, games.game, games.status, games.updated_at"
-#: The lists' queries as bot/service/webreads.py writes them (the columns aside).
+#: The lists' queries as bot/service/web/lists.py writes them (the columns aside).
 PLANS = {
     "a status": f"SELECT {LIST_COLUMNS} FROM games WHERE guild_id = 1 AND status = 'finished' "
     "ORDER BY games.id DESC LIMIT 21",

@@ -1,5 +1,5 @@
 """Pools of worker processes for CPU-heavy work, off the event loop: the boards the
-service draws (bot/service/painter.py) and the bot's searches (bot/schedule/airunner.py).
+service draws (bot/service/core/painter.py) and the bot's searches (bot/schedule/airunner.py).
 
 A `Lane` is a pool of spawned processes (or, with 0 processes, one thread of this
 process). A worker that dies (the out-of-memory killer, a crash) is replaced and the call

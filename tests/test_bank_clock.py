@@ -1,6 +1,6 @@
 """Bank clocks in the service: banks after moves, a late move refused and lost on time
 once, vacation days spent by the clock, weekends, undo, restarts. The rules and their
-property tests: bot/service/clocks.py, tests/test_clocks.py; docs/CLOCKS.md."""
+property tests: bot/service/clocks/, tests/test_clocks.py; docs/CLOCKS.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Every game in engine.GAMES is registered in every layer, under its name: a renderer
 and the options the gallery draws it with (bot/render/<game>.py), its AI (an adapter,
 and a solver of its own where it has one: engine/ai/<game>ai.py), and words for every
-way it can end (bot/service/messages.py). A game that misses one fails here, named."""
+way it can end (bot/service/core/messages.py). A game that misses one fails here, named."""
 
 from __future__ import annotations
 

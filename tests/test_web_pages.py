@@ -1,4 +1,4 @@
-"""The server, event, player and rules pages (bot/web/pages.py over bot/service/webreads.py):
+"""The server, event, player and rules pages (bot/web/pages.py over bot/service/web/lists.py):
 status, escaping, 404s and 400s, privacy, paging and filters, a knockout's bracket, a round
 robin's crosstable, a ladder's order, the rules cards and their pictures.
 

@@ -3,7 +3,7 @@
 
 What it does, in order: automatic mail (a null reverse path too) is never answered (a
 hard bounce of a mail the bot sent stops mail to the address); each other mail is
-handled once (bot/service/inbox.py); a flood from one address gets one "slow down" an
+handled once (bot/service/mail/inbox.py); a flood from one address gets one "slow down" an
 hour, then silence; a mail from an address that had bounced clears the mark, and says
 so; a mail too big gets one short refusal; then its command acts. A reply to a signed
 address acts as that seat in that game (the token, not the From header, is the

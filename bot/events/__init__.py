@@ -3,7 +3,7 @@
 Like the engine, nothing here does I/O or keeps state: given the entrants, the results so
 far and the rules of the format, these functions return the next round, the bracket, the
 divisions or the table. This package decides; storing events and starting their games
-is the service's part (bot/service/tournaments.py). It imports only the standard library
+is the service's part (bot/service/events/). It imports only the standard library
 and rustworkx (the matching of Swiss pairing).
 The rules and every choice made where the literature differs: docs/TOURNAMENTS.md.
 """

@@ -1,6 +1,6 @@
 """The AI worker: takes jobs from the database queue and searches in worker processes.
 
-`AiRunner` claims jobs (bot/service/aiqueue.py) for as many searches as it has
+`AiRunner` claims jobs (bot/service/ai/jobs.py) for as many searches as it has
 worker processes (`AI_PROCESSES`), first come first served, one search per game
 at a time (a game has one move job per position). Each search runs in a worker
 process at a lower priority (`Lane`, bot/workers.py), never on the event
@@ -17,7 +17,7 @@ whose worker died is claimable again once its lease has run out.
 
 A runner without a `deliver` (`paperboard worker`, a process with no Discord
 connection) leaves its results in the outbox: the service wrote them there for the
-processes that announce, who hear of them at the commit (bot/service/outbox.py).
+processes that announce, who hear of them at the commit (bot/service/core/outbox.py).
 """
 
 from __future__ import annotations

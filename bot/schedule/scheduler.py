@@ -4,10 +4,10 @@ APScheduler (3.x, AsyncIOScheduler, the in-memory job store only) holds the
 jobs: `wake`, a one-off at the next time a deadline row becomes claimable,
 re-armed after every tick and by `poke`; `sweep`, every minute, the safety
 net; `outbox`, every 5 seconds, which delivers the announcements a crashed process
-left undelivered (bot/service/outbox.py), also at once when another process left
+left undelivered (bot/service/core/outbox.py), also at once when another process left
 one (`paperboard worker`'s moves: NOTIFY on PostgreSQL); and an hourly `cleanup`. Nothing that
 matters lives in the job store: each tick asks the database what is due, claims
-it with a lease in this worker's name and acts on it (bot/service/deadlines.py),
+it with a lease in this worker's name and acts on it (bot/service/clocks/deadlines.py),
 so a restart loses nothing and several processes can share one database.
 """
 

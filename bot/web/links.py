@@ -30,7 +30,7 @@ PAGES_OFF = (
     "find them) or {} (only through the links the bot posts)."
 )
 PAGES_ON = tuple(Typed("config", (("web", mode),)) for mode in ("public", "link"))
-#: The answer where this process's own pages are not served (`GameService.pages_unserved`).
+#: The answer where this process's own pages are not served (`service.web.pages_unserved`).
 NOT_SERVED = (
     "This server's pages on the web are not served by this process: {} (another process "
     "may serve other games there)."

@@ -4,7 +4,7 @@ first proven position, and a chart; and a hint (the bot's move) in a game agains
 Only for a finished game, or a game under way that the asker plays against the bot
 alone: engine help in a game where another person holds a seat is cheating, and the
 refusal says so. A request queues a job
-(bot/service/aiqueue.py, kind `analysis` or `hint`, one per game and position); the
+(bot/service/ai/jobs.py, kind `analysis` or `hint`, one per game and position); the
 AI runner (bot/schedule/airunner.py) judges every position in a worker process
 (`judge`), writing its progress into the job row, then builds the report and chart
 there too (`report`) and stores them in the row: asking again is instant, and

@@ -5,7 +5,7 @@ position is a ply, and an undo voids the jobs of the plies it takes back). A mov
 job is written in the transaction that hands the turn to a bot seat (a move, the
 start, an undo), so a committed turn always has its job; a new turn at the same
 position (after an undo) rewrites it, clearing any claim. Workers claim jobs as
-deadlines are claimed (bot/service/leases.py: `UPDATE ... RETURNING`, the inner
+deadlines are claimed (bot/service/core/leases.py: `UPDATE ... RETURNING`, the inner
 SELECT `FOR UPDATE SKIP LOCKED` on PostgreSQL), first come first served, and renew
 the lease while a search runs; a crashed worker's lease runs out and the job is
 claimed again. Every claim adds one to `attempts`, which never goes back: the

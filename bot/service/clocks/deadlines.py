@@ -13,7 +13,7 @@ functions here through `GameService`:
   the one claimed (a new turn rewrites it and clears the claim) and its game is
   still under way: a reminder, a loss on time, an expired challenge. The row is
   marked done in that transaction, which also writes the result's events into
-  the outbox (bot/service/outbox.py); the caller delivers them after it.
+  the outbox (bot/service/core/outbox.py); the caller delivers them after it.
 - A reminder is skipped when a later one (or the deadline) is also due: after
   downtime a game gets one message, not a backlog. Quiet hours move a reminder
   to their end (unless that is past the deadline and the reminder is the turn's

@@ -2,7 +2,7 @@
 
 A player whose reminders are `digest` has one `digests` row: when their next digest is
 due (their `digest_hour`, local time). The scheduler claims due rows as it claims
-deadlines (bot/service/leases.py: a lease in one worker's name, `FOR UPDATE SKIP LOCKED`
+deadlines (bot/service/core/leases.py: a lease in one worker's name, `FOR UPDATE SKIP LOCKED`
 on PostgreSQL), and `send` acts on a batch in one transaction: it moves each row to the
 next day and writes the digests into the outbox, which delivers them after the commit.
 So a digest is sent once a day across restarts and processes: a crash before the commit

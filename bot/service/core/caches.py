@@ -61,7 +61,7 @@ class SizedCache(Generic[K, V]):
 
 
 def web_game_bytes(kept: Any) -> int:
-    """What a game's page as read takes (bot/service/web.py's `_Kept`)."""
+    """What a game's page as read takes (bot/service/web/pages.py's `_Kept`)."""
     return KEPT_GAME_BYTES + KEPT_MOVE_BYTES * len(kept.record)
 
 

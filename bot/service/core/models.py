@@ -443,7 +443,7 @@ class RatingLine:
     player_id: int
     name: str
     game: str
-    rating: int  # what players read: 1500 + 29.5 x (mu - 25) (bot/service/ratings.py)
+    rating: int  # what players read: 1500 + 29.5 x (mu - 25) (bot/service/core/ratings.py)
     mu: float
     sigma: float
     games: int

@@ -61,7 +61,7 @@ KEEP = timedelta(days=1)  # delivered rows are kept this long, then deleted
 
 
 class Host(Protocol):
-    """What the outbox needs of the service (bot/service/records.py's `Records`)."""
+    """What the outbox needs of the service (bot/service/core/records.py's `Records`)."""
 
     db: Database
     worker_id: str
@@ -245,7 +245,7 @@ async def claim(
     service: Host, worker: str, lease: timedelta = LEASE, limit: int = CLAIM_BATCH
 ) -> list[Pending]:
     """Lease up to `limit` undelivered rows whose lease ran out to `worker`, oldest first
-    (bot/service/leases.py)."""
+    (bot/service/core/leases.py)."""
     rows = await claim_rows(service.db, service.clock(), _claim_statement, worker, lease, limit)
     claimed = [
         Pending(r.id, r.game_id, r.events, r.attempts, r.published_at is not None) for r in rows

@@ -1,12 +1,11 @@
-"""What every use case stands on: a game's row, its summary and state, the caches, the
-turn's deadline rows, the end of a game, the board pictures, the outbox write.
+"""What every use case stands on: a game's row, its summary, roster and state, a server's
+settings, the board pictures and the outbox write.
 
-`Records` holds the service's shared context (the database, settings, clock, caches,
-painter); each use-case class (bot/service/challenges.py, play.py, lookups.py,
-preferences.py) builds on it, and `GameService` (bot/service/service.py) is all of
-them. The scheduler's side (bot/service/deadlines.py) and the outbox use the same
-helpers. A game is `engine.replay` of its stored moves; the latest state of each game
-is kept in memory, valid while the game row's `updated_at` is the one it was built from.
+`Records` is the core every family is built with: the database, the settings, the clock,
+the painter and the caches of games read (the turn's writes are core/turns.py's). A
+game is `engine.replay` of its stored moves; the latest state of each game is kept in
+memory, valid while the game row's `updated_at` is the one it was built from; whoever
+caches a new state tells the `state_listeners` (the web pages read that game again).
 """
 
 from __future__ import annotations

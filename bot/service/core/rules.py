@@ -130,7 +130,8 @@ def check_ids(*ids: int) -> None:
 def check_people(*people: Player) -> None:
     """People's ids, and none in the bot's range (`BOT_ID_RANGE`) but the bot's own
     identities: Discord's and the console's ids are far above it, and one there would
-    read as a level of the bot. Players by mail have negative ids (bot/service/mail.py)."""
+    read as a level of the bot. Players by mail have negative ids
+    (bot/service/mail/addresses.py)."""
     check_ids(*(person.id for person in people))
     if any(p.id in BOT_ID_RANGE and bot_name(p.id) != p.name for p in people):
         raise _unknown_id()

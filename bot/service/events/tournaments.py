@@ -3,11 +3,12 @@
 The rules are bot/events' pure functions (pairings, brackets, divisions, standings); this
 module stores an event (`tournaments`, `entrants`, `tournament_rounds`, `pairings`), starts
 its games as ordinary games (a game row that names its event and round), and goes on when
-one ends: `game_over`, which `Records.finish` calls through its event hooks in the transaction that ends the
-game, with the event's row locked. A round is paired once, whoever ends its last game on
-whichever process: the event's row lock orders them, and each step is a conditional
-`UPDATE tournaments ... WHERE round = n` (or `status = 'active'`) that only one
-transaction's update touches; a round's row (its primary key) is inserted once.
+one ends: `game_over`, which `Turns.finish` calls through its event hooks in the
+transaction that ends the game, with the event's row locked. A round is paired once,
+whoever ends its last game on whichever process: the event's row lock orders them, and
+each step is a conditional `UPDATE tournaments ... WHERE round = n` (or `status =
+'active'`) that only one transaction's update touches; a round's row (its primary key)
+is inserted once.
 
 Announcements (round starts, byes, withdrawals, promotions, final standings) are
 `TournamentNews` events, each with a game of the event (its channel is the event's). What
@@ -517,7 +518,7 @@ class Tournaments:
             summary = await self.store.event_summary(conn, row.id)
         return TournamentResult(summary, f"{title} is called off.", tuple(results))
 
-    # == a game of an event ended (Records.finish, in its transaction) ======================
+    # == a game of an event ended (Turns.finish, in its transaction) ======================
 
     async def game_over(self, conn: AsyncConnection, row: Any, over: GameOver) -> None:
         pairing = (

@@ -83,7 +83,7 @@ def scored_tables(
     byes: Sequence[Bye],
 ) -> tuple[tuple[StandingsTable, ...], tuple[Crosstable, ...], Bracket | None]:
     """The tables of a Swiss, a round robin or a league under way or ended, from its
-    entrants and its games (`Tournaments._tables`)."""
+    entrants and its games (`EventStore.event_tables`)."""
     kind = Format(row.format)
     left = Counter(p for r in finished if not r.done for p in (r.first_id, r.second_id))
     withdrawn = {e.player_id for e in listed if e.withdrawn}

@@ -5,13 +5,13 @@ line is the record it would write, their opponent's moves and their own replies 
 turn, checked by the engine when entered. The lines are one row per game and player
 (`conditionals`): the ply they start from and the lines as record entries.
 
-When the opponent moves (bot/service/play.py calls `answer` in the move's transaction),
+When the opponent moves (bot/service/play/moves.py calls `answer` in the move's transaction),
 the lines whose start is the moves just played go on and the others are dropped; if the
 lines that go on agree on the owner's next move, it is played at once, committed in the
 same transaction, and the owner alone is told (`ConditionalPlayed`). A move that matches
 no line drops them all, and the owner alone is told that (`ConditionalsDropped`). Undo,
 resignation, a loss on time and any end of the game clear them
-(`Records.clear_conditionals`).
+(`Turns.clear_conditionals`).
 
 Two seats only: with more players the replies of several people would interleave.
 """

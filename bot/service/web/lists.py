@@ -424,7 +424,7 @@ def _person(people: Mapping[int, WebName], player_id: int) -> WebName:
 
 
 def _named(people: Mapping[int, WebName], text: str | None) -> WebName | None:
-    """The entrant a table row names by id (`Tournaments._tables(ids=True)`); None for
+    """The entrant a table row names by id (`EventStore.event_tables(ids=True)`); None for
     nobody (a bye, a player not yet known)."""
     if text is None or not text.lstrip("-").isdecimal():
         return None
