@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import engine
 import engine.ai
-from bot.service.ai.analysis import JudgedPosition, judge, unbiased
+from bot.service.looks.analysis import JudgedPosition, judge, unbiased
 
 
 def quiet_game(

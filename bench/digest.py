@@ -30,7 +30,7 @@ import sqlalchemy as sa
 
 import engine
 from bot.service import GameService
-from bot.service.clocks.digest import on_move
+from bot.service.time.digest import on_move
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.database import scratch_schema

@@ -20,7 +20,7 @@ import time
 from functools import partial
 
 from bot.schedule.airunner import AI_NICENESS, HINT_SECONDS
-from bot.service.ai.analysis import judge
+from bot.service.looks.analysis import judge
 from bot.service.play.aiplayer import think
 from bot.workers import Lane
 

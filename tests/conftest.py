@@ -53,7 +53,7 @@ settings.load_profile("any machine")
 #: seconds (a fresh process imports for seconds of CPU; workers run niced), so a bound here
 #: says "it happens", not "it is fast".
 PATIENCE_SECONDS = 300.0
-#: People in tests: ids above the bot's (BOT_ID_RANGE, bot/service/ai/levels.py), as every
+#: People in tests: ids above the bot's (BOT_ID_RANGE, bot/service/core/levels.py), as every
 #: person's is; the service refuses a person there, who would read as a level of the bot.
 ANN, BOB = Player(9001, "ann"), Player(9002, "bob")
 CAT, DAN = Player(9003, "cat"), Player(9004, "dan")

@@ -38,9 +38,9 @@ from bot.service import (
     local_time,
     taken_back_text,
 )
-from bot.service.ai import jobs as aiqueue
-from bot.service.ai import levels
-from bot.service.ai.levels import LEVELS, Level, bot_name, bot_player
+from bot.service.core import jobs as aiqueue
+from bot.service.core import levels
+from bot.service.core.levels import LEVELS, Level, bot_name, bot_player
 from bot.service.play.aiplayer import AiPlay, think
 from bot.service.play.moves import Play
 from bot.settings import Settings

@@ -1,4 +1,4 @@
-"""The analysis' words and chances (bot/service/ai/analysis.py, in the worker): what was
+"""The analysis' words and chances (bot/service/looks/analysis.py, in the worker): what was
 proven is said to be, what was estimated is said to be, a move in a position already
 lost is no blunder, and the searches' lean towards or against their mover is taken out."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import engine
-from bot.service.ai.analysis import JudgedPosition, Judgement, judge, report, unbiased
+from bot.service.looks.analysis import JudgedPosition, Judgement, judge, report, unbiased
 
 HOTWIRE = {"size": 5}
 PLAYERS = ["ann", "bob"]

@@ -1,6 +1,6 @@
 """Bank clocks in the service: banks after moves, a late move refused and lost on time
 once, vacation days spent by the clock, weekends, undo, restarts. The rules and their
-property tests: bot/service/clocks/, tests/test_clocks.py; docs/CLOCKS.md."""
+property tests: bot/service/clocks.py, tests/test_clocks.py; docs/CLOCKS.md."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 from bot.schedule import Scheduler
 from bot.service import GameService, GameSummary, Reminder, ServiceCode, TimedOut, digest_bank
-from bot.service.clocks import digest
 from bot.service.core.rules import deadline_caption
+from bot.service.time import digest
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_console import transcript_of

@@ -1,4 +1,4 @@
-"""The bank clock's arithmetic (bot/service/clocks/) against a plain reference: an hour
+"""The bank clock's arithmetic (bot/service/clocks.py) against a plain reference: an hour
 by hour simulation of a game's two banks, weekend pauses, vacations and the vacation days
 the clock spends by itself."""
 

@@ -11,7 +11,7 @@ import pytest
 
 from bot.schedule import Scheduler
 from bot.service import Digest, GameService, Reminder, ServiceCode, describe, local_time
-from bot.service.clocks.digest import next_digest
+from bot.service.time.digest import next_digest
 from tests.conftest import ANN, BOB, CAT, Clock
 from tests.test_schedule import Outbox
 from tests.test_service import GUILD, refused, start

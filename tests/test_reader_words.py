@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.service import describe
-from bot.service.ai.levels import LEVELS
+from bot.service.core.levels import LEVELS
 from bot.service.core.messages import Mention
 from bot.service.core.models import (
     BotThinking,

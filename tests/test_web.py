@@ -17,7 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.cli import main
 from bot.service import GameService, Player, Refused, ServiceCode
-from bot.service.ai import jobs as aiqueue
+from bot.service.core import jobs as aiqueue
 from bot.service.web import pages as service_web
 from bot.store import Database
 from bot.web import game as game_page

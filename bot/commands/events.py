@@ -4,7 +4,7 @@ action; on Discord a subcommand)."""
 from __future__ import annotations
 
 from bot.commands.declaration import GAME_NAME, Command, Param
-from bot.service.ai.levels import LEVELS
+from bot.service.core.levels import LEVELS
 from bot.service.core.messages import DAYS_PER_MOVE_CHOICES
 from bot.service.events.words import FORMAT_WORDS, MATCH_WORDS
 

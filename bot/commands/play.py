@@ -4,8 +4,8 @@ aborting, undo, a rematch."""
 from __future__ import annotations
 
 from bot.commands.declaration import GAME_ID, GAME_NAME, Command, Param
-from bot.service.ai.levels import LEVELS
 from bot.service.clocks import PRESETS
+from bot.service.core.levels import LEVELS
 from bot.service.core.messages import DAYS_PER_MOVE_CHOICES
 from bot.service.core.models import FIRST_CHOICES
 from bot.service.play.conditionals import ACTIONS

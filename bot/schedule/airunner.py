@@ -1,6 +1,6 @@
 """The AI worker: takes jobs from the database queue and searches in worker processes.
 
-`AiRunner` claims jobs (bot/service/ai/jobs.py) for as many searches as it has
+`AiRunner` claims jobs (bot/service/core/jobs.py) for as many searches as it has
 worker processes (`AI_PROCESSES`), first come first served, one search per game
 at a time (a game has one move job per position). Each search runs in a worker
 process at a lower priority (`Lane`, bot/workers.py), never on the event
@@ -30,9 +30,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from bot.service import GameService, Result
-from bot.service.ai import jobs as aiqueue
-from bot.service.ai.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
-from bot.service.ai.jobs import Job
+from bot.service.core import jobs as aiqueue
+from bot.service.core.jobs import Job
+from bot.service.looks.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
 from bot.service.play.aiplayer import think
 from bot.workers import Lane
 

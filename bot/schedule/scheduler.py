@@ -7,7 +7,7 @@ net; `outbox`, every 5 seconds, which delivers the announcements a crashed proce
 left undelivered (bot/service/core/outbox.py), also at once when another process left
 one (`paperboard worker`'s moves: NOTIFY on PostgreSQL); and an hourly `cleanup`. Nothing that
 matters lives in the job store: each tick asks the database what is due, claims
-it with a lease in this worker's name and acts on it (bot/service/clocks/deadlines.py),
+it with a lease in this worker's name and acts on it (bot/service/time/deadlines.py),
 so a restart loses nothing and several processes can share one database.
 """
 

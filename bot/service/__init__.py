@@ -1,7 +1,7 @@
 """The application core: use cases that every adapter calls. Knows nothing of Discord."""
 
-from bot.service.ai.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.core.caches import SizedCache, text_bytes
+from bot.service.core.levels import DEFAULT_LEVEL, LEVELS, bot_name, levels_text
 from bot.service.core.messages import (
     away_note,
     bot_record_lines,

@@ -14,7 +14,8 @@ from zoneinfo import available_timezones
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.service.clocks import banks, deadlines, digest, parse_weekend, weekend_name
+from bot.service.clocks import parse_weekend, weekend_name
+from bot.service.core import banks
 from bot.service.core.models import (
     DAYS_PER_MOVE,
     REMINDERS,
@@ -28,6 +29,7 @@ from bot.service.core.models import (
 )
 from bot.service.core.records import Records
 from bot.service.core.rules import check_ids
+from bot.service.time import deadlines, digest
 from bot.service.web.pages import WebPages
 from bot.store.schema import guild_settings, mail_addresses, players, welcomes
 from bot.store.upserts import insert_or_nothing, upsert

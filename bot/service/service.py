@@ -12,7 +12,7 @@ through its family: `service.play.move(...)`, `service.events.create_tournament(
     challenges    challenge, accept, join, decline, cancel, rematch, the limits
     play          move, resign, abort, undo, and the bot's moves (play/)
     conditionals  conditional lines, answered by play
-    analysis      analysis, hint (ai/analysis.py)
+    analysis      analysis, hint (looks/analysis.py)
     lookups       a game, its board and record, the lists, the leaderboards, where a game
                   is shown (looks/lookups.py)
     queue         the games waiting for your move, least time left first
@@ -40,11 +40,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from bot.service.ai import jobs
-from bot.service.ai.analysis import Analyses
-from bot.service.clocks import deadlines
-from bot.service.clocks.schedule import Schedule
-from bot.service.core import outbox
+from bot.service.core import jobs, outbox
 from bot.service.core.leases import release
 from bot.service.core.records import Records, utcnow
 from bot.service.core.turns import Turns
@@ -53,6 +49,7 @@ from bot.service.events.reads import EventReads
 from bot.service.events.rounds import EventRounds
 from bot.service.events.store import EventStore
 from bot.service.events.tournaments import Tournaments
+from bot.service.looks.analysis import Analyses
 from bot.service.looks.exports import Exports
 from bot.service.looks.lookups import Lookups
 from bot.service.looks.queue import Queue
@@ -63,6 +60,8 @@ from bot.service.play.aiplayer import AiPlay
 from bot.service.play.challenges import Challenges
 from bot.service.play.conditionals import Conditionals
 from bot.service.preferences import Preferences
+from bot.service.time import deadlines
+from bot.service.time.schedule import Schedule
 from bot.service.web.lists import WebReads
 from bot.service.web.pages import WebPages
 from bot.settings import Settings

@@ -1,2 +1,3 @@
-"""What every family of use cases stands on: the game records (row, summary, state, the
-turn's deadlines, the end of a game), the outbox, the models and the words."""
+"""What every family of use cases stands on: the game records (row, summary, state), the
+turn's writes (turns, banks), the outbox and the bot's job queue, the models, the words,
+the bot's levels."""

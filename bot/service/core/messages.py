@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import engine
-from bot.service.ai.levels import bot_name, levels_text
 from bot.service.clocks import PRESETS, bank_text
+from bot.service.core.levels import bot_name, levels_text
 from bot.service.core.models import (
     DAYS_PER_MOVE,
     BotThinking,

@@ -23,8 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service.clocks import banks
-from bot.service.core import outbox
+from bot.service.core import banks, outbox
 from bot.service.core.models import (
     GameSummary,
     GuildSettings,

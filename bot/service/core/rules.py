@@ -9,8 +9,8 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.service.ai.levels import BOT_ID_RANGE, bot_name
 from bot.service.clocks import bank_text
+from bot.service.core.levels import BOT_ID_RANGE, bot_name
 from bot.service.core.models import (
     DAYS_PER_MOVE,
     GameSummary,

@@ -13,9 +13,9 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.service import clocks
-from bot.service.ai import jobs as aiqueue
-from bot.service.clocks import REMINDER_LEADS, banks
-from bot.service.core import ratings
+from bot.service.clocks import REMINDER_LEADS
+from bot.service.core import banks, ratings
+from bot.service.core import jobs as aiqueue
 from bot.service.core.models import (
     ChallengeClosed,
     Event,

@@ -27,7 +27,7 @@ from bot.events import (
     match_state,
 )
 from bot.render.tables import Bracket, BracketMatch, Crosstable, StandingRow, StandingsTable
-from bot.service.clocks import banks
+from bot.service.core import banks
 from bot.service.core.models import (
     ChallengeIssued,
     EntrantLine,

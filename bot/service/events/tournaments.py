@@ -42,9 +42,9 @@ from bot.events import (
     size_refusal,
 )
 from bot.events import join as ladder_join
-from bot.service.ai.levels import LEVELS, bot_player
 from bot.service.clocks import chosen_clock
 from bot.service.core import outbox
+from bot.service.core.levels import LEVELS, bot_player
 from bot.service.core.messages import unknown_game
 from bot.service.core.models import (
     GameOver,

@@ -1,1 +1,2 @@
-"""Looking at games: a game, its board and record, the lists, the next game, exports."""
+"""Looking at games: a game, its board and record, the lists, the next game, exports, and
+the engine's analysis and hints."""

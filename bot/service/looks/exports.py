@@ -5,7 +5,7 @@ Built from the stored rows alone (no replay): the record, the seats and the resu
 all in the tables. The rule is the record's (`record`, `/record`): anyone in the server
 may have any of its games, under way or over, its own players too (Little Golem and
 lichess let players download their games in progress). A file of moves is no engine
-help; the fair-play line is drawn at analyses and hints (bot/service/ai/analysis.py).
+help; the fair-play line is drawn at analyses and hints (bot/service/looks/analysis.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each level is one player identity ("Paperboard (hard)", a player row of its own
 with a small id no Discord account has), so each keeps its own record per game.
 A seat the bot plays says so in the database (`seats.bot_level`); games against
 the bot are casual. When the turn passes to a bot seat, the move's transaction
-queues a job (bot/service/ai/jobs.py); a worker (bot/schedule/airunner.py) claims
+queues a job (bot/service/core/jobs.py); a worker (bot/schedule/airunner.py) claims
 it, runs `think` in a worker process, and commits the move here, through the same
 move commit and outbox as a person's move, only while its claim still holds and
 the game is still at the job's position. Undo against the bot is granted at once;
@@ -26,10 +26,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 import engine.ai
-from bot.service.ai import jobs as aiqueue
-from bot.service.ai.jobs import Job
-from bot.service.ai.levels import HOPELESS_CHANCE, HOPELESS_SIMULATIONS, LEVELS, MAX_ACTIONS
+from bot.service.core import jobs as aiqueue
 from bot.service.core import outbox
+from bot.service.core.jobs import Job
+from bot.service.core.levels import HOPELESS_CHANCE, HOPELESS_SIMULATIONS, LEVELS, MAX_ACTIONS
 from bot.service.core.models import (
     BotThinking,
     GameSummary,

@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service.ai.levels import bot_player
 from bot.service.clocks import chosen_clock
+from bot.service.core.levels import bot_player
 from bot.service.core.messages import game_info
 from bot.service.core.models import (
     FIRST_CHOICES,

@@ -20,8 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 import engine
 from bot.render import render_text
 from bot.service import clocks
-from bot.service.ai import jobs as aiqueue
-from bot.service.clocks import banks
+from bot.service.core import banks
+from bot.service.core import jobs as aiqueue
 from bot.service.core.models import (
     ChallengeClosed,
     ConditionalPlayed,

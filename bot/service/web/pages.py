@@ -24,9 +24,9 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service.ai import jobs as aiqueue
-from bot.service.ai.levels import BOT_ID_RANGE
+from bot.service.core import jobs as aiqueue
 from bot.service.core.caches import SizedCache, web_game_bytes
+from bot.service.core.levels import BOT_ID_RANGE
 from bot.service.core.models import GameSummary, Refused, ServiceCode, WebPlace
 from bot.service.core.records import Records, board_key, board_names, replay
 from bot.service.core.rules import check_ids, deadline_caption, seat_names_now

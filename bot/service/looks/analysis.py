@@ -4,7 +4,7 @@ first proven position, and a chart; and a hint (the bot's move) in a game agains
 Only for a finished game, or a game under way that the asker plays against the bot
 alone: engine help in a game where another person holds a seat is cheating, and the
 refusal says so. A request queues a job
-(bot/service/ai/jobs.py, kind `analysis` or `hint`, one per game and position); the
+(bot/service/core/jobs.py, kind `analysis` or `hint`, one per game and position); the
 AI runner (bot/schedule/airunner.py) judges every position in a worker process
 (`judge`), writing its progress into the job row, then builds the report and chart
 there too (`report`) and stores them in the row: asking again is instant, and
@@ -23,8 +23,8 @@ import engine
 import engine.ai
 from bot.render import RENDERERS
 from bot.render.chart import win_chart
-from bot.service.ai import jobs as aiqueue
-from bot.service.ai.jobs import Job, Kind
+from bot.service.core import jobs as aiqueue
+from bot.service.core.jobs import Job, Kind
 from bot.service.core.models import GameSummary, Refused, ServiceCode
 from bot.service.core.records import Records
 from bot.service.core.rules import alone_with_the_bot

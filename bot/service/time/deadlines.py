@@ -41,8 +41,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service import clocks
-from bot.service.clocks import REMINDER_LEADS, banks
-from bot.service.core import outbox
+from bot.service.clocks import REMINDER_LEADS
+from bot.service.core import banks, outbox
 from bot.service.core.leases import NOW, claim_rows, lease_statement
 from bot.service.core.models import Reminder, Result, TimedOut, Via
 from bot.service.core.records import Records

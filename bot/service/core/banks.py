@@ -1,5 +1,5 @@
 """Bank clocks, the database side: a turn read from its game's row, the mover's pause and
-vacation days, a turn's deadline rows armed. The arithmetic is bot/service/clocks/'s;
+vacation days, a turn's deadline rows armed. The arithmetic is bot/service/clocks.py's;
 this module only reads and stores what it returns (instants and banks, never a countdown).
 
 A game with a bank clock keeps its time control (`games.time_control`), each seat's bank

@@ -21,8 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.service.clocks import banks
-from bot.service.core import outbox
+from bot.service.core import banks, outbox
 from bot.service.core.leases import NOW, claim_rows, lease_statement
 from bot.service.core.models import Digest, DigestLine, Result
 from bot.service.core.records import Records

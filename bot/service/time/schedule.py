@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from bot.service.ai import jobs
-from bot.service.clocks import deadlines, digest
-from bot.service.core import outbox
+from bot.service.core import jobs, outbox
 from bot.service.core.models import Result
 from bot.service.core.records import Records
 from bot.service.core.turns import Turns
+from bot.service.time import deadlines, digest
 
 
 class Schedule:
