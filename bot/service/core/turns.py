@@ -59,7 +59,6 @@ class Turns:
 
     def __init__(self, records: Records) -> None:
         self.records = records
-        self.db = records.db
         self.clock = records.clock
         self.rng = records.rng
         #: what a game's end and a challenge's close do to its event (the events family)

@@ -58,8 +58,6 @@ class Ladders:
         self.store = store
         self.db = records.db
         self.clock = records.clock
-        self.painter = records.painter
-        self.rng = records.rng
 
     # == ladder challenges =================================================================
 

@@ -44,9 +44,7 @@ class EventReads:
         self.records = records
         self.store = store
         self.db = records.db
-        self.clock = records.clock
         self.painter = records.painter
-        self.rng = records.rng
 
     # == reading ===========================================================================
 

@@ -63,10 +63,7 @@ class EventRounds:
         self.records = records
         self.turns = turns
         self.store = store
-        self.db = records.db
         self.clock = records.clock
-        self.painter = records.painter
-        self.rng = records.rng
 
     # == the steps of an event ==============================================================
 

@@ -74,10 +74,7 @@ class EventStore:
     def __init__(self, records: Records, turns: Turns) -> None:
         self.records = records
         self.turns = turns
-        self.db = records.db
         self.clock = records.clock
-        self.painter = records.painter
-        self.rng = records.rng
 
     # == storage helpers =====================================================================
 

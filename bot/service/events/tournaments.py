@@ -106,7 +106,6 @@ class Tournaments:
         self.ladders = ladders
         self.db = records.db
         self.clock = records.clock
-        self.painter = records.painter
         self.rng = records.rng
 
     # == creating and entering =========================================================
