@@ -417,8 +417,8 @@ class Records:
         return self._boards.get(key)
 
     async def announce(self, conn: AsyncConnection, result: ResultT) -> ResultT:
-        """Every use case ends here, in its transaction: its events go into the outbox.
-        (Underscored: the use cases' last step, which tests replace to fail a commit.)"""
+        """Every use case ends here, in its transaction: its events go into the outbox
+        (the one step tests replace to fail a commit after everything else is written)."""
         return await outbox.write(self, conn, result)
 
 
