@@ -7,8 +7,9 @@ family is an object built with exactly what it uses (the game records of the cor
 now and then one other family), and keeps its own state; an adapter reaches a use case
 through its family: `service.play.move(...)`, `service.events.create_tournament(...)`.
 
-    records       the core: the game's row, summary and state, the caches, the turn's
-                  deadline rows, the end of a game, the outbox write (core/records.py)
+    records       the core: the game's row, summary and state, the caches, the outbox
+                  write (core/records.py); the turn's writes and a game's end are
+                  core/turns.py's, handed to the families that make them
     challenges    challenge, accept, join, decline, cancel, rematch, the limits
     play          move, resign, abort, undo, and the bot's moves (play/)
     conditionals  conditional lines, answered by play
