@@ -180,6 +180,10 @@ class LivewireState(GameState):
         for seat in (0, 1):
             for p in board.bases[seat]:
                 self._add_dot(p, seat, BASE, -1)
+        # Per seat, a legal (dot, move) found last, or None when the seat has none. While
+        # a seat does not move its lines only close (lines are added, dots die), so the one
+        # found is checked first, and a seat left with none keeps none.
+        self._open_line = [next(self._legal(0), None), next(self._legal(1), None)]
 
     # -- the API -------------------------------------------------------------------
 
@@ -264,6 +268,7 @@ class LivewireState(GameState):
         other._lines = list(self._lines)
         other._usable = (set(self._usable[0]), set(self._usable[1]))
         other._winning_path = self._winning_path
+        other._open_line = list(self._open_line)
         return other
 
     # -- notation ------------------------------------------------------------------
@@ -557,7 +562,17 @@ class LivewireState(GameState):
         return rng.choices(lines, [weights[move] for _, move in lines])[0]
 
     def _has_move(self, seat: int) -> bool:
-        return next(self._legal(seat), None) is not None
+        """Whether `seat` has a legal line (the one found last, else any: `_open_line`)."""
+        known = self._open_line[seat]
+        if known is None:
+            return False
+        dot, move = known
+        entry = self._board.moves[seat][self._dot_point[dot] * 8 + move]
+        assert entry is not None
+        if dot in self._usable[seat] and self._obstacle(seat, entry) is None:
+            return True
+        self._open_line[seat] = found = next(self._legal(seat), None)
+        return found is not None
 
     def _obstacle(self, seat: int, entry: _Entry) -> tuple[Code, int, int] | None:
         """Why the line `entry` is illegal for `seat` as (code, point, line), or None.
