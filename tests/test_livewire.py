@@ -613,6 +613,17 @@ def test_random_and_landing_lines_play_whole_games_by_the_rules() -> None:
     assert set(ends) == {End.BASE_REACHED, End.PASSES}
 
 
+def test_the_pass_check_answers_as_a_look_at_every_line_would() -> None:
+    # _has_move starts from the line it found last, and remembers a player left with none
+    rng = random.Random(8)
+    for _ in range(8):
+        state = game()
+        while state.outcome is None:
+            for seat in (0, 1):
+                assert state._has_move(seat) == any(True for _ in state._legal(seat))
+            state.draw_line(state.random_line(rng, (1,) * 8))
+
+
 def test_random_lines_are_drawn_in_proportion_to_their_weights() -> None:
     state = _toward_r4()
     lines = state.legal_lines()
