@@ -804,14 +804,12 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
     def landings(
         table: tuple[_Entry | None, ...], targets: tuple[int, ...]
     ) -> tuple[tuple[int, ...], ...]:
-        return tuple(
-            tuple(
-                move
-                for move in range(8)
-                if (entry := table[p * 8 + move]) is not None and entry[0] in targets
-            )
-            for p in range((width + 1) * rows)
-        )
+        found: list[tuple[int, ...]] = [()] * ((width + 1) * rows)
+        for number, entry in enumerate(table):
+            if entry is not None and entry[0] in targets:
+                start, move = divmod(number, 8)
+                found[start] += (move,)
+        return tuple(found)
 
     tables: list[tuple[_Entry | None, ...]] = []
     for forward in (1, -1):
