@@ -2,7 +2,8 @@
 and a match against OpenSpiel's C++ MCTS on Hex.
 
 Sections (all by default, or pick with --section):
-- speed: MCTS simulations/s and the adapter's playouts/s per game, from the start.
+- speed: MCTS simulations/s, the adapter's playouts/s and the engine's uniformly random
+  playouts/s per game, from the start.
 - strength: the AI against uniform random and against plain UCT (random
   playouts, C = 1.4, no knowledge, the same engine) at equal time per move,
   paired openings (each random opening twice, seats swapped). With the
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import random
 import statistics
 import subprocess
@@ -56,7 +58,9 @@ SPEED_CASES: list[tuple[str, str, dict[str, object], int | None]] = [
     ("disthex 7x7", "disthex", {}, None),
     ("hotwire 7x7", "hotwire", {}, None),
     ("shortcircuit s3", "shortcircuit", {"size": 3}, None),
+    ("shortcircuit s5", "shortcircuit", {}, None),
     ("livewire 17x14", "livewire", {"size": "17x14"}, None),
+    ("livewire 42x34", "livewire", {}, None),
     ("intersections 6x6 2p", "intersections", {}, None),
     ("intersections 6x6 3p", "intersections", {}, 3),
 ]
@@ -159,7 +163,9 @@ def main() -> None:
 
 
 def speed(seconds: float = 1.0) -> None:
-    print(f"{'game':<22} {'simulations/s':>14} {'playouts/s':>11}")
+    """Per game: the search's simulations/s, its playouts/s (the adapter's policy) and
+    the engine's uniformly random playouts to the end (`random_playout`) per second."""
+    print(f"{'game':<22} {'simulations/s':>14} {'playouts/s':>11} {'random/s':>9}")
     for label, name, options, players in SPEED_CASES:
         state = engine.new(name, players, **options)
         adapter = adapter_for(state)
@@ -167,14 +173,21 @@ def speed(seconds: float = 1.0) -> None:
         start = time.monotonic()
         search.run(deadline=start + seconds)
         simulations = search.simulations / (time.monotonic() - start)
-        rng = random.Random(2)
+        adapter.deadline = math.inf  # the search's deadline has passed; playouts watch it
         root = adapter.root(state)
-        count, start = 0, time.monotonic()
-        while time.monotonic() - start < seconds / 2:
-            adapter.playout(root, rng)
-            count += 1
-        playouts = count / (time.monotonic() - start)
-        print(f"{label:<22} {simulations:>14.0f} {playouts:>11.0f}")
+        rng = random.Random(2)
+        playouts = rate(functools.partial(adapter.playout, root, rng), seconds / 2)
+        randoms = rate(functools.partial(state.random_playout, rng), seconds / 2)
+        print(f"{label:<22} {simulations:>14.0f} {playouts:>11.0f} {randoms:>9.0f}")
+
+
+def rate(action: Callable[[], object], seconds: float) -> float:
+    """Calls of `action` per second, calling it for `seconds` (at least once)."""
+    count, start = 0, time.monotonic()
+    while not count or time.monotonic() - start < seconds:
+        action()
+        count += 1
+    return count / (time.monotonic() - start)
 
 
 # -- strength -------------------------------------------------------------------------

@@ -12,9 +12,11 @@ are lost, so the geometry follows the reconstruction in docs/RULES.md
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple, Self
@@ -178,6 +180,10 @@ class LivewireState(GameState):
         for seat in (0, 1):
             for p in board.bases[seat]:
                 self._add_dot(p, seat, BASE, -1)
+        # Per seat, a legal (dot, move) found last, or None when the seat has none. While
+        # a seat does not move its lines only close (lines are added, dots die), so the one
+        # found is checked first, and a seat left with none keeps none.
+        self._open_line = [next(self._legal(0), None), next(self._legal(1), None)]
 
     # -- the API -------------------------------------------------------------------
 
@@ -204,25 +210,11 @@ class LivewireState(GameState):
         self._draw(seat, dot, move)
 
     def random_playout(self, rng: random.Random) -> Self:
-        """Uniform over legal moves: sample (dot, move) pairs and reject illegal ones,
-        falling back to the full list when rejections pile up."""
+        """Uniform over legal moves (`_random_line`)."""
         state = self.copy()
-        table = state._board.moves
         while state.outcome is None:
             seat = state.ply % 2
-            dots = list(state._usable[seat])
-            moves = table[seat]
-            for _ in range(48):
-                dot = rng.choice(dots)
-                move = rng.randrange(8)
-                if move >= 6 and state._dot_kind[dot] == STRAIGHT:
-                    continue
-                entry = moves[state._dot_point[dot] * 8 + move]
-                if entry is not None and state._obstacle(seat, entry) is None:
-                    break
-            else:
-                dot, move = rng.choice(list(state._legal(seat)))
-            state._draw(seat, dot, move)
+            state._draw(seat, *state._random_line(seat, rng, None))
         return state
 
     def view(self) -> LivewireView:
@@ -276,6 +268,7 @@ class LivewireState(GameState):
         other._lines = list(self._lines)
         other._usable = (set(self._usable[0]), set(self._usable[1]))
         other._winning_path = self._winning_path
+        other._open_line = list(self._open_line)
         return other
 
     # -- notation ------------------------------------------------------------------
@@ -399,6 +392,30 @@ class LivewireState(GameState):
         points = self._dot_point
         return [(points[dot], move) for dot, move in self._legal(seat)]
 
+    def random_line(self, rng: random.Random, weights: Sequence[float]) -> tuple[int, int]:
+        """A legal line of the player to move, each drawn with a chance proportional to
+        the weight of its move index (`weights`, one per index), as
+        `rng.choices(legal_lines(), [weights[move] for _, move in ...])` would draw
+        it, without listing the legal lines first."""
+        dot, move = self._random_line(self.ply % 2, rng, weights)
+        return self._dot_point[dot], move
+
+    def landing_line(self, seat: int | None = None) -> tuple[int, int] | None:
+        """A legal line of `seat` (the player to move by default) that lands on an
+        opponent's base, or None; only the lines into those bases are looked at."""
+        mover = self.ply % 2 if seat is None else seat
+        moves, landings = self._board.moves[mover], self._board.landings[mover]
+        for dot in self._usable[mover]:
+            start = self._dot_point[dot]
+            for move in landings[start]:
+                if move >= 6 and self._dot_kind[dot] == STRAIGHT:
+                    continue
+                entry = moves[start * 8 + move]
+                assert entry is not None
+                if self._obstacle(mover, entry) is None:
+                    return start, move
+        return None
+
     def draw_line(self, line: tuple[int, int]) -> None:
         """Draw a line of `legal_lines()` with all it does (deaths, passes, the end)."""
         self._draw(self.ply % 2, self._dot_at[line[0]], line[1])
@@ -429,8 +446,7 @@ class LivewireState(GameState):
         to move: a threat. The other player can always answer it with the same line
         drawn the other way, from the base onto the threatening dot (rules 2-5 do
         not depend on a line's direction, and a base may draw any line)."""
-        points = self._dot_point
-        return bool(self.base_landings([(points[d], m) for d, m in self._legal(seat)], seat))
+        return self.landing_line(seat) is not None
 
     def open_bases(self, seat: int) -> list[Point]:
         """`seat`'s bases the opponent could still land on: those where the last
@@ -502,8 +518,8 @@ class LivewireState(GameState):
     def growing_points(self, seat: int) -> list[tuple[Point, bool]]:
         """Where `seat` may start a line (its bases and its live unused dots), each with
         whether the dot there is a straight one (it starts no diagonal)."""
-        at, points, kinds = self._board.point, self._dot_point, self._dot_kind
-        return [(at(points[dot]), kinds[dot] == STRAIGHT) for dot in self._usable[seat]]
+        at, points, kinds = self._board.coordinates, self._dot_point, self._dot_kind
+        return [(at[points[dot]], kinds[dot] == STRAIGHT) for dot in self._usable[seat]]
 
     # -- the rules -----------------------------------------------------------------
 
@@ -517,8 +533,46 @@ class LivewireState(GameState):
                 if entry is not None and self._obstacle(seat, entry) is None:
                     yield dot, move
 
+    def _random_line(
+        self, seat: int, rng: random.Random, weights: Sequence[float] | None
+    ) -> tuple[int, int]:
+        """A legal (source dot, move index) for `seat`, uniformly (`weights` None) or with
+        a chance proportional to its move's weight: a usable dot drawn uniformly and a
+        move index by its weight, drawn again while the line is illegal (so each legal
+        line keeps its chance), and after 48 failures one drawn from the full list."""
+        dots = list(self._usable[seat])
+        moves = self._board.moves[seat]
+        if weights is not None:
+            bounds = list(itertools.accumulate(weights))
+        for _ in range(48):
+            dot = rng.choice(dots)
+            move = (
+                rng.randrange(8)
+                if weights is None
+                else bisect.bisect(bounds, rng.random() * bounds[-1])
+            )
+            if move >= 6 and self._dot_kind[dot] == STRAIGHT:
+                continue
+            entry = moves[self._dot_point[dot] * 8 + move]
+            if entry is not None and self._obstacle(seat, entry) is None:
+                return dot, move
+        lines = list(self._legal(seat))
+        if weights is None:
+            return rng.choice(lines)
+        return rng.choices(lines, [weights[move] for _, move in lines])[0]
+
     def _has_move(self, seat: int) -> bool:
-        return next(self._legal(seat), None) is not None
+        """Whether `seat` has a legal line (the one found last, else any: `_open_line`)."""
+        known = self._open_line[seat]
+        if known is None:
+            return False
+        dot, move = known
+        entry = self._board.moves[seat][self._dot_point[dot] * 8 + move]
+        assert entry is not None
+        if dot in self._usable[seat] and self._obstacle(seat, entry) is None:
+            return True
+        self._open_line[seat] = found = next(self._legal(seat), None)
+        return found is not None
 
     def _obstacle(self, seat: int, entry: _Entry) -> tuple[Code, int, int] | None:
         """Why the line `entry` is illegal for `seat` as (code, point, line), or None.
@@ -660,11 +714,14 @@ class _Board:
     straight: int
     branch: int
     labels: tuple[str, ...]
+    coordinates: tuple[Point, ...]  # each point's (x, y)
     bases: tuple[tuple[int, ...], tuple[int, ...]]
     base_owner: tuple[int, ...]
     forward: tuple[int, int]  # +1 or -1 along x, per seat
     vectors: tuple[dict[Point, int], dict[Point, int]]  # per seat: (dx, dy) -> move index
     moves: tuple[tuple[_Entry | None, ...], tuple[_Entry | None, ...]]  # [seat][p * 8 + move]
+    #: per seat and point, the move indices of the lines from there onto an opponent's base
+    landings: tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]
 
     @property
     def points(self) -> int:
@@ -674,7 +731,7 @@ class _Board:
         return x * (self.height + 1) + y
 
     def point(self, p: int) -> Point:
-        return divmod(p, self.height + 1)
+        return self.coordinates[p]
 
 
 def base_rows(height: int) -> tuple[int, ...]:
@@ -696,7 +753,8 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
     def on_board(x: int, y: int) -> bool:
         return 0 <= x <= width and 0 <= y <= height
 
-    labels = tuple(notation.label((x, y)) for x in range(width + 1) for y in range(rows))
+    coordinates = tuple((x, y) for x in range(width + 1) for y in range(rows))
+    labels = tuple(notation.label(xy) for xy in coordinates)
     bases = (
         tuple(index(0, y) for y in base_rows(height)),
         tuple(index(width, y) for y in base_rows(height)),
@@ -743,6 +801,16 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
         segment = 4 * corner + (2 if dx * dy > 0 else 3)
         return index(x + dx, y + dy), (), (segment,), segment ^ 1
 
+    def landings(
+        table: tuple[_Entry | None, ...], targets: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], ...]:
+        found: list[tuple[int, ...]] = [()] * ((width + 1) * rows)
+        for number, entry in enumerate(table):
+            if entry is not None and entry[0] in targets:
+                start, move = divmod(number, 8)
+                found[start] += (move,)
+        return tuple(found)
+
     tables: list[tuple[_Entry | None, ...]] = []
     for forward in (1, -1):
         table: list[_Entry | None] = []
@@ -767,6 +835,7 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
         straight=straight,
         branch=branch,
         labels=labels,
+        coordinates=coordinates,
         bases=bases,
         base_owner=tuple(base_owner),
         forward=(1, -1),
@@ -775,6 +844,7 @@ def _board(width: int, height: int, straight: int, branch: int) -> _Board:
             {step: move for move, step in enumerate(steps(-1))},
         ),
         moves=(tables[0], tables[1]),
+        landings=(landings(tables[0], bases[1]), landings(tables[1], bases[0])),
     )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy as _copy
 import random
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Self
@@ -573,6 +573,259 @@ class ShortCircuitState(GameState):
         return [mask & keep for mask in self._colours]
 
 
+# -- for search: random playouts on bare bitboards -------------------------------------
+
+
+class RandomPlayout:
+    """A position's pieces as bare bitboards, played on by uniformly random legal actions
+    to the end: the search's playout, without a state's record, texts or action lists.
+
+    The rules are those of `actions` and `apply` (tests/test_shortcircuit.py replays
+    playouts through them). An action is drawn uniformly from the legal ones by
+    rejection from a list as cheap to count as to draw from: the connector and
+    capacitor cells, and for each own connector X on or next to a capacitor, every pair
+    of a capacitor on or next to X and a connector next to X. A pair is kept only
+    through its lowest such X (so each pop counts once) and when the turn can still be
+    completed after it, which is plain unless no connector could be placed before it.
+    Kept up to date rather than found again for each action: each colour's adjacent
+    cells, and per cell the capacitors on or next to it and the connectors next to it
+    (counters sliced into three bitboards of their binary digits), whose products
+    summed over the mover's connectors count the pairs.
+    """
+
+    __slots__ = (
+        "_adjacent",
+        "_board",
+        "_caps",
+        "_caps_around",
+        "_caps_left",
+        "_colours",
+        "_max_turns",
+        "_mover",
+        "_occupied",
+        "_passes",
+        "_pieces_around",
+        "_popped",
+        "_turns",
+        "end",
+        "played",
+        "winners",
+    )
+
+    def __init__(self, state: ShortCircuitState) -> None:
+        board = state._board
+        self._board = board
+        self._colours = list(state._colours)
+        self._adjacent = [board.adjacent(mask) for mask in state._colours]
+        self._occupied = state._colours[0] | state._colours[1] | state._colours[2]
+        self._occupied |= state._colours[3]
+        self._caps = state._caps
+        self._caps_around = (0, 0, 0)
+        for cell in _bits(state._caps):
+            self._caps_around = _count_up(*self._caps_around, board.closed[cell])
+        self._pieces_around = (0, 0, 0)
+        for cell in _bits(self._occupied):
+            self._pieces_around = _count_up(*self._pieces_around, board.neighbours[cell])
+        self._caps_left = [-1 if left is None else left for left in state._caps_left]
+        self._mover = state._mover
+        self._turns = state._turns
+        self._passes = state._passes
+        self._popped = state._popped
+        self._max_turns = state.max_turns
+        outcome = state.outcome
+        #: how the game ended (None while it goes on) and its winners
+        self.end: End | None = None if outcome is None else outcome.reason
+        self.winners: tuple[int, ...] = () if outcome is None else outcome.winners
+        #: (seat, action) for each action played, in order
+        self.played: list[tuple[int, Action]] = []
+
+    def run(self, rng: random.Random, limit: int) -> bool:
+        """Play up to `limit` actions (forced passes not counted); whether the game is over."""
+        board = self._board
+        near, closed, mask, adjacent = board.neighbours, board.closed, board.mask, board.adjacent
+        colours, adj, left = self._colours, self._adjacent, self._caps_left
+        occupied, caps = self._occupied, self._caps
+        caps0, caps1, caps2 = self._caps_around
+        pieces0, pieces1, pieces2 = self._pieces_around
+        mover, turns, passes, popped = self._mover, self._turns, self._passes, self._popped
+        max_turns = self._max_turns
+        draw = rng.random
+        record = self.played.append
+        end, winners = self.end, self.winners
+        actions = 0
+        while end is None and actions < limit:
+            if turns < _SETUP_TURNS:
+                # Setup: a connector of either colour on the centre, then next to it.
+                cells = 1 << board.centre if turns == 0 else near[board.centre] & ~occupied
+                index = int(draw() * 2 * cells.bit_count())
+                kind, first, second = (
+                    _CONNECTOR,
+                    2 * mover + (index & 1),
+                    _nth(cells, index >> 1, cells.bit_count()),
+                )
+            else:
+                a = 2 * mover
+                adj_a, adj_b = adj[a], adj[a + 1]
+                empty = mask & ~occupied
+                place_a = empty & adj_b & ~adj_a
+                place_b = empty & adj_a & ~adj_b
+                own = colours[a] | colours[a + 1]
+                free = 0 if popped or not left[mover] else (own | adj_a | adj_b) & ~caps
+                count_a, count_b = place_a.bit_count(), place_b.bit_count()
+                count_free = free.bit_count()
+                direct = count_a + count_b + count_free
+                if not (direct or popped or _connector_reachable(board, mover, colours, caps)):
+                    turns += 1  # a forced pass
+                    passes += 1
+                    if passes >= 2:
+                        end = End.PASSES
+                    elif turns >= max_turns:
+                        end = End.TURN_LIMIT
+                    mover = 1 - mover
+                    continue
+                total = direct
+                own0, own1, own2 = own & caps0, own & caps1, own & caps2
+                linkers = own0 | own1 | own2
+                if linkers:
+                    total += (
+                        (own0 & pieces0).bit_count()
+                        + 2 * ((own0 & pieces1).bit_count() + (own1 & pieces0).bit_count())
+                        + 4
+                        * (
+                            (own0 & pieces2).bit_count()
+                            + (own1 & pieces1).bit_count()
+                            + (own2 & pieces0).bit_count()
+                        )
+                        + 8 * ((own1 & pieces2).bit_count() + (own2 & pieces1).bit_count())
+                        + 16 * (own2 & pieces2).bit_count()
+                    )
+                while True:
+                    index = int(draw() * total)
+                    if index < count_a:
+                        kind, first, second = _CONNECTOR, a, _nth(place_a, index, count_a)
+                        break
+                    index -= count_a
+                    if index < count_b:
+                        kind, first, second = _CONNECTOR, a + 1, _nth(place_b, index, count_b)
+                        break
+                    index -= count_b
+                    if index < count_free:
+                        kind, first, second = _CAPACITOR, _nth(free, index, count_free), 0
+                        break
+                    index -= count_free
+                    rest = linkers
+                    while True:  # the linker the index falls on
+                        low = rest & -rest
+                        rest ^= low
+                        linker = low.bit_length() - 1
+                        there = caps & closed[linker]
+                        targets = occupied & near[linker]
+                        per_cap = targets.bit_count()
+                        count = there.bit_count() * per_cap
+                        if index < count:
+                            break
+                        index -= count
+                    first = _nth(there, index // per_cap, count // per_cap)
+                    second = _nth(targets, index % per_cap, per_cap)
+                    if _lowest(own & closed[first] & near[second]) != linker:
+                        continue  # a pop is drawn through its lowest linker only
+                    bit = 1 << second
+                    if _placement_kept(
+                        colours, mover, bit, place_a, place_b
+                    ) or _connector_reachable(
+                        board, mover, [m & ~bit for m in colours], caps & ~(1 << first)
+                    ):
+                        kind = _POP
+                        break
+            actions += 1
+            record((mover, (kind, first, second)))
+            if kind == _POP:
+                caps &= ~(1 << first)
+                caps0, caps1, caps2 = _count_down(caps0, caps1, caps2, closed[first])
+                pieces0, pieces1, pieces2 = _count_down(pieces0, pieces1, pieces2, near[second])
+                hit = 0 if colours[0] & bit else 1 if colours[1] & bit else 2
+                if hit == 2 and not colours[2] & bit:
+                    hit = 3
+                colours[hit] &= ~bit
+                adj[hit] = adjacent(colours[hit])
+                occupied &= ~bit
+                popped = True
+                continue
+            if kind == _CONNECTOR:
+                bit = 1 << second
+                colours[first] |= bit
+                adj[first] |= near[second]
+                occupied |= bit
+                pieces0, pieces1, pieces2 = _count_up(pieces0, pieces1, pieces2, near[second])
+                own = colours[2 * mover] | colours[2 * mover + 1]
+                ends = near[second] & own
+                if ends & (ends - 1) and _joined(board, ends, own & ~bit):
+                    end, winners = End.LOOP, (mover,)
+                    break
+            else:
+                caps |= 1 << first
+                caps0, caps1, caps2 = _count_up(caps0, caps1, caps2, closed[first])
+                if left[mover] > 0:
+                    left[mover] -= 1
+            turns += 1
+            passes = 0
+            opponent = 1 - mover
+            if popped and not colours[2 * opponent] | colours[2 * opponent + 1]:
+                end, winners = End.NO_CONNECTORS, (mover,)
+            elif turns >= max_turns:
+                end = End.TURN_LIMIT
+            popped = False
+            mover = 0 if turns == _SETUP_TURNS else opponent
+        self._occupied, self._caps = occupied, caps
+        self._caps_around = caps0, caps1, caps2
+        self._pieces_around = pieces0, pieces1, pieces2
+        self._mover, self._turns, self._passes, self._popped = mover, turns, passes, popped
+        self.end, self.winners = end, winners
+        return end is not None
+
+
+def _nth(mask: int, index: int, count: int) -> int:
+    """The bit of the index-th lowest of the `count` set bits of `mask`, counted from
+    the nearer end."""
+    if 2 * index < count:
+        for _ in range(index):
+            mask &= mask - 1
+        return (mask & -mask).bit_length() - 1
+    for _ in range(count - 1 - index):
+        mask ^= 1 << mask.bit_length() - 1
+    return mask.bit_length() - 1
+
+
+def _count_up(low: int, middle: int, high: int, cells: int) -> tuple[int, int, int]:
+    """A counter per cell up to 7, sliced into its three binary digits, plus one at
+    each of `cells`."""
+    carry = low & cells
+    low ^= cells
+    middle, carry = middle ^ carry, middle & carry
+    return low, middle, high ^ carry
+
+
+def _count_down(low: int, middle: int, high: int, cells: int) -> tuple[int, int, int]:
+    """`_count_up`'s counters minus one at each of `cells` (each at least one)."""
+    borrow = ~low & cells
+    low ^= cells
+    middle, borrow = middle ^ borrow, ~middle & borrow
+    return low, middle, high ^ borrow
+
+
+def _joined(board: _Board, ends: int, rest: int) -> bool:
+    """Whether two cells of `ends` are joined through the cells of `rest` (ends in rest)."""
+    while ends & (ends - 1):
+        seen = frontier = ends & -ends
+        ends ^= seen
+        while frontier:
+            frontier = board.adjacent(frontier) & rest & ~seen
+            if frontier & ends:
+                return True
+            seen |= frontier
+    return False
+
+
 # -- private helpers: geometry on bitboards ------------------------------------------
 
 
@@ -590,17 +843,23 @@ class _Board:
     points: dict[int, Point]
     bit_at: dict[Point, int]
     labels: dict[int, str]
-    neighbours: dict[int, int]  # bit -> mask of its neighbours
-    shifts: tuple[int, ...]  # the three positive direction shifts (the others negate)
+    neighbours: tuple[int, ...]  # bit -> mask of its neighbours (0 off the board)
+    closed: tuple[int, ...]  # bit -> mask of the cell and its neighbours (0 off the board)
+    shifts: tuple[int, int, int]  # the three positive direction shifts (the others negate)
     mask: int
     centre: int
 
     def adjacent(self, cells: int) -> int:
         """Every board cell next to some cell of `cells`."""
-        spread = 0
-        for shift in self.shifts:
-            spread |= (cells << shift) | (cells >> shift)
-        return spread & self.mask
+        one, two, three = self.shifts
+        return (
+            (cells << one)
+            | (cells >> one)
+            | (cells << two)
+            | (cells >> two)
+            | (cells << three)
+            | (cells >> three)
+        ) & self.mask
 
     def label(self, cell: int) -> str:
         return self.labels[cell]
@@ -611,15 +870,16 @@ def _board(side: int) -> _Board:
     width = 2 * side + 1
     cells = hexhex_cells(side)
     bit_at = {(q, r): (r + 1) * width + q + 1 for q, r in cells}
-    neighbours = {
-        bit: sum(
+    neighbours = [0] * (width * width)
+    closed = [0] * (width * width)
+    for (q, r), bit in bit_at.items():
+        neighbours[bit] = sum(
             1 << bit_at[(q + dq, r + dr)]
             for dq, dr in HEXHEX_DIRECTIONS
             if (q + dq, r + dr) in bit_at
         )
-        for (q, r), bit in bit_at.items()
-    }
-    shifts = tuple(sorted({abs(dq + dr * width) for dq, dr in HEXHEX_DIRECTIONS}))
+        closed[bit] = neighbours[bit] | 1 << bit
+    one, two, three = sorted({abs(dq + dr * width) for dq, dr in HEXHEX_DIRECTIONS})
     return _Board(
         side=side,
         cells=cells,
@@ -627,18 +887,22 @@ def _board(side: int) -> _Board:
         points={bit: cell for cell, bit in bit_at.items()},
         bit_at=bit_at,
         labels={bit: label(cell) for cell, bit in bit_at.items()},
-        neighbours=neighbours,
-        shifts=shifts,
+        neighbours=tuple(neighbours),
+        closed=tuple(closed),
+        shifts=(one, two, three),
         mask=sum(1 << bit for bit in bit_at.values()),
         centre=bit_at[(side - 1, side - 1)],
     )
 
 
-def _bits(mask: int) -> Iterator[int]:
+def _bits(mask: int) -> list[int]:
+    """The set bits of `mask`, lowest first."""
+    bits = []
     while mask:
         low = mask & -mask
-        yield low.bit_length() - 1
+        bits.append(low.bit_length() - 1)
         mask ^= low
+    return bits
 
 
 def _lowest(mask: int) -> int:
@@ -671,13 +935,19 @@ def _legal_pops(board: _Board, mover: int, colours: list[int], caps: int) -> lis
         if near_caps:
             for target in _bits(board.neighbours[linker] & occupied):
                 shaped[target] = shaped.get(target, 0) | near_caps
+    empty = board.mask & ~occupied
+    open_a = _placeable(board, colours, 2 * mover, empty)
+    open_b = _placeable(board, colours, 2 * mover + 1, empty)
     pops: list[tuple[int, int]] = []
     for target, capacitors in shaped.items():
+        # Usually a placement is open at once, whichever capacitor goes.
+        if _placement_kept(colours, mover, 1 << target, open_a, open_b):
+            pops.extend([(capacitor, target) for capacitor in _bits(capacitors)])
+            continue
         keep = ~(1 << target)
         after = [mask & keep for mask in colours]
-        # Usually a placement is open at once, whichever capacitor goes.
         if _direct_placement(board, mover, after):
-            pops.extend((capacitor, target) for capacitor in _bits(capacitors))
+            pops.extend([(capacitor, target) for capacitor in _bits(capacitors)])
             continue
         pops.extend(
             (capacitor, target)
@@ -685,6 +955,17 @@ def _legal_pops(board: _Board, mover: int, colours: list[int], caps: int) -> lis
             if _connector_reachable(board, mover, after, caps & ~(1 << capacitor))
         )
     return pops
+
+
+def _placement_kept(colours: list[int], mover: int, removed: int, open_a: int, open_b: int) -> bool:
+    """Whether the mover, whose colours can go on `open_a` and `open_b` now, keeps a
+    placement once the piece on `removed` is gone: a removal takes away no placement
+    of a colour the piece is not (an opponent's piece: of either colour)."""
+    if colours[2 * mover] & removed:
+        return bool(open_a)
+    if colours[2 * mover + 1] & removed:
+        return bool(open_b)
+    return bool(open_a or open_b)
 
 
 def _direct_placement(board: _Board, mover: int, colours: list[int]) -> bool:

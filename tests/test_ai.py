@@ -517,6 +517,35 @@ def test_the_livewire_ai_answers_a_threat() -> None:
     assert after.outcome is None and not after.can_land(0), move
 
 
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("shortcircuit", {"size": 4, "max_turns": 60}), ("livewire", {"size": "17x14"})],
+)
+def test_playouts_replay_through_play(name: str, options: dict[str, object]) -> None:
+    # The adapters' playouts (Short Circuit's on bare bitboards, Livewire's landings and
+    # weighted lines) from positions along random games, replayed move by move through
+    # play: each move legal for the seat said to make it, a finished game scored by its end.
+    rng = random.Random(6)
+    start = engine.new(name, **options)
+    for _ in range(12):
+        state = start
+        for _ in range(rng.randrange(40)):
+            if state.outcome is None:
+                state = state.play(rng.choice(state.legal_moves()))
+        if state.outcome is not None:
+            continue
+        adapter = adapter_for(state)
+        rewards, played = adapter.playout(adapter.root(state), rng)
+        replayed = state
+        for seat, move in played:
+            assert replayed.to_move == seat
+            replayed = replayed.play(adapter.text(replayed, move))
+        if name == "shortcircuit":
+            assert replayed.outcome is not None
+        if replayed.outcome is not None:
+            assert rewards == adapter.result(replayed)
+
+
 def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None:
     state = engine.new("intersections", 3).play("a1-a3")
     assert isinstance(state, IntersectionsState)

@@ -7,7 +7,9 @@ Most positions are on the smallest board, 17x14 squares: columns a..r, rows
 from __future__ import annotations
 
 import json
+import math
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -588,6 +590,52 @@ def test_base_landings_are_the_winning_lines() -> None:
     landings = state.base_landings(state.legal_lines())
     assert [state.move_text(line) for line in landings] == ["p4-r4"]
     assert game().base_landings(game().legal_lines()) == []
+
+
+def test_random_and_landing_lines_play_whole_games_by_the_rules() -> None:
+    # Games to the end by random_line at three sets of weights, landing whenever
+    # landing_line offers: every line legal, landing_line's answer exactly whether a
+    # legal line lands on a base, and the record replays to the same end.
+    rng = random.Random(3)
+    ends = Counter()
+    for weights in [(1,) * 8, (1, 1, 6, 1, 1, 3, 3, 3), (1, 1, 40, 1, 1, 20, 20, 20)]:
+        for _ in range(6):
+            state = game()
+            while state.outcome is None:
+                lines = state.legal_lines()
+                landing = state.landing_line()
+                assert (landing is None) == (not state.base_landings(lines))
+                line = landing or state.random_line(rng, weights)
+                assert line in lines and (landing is None or line in state.base_landings(lines))
+                state.draw_line(line)
+            assert engine.replay("livewire", state.options, state.moves) == state
+            ends[state.outcome.reason] += 1
+    assert set(ends) == {End.BASE_REACHED, End.PASSES}
+
+
+def test_the_pass_check_answers_as_a_look_at_every_line_would() -> None:
+    # _has_move starts from the line it found last, and remembers a player left with none
+    rng = random.Random(8)
+    for _ in range(8):
+        state = game()
+        while state.outcome is None:
+            for seat in (0, 1):
+                assert state._has_move(seat) == any(True for _ in state._legal(seat))
+            state.draw_line(state.random_line(rng, (1,) * 8))
+
+
+def test_random_lines_are_drawn_in_proportion_to_their_weights() -> None:
+    state = _toward_r4()
+    lines = state.legal_lines()
+    weights = (1, 2, 6, 1, 2, 3, 4, 3)
+    total = sum(weights[move] for _, move in lines)
+    rng = random.Random(5)
+    draws = 60 * total
+    counts = Counter(state.random_line(rng, weights) for _ in range(draws))
+    assert set(counts) == set(lines)
+    for (start, move), count in counts.items():
+        expected = 60 * weights[move]
+        assert abs(count - expected) < 5 * math.sqrt(expected), (start, move)
 
 
 def test_can_land_sees_a_threat_whoever_is_to_move() -> None:

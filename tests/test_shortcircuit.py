@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import random
+from collections import Counter
 from collections.abc import Iterable
 from functools import cache
 
@@ -20,6 +22,7 @@ import engine
 from engine import BadOptions, Code, End, IllegalMove
 from engine.notation import point
 from engine.shortcircuit import (
+    RandomPlayout,
     ShortCircuitState,
     ShortCircuitView,
     _connector_reachable,
@@ -623,6 +626,76 @@ def test_random_playouts_replay_through_play(seed: int) -> None:
     final = start.random_playout(random.Random(seed))
     assert final.outcome is not None and start.ply == 0
     assert engine.replay("shortcircuit", final.options, final.moves) == final
+
+
+def _replayed(start: ShortCircuitState, playout: RandomPlayout) -> ShortCircuitState:
+    """The playout's actions applied to `start` by the engine, each checked to be one of
+    `actions()` for the seat the playout says made it."""
+    state = start.copy()
+    for seat, action in playout.played:
+        assert state.to_move == seat and action in state.actions(), (state, action)
+        state.apply(action)
+    return state
+
+
+def test_random_playouts_on_bitboards_keep_the_rules() -> None:
+    # From the start and from random positions of crowded and roomy options, played in
+    # pieces of any length: every action legal, the game ends where and as the engine
+    # ends it, in each of the four ways.
+    rng = random.Random(2)
+    ends = Counter()
+    for options in [
+        {"size": 3},
+        {"size": 3, "capacitors": 2, "max_turns": 40},
+        {"size": 4, "capacitors": 3, "max_turns": 60},
+        {"max_turns": 100},
+    ]:
+        for _ in range(25):
+            start = new(**options)
+            for _ in range(rng.randrange(40)):
+                if start.outcome is None:
+                    start.apply(rng.choice(start.actions()))
+            playout = RandomPlayout(start)
+            while not playout.run(rng, rng.choice([1, 7, 256])):
+                pass
+            final = _replayed(start, playout)
+            assert final.outcome is not None
+            assert (playout.winners, playout.end) == (final.outcome.winners, final.outcome.reason)
+            ends[playout.end] += 1
+    assert set(ends) == {End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT}
+
+
+def test_random_playouts_on_bitboards_draw_each_legal_action_alike() -> None:
+    # A position with placements, capacitors and pops, one pop linked by two of the
+    # mover's connectors (drawn through one of them only).
+    rng = random.Random(4)
+    while True:
+        state = new(size=4, max_turns=60).random_playout(rng)
+        state = engine.replay("shortcircuit", state.options, state.moves[: rng.randrange(20, 60)])
+        assert isinstance(state, ShortCircuitState)
+        if state.outcome is None and _has_a_doubly_linked_pop(state):
+            break
+    actions = state.actions()
+    assert {kind for kind, _, _ in actions} == {0, 1, 2}
+    draws = 300 * len(actions)
+    counts = Counter()
+    for _ in range(draws):
+        playout = RandomPlayout(state)
+        playout.run(rng, 1)
+        counts[playout.played[0][1]] += 1
+    assert set(counts) == set(actions)
+    assert all(abs(count - 300) < 5 * math.sqrt(300) for count in counts.values())
+
+
+def _has_a_doubly_linked_pop(state: ShortCircuitState) -> bool:
+    board, mover = state._board, state.to_move
+    assert mover is not None
+    own = state._colours[2 * mover] | state._colours[2 * mover + 1]
+    return any(
+        (own & board.closed[capacitor] & board.neighbours[target]).bit_count() >= 2
+        for kind, capacitor, target in state.actions()
+        if kind == 0
+    )
 
 
 def test_a_whole_turn_on_one_line_is_the_movers_in_the_record() -> None:

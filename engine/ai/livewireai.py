@@ -87,12 +87,7 @@ class LivewireAdapter(Adapter):
         for _ in range(PLAYOUT_PLIES):
             if state.outcome is not None:
                 break
-            lines = state.legal_lines()
-            landings = state.base_landings(lines)
-            if landings:
-                line = landings[0]
-            else:
-                line = rng.choices(lines, [FORWARD_WEIGHTS[move] for _, move in lines])[0]
+            line = state.landing_line() or state.random_line(rng, FORWARD_WEIGHTS)
             played.append((state.ply % 2, line))
             state.draw_line(line)
         result = self.result(state)

@@ -1,5 +1,6 @@
-"""Short Circuit: an adapter over the engine's actions (no move text in the tree or
-the playouts) with a transposition key for the solver."""
+"""Short Circuit: an adapter over the engine's actions (no move text in the tree), its
+playouts on the engine's bare bitboards (`RandomPlayout`), with a transposition key for
+the solver."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import time
 from collections.abc import Hashable
 from typing import Any
 
-from engine.ai.adapter import Adapter, Rewards
+from engine.ai.adapter import Adapter, Rewards, rewards_of
 from engine.ai.registry import register
 from engine.ai.solver import OutOfTime
 from engine.notation import sort_key
-from engine.shortcircuit import ShortCircuitState
+from engine.shortcircuit import RandomPlayout, ShortCircuitState
 
 
 class ShortCircuitAdapter(Adapter):
@@ -35,18 +36,13 @@ class ShortCircuitAdapter(Adapter):
         return pos.position_key()
 
     def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
-        state = pos.copy()
-        played: list[tuple[int, Any]] = []
-        while state.outcome is None:
-            # a game of max_turns=9999 plays out for a second: the search's deadline holds
-            if not len(played) & 255 and time.monotonic() > self.deadline:
+        """Uniformly random legal actions to the end, on the engine's bare bitboards."""
+        board = RandomPlayout(pos)
+        # a game of max_turns=9999 plays out for a while: the search's deadline holds
+        while not board.run(rng, 256):
+            if time.monotonic() > self.deadline:
                 raise OutOfTime
-            action = rng.choice(state.actions())
-            played.append((state.to_move, action))
-            state.apply(action)
-        result = self.result(state)
-        assert result is not None
-        return result, played
+        return rewards_of(board.winners, self.players), board.played
 
 
 register("shortcircuit", ShortCircuitAdapter)
