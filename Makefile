@@ -29,11 +29,14 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# the sources compiled once: where PYTHONDONTWRITEBYTECODE is set, each of the ~100 Python
+# processes the suite starts would compile them again (half a second of CPU each); then
 # four workers on two cores (many tests wait on processes, databases and sockets), then
 # the test that uses the whole machine itself: a fresh clone's own make run and make test,
 # minutes long, when PAPERBOARD_FRESH_CLONE=1 (.ci/run sets it; collecting the suite again
 # only to skip it would cost every other run 10 s)
 test: lint
+	$(BIN)/python -m compileall -q -j 0 engine bot tests bench
 	$(BIN)/pytest -n 4 -m "not alone"
 	@if [ "$$PAPERBOARD_FRESH_CLONE" = 1 ]; then $(BIN)/pytest -m alone; \
 	else echo "(the fresh-clone test runs with PAPERBOARD_FRESH_CLONE=1, as .ci/run sets it)"; fi

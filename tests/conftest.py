@@ -262,6 +262,19 @@ async def emptied_postgres(name: str) -> None:
         await connection.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection() -> Iterator[object]:
+    """Collection without garbage collection: each worker imports every test module, rewrites
+    their asserts and parses the sources (tests/parsed_sources.py), millions of objects that
+    all live on, which the collector would otherwise scan again and again (a quarter of a
+    worker's collection)."""
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+
+
 #: The backends a test marked `both_backends` runs on; every other test that takes a database
 #: (`database_url`, `service`) runs on the first alone.
 BACKENDS = ("sqlite", "postgresql")

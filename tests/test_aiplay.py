@@ -512,10 +512,10 @@ async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
 
 @contextlib.asynccontextmanager
 async def ai_world(fake_discord: FakeDiscord, url: str, clock: Clock) -> AsyncIterator[World]:
-    """tests/test_discord.py's world on `url`, with the bot's searches in a thread at a
-    tiny budget."""
+    """tests/test_discord.py's world on `url` (the bot's searches in a thread), with the
+    searches at a tiny budget."""
     async with world_on(fake_discord, url, clock) as world:
-        world.settings = world.settings.model_copy(update={"ai_processes": 0, "ai_nodes": NODES})
+        world.settings = world.settings.model_copy(update={"ai_nodes": NODES})
         yield world
 
 

@@ -83,7 +83,11 @@ async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> Asyn
 
 @contextlib.asynccontextmanager
 async def world_on(fake_discord: FakeDiscord, url: str, clock: Clock) -> AsyncIterator[World]:
-    """A server with a games channel and three players, and the service on `url`."""
+    """A server with a games channel and three players, and the service on `url`. Boards
+    are drawn and the bot searches in threads of the test process (a spawned worker costs
+    each `running()` about half a second of CPU): only tests/test_aiplay.py's `ai_world` has
+    the bot play; worker processes are tested in tests/test_load.py and through `paperboard
+    run`."""
     guild = fake_discord.create_guild("Paper club", channels=["games", "chat"])
     users = {name: fake_discord.create_user(name) for name in PLAYERS}
     settings = Settings(  # type: ignore[call-arg]
@@ -91,6 +95,7 @@ async def world_on(fake_discord: FakeDiscord, url: str, clock: Clock) -> AsyncIt
         database_url=url,
         dev_guild_id=guild.id,
         render_processes=0,
+        ai_processes=0,
         discord_message_content=True,
     )
     service = GameService(await Database.open(url), settings, clock=clock)

@@ -11,6 +11,7 @@ OpenSpiel's legal set minus the cells next to the last stone.
 from __future__ import annotations
 
 import random
+from functools import cache
 
 import pytest
 
@@ -24,6 +25,7 @@ pyspiel = pytest.importorskip("pyspiel")
 DIRECTIONS = ((0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1))
 
 
+@cache  # formatting the labels was most of this file's time
 def ours(action: int, size: int, swapped: bool) -> str:
     """Our move text for an OpenSpiel action."""
     if action == size * size:
@@ -54,7 +56,8 @@ def play_both(name: str, size: int, swap: bool, rng: random.Random) -> GameState
     last_stone: str | None = None
     while True:
         assert state.outcome is None
-        expected = {ours(action, size, swapped) for action in theirs.legal_actions()}
+        actions = {ours(action, size, swapped): action for action in theirs.legal_actions()}
+        expected = set(actions)
         if name == "disthex" and last_stone is not None:
             expected -= touching(last_stone, size)
         if not expected:
@@ -63,9 +66,7 @@ def play_both(name: str, size: int, swap: bool, rng: random.Random) -> GameState
         assert state.to_move == theirs.current_player()
         assert set(state.legal_moves()) == expected
         move = rng.choice(sorted(expected))
-        theirs.apply_action(
-            next(a for a in theirs.legal_actions() if ours(a, size, swapped) == move)
-        )
+        theirs.apply_action(actions[move])
         state = state.play(move)
         if move == "swap":
             swapped = True

@@ -465,6 +465,7 @@ async def _killed_bot(world: World, clock: Clock, crash: str) -> asyncio.subproc
         "DEV_GUILD_ID": str(world.guild.id),
         "DISCORD_MESSAGE_CONTENT": "true",
         "RENDER_PROCESSES": "0",
+        "AI_PROCESSES": "0",  # no bot plays here: a spawned worker would only cost its start
     }
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-c", BOT_CHILD, clock.now.isoformat(), crash,

@@ -249,8 +249,10 @@ def test_reserved_and_strange_names_are_refused() -> None:
 
 
 async def test_processes_starting_together_on_a_fresh_database_all_start(tmp_path: Path) -> None:
-    """What systemd or compose does: every unit at once, the schema not there yet."""
-    async with fresh_database() as url, fleet_on(url, tmp_path) as fleet:
+    """What systemd or compose does: every unit at once, the schema not there yet. (Their
+    searches in a thread: a spawned worker each would add CPU, not a unit; `paperboard run`
+    starts one in tests/test_cli.py.)"""
+    async with fresh_database() as url, fleet_on(url, tmp_path, AI_PROCESSES="0") as fleet:
         consoles = {f"console-{n}": (["run", "--console"], {"PROCESS_NAME": f"console-{n}"})
                     for n in range(4)}  # fmt: skip
         workers = {f"worker-{n}": (["worker"], {"PROCESS_NAME": f"worker-{n}"}) for n in range(2)}
