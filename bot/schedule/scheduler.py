@@ -217,6 +217,7 @@ class Scheduler:
                 await self.service.schedule.cleanup_deadlines()
                 await self.service.schedule.cleanup_outbox()
                 await self.service.schedule.cleanup_ai_jobs()
+                await self.service.sessions.cleanup()
             except Exception:
                 log.exception("cleanup failed")
 

@@ -26,6 +26,7 @@ through its family: `service.play.move(...)`, `service.events.create_tournament(
     inbox         each mail handled once (mail/inbox.py)
     web           where a server's pages are, a game's page (web/pages.py)
     web_lists     the web's lists, event and player pages (web/lists.py)
+    sessions      who a browser is: sign-in links, OAuth2 states, sessions (web/sessions.py)
     schedule      the scheduler's deadlines, digests, vacations, cleanups
     outbox        delivery after the commit, and again after a crash
 """
@@ -65,6 +66,7 @@ from bot.service.time import deadlines
 from bot.service.time.schedule import Schedule
 from bot.service.web.lists import WebReads
 from bot.service.web.pages import WebPages
+from bot.service.web.sessions import Sessions
 from bot.settings import Settings
 from bot.store import Database
 from bot.store.schema import deadlines as deadline_rows
@@ -89,6 +91,7 @@ class GameService:
     event_reads: EventReads
     web: WebPages
     web_lists: WebReads
+    sessions: Sessions
     preferences: Preferences
     mail: Mail
     inbox: Inbox
@@ -124,6 +127,7 @@ class GameService:
         self.exports = Exports(self.records)
         self.web = WebPages(self.records)
         self.web_lists = WebReads(self.records, store)
+        self.sessions = Sessions(self.records)
         self.preferences = Preferences(self.records, self.web)
         self.mail = Mail(self.records)
         self.inbox = Inbox(self.records)

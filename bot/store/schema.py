@@ -394,6 +394,38 @@ mails_received = Table(
     Index("mails_received_by_age", "received_at"),
 )
 
+#: A signed-in browser (migration 0017): keyed by the SHA-256 of its cookie's secret, so
+#: that the table read by someone else signs no one in; deleted to sign out.
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("player_id", BigInteger, nullable=False),
+    Column("name", String(100), nullable=False),
+    Column("csrf", String(64), nullable=False),  # every form of the session carries it
+    Column("via", String(12), nullable=False),  # discord, mail, bot, console
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("seen_at", UTCDateTime(), nullable=False),
+    Index("web_sessions_by_player", "player_id"),
+    Index("web_sessions_by_age", "seen_at"),
+)
+
+#: A one-time sign-in (migration 0017): a link mailed or given by the bot (`kind` mail,
+#: bot), or an OAuth2 sign-in under way (`kind` oauth: `secret` its PKCE verifier); keyed
+#: by the SHA-256 of the secret the browser holds, used once, short-lived.
+web_signins = Table(
+    "web_signins",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("kind", String(12), nullable=False),
+    Column("player_id", BigInteger),
+    Column("name", String(100)),
+    Column("secret", String(128)),
+    Column("expires_at", UTCDateTime(), nullable=False),
+    Column("used", Boolean, nullable=False, server_default="0"),
+    Index("web_signins_by_expiry", "expires_at"),
+)
+
 ai_jobs = Table(
     "ai_jobs",
     metadata,
@@ -435,5 +467,7 @@ __all__ = [
     "seats",
     "tournament_rounds",
     "tournaments",
+    "web_sessions",
+    "web_signins",
     "welcomes",
 ]

@@ -24,7 +24,7 @@ from aiohttp.typedefs import Middleware
 
 from bot.service import GameService, Refused
 from bot.settings import Settings
-from bot.web import game, pages, urls
+from bot.web import auth, game, pages, urls
 from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site, page
 
 log = logging.getLogger("paperboard.web")
@@ -33,6 +33,10 @@ log = logging.getLogger("paperboard.web")
 SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES
 #: The pages of no server (the home page, robots.txt and the static files aside).
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
+#: The forms that change something (each checks its session and CSRF token: bot/web/auth.py),
+#: under a server's prefix and of no server; nothing changes by GET.
+SERVER_FORMS: tuple[tuple[str, Handler], ...] = ()
+SITE_FORMS: tuple[tuple[str, Handler], ...] = ()
 #: Ids in paths: at most 20 ASCII digits (the service refuses what a BIGINT does not
 #: hold); anything else, an Arabic-Indic or full-width digit too (a route's `\d` would
 #: take them), matches no route, a 404.
@@ -86,8 +90,13 @@ def create_app(service: GameService, settings: Settings) -> web.Application:
     for tail, handler in SERVER_PAGES:
         app.router.add_get(f"/{urls.PUBLIC}/{GUILD}{tail}", handler)
         app.router.add_get(f"/{urls.LINK}/{TOKEN}{tail}", handler)
+    for tail, handler in SERVER_FORMS:
+        app.router.add_post(f"/{urls.PUBLIC}/{GUILD}{tail}", handler)
+        app.router.add_post(f"/{urls.LINK}/{TOKEN}{tail}", handler)
     for path, handler in SITE_PAGES:
         app.router.add_get(path, handler)
+    for path, handler in SITE_FORMS:
+        app.router.add_post(path, handler)
     app.router.add_get("/", home)
     app.router.add_get("/robots.txt", robots)
     app.router.add_static("/static", STATIC, append_version=False)
@@ -108,9 +117,16 @@ async def robots(request: web.Request) -> web.StreamResponse:
 
 
 async def headers(request: web.Request, response: web.StreamResponse) -> None:
-    """Every response's headers: security, and the static files' caching (a versioned
-    address, `?v=`, never changes: the version is the file's hash)."""
+    """Every response's headers: security, the pages' caching (a signed-in browser's
+    pages private), and the static files' caching (a versioned address, `?v=`, never
+    changes: the version is the file's hash)."""
     response.headers.update(SECURITY_HEADERS)
+    if response.content_type == "text/html":
+        # a page may say who is signed in: a shared cache keeps none, and none is served
+        # to another browser
+        response.headers["Vary"] = "Cookie"
+        if auth.COOKIE in request.cookies and response.status < 400:
+            response.headers["Cache-Control"] = "private, no-cache"
     if request.path.startswith("/static/") and response.status == 200:
         versioned = request.app[SITE].static_current(request.path, request.query.get("v"))
         response.headers["Cache-Control"] = (

@@ -83,6 +83,7 @@ class ServiceCode(enum.StrEnum):
     OWN_UNDO = "own_undo"
     REMATCH_OFFERED = "rematch_offered"
     SELF_CHALLENGE = "self_challenge"
+    SIGN_IN = "sign_in"
     STALE = "stale"
     THREAD = "thread"
     TOO_LATE = "too_late"
