@@ -38,9 +38,7 @@ async def test_signing_out_everywhere_ends_every_browser_of_that_player(
     assert await service.sessions.find(other.secret) is not None
 
 
-async def test_a_session_unused_for_its_days_runs_out(
-    service: GameService, clock: Clock
-) -> None:
+async def test_a_session_unused_for_its_days_runs_out(service: GameService, clock: Clock) -> None:
     opened = await service.sessions.start(ANN, "bot")
     clock.now += timedelta(days=SESSION_DAYS - 1)
     assert await service.sessions.find(opened.secret) is not None  # its use renews it
