@@ -18,19 +18,20 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
+from functools import partial
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from bot.service import GameService, Refused
 from bot.settings import Settings
-from bot.web import auth, game, pages, urls
+from bot.web import auth, game, live, pages, urls
 from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site, page
 
 log = logging.getLogger("paperboard.web")
 
 #: The pages under a server's prefix: (the path after it, handler).
-SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES
+SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + live.ROUTES + pages.ROUTES
 #: The pages of no server (the home page, robots.txt and the static files aside).
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
 #: The forms that change something (each checks its session and CSRF token: bot/web/auth.py),
@@ -87,6 +88,9 @@ def create_app(service: GameService, settings: Settings) -> web.Application:
         client_max_size=64 * 1024,  # the pages take no uploads
     )
     app[SITE] = Site(service, settings)
+    address = partial(client_address, forwarded=settings.web_forwarded)
+    app[live.STREAMS] = live.Streams(settings, address)
+    app.on_shutdown.append(app[live.STREAMS].shut)
     for tail, handler in SERVER_PAGES:
         app.router.add_get(f"/{urls.PUBLIC}/{GUILD}{tail}", handler)
         app.router.add_get(f"/{urls.LINK}/{TOKEN}{tail}", handler)
