@@ -142,3 +142,16 @@ async def test_streams_are_capped_with_a_clear_answer(service: GameService) -> N
         assert "Too many live pages are open from your address" in await refused.text()
         assert app[live.STREAMS].open == 1
     assert app[live.STREAMS].open == 0  # the client went, its stream ended with it
+
+
+async def test_the_streams_end_at_once_when_the_server_shuts_down(service: GameService) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2"])
+    settings = service.records.settings.model_copy(update={"web_rate_limit": 0})
+    server = TestServer(create_app(service, settings))
+    async with TestClient(server) as client, stream(client, live_path(place, game.id)) as response:
+        await next_event(response)
+        began = asyncio.get_running_loop().time()
+        await server.close()  # on_shutdown: every stream ends, no waiting out aiohttp's 60 s
+        assert await response.content.read() == b""
+        assert asyncio.get_running_loop().time() - began < DELIVERY_SECONDS
