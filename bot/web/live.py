@@ -90,15 +90,13 @@ def version(found: WebGame) -> str:
 def event(found: WebGame) -> bytes:
     """A `game` event: the position's version, ply, status, whose move and deadline."""
     game = found.game
-    to_move = game.status == "active" and game.to_move is not None
+    seat = game.to_move if game.status == "active" else None
     facts = {
         "version": version(found),
         "ply": len(found.record),
         "status": game.status,
-        "to_move": game.name_of_seat(game.to_move)
-        if to_move and game.to_move is not None
-        else None,
-        "deadline": game.deadline.isoformat() if game.deadline and to_move else None,
+        "to_move": None if seat is None else game.name_of_seat(seat),
+        "deadline": game.deadline.isoformat() if seat is not None and game.deadline else None,
     }
     data = json.dumps(facts, ensure_ascii=True)
     return f"event: game\nid: {facts['version']}\ndata: {data}\n\n".encode()

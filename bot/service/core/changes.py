@@ -89,11 +89,6 @@ class GameChanges:
                 self._watchers.pop(game_id, None)
                 self._versions.pop(game_id, None)
 
-    @property
-    def watched(self) -> int:
-        """How many games someone watches here."""
-        return len(self._watchers)
-
     async def close(self) -> None:
         if self._listening:
             self._db.unlisten(NEWS, self._heard)
@@ -111,7 +106,11 @@ class GameChanges:
             self._poll = asyncio.create_task(self._polling(), name="paperboard-game-versions")
         else:
             self._listening = True  # before the wait: a second watcher starts nothing
-            await self._db.listen(NEWS, self._heard)
+            try:
+                await self._db.listen(NEWS, self._heard)
+            except BaseException:
+                self._listening = False
+                raise
 
     def _heard(self, detail: str) -> None:
         """A notification: the game it names changed; none named (the listening
