@@ -49,6 +49,8 @@ GUILD = 5
 FIRST_PLAYER = 800_000
 #: The board picture's address in a game's page.
 BOARD = re.compile(r'<img id="board" src="([^"]+)"')
+#: After the last move, how long its events (and the pages fetched) have to arrive.
+SETTLE_SECONDS = 5.0
 #: How long the pages wait for their streams to open and their first events.
 OPENING_SECONDS = 120.0
 
@@ -198,7 +200,7 @@ async def watched(
     ticker = Ticker()
     ticking = asyncio.create_task(ticker.run())
     asked, answers = await moving(mover, made, args.live_seconds)
-    await asyncio.sleep(2.0)  # the last events arrive
+    await asyncio.sleep(SETTLE_SECONDS)  # the last events arrive
     ticker.running = False
     await ticking
     pages.stdin.write(b"done\n")
@@ -212,11 +214,12 @@ async def watched(
             if game_id != page["game"]:
                 continue
             later = [(arrived, fetched) for p, arrived, fetched in page["events"] if p >= ply]
-            if not later or not later[0][1]:
+            if not later:
                 missing += 1
                 continue
             events.append((later[0][0] - at) * 1e3)
-            shown.append((later[0][1] - at) * 1e3)
+            if later[0][1]:  # else its page was still being fetched at the end
+                shown.append((later[0][1] - at) * 1e3)
     events.sort()
     shown.sort()
     return LiveFigures(
