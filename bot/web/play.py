@@ -28,11 +28,12 @@ PREVIEW_CACHE = "private, max-age=600"
 
 async def taps(request: web.Request) -> web.StreamResponse:
     """The move the taps so far write (`taps`, words), checked for the player at `ply`:
-    JSON with the move, whether it is whole, and its preview's picture."""
+    JSON with the move, whether it is whole, and its preview's picture; or the sentence
+    of why not, an answer like any other (200: a tap is no request that failed)."""
     visitor, fields, place, game_id, ply = await _posted(request)
     words = fields.get("taps", "")
     if len(words) > MAX_TAPS_TEXT:
-        return web.json_response({"sentence": "Too many taps for one move."}, status=422)
+        return web.json_response({"sentence": "Too many taps for one move."})
     try:
         found = await request.app[SITE].service.play.preview(
             game_id,
@@ -44,7 +45,7 @@ async def taps(request: web.Request) -> web.StreamResponse:
             drawn=False,
         )
     except Refused as refused:
-        return _json_refusal(refused)
+        return web.json_response({"sentence": str(refused)})
     return web.json_response(_described(request, place, game_id, found))
 
 
