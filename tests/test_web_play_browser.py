@@ -46,7 +46,10 @@ GAMES: list[tuple[str, dict[str, Any]]] = [
 ]
 PHONE = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
 #: The preview's picture once it has loaded.
-PREVIEWED = "() => { const p = document.getElementById('tap-picture'); return p.complete && p.naturalWidth > 0; }"
+PREVIEWED = """() => {
+  const picture = document.getElementById("tap-picture");
+  return picture.complete && picture.naturalWidth > 0;
+}"""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
