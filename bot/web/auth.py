@@ -24,7 +24,7 @@ CSRF_FIELD = "csrf"
 #: A session's cookie lasts as long as the session can (it is renewed by use).
 COOKIE_SECONDS = 30 * 24 * 3600
 #: Where a request keeps its visitor once looked up.
-_VISITOR = "paperboard_visitor"
+_VISITOR: web.RequestKey[WebSession | None] = web.RequestKey("visitor")
 #: The sentence of a form sent without its session.
 SIGN_IN_FIRST = "Sign in first: this page changes nothing for a visitor who is not signed in."
 #: The sentence of a form whose token is not its session's.
@@ -34,8 +34,7 @@ FORGED = "That form is out of date or not from this site: load the page again an
 async def visitor_of(request: web.Request) -> WebSession | None:
     """The session signed in on this browser, or None."""
     if _VISITOR in request:
-        found: WebSession | None = request[_VISITOR]
-        return found
+        return request[_VISITOR]
     secret = request.cookies.get(COOKIE)
     found = None if secret is None else await request.app[SITE].service.sessions.find(secret)
     request[_VISITOR] = found
