@@ -23,6 +23,9 @@ HERE = Path(__file__).parent
 STATIC = HERE / "static"
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
+#: Where a request keeps its visitor once looked up (bot/web/auth.py `visitor_of`): the
+#: pages' header says who is signed in.
+VISITOR = "paperboard_visitor"
 
 
 class Site:
@@ -58,7 +61,9 @@ class Site:
         )
 
     def render(self, template: str, **context: Any) -> str:
-        """A page's HTML from its template (`page` answers with it)."""
+        """A page's HTML from its template (`page` answers with it); `visitor`, the
+        session signed in, is None unless given (an error page says nobody)."""
+        context.setdefault("visitor", None)
         return self.templates.get_template(template).render(**context)
 
     def static(self, name: str) -> str:
@@ -110,9 +115,18 @@ def page(
     status: int = 200,
     **context: Any,
 ) -> web.Response:
-    """A page from its template: not indexed for a link-mode server or an error."""
+    """A page from its template: not indexed for a link-mode server or an error; its
+    header names the visitor signed in (`here`: the page to come back to after signing
+    in)."""
     indexable = status == 200 and (place is None or place.indexable)
-    body = request.app[SITE].render(template, place=place, indexable=indexable, **context)
+    body = request.app[SITE].render(
+        template,
+        place=place,
+        indexable=indexable,
+        visitor=request.get(VISITOR),
+        here=request.path_qs,
+        **context,
+    )
     return answer(request, body, indexable, status)
 
 
