@@ -70,10 +70,14 @@ class DiscordOAuth:
             "redirect_uri": redirect_uri,
             "code_verifier": verifier,
         }
-        login = aiohttp.BasicAuth(str(self.client_id), self.client_secret)
+        login = {
+            "Authorization": aiohttp.encode_basic_auth(str(self.client_id), self.client_secret)
+        }
         async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
             try:
-                async with http.post(f"{self.api_base}/oauth2/token", data=form, auth=login) as got:
+                async with http.post(
+                    f"{self.api_base}/oauth2/token", data=form, headers=login
+                ) as got:
                     token = await _json(got)
                 access = token.get("access_token")
                 if not isinstance(access, str) or token.get("token_type", "Bearer") != "Bearer":

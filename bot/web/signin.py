@@ -257,11 +257,9 @@ async def account_page(request: web.Request) -> web.StreamResponse:
     if visitor is None:
         return redirect(site.urls.signin(site.urls.account()))
     browsers = await site.service.sessions.count(visitor.player.id)
-    response = page(
+    return page(
         request, "account.html", via=VIA_WORDS.get(visitor.via, visitor.via), browsers=browsers
     )
-    response.headers["Cache-Control"] = "no-store"
-    return response
 
 
 async def everywhere_form(request: web.Request) -> web.StreamResponse:

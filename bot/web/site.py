@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import jinja2
 from aiohttp import web
 
-from bot.service import GameService, SizedCache, WebPlace
+from bot.service import GameService, SizedCache, WebPlace, WebSession
 from bot.service.web.lists import isolated
 from bot.settings import Settings
 from bot.web import urls
@@ -25,7 +25,7 @@ STATIC = HERE / "static"
 NOINDEX = "noindex, nofollow"
 #: Where a request keeps its visitor once looked up (bot/web/auth.py `visitor_of`): the
 #: pages' header says who is signed in.
-VISITOR = "paperboard_visitor"
+VISITOR: web.RequestKey[WebSession | None] = web.RequestKey("visitor")
 
 
 class Site:
