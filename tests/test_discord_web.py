@@ -32,9 +32,7 @@ async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> Asyn
 def links(message: Message) -> list[str]:
     """The addresses of a message's link buttons (style 5) to pages (/web's sign-in link
     aside)."""
-    return [
-        b["url"] for b in message.buttons if b.get("style") == 5 and "/signin/" not in b["url"]
-    ]
+    return [b["url"] for b in message.buttons if b.get("style") == 5 and "/signin/" not in b["url"]]
 
 
 def person(world: World, name: str) -> Player:
