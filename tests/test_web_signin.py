@@ -335,6 +335,7 @@ async def test_a_mailed_link_signs_in_once(database_url: str, clock: Clock) -> N
                 page = await browser.get(link)
                 body = await page.text()
                 assert page.status == 200 and "Sign in as" in body
+                assert page.headers["X-Robots-Tag"] == "noindex, nofollow"
             token = re.search(r'name="csrf" value="([^"]+)"', body)
             assert token is not None
             arrived = await browser.post(link, {"csrf": token[1]})

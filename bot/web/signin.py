@@ -24,7 +24,7 @@ from bot.settings import Settings
 from bot.web import auth
 from bot.web.limits import Buckets, client_address
 from bot.web.oauth import DiscordOAuth, DiscordSaidNo
-from bot.web.site import SITE, Handler, page
+from bot.web.site import NOINDEX, SITE, Handler, page
 
 log = logging.getLogger("paperboard.web")
 
@@ -108,10 +108,11 @@ async def anonymous_form(request: web.Request) -> dict[str, str]:
 
 
 def said(request: web.Request, template: str, *, status: int = 200, **context: Any) -> web.Response:
-    """A sign-in page (a new form token in its cookie), never cached."""
+    """A sign-in page (a new form token in its cookie), never cached or indexed."""
     token = form_token(request)
     response = page(request, template, status=status, token=token, **context)
     response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Robots-Tag"] = NOINDEX
     if request.cookies.get(FORM_COOKIE) != token:
         auth.set_cookie(request, response, FORM_COOKIE, token)
     return response
