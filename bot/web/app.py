@@ -26,7 +26,7 @@ from bot.service.core.outbox import Publish
 from bot.settings import Settings
 from bot.web import auth, game, pages, play, signin, urls
 from bot.web.limits import Buckets, client_address
-from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site, page
+from bot.web.site import CONTENT_SECURITY_POLICY, NOINDEX, SITE, STATIC, Handler, Site, page
 
 log = logging.getLogger("paperboard.web")
 
@@ -44,20 +44,8 @@ SITE_FORMS: tuple[tuple[str, Handler], ...] = signin.FORMS
 GUILD = r"{guild:[0-9]{1,20}}"
 TOKEN = r"{token:[A-Za-z0-9_-]{1,64}}"
 
-#: The headers of every response. Nothing but this origin: no CDN, no fonts, no inline
-#: script or style; no framing; no referrer (a link-mode address is a secret).
-CONTENT_SECURITY_POLICY = "; ".join(
-    (
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self'",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    )
-)
+#: The headers of every response: the policy (`CONTENT_SECURITY_POLICY`), no sniffing, no
+#: framing, no referrer (a link-mode address is a secret).
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
@@ -123,7 +111,10 @@ async def headers(request: web.Request, response: web.StreamResponse) -> None:
     """Every response's headers: security, the pages' caching (a signed-in browser's
     pages private), and the static files' caching (a versioned address, `?v=`, never
     changes: the version is the file's hash)."""
+    # a page may widen its own policy (the sign-in page's form leads to Discord)
+    policy = response.headers.get("Content-Security-Policy", CONTENT_SECURITY_POLICY)
     response.headers.update(SECURITY_HEADERS)
+    response.headers["Content-Security-Policy"] = policy
     if response.content_type == "text/html":
         # a page may say who is signed in: a shared cache keeps none, and none is served
         # to another browser

@@ -58,8 +58,13 @@ class DiscordOAuth:
             "code_challenge_method": "S256",
             "prompt": "none",  # a player who allowed it once is not asked again
         }
-        page = yarl.URL(self.api_base).origin() / "oauth2" / "authorize"
+        page = yarl.URL(self.authorize_origin) / "oauth2" / "authorize"
         return f"{page}?{urlencode(query)}"
+
+    @property
+    def authorize_origin(self) -> str:
+        """Where Discord's sign-in page is: the sign-in form's answer leads there."""
+        return str(yarl.URL(self.api_base).origin())
 
     async def player(self, code: str, redirect_uri: str, verifier: str) -> Player:
         """The Discord user who signed in: `code` exchanged for a token (with the PKCE

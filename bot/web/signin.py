@@ -24,7 +24,7 @@ from bot.settings import Settings
 from bot.web import auth
 from bot.web.limits import Buckets, client_address
 from bot.web.oauth import DiscordOAuth, DiscordSaidNo
-from bot.web.site import NOINDEX, SITE, Handler, page
+from bot.web.site import CONTENT_SECURITY_POLICY, NOINDEX, SITE, Handler, page
 
 log = logging.getLogger("paperboard.web")
 
@@ -145,14 +145,20 @@ async def opened_here(request: web.Request, opened: NewSession, to: str) -> web.
 async def signin_page(request: web.Request) -> web.StreamResponse:
     """The ways to sign in (`?next=`: the page to come back to)."""
     site = request.app[SITE]
-    return said(
+    discord = DiscordOAuth.of(site.settings)
+    response = said(
         request,
         "signin.html",
-        discord=DiscordOAuth.of(site.settings) is not None,
+        discord=discord is not None,
         mail=site.settings.mails,
         next_path=safe_next(request.query.get("next")),
         minutes=LINK_MINUTES,
     )
+    if discord is not None:  # a form's redirect is held to form-action: Discord's page is allowed
+        response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY.replace(
+            "form-action 'self'", f"form-action 'self' {discord.authorize_origin}"
+        )
+    return response
 
 
 async def discord_start(request: web.Request) -> web.StreamResponse:

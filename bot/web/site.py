@@ -22,6 +22,20 @@ from bot.web import urls
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
+#: The policy of every page: nothing but this origin (no CDN, no fonts, no inline script
+#: or style).
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
 #: Where a request keeps its visitor once looked up (bot/web/auth.py `visitor_of`): the
