@@ -45,7 +45,7 @@ SAID_SECONDS = 60
 #: The longest sentence carried (a cookie holds 4 kB, base64 a third more).
 SAID_LONGEST = 1500
 #: Where a request keeps whether it showed the sentence (then its response clears it).
-_SHOWN = "paperboard_said_shown"
+_SHOWN = web.RequestKey("said_shown", bool)
 #: The longest address a form may ask to be led back to.
 BACK_LONGEST = 512
 #: An undo's answers, as the form sends them.
@@ -287,7 +287,7 @@ def led_back(request: web.Request, visitor: WebSession, to: str, sentence: str) 
 
 def heard(request: web.Request, visitor: WebSession | None) -> str | None:
     """The sentence an act left for this page, when this visitor's session signed it; the
-    response then clears it (`forget_said`): it shows once."""
+    response then clears it (`said_once`): it shows once."""
     carried = request.cookies.get(SAID)
     if carried is None or visitor is None:
         return None
@@ -302,8 +302,10 @@ def heard(request: web.Request, visitor: WebSession | None) -> str | None:
     return text
 
 
-async def forget_said(request: web.Request, response: web.StreamResponse) -> None:
-    """Clear the sentence once a page showed it."""
+@web.middleware
+async def said_once(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Clear the sentence an act left once a page showed it."""
+    response = await handler(request)
     if request.get(_SHOWN):
         response.del_cookie(
             SAID,
@@ -311,6 +313,7 @@ async def forget_said(request: web.Request, response: web.StreamResponse) -> Non
             secure=request.app[SITE].settings.site_url.startswith("https:"),
             samesite="Lax",
         )
+    return response
 
 
 def _signature(visitor: WebSession, text: str) -> str:

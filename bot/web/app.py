@@ -24,8 +24,8 @@ from aiohttp.typedefs import Middleware
 
 from bot.service import GameService, Refused
 from bot.settings import Settings
-from bot.web import auth, game, pages, urls
-from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site, page
+from bot.web import acts, auth, game, home, pages, urls
+from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site
 
 log = logging.getLogger("paperboard.web")
 
@@ -35,8 +35,8 @@ SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
 #: The forms that change something (each checks its session and CSRF token: bot/web/auth.py),
 #: under a server's prefix and of no server; nothing changes by GET.
-SERVER_FORMS: tuple[tuple[str, Handler], ...] = ()
-SITE_FORMS: tuple[tuple[str, Handler], ...] = ()
+SERVER_FORMS: tuple[tuple[str, Handler], ...] = acts.FORMS
+SITE_FORMS: tuple[tuple[str, Handler], ...] = acts.SITE_FORMS
 #: Ids in paths: at most 20 ASCII digits (the service refuses what a BIGINT does not
 #: hold); anything else, an Arabic-Indic or full-width digit too (a route's `\d` would
 #: take them), matches no route, a 404.
@@ -73,8 +73,9 @@ BURST_SECONDS = 5
 #: The error pages' sentences.
 ERRORS = {
     400: "That address has a parameter this site does not understand.",
+    403: "That is not yours to do.",
     404: "There is no page here.",
-    405: "That method is not allowed here.",
+    405: "That method is not allowed here: a change is made only by its form on the page.",
     414: "That address is too long.",
     429: "Too many requests from your address: wait a few seconds.",
     431: "That request's headers are too long.",
@@ -83,7 +84,7 @@ ERRORS = {
 
 def create_app(service: GameService, settings: Settings) -> web.Application:
     app = web.Application(
-        middlewares=[rate_limit(settings), errors],
+        middlewares=[rate_limit(settings), errors, acts.said_once],
         client_max_size=64 * 1024,  # the pages take no uploads
     )
     app[SITE] = Site(service, settings)
@@ -97,15 +98,11 @@ def create_app(service: GameService, settings: Settings) -> web.Application:
         app.router.add_get(path, handler)
     for path, handler in SITE_FORMS:
         app.router.add_post(path, handler)
-    app.router.add_get("/", home)
+    app.router.add_get("/", home.home_page)
     app.router.add_get("/robots.txt", robots)
     app.router.add_static("/static", STATIC, append_version=False)
     app.on_response_prepare.append(headers)
     return app
-
-
-async def home(request: web.Request) -> web.StreamResponse:
-    return page(request, "home.html")
 
 
 async def robots(request: web.Request) -> web.StreamResponse:
@@ -180,7 +177,9 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     except web.HTTPException as error:
         if error.status < 400:
             raise
-        return error_page(request, error.status, error.headers)
+        # a sentence raised with the error (a form refused: bot/web/auth.py) is its page's
+        given = error.text if error.text != f"{error.status}: {error.reason}" else None
+        return error_page(request, error.status, error.headers, given)
     except Refused:
         return error_page(request, 404)
     except Exception:
@@ -189,9 +188,12 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 def error_page(
-    request: web.Request, status: int, extra: Mapping[str, str] | None = None
+    request: web.Request,
+    status: int,
+    extra: Mapping[str, str] | None = None,
+    sentence: str | None = None,
 ) -> web.Response:
-    return error_answer(request.app[SITE], status, extra)
+    return error_answer(request.app[SITE], status, extra, sentence)
 
 
 def error_answer(

@@ -21,7 +21,7 @@ from bot.service import (
 )
 from bot.service.core.rules import outcome_words
 from bot.service.web.lists import isolated
-from bot.web import urls
+from bot.web import acts, urls
 from bot.web.site import SITE, Handler, file, page
 
 #: A position's number as a query takes it: at most 6 digits (no game is that long).
@@ -71,6 +71,7 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         banks=banks_text(game) if game.banks and game.status == "active" else "",
         preview=site.absolute(site.urls.board(place, game.id, last, found.board_tags[last])),
         address=site.absolute(site.urls.game(place, game.id)),
+        acts=await acts.panel(request, place, found),
     )
 
 
