@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from html import unescape
 
+import pytest
+
 from bot.service import GameService, Place, Player
 from bot.web import urls
 from tests import eventkit
@@ -23,6 +25,7 @@ async def test_a_visitor_not_signed_in_reads_what_paperboard_is(web: Client) -> 
     assert '<a href="/signin">Sign in</a>' in page and "Your games" not in page
 
 
+@pytest.mark.both_backends  # the reads' SQL
 async def test_the_home_page_lists_your_games_and_challenges(
     service: GameService, web: Client
 ) -> None:
@@ -75,6 +78,7 @@ async def test_the_home_page_lists_your_games_and_challenges(
     assert "begins." in answered and f"/g/{offered.game.id}/accept" not in answered
 
 
+@pytest.mark.both_backends
 async def test_the_home_page_lists_your_events_with_what_comes_next(
     service: GameService, web: Client
 ) -> None:
