@@ -143,6 +143,9 @@ async def test_conditional_lines_are_set_seen_and_cleared(
     added = await acted(web, base + "/conditional", ann, action="add", line="c3 a4")
     assert said_on(added) == "Line added."
     assert re.search(r'<ol class="lines">\s*<li>if c3 then a4</li>', added)
+    await acted(web, base + "/conditional", ann, action="add", line="d1 a3")
+    removed = await acted(web, base + "/conditional", ann, action="remove", line="d1")
+    assert said_on(removed) == "1 line removed." and "if d1" not in removed
     refused = await acted(web, base + "/conditional", ann, action="add", line="b2 b2")
     assert "b2" in said_on(refused) and "Line added" not in said_on(refused)
     cleared = await acted(web, base + "/conditional", ann, action="clear")
