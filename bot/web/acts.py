@@ -144,9 +144,10 @@ def vacation_words(found: PlayerSettings) -> str:
 # -- the forms ------------------------------------------------------------------------------
 
 
-def game_form(act: GameAct) -> Handler:
+def game_form(act: GameAct, *, home: bool = False) -> Handler:
     """A form under a game's address: its visitor and CSRF token checked (403), the server's
-    pages on (404), then `act`, whose sentence (or refusal's) the game's page shows."""
+    pages on (404), then `act`, whose sentence (or refusal's) the game's page shows; with
+    `home`, the home page (a challenge has no page until it starts)."""
 
     async def handle(request: web.Request) -> web.StreamResponse:
         visitor, fields = await auth.posted(request)
@@ -157,7 +158,8 @@ def game_form(act: GameAct) -> Handler:
             sentence = await act(site.service, game_id, place.guild_id, visitor.player, fields)
         except Refused as refusal:
             sentence = str(refusal)
-        return led_back(request, visitor, site.urls.game(place, game_id) + "#acts", sentence)
+        back = site.urls.home() if home else site.urls.game(place, game_id) + "#acts"
+        return led_back(request, visitor, back, sentence)
 
     return handle
 
@@ -209,26 +211,6 @@ async def decline(
     service: GameService, game_id: int, guild_id: int, player: Player, _: dict[str, str]
 ) -> str:
     return told(await service.challenges.decline(game_id, guild_id, player), player)
-
-
-def challenge_form(act: GameAct) -> Handler:
-    """A challenge's answer (from the home page, where its sentence shows): as `game_form`,
-    led back home (a challenge has no page until it starts)."""
-
-    async def handle(request: web.Request) -> web.StreamResponse:
-        visitor, fields = await auth.posted(request)
-        site = request.app[SITE]
-        place = await site.server_of(request)
-        try:
-            sentence = await act(
-                site.service, int(request.match_info["game"]), place.guild_id, visitor.player,
-                fields,
-            )  # fmt: skip
-        except Refused as refusal:
-            sentence = str(refusal)
-        return led_back(request, visitor, site.urls.home(), sentence)
-
-    return handle
 
 
 async def vacation(request: web.Request) -> web.StreamResponse:
@@ -328,8 +310,8 @@ FORMS: tuple[tuple[str, Handler], ...] = (
     (GAME + "/undo", game_form(ask_undo)),
     (GAME + "/undo/answer", game_form(answer_undo)),
     (GAME + "/conditional", game_form(conditional)),
-    (GAME + "/accept", challenge_form(accept)),
-    (GAME + "/decline", challenge_form(decline)),
+    (GAME + "/accept", game_form(accept, home=True)),
+    (GAME + "/decline", game_form(decline, home=True)),
 )
 #: Of no server.
 SITE_FORMS: tuple[tuple[str, Handler], ...] = (("/vacation", vacation),)
