@@ -12,11 +12,22 @@ from typing import Any
 
 import sqlalchemy as sa
 from aiohttp import ClientResponse
+from aiohttp.test_utils import TestClient, TestServer
 
-from bot.service import GameService, GameSummary, NewSession, Place, Player, WebPlace
+from bot.service import (
+    GameOver,
+    GameService,
+    GameSummary,
+    NewSession,
+    Place,
+    Player,
+    Result,
+    WebPlace,
+)
 from bot.store.schema import conditionals, games, players, seats
 from bot.web import acts, auth, urls
-from tests.conftest import ANN, BOB
+from bot.web.app import create_app
+from tests.conftest import ANN, BOB, WEB_URL
 from tests.webkit import GUILD, PLACE, Client, hex_game, pages_on
 
 CARL = Player(9003, "carl")  # signed in, seated nowhere here
@@ -109,6 +120,24 @@ async def test_resigning_asks_first_then_resigns_once(service: GameService, web:
     again = await acted(web, base + "/resign", ann)  # the form sent twice acts once
     assert "not under way" in said_on(again) or "is over" in said_on(again)
     assert (await service.lookups.game(game.id, GUILD)).winners == (1,)
+
+
+async def test_an_act_beside_the_bot_is_announced_at_once(service: GameService) -> None:
+    """Served with the bot (`publish`), a result goes out at once, as Discord's would."""
+    published: list[Result] = []
+
+    async def publish(result: Result) -> None:
+        published.append(result)
+
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2"])
+    ann = await service.sessions.start(ANN, "bot")
+    settings = service.records.settings.model_copy(
+        update={"web_rate_limit": 0, "public_url": WEB_URL}
+    )
+    async with TestClient(TestServer(create_app(service, settings, publish))) as client:
+        await acted(client, urls.game(place, game.id) + "/resign", ann)
+    assert [type(e) for r in published for e in r.events] == [GameOver]
 
 
 async def test_an_undo_is_asked_and_answered_on_the_page(service: GameService, web: Client) -> None:

@@ -55,8 +55,9 @@ LINE_ACTIONS = ("add", "remove", "clear")
 #: The longest line a form sends on (the service refuses a line of too many moves).
 MAX_LINE_TEXT = 400
 
-#: A use case behind a game's form: (service, game id, guild id, player, form) -> sentence.
-GameAct = Callable[[GameService, int, int, Player, dict[str, str]], Awaitable[str]]
+#: A use case behind a game's form: (service, game id, guild id, player, form) -> its
+#: result (announced, and told to the player) or a sentence for the player alone.
+GameAct = Callable[[GameService, int, int, Player, dict[str, str]], Awaitable[Result | str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +156,12 @@ def game_form(act: GameAct, *, home: bool = False) -> Handler:
         place = await site.server_of(request)
         game_id = int(request.match_info["game"])
         try:
-            sentence = await act(site.service, game_id, place.guild_id, visitor.player, fields)
+            done = await act(site.service, game_id, place.guild_id, visitor.player, fields)
         except Refused as refusal:
-            sentence = str(refusal)
+            done = str(refusal)
+        if isinstance(done, Result) and site.publish is not None:
+            await site.service.outbox.deliver(done, site.publish)  # else the bot, at news
+        sentence = done if isinstance(done, str) else told(done, visitor.player)
         back = site.urls.home() if home else site.urls.game(place, game_id) + "#acts"
         return led_back(request, visitor, back, sentence)
 
@@ -166,27 +170,26 @@ def game_form(act: GameAct, *, home: bool = False) -> Handler:
 
 async def resign(
     service: GameService, game_id: int, guild_id: int, player: Player, _: dict[str, str]
-) -> str:
-    return told(await service.play.resign(game_id, guild_id, player), player)
+) -> Result:
+    return await service.play.resign(game_id, guild_id, player)
 
 
 async def ask_undo(
     service: GameService, game_id: int, guild_id: int, player: Player, _: dict[str, str]
-) -> str:
-    return told(await service.play.request_undo(game_id, guild_id, player), player)
+) -> Result:
+    return await service.play.request_undo(game_id, guild_id, player)
 
 
 async def answer_undo(
     service: GameService, game_id: int, guild_id: int, player: Player, form: dict[str, str]
-) -> str:
+) -> Result:
     """Accept or decline the undo asked at the ply the page showed (a move since: refused)."""
     answer, ply = form.get("answer", ""), form.get("ply", "")
     if answer not in UNDO_ANSWERS or not (ply.isascii() and ply.isdecimal() and len(ply) < 7):
         raise Refused("Answer the undo with Accept or Decline.", code=ServiceCode.USAGE)
-    result = await service.play.answer_undo(
+    return await service.play.answer_undo(
         game_id, guild_id, player, accept=answer == "accept", expected_ply=int(ply)
     )
-    return told(result, player)
 
 
 async def conditional(
@@ -203,14 +206,14 @@ async def conditional(
 
 async def accept(
     service: GameService, game_id: int, guild_id: int, player: Player, _: dict[str, str]
-) -> str:
-    return told(await service.challenges.accept(game_id, guild_id, player), player)
+) -> Result:
+    return await service.challenges.accept(game_id, guild_id, player)
 
 
 async def decline(
     service: GameService, game_id: int, guild_id: int, player: Player, _: dict[str, str]
-) -> str:
-    return told(await service.challenges.decline(game_id, guild_id, player), player)
+) -> Result:
+    return await service.challenges.decline(game_id, guild_id, player)
 
 
 async def vacation(request: web.Request) -> web.StreamResponse:

@@ -23,19 +23,20 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from bot.service import GameService, Refused
+from bot.service.core.outbox import Publish
 from bot.settings import Settings
-from bot.web import acts, auth, game, home, pages, urls
+from bot.web import acts, auth, game, home, pages, play, urls
 from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site
 
 log = logging.getLogger("paperboard.web")
 
 #: The pages under a server's prefix: (the path after it, handler).
-SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES
+SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES + play.ROUTES
 #: The pages of no server (the home page, robots.txt and the static files aside).
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
 #: The forms that change something (each checks its session and CSRF token: bot/web/auth.py),
 #: under a server's prefix and of no server; nothing changes by GET.
-SERVER_FORMS: tuple[tuple[str, Handler], ...] = acts.FORMS
+SERVER_FORMS: tuple[tuple[str, Handler], ...] = play.FORMS + acts.FORMS
 SITE_FORMS: tuple[tuple[str, Handler], ...] = acts.SITE_FORMS
 #: Ids in paths: at most 20 ASCII digits (the service refuses what a BIGINT does not
 #: hold); anything else, an Arabic-Indic or full-width digit too (a route's `\d` would
@@ -82,12 +83,14 @@ ERRORS = {
 }
 
 
-def create_app(service: GameService, settings: Settings) -> web.Application:
+def create_app(
+    service: GameService, settings: Settings, publish: Publish | None = None
+) -> web.Application:
     app = web.Application(
         middlewares=[rate_limit(settings), errors, acts.said_once],
         client_max_size=64 * 1024,  # the pages take no uploads
     )
-    app[SITE] = Site(service, settings)
+    app[SITE] = Site(service, settings, publish)
     for tail, handler in SERVER_PAGES:
         app.router.add_get(f"/{urls.PUBLIC}/{GUILD}{tail}", handler)
         app.router.add_get(f"/{urls.LINK}/{TOKEN}{tail}", handler)

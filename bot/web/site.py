@@ -14,6 +14,7 @@ import jinja2
 from aiohttp import web
 
 from bot.service import GameService, SizedCache, WebPlace
+from bot.service.core.outbox import Publish
 from bot.service.web.lists import isolated
 from bot.settings import Settings
 from bot.web import urls
@@ -28,9 +29,13 @@ NOINDEX = "noindex, nofollow"
 class Site:
     """The application's shared state (`request.app[SITE]`)."""
 
-    def __init__(self, service: GameService, settings: Settings) -> None:
+    def __init__(
+        self, service: GameService, settings: Settings, publish: Publish | None = None
+    ) -> None:
         self.service = service
         self.settings = settings
+        #: how the process the pages run in announces a result (none: another process does)
+        self.publish = publish
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
             autoescape=True,  # every value is text: names like <script> stay text

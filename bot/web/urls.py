@@ -72,6 +72,16 @@ def download(place: WebPlace, game_id: int, fmt: str) -> str:
     return f"{prefix(place)}/g/{game_id}/game.{fmt}"
 
 
+def play(place: WebPlace, game_id: int, step: str) -> str:
+    """Where a player's move goes: `step` taps, preview or move (bot/web/play.py)."""
+    return f"{prefix(place)}/g/{game_id}/{step}"
+
+
+def preview_picture(place: WebPlace, game_id: int, ply: int, move: str) -> str:
+    """The board after `move`, played after `ply` moves, for its player alone."""
+    return f"{prefix(place)}/g/{game_id}/preview.png?{urlencode({'ply': ply, 'move': move})}"
+
+
 def analysis_chart(place: WebPlace, game_id: int) -> str:
     return f"{prefix(place)}/g/{game_id}/analysis.png"
 
@@ -140,8 +150,8 @@ def robots(root: str = "") -> str:
 #: The addresses `Rooted` writes under PUBLIC_URL's path.
 PATHS = frozenset(
     ("prefix", "server", "game", "board", "download", "analysis_chart", "event", "player",
-     "home", "rules", "rules_picture", "games", "event_round", "static", "vacation",
-     "challenge_answer")
+     "home", "rules", "rules_picture", "games", "event_round", "static", "play",
+     "preview_picture", "vacation", "challenge_answer")
 )  # fmt: skip
 
 
