@@ -224,8 +224,7 @@ async def test_every_form_refuses_whoever_it_is_not_for(service: GameService, we
     challenge = (await service.challenges.challenge(PLACE, ANN, "hex", opponents=[BOB])).game
     theirs = await other_server_game(service)
     ann, bob, carl, dora = [await service.sessions.start(p, "bot") for p in (ANN, BOB, CARL, DORA)]
-    revoked = await service.sessions.start(ANN, "mail")
-    await service.sessions.end(revoked.session)
+    revoked = await service.sessions.start(BOB, "mail")  # signed out everywhere below
     base = urls.game(place, game.id)
     other_server = WebPlace(GUILD + 1, "public")
     forms: list[tuple[str, dict[str, str], list[tuple[NewSession, str]]]] = [
@@ -259,10 +258,12 @@ async def test_every_form_refuses_whoever_it_is_not_for(service: GameService, we
         assert nobody.status == 403 and auth.SIGN_IN_FIRST in await nobody.text(), path
         forged = await posted(web, path, ann, csrf="x" * 43, **fields)
         assert forged.status == 403 and auth.FORGED in await forged.text(), path
-        gone = await posted(web, path, revoked, **fields)
-        assert gone.status == 403 and auth.SIGN_IN_FIRST in await gone.text(), path
         fetched = await web.get(path, headers=session_cookie(ann), allow_redirects=False)
         assert fetched.status == 405 and "only by its form" in await fetched.text(), path
+    assert await service.sessions.end_all(BOB.id) == 2  # bob signs out everywhere
+    for path, fields, _ in forms:
+        gone = await posted(web, path, revoked, **fields)
+        assert gone.status == 403 and auth.SIGN_IN_FIRST in await gone.text(), path
     # a game through another server's address: refused, led to a page that is not there
     for path, who in (
         (urls.game(place, theirs.id) + "/resign", dora),
