@@ -3,8 +3,8 @@ an undo and answer one, set and clear conditional lines, start and end a vacatio
 answer a challenge (from the home page, bot/web/home.py).
 
 Each is a form POSTed with the session's CSRF token (`auth.posted`) calling the use case
-Discord's command calls, which decides who may: nothing here checks a seat or a turn. The
-answer is a redirect back to the page (a reload acts once), which shows the result's
+Discord's command calls, which decides who may (the page only offers the forms to the
+game's players; a form sent by anyone else gets the use case's refusal). The answer is a redirect back to the page (a reload acts once), which shows the result's
 sentence or the refusal's, once: it travels in a short-lived cookie (`SAID`), signed with
 the session's CSRF token, so only the browser that acted sees it.
 """
@@ -68,7 +68,6 @@ class Acts:
     base: str  # the game's address: each form posts under it
     csrf: str  # the session's token every form carries ("" for a visitor not signed in)
     said: str | None  # the sentence of the act that led here
-    seat: int | None = None  # the visitor's seat; None: a spectator, or not signed in
     active: bool = False  # the game is under way (and the visitor seated in it)
     confirming: bool = False  # the visitor asked to resign: "Resign this game?"
     undo_by: str | None = None  # who asked for an undo that waits ("you": the visitor)
@@ -88,7 +87,7 @@ async def panel(request: web.Request, place: WebPlace, found: WebGame) -> Acts:
     said = heard(request, visitor)
     seat = None if visitor is None else game.seat_of(visitor.player.id)
     if visitor is None or seat is None or game.status != "active":
-        return Acts(base, visitor.csrf if visitor else "", said, seat)
+        return Acts(base, visitor.csrf if visitor else "", said)
     player = visitor.player
     confirming = False
     if request.query.get("act") == "resign":
@@ -110,7 +109,7 @@ async def panel(request: web.Request, place: WebPlace, found: WebGame) -> Acts:
     except Refused:  # a game against the bot, or of more than two players, takes none
         lines = None
     away = player.id in game.away
-    return Acts(base, visitor.csrf, said, seat, True, confirming, undo_by, undo_ply, lines, away)
+    return Acts(base, visitor.csrf, said, True, confirming, undo_by, undo_ply, lines, away)
 
 
 def name_in(game: GameSummary, player_id: int) -> str:
