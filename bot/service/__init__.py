@@ -68,7 +68,7 @@ from bot.service.mail.addresses import clean_address
 from bot.service.mail.inbox import MailInFlight, mail_key
 from bot.service.service import GameService
 from bot.service.web.pages import WebGame
-from bot.service.web.sessions import NewSession, WebSession
+from bot.service.web.sessions import LinkToMail, NewSession, WebSession
 from engine import NOT_A_MOVE, Code, reads_as_move
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
@@ -92,6 +92,7 @@ __all__ = [
     "GameStarted",
     "GameSummary",
     "GuildSettings",
+    "LinkToMail",
     "MailBounced",
     "MailInFlight",
     "MovePlayed",

@@ -4,9 +4,10 @@ answer a challenge (from the home page, bot/web/home.py).
 
 Each is a form POSTed with the session's CSRF token (`auth.posted`) calling the use case
 Discord's command calls, which decides who may (the page only offers the forms to the
-game's players; a form sent by anyone else gets the use case's refusal). The answer is a redirect back to the page (a reload acts once), which shows the result's
-sentence or the refusal's, once: it travels in a short-lived cookie (`SAID`), signed with
-the session's CSRF token, so only the browser that acted sees it.
+game's players; a form sent by anyone else gets the use case's refusal). The answer is a
+redirect back to the page (a reload acts once), which shows the result's sentence or the
+refusal's, once: it travels in a short-lived cookie (`SAID`), signed with the session's
+CSRF token, so only the browser that acted sees it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from bot.service import (
     local_time,
 )
 from bot.web import auth
+from bot.web.signin import safe_next
 from bot.web.site import SITE, Handler
 
 #: The cookie that carries a form's sentence to the page it leads back to.
@@ -46,8 +48,6 @@ SAID_SECONDS = 60
 SAID_LONGEST = 1500
 #: Where a request keeps whether it showed the sentence (then its response clears it).
 _SHOWN = web.RequestKey("said_shown", bool)
-#: The longest address a form may ask to be led back to.
-BACK_LONGEST = 512
 #: An undo's answers, as the form sends them.
 UNDO_ANSWERS = ("accept", "decline")
 #: The conditional lines' changes a form makes (their list is the page itself).
@@ -220,9 +220,7 @@ async def vacation(request: web.Request) -> web.StreamResponse:
     page the form was on (`back`, a path of this site; else home)."""
     visitor, fields = await auth.posted(request)
     site = request.app[SITE]
-    back = fields.get("back", "")
-    if not is_local(back):
-        back = site.urls.home()
+    back = safe_next(fields.get("back")) or site.urls.home()
     wanted = fields.get("vacation", "")
     if wanted not in ("on", "off"):
         sentence = "Start your vacation, or end it."
@@ -237,18 +235,6 @@ async def vacation(request: web.Request) -> web.StreamResponse:
     return led_back(request, visitor, back, sentence)
 
 
-def is_local(path: str) -> bool:
-    """Whether `path` is an address of this site (a form's way back), never another's."""
-    return (
-        path.startswith("/")
-        and not path.startswith("//")
-        and len(path) <= BACK_LONGEST
-        and path.isascii()
-        and path.isprintable()
-        and "\\" not in path
-    )
-
-
 # -- the sentence carried to the page ---------------------------------------------------------
 
 
@@ -257,15 +243,7 @@ def led_back(request: web.Request, visitor: WebSession, to: str, sentence: str) 
     response = web.Response(status=303, headers={"Location": to})
     text = sentence[:SAID_LONGEST]
     packed = base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-    response.set_cookie(
-        SAID,
-        f"{packed}.{_signature(visitor, text)}",
-        max_age=SAID_SECONDS,
-        path=request.app[SITE].urls.root or "/",
-        secure=request.app[SITE].settings.site_url.startswith("https:"),
-        httponly=True,
-        samesite="Lax",
-    )
+    auth.set_cookie(request, response, SAID, f"{packed}.{_signature(visitor, text)}", SAID_SECONDS)
     return response
 
 
@@ -291,12 +269,7 @@ async def said_once(request: web.Request, handler: Handler) -> web.StreamRespons
     """Clear the sentence an act left once a page showed it."""
     response = await handler(request)
     if request.get(_SHOWN):
-        response.del_cookie(
-            SAID,
-            path=request.app[SITE].urls.root or "/",
-            secure=request.app[SITE].settings.site_url.startswith("https:"),
-            samesite="Lax",
-        )
+        auth.clear_cookie(request, response, SAID)
     return response
 
 

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import jinja2
 from aiohttp import web
 
-from bot.service import GameService, SizedCache, WebPlace
+from bot.service import GameService, SizedCache, WebPlace, WebSession
 from bot.service.core.outbox import Publish
 from bot.service.web.lists import isolated
 from bot.settings import Settings
@@ -24,6 +24,9 @@ HERE = Path(__file__).parent
 STATIC = HERE / "static"
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
+#: Where a request keeps its visitor once looked up (bot/web/auth.py `visitor_of`): the
+#: pages' header says who is signed in.
+VISITOR: web.RequestKey[WebSession | None] = web.RequestKey("visitor")
 
 
 class Site:
@@ -63,7 +66,9 @@ class Site:
         )
 
     def render(self, template: str, **context: Any) -> str:
-        """A page's HTML from its template (`page` answers with it)."""
+        """A page's HTML from its template (`page` answers with it); `visitor`, the
+        session signed in, is None unless given (an error page says nobody)."""
+        context.setdefault("visitor", None)
         return self.templates.get_template(template).render(**context)
 
     def static(self, name: str) -> str:
@@ -115,9 +120,18 @@ def page(
     status: int = 200,
     **context: Any,
 ) -> web.Response:
-    """A page from its template: not indexed for a link-mode server or an error."""
+    """A page from its template: not indexed for a link-mode server or an error; its
+    header names the visitor signed in (`here`: the page to come back to after signing
+    in)."""
     indexable = status == 200 and (place is None or place.indexable)
-    body = request.app[SITE].render(template, place=place, indexable=indexable, **context)
+    body = request.app[SITE].render(
+        template,
+        place=place,
+        indexable=indexable,
+        visitor=request.get(VISITOR),
+        here=request.path_qs,
+        **context,
+    )
     return answer(request, body, indexable, status)
 
 
