@@ -288,6 +288,6 @@ async def test_a_sentence_shows_only_to_the_session_that_acted(
     response = await posted(web, urls.game(place, game.id) + "/undo", bob)
     said = response.cookies[acts.SAID].value
     base = urls.game(place, game.id)
-    for who, cookie in ((carl, said), (bob, "x" + said), (bob, "!!.??")):
+    for who, cookie in ((carl, said), (bob, "x" + said), (bob, "!!.??")):  # not bob's: none
         page = await web.get(base, headers=session_cookie(who, cookie))
         assert said_on(unescape(await page.text())) == ""

@@ -44,8 +44,8 @@ from bot.web.site import SITE, Handler
 SAID = "paperboard_said"
 #: How long that sentence waits for its page (the redirect follows at once).
 SAID_SECONDS = 60
-#: The longest sentence carried (a cookie holds 4 kB, base64 a third more).
-SAID_LONGEST = 1500
+#: The most of a sentence carried, in UTF-8 bytes (a cookie holds 4 kB; base64 adds a third).
+SAID_BYTES = 2400
 #: Where a request keeps whether it showed the sentence (then its response clears it).
 _SHOWN = web.RequestKey("said_shown", bool)
 #: An undo's answers, as the form sends them.
@@ -241,7 +241,7 @@ async def vacation(request: web.Request) -> web.StreamResponse:
 def led_back(request: web.Request, visitor: WebSession, to: str, sentence: str) -> web.Response:
     """A 303 to `to` (the page a reload shows, acting nothing), carrying `sentence` for it."""
     response = web.Response(status=303, headers={"Location": to})
-    text = sentence[:SAID_LONGEST]
+    text = sentence.encode()[:SAID_BYTES].decode(errors="ignore")  # a name's letters whole
     packed = base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
     auth.set_cookie(request, response, SAID, f"{packed}.{_signature(visitor, text)}", SAID_SECONDS)
     return response
