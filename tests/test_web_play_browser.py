@@ -218,7 +218,8 @@ async def tap_move(page: Page, actions: list[str], touch: bool = False) -> None:
         await (button.tap() if touch else button.click())
     await page.wait_for_function(PREVIEWED)
     assert await page.text_content("#tap-played") == ", ".join(actions)
-    await page.click("#tap-confirm")
+    async with page.expect_navigation():  # its script leads to the page: the next goto waits
+        await page.click("#tap-confirm")
 
 
 async def reached(service: GameService, game_id: int, ply: int) -> GameSummary:

@@ -24,9 +24,9 @@ from aiohttp.typedefs import Middleware
 from bot.service import GameService, Refused
 from bot.service.core.outbox import Publish
 from bot.settings import Settings
-from bot.web import auth, game, pages, play, signin, urls
+from bot.web import acts, auth, game, home, pages, play, signin, urls
 from bot.web.limits import Buckets, client_address
-from bot.web.site import CONTENT_SECURITY_POLICY, NOINDEX, SITE, STATIC, Handler, Site, page
+from bot.web.site import CONTENT_SECURITY_POLICY, NOINDEX, SITE, STATIC, Handler, Site
 
 log = logging.getLogger("paperboard.web")
 
@@ -36,8 +36,8 @@ SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES + pla
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES + signin.ROUTES
 #: The forms that change something (each checks its session and CSRF token: bot/web/auth.py),
 #: under a server's prefix and of no server; nothing changes by GET.
-SERVER_FORMS: tuple[tuple[str, Handler], ...] = play.FORMS
-SITE_FORMS: tuple[tuple[str, Handler], ...] = signin.FORMS
+SERVER_FORMS: tuple[tuple[str, Handler], ...] = play.FORMS + acts.FORMS
+SITE_FORMS: tuple[tuple[str, Handler], ...] = signin.FORMS + acts.SITE_FORMS
 #: Ids in paths: at most 20 ASCII digits (the service refuses what a BIGINT does not
 #: hold); anything else, an Arabic-Indic or full-width digit too (a route's `\d` would
 #: take them), matches no route, a 404.
@@ -62,7 +62,7 @@ ERRORS = {
     400: "That address has a parameter this site does not understand.",
     403: "That is not allowed here.",
     404: "There is no page here.",
-    405: "That method is not allowed here.",
+    405: "That method is not allowed here: a change is made only by its form on the page.",
     414: "That address is too long.",
     429: "Too many requests from your address: wait a few seconds.",
     431: "That request's headers are too long.",
@@ -73,7 +73,7 @@ def create_app(
     service: GameService, settings: Settings, publish: Publish | None = None
 ) -> web.Application:
     app = web.Application(
-        middlewares=[rate_limit(settings), errors, session_limit(settings)],
+        middlewares=[rate_limit(settings), errors, session_limit(settings), acts.said_once],
         client_max_size=64 * 1024,  # the pages take no uploads
     )
     app[SITE] = Site(service, settings, publish)
@@ -88,15 +88,11 @@ def create_app(
         app.router.add_get(path, handler)
     for path, handler in SITE_FORMS:
         app.router.add_post(path, handler)
-    app.router.add_get("/", home)
+    app.router.add_get("/", home.home_page)
     app.router.add_get("/robots.txt", robots)
     app.router.add_static("/static", STATIC, append_version=False)
     app.on_response_prepare.append(headers)
     return app
-
-
-async def home(request: web.Request) -> web.StreamResponse:
-    return page(request, "home.html")
 
 
 async def robots(request: web.Request) -> web.StreamResponse:

@@ -24,7 +24,7 @@ from bot.service import (
 )
 from bot.service.core.rules import outcome_words
 from bot.service.web.lists import isolated
-from bot.web import auth, urls
+from bot.web import acts, auth, urls
 from bot.web.site import SITE, Handler, file, page
 
 #: A position's number as a query takes it: at most 6 digits (no game is that long).
@@ -74,6 +74,7 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         banks=banks_text(game) if game.banks and game.status == "active" else "",
         preview=site.absolute(site.urls.board(place, game.id, last, found.board_tags[last])),
         address=site.absolute(site.urls.game(place, game.id)),
+        acts=await acts.panel(request, place, found),
         **await tapping(request, place, found, ply),
     )
 

@@ -108,6 +108,16 @@ def home() -> str:
     return "/"
 
 
+def vacation() -> str:
+    """The form that starts and ends the visitor's vacation (bot/web/acts.py)."""
+    return "/vacation"
+
+
+def challenge_answer(place: WebPlace, game_id: int, answer: str) -> str:
+    """The form that answers a challenge: `answer` is accept or decline (bot/web/acts.py)."""
+    return f"{game(place, game_id)}/{answer}"
+
+
 def rules(game_name: str | None = None) -> str:
     return "/rules/" if game_name is None else f"/rules/{game_name}"
 
@@ -189,7 +199,7 @@ PATHS = frozenset(
     ("prefix", "server", "game", "board", "download", "analysis_chart", "event", "player",
      "home", "rules", "rules_picture", "games", "event_round", "static", "play",
      "preview_picture", "signin", "signin_discord", "signin_discord_back", "signin_mail",
-     "signin_link", "signout", "account", "account_everywhere")
+     "signin_link", "signout", "account", "account_everywhere", "vacation", "challenge_answer")
 )  # fmt: skip
 
 

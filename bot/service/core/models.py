@@ -423,6 +423,17 @@ class NextGame:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerGames:
+    """A player's games on every server (their home page): those waiting for their move
+    (the queue's order: least time left first), their other games under way, and the
+    challenges waiting for their answer."""
+
+    on_move: tuple[GameSummary, ...]
+    under_way: tuple[GameSummary, ...]
+    challenges: tuple[GameSummary, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     game: GameSummary
     text: str
