@@ -180,7 +180,7 @@ async def start_beside(
     from bot.email.runner import start_mail  # aiosmtpd and aiosmtplib only when mail runs
     from bot.web.runner import start_web  # the pages' templates only when they run
 
-    stops = [await start_web(service, settings)]
+    stops = [await start_web(service, settings, publish)]
     runner = await start_mail(service, settings, publish, service.records.clock)
     stops.append(None if runner is None else runner.stop)
     running = [stop for stop in stops if stop is not None]

@@ -181,6 +181,18 @@ class Settings(BaseSettings):
     web_rate_limit: float = Field(
         default=20.0, ge=0, description="requests a second per client address (0: no limit)"
     )
+    web_session_rate: float = Field(
+        default=2.0, ge=0, description="forms a second per signed-in browser (0: no limit)"
+    )
+    discord_client_id: int | None = Field(
+        default=None,
+        ge=1,
+        description="sign-in with Discord on the web pages: the application's id (OAuth2 "
+        "client id, the developer portal's OAuth2 page)",
+    )
+    discord_client_secret: SecretStr | None = Field(
+        default=None, description="and its OAuth2 client secret (keep it secret)"
+    )
     web_forwarded: bool = Field(
         default=False,
         description="behind a proxy: the client's address is the last of X-Forwarded-For",
@@ -303,6 +315,13 @@ class Settings(BaseSettings):
             self.email_from is None or self.email_secret is None
         ):
             raise ValueError("mail needs EMAIL_FROM and EMAIL_SECRET set too")
+        return self
+
+    @model_validator(mode="after")
+    def _oauth_is_whole(self) -> Settings:
+        """Sign-in with Discord needs both its client's id and secret."""
+        if (self.discord_client_id is None) != (self.discord_client_secret is None):
+            raise ValueError("DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET are set together")
         return self
 
     @property

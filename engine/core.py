@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy as _copy
 import enum
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,11 @@ from typing import Any, ClassVar, Self
 
 #: Longer input than this cannot be a move in any game; refused before parsing.
 MAX_MOVE_TEXT = 200
+
+#: Taps that can make one move at most (a Short Circuit turn of many pops is longest).
+MAX_TAPS = 60
+#: A tap's word: a target's coordinate or a tool's word.
+_TAP_WORD = re.compile(r"[a-z]{1,12}|[a-z]{1,3}[0-9]{1,4}")
 
 #: JSON scalar option values: options round-trip through JSON unchanged.
 OptionValue = int | str | bool
@@ -182,6 +188,15 @@ class GameInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Tapped:
+    """A move as taps on the board write it so far: its text in the game's notation,
+    and whether it is a whole move yet (else more taps are needed)."""
+
+    text: str
+    whole: bool
+
+
+@dataclass(frozen=True, slots=True)
 class View:
     """What every game's render-facing view carries. Games extend it."""
 
@@ -279,6 +294,39 @@ class GameState(ABC):
         if example is None:
             raise AssertionError(f"{self.name} read a move after the game ended")
         return example
+
+    #: How many targets (pins, dots, cells) a move taps, in the order its notation names
+    #: them, for the games whose move is its points.
+    _tapped_points: ClassVar[int] = 2
+
+    def tap_tools(self) -> tuple[str, ...]:
+        """The words a player may tap now besides the board's targets (Hex's swap, Short
+        Circuit's colours): each a button beside the picture."""
+        return ()
+
+    def tapped(self, taps: Sequence[str]) -> Tapped:
+        """The move that `taps` (targets' coordinates and tools' words, in order) write in
+        this game's notation. Refuses taps that can make no move, in one sentence; the
+        move itself is checked by `play`."""
+        points = self._tap_words(taps)
+        if len(points) > self._tapped_points:
+            raise IllegalMove(
+                f"A move taps {self._tapped_points} points; start again from the first.",
+                code=Code.SYNTAX,
+            )
+        return Tapped(" ".join(points), len(points) == self._tapped_points)
+
+    def _tap_words(self, taps: Sequence[str]) -> list[str]:
+        """`taps` checked as words: at most MAX_TAPS, each a coordinate or a tool's word."""
+        if len(taps) > MAX_TAPS:
+            raise IllegalMove("Too many taps for one move.", code=Code.TOO_LONG)
+        tools = self.tap_tools()
+        for tap in taps:
+            if not isinstance(tap, str) or not _TAP_WORD.fullmatch(tap):
+                raise IllegalMove(f"{shown(tap)} is not a point of the board.", code=Code.SYNTAX)
+            if tap.isalpha() and tap not in tools:
+                raise IllegalMove(f"{shown(tap)} cannot be used now.", code=Code.SYNTAX)
+        return list(taps)
 
     @abstractmethod
     def view(self) -> View:

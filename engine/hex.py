@@ -251,6 +251,11 @@ class HexState(GameState):
             moves.append("swap")
         return moves
 
+    _tapped_points = 1  # a cell, or the swap button
+
+    def tap_tools(self) -> tuple[str, ...]:
+        return ("swap",) if self.outcome is None and self._swap_available() else ()
+
     def _example_moves(self) -> list[str]:
         """The cells, when there are any: an example tells what a cell looks like (on a
         small Disthex board the middle of the legal list may be the swap)."""

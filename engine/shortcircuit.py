@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy as _copy
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Self
@@ -35,6 +35,7 @@ from engine.core import (
     Option,
     OptionValue,
     Outcome,
+    Tapped,
     View,
     int_option,
     register,
@@ -239,6 +240,69 @@ class ShortCircuitState(GameState):
 
     def _play_action(self, text: str) -> None:
         self.apply(self._parse_and_check(text))
+
+    # -- taps on the board picture ----------------------------------------------------
+
+    def tap_tools(self) -> tuple[str, ...]:
+        """The mover's two colours, a capacitor and a pop."""
+        if self.outcome is not None:
+            return ()
+        return (*COLOURS[2 * self._mover : 2 * self._mover + 2], "cap", _POP_WORD)
+
+    def tapped(self, taps: Sequence[str]) -> Tapped:
+        """A turn tapped: each action a tool (a colour, cap, pop) then its cells (a pop's
+        capacitor, then the connector), pops first; a cell tapped without a tool is a
+        connector of the one colour that may go there. Each action is checked as its last
+        cell completes it, so a refusal comes at the tap that broke the turn."""
+        trial = self.copy()
+        actions: list[str] = []
+        tool: str | None = None
+        cells: list[str] = []
+        for word in self._tap_words(taps):
+            if actions and not trial.mid_turn:
+                raise IllegalMove(
+                    f"The turn ends with {actions[-1]}: confirm it, or start again.",
+                    code=Code.AFTER_PIECE,
+                )
+            if word.isalpha():
+                if cells:
+                    raise IllegalMove(
+                        f"Tap the connector the capacitor on {cells[0]} pops first.",
+                        code=Code.SYNTAX,
+                    )
+                tool = word
+                continue
+            cells.append(word)
+            tool = tool or trial._colour_for(word)
+            if tool == _POP_WORD and len(cells) < 2:
+                continue
+            trial._play_action(f"{tool} {' '.join(cells)}")
+            actions.append(trial._moves[-1])
+            tool, cells = None, []
+        partial = " ".join(cells if tool is None else [tool, *cells])
+        text = ", ".join([*actions, partial] if partial else actions)
+        return Tapped(text, bool(actions) and not trial.mid_turn)
+
+    def _colour_for(self, cell_name: str) -> str:
+        """The mover's one colour that may go on `cell_name`; refused when both may (the
+        player taps a colour first) or neither may (why the first may not)."""
+        cell = self._on_board(point(cell_name))
+        fitting, refusals = [], []
+        for colour in (2 * self._mover, 2 * self._mover + 1):
+            try:
+                self._check_connector(colour, cell)
+            except IllegalMove as refused:
+                refusals.append(refused)
+            else:
+                fitting.append(COLOURS[colour])
+        if len(fitting) == 1:
+            return fitting[0]
+        if fitting:
+            raise IllegalMove(
+                f"Both {fitting[0]} and {fitting[1]} may go on {cell_name}: tap a colour first.",
+                code=Code.SYNTAX,
+            )
+        raise refusals[0]
 
     def _parse_and_check(self, text: str) -> Action:
         head = text.split(" ", 1)[0]

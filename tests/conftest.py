@@ -349,13 +349,14 @@ async def web(
     service: GameService,
 ) -> AsyncIterator[TestClient[web_app.Request, web_app.Application]]:
     """The web pages over the `service` fixture, through aiohttp's test client (on a free
-    loopback port): `await web.get("/s/77/g/1")`. No rate limit (tests/test_web.py tests
-    it with its own app); PUBLIC_URL is `WEB_URL`. tests/webkit.py turns a server's pages
-    on and plays games to show."""
+    loopback port): `await web.get("/s/77/g/1")`. No rate limits per address or session
+    (tests/test_web.py and tests/test_web_signin.py test them with apps of their own);
+    PUBLIC_URL is `WEB_URL`. tests/webkit.py turns a server's pages on and plays games to
+    show."""
     from bot.web.app import create_app
 
     settings = service.records.settings.model_copy(
-        update={"web_rate_limit": 0, "public_url": WEB_URL}
+        update={"web_rate_limit": 0, "web_session_rate": 0, "public_url": WEB_URL}
     )
     async with TestClient(TestServer(create_app(service, settings))) as client:
         yield client

@@ -509,6 +509,10 @@ async def test_web_prints_the_address_of_a_page_or_says_the_pages_are_off(
     said = out.getvalue().splitlines()
     assert f"This server's games: {site}/s/0/" in said
     assert f"Hex #1: {site}/s/0/g/1" in said
+    signed = [line for line in said if line.startswith("Sign in on the web as you")]
+    assert len(signed) == 2 and f"{site}/signin/" in signed[0]  # a link each time
+    secret = signed[0].rpartition("/")[2]
+    assert (await service.sessions.link_holder(secret)) is not None  # the one who asked
     assert "There is no event #1 here." in said
     assert "Say web, web 12 or web event=1, not “1 swiss”." in said
     # served by no process here (WEB_PORT=0) and no PUBLIC_URL: no address to give

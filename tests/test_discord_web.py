@@ -30,8 +30,9 @@ async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> Asyn
 
 
 def links(message: Message) -> list[str]:
-    """The addresses of a message's link buttons (style 5)."""
-    return [b["url"] for b in message.buttons if b.get("style") == 5]
+    """The addresses of a message's link buttons (style 5) to pages (/web's sign-in link
+    aside)."""
+    return [b["url"] for b in message.buttons if b.get("style") == 5 and "/signin/" not in b["url"]]
 
 
 def person(world: World, name: str) -> Player:
@@ -142,3 +143,17 @@ async def test_link_mode_links_hold_the_token_events_link_their_page(world: Worl
         assert not said.ephemeral and web_button(said) == f"{prefix}/e/{event}"
         said = await asked(world, "web", {"event": event + 1}, world.channel)
         assert said.ephemeral and not links(said)  # no such event: its sentence
+
+
+async def test_web_gives_its_asker_a_one_time_sign_in_link(world: World) -> None:
+    await pages_on(world, "public")
+    async with world.running():
+        said = await asked(world, "web", {}, world.channel)
+    assert said.ephemeral and said.content.startswith("This server's games: ")
+    [button] = [b for b in said.buttons if b.get("label") == "Sign in on the web"]
+    assert button["url"].startswith(f"{WEB_URL}/signin/")
+    assert f"<{button['url']}>" in said.content and "works once" in said.content
+    secret = button["url"].rpartition("/")[2]
+    assert await world.service.sessions.link_holder(secret) == person(world, "ann")
+    opened = await world.service.sessions.redeem_link(secret)
+    assert opened.session.via == "bot" and await world.service.sessions.link_holder(secret) is None

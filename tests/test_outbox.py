@@ -202,14 +202,23 @@ async def test_a_slow_delivery_keeps_its_row_from_a_second_posting(
     await mark_all_delivered(service)
     moved = await service.play.move(game.id, GUILD, ANN, "b2")
 
+    advanced, posted = asyncio.Event(), asyncio.Event()
+
     async def slow(result: Result) -> None:
         clock.advance(minutes=2)  # past the lease it was written with
-        await asyncio.sleep(0.3)  # still posting
+        advanced.set()
+        await posted.wait()  # still posting
 
     delivering = asyncio.create_task(service.outbox.deliver(moved, slow))
-    await asyncio.sleep(0.2)
+    await advanced.wait()
+    for _ in range(500):  # the renewal's next beat, however busy the machine
+        waiting = [row for row in await stored(service) if row.delivered_at is None]
+        if all(row.claimed_until > clock() for row in waiting):
+            break
+        await asyncio.sleep(0.02)
     again = Published()
     assert await service.outbox.redeliver(again, worker="the-minute-pass") == 0
+    posted.set()
     await delivering
     assert again.results == [] and all(r.delivered_at for r in await stored(service))
 

@@ -77,3 +77,29 @@ async def test_an_oauth_state_gives_its_verifier_once_and_is_no_link(
     assert await service.sessions.take_oauth("state-1") == "verifier-1"
     assert await service.sessions.take_oauth("state-1") is None
     assert await service.sessions.take_oauth("never-given") is None
+
+
+@pytest.mark.both_backends
+async def test_a_link_to_mail_is_taken_once_and_given_back_when_unsent(
+    service: GameService, clock: Clock
+) -> None:
+    """Mailed links wait in their rows: of two takers at once one gets each; a link not
+    sent is given back; a GET's look at a link uses nothing."""
+    await service.sessions.mail_link(ANN)
+    first, second = await asyncio.gather(
+        service.sessions.take_links_to_mail(), service.sessions.take_links_to_mail()
+    )
+    [link] = first + second
+    assert link.player == ANN and await service.sessions.take_links_to_mail() == []
+    await service.sessions.give_back_link(link)
+    [again] = await service.sessions.take_links_to_mail()
+    assert again == link
+    assert await service.sessions.link_holder(link.secret) == ANN
+    assert await service.sessions.link_holder(link.secret) == ANN  # looked at twice: unused
+    opened = await service.sessions.redeem_link(link.secret)
+    assert opened.session.via == "mail" and await service.sessions.link_holder(link.secret) is None
+    await service.sessions.give_back_link(link)  # used meanwhile: nothing waits again
+    assert await service.sessions.take_links_to_mail() == []
+    await service.sessions.mail_link(ANN)
+    clock.now += timedelta(minutes=LINK_MINUTES + 1)
+    assert await service.sessions.take_links_to_mail() == []  # run out before it was sent

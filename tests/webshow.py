@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web as web_app
@@ -74,9 +75,10 @@ class Showcase:
 
 
 @asynccontextmanager
-async def showcase(database_url: str) -> AsyncIterator[Showcase]:
+async def showcase(database_url: str, **more: Any) -> AsyncIterator[Showcase]:
     """The pages of a server (public) with its games and an event, served on a free
-    loopback port (PUBLIC_URL is that address) until the block ends."""
+    loopback port (PUBLIC_URL is that address) until the block ends; `more` settings
+    (sign-in with Discord, mail)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         sock.listen(128)
@@ -87,6 +89,7 @@ async def showcase(database_url: str) -> AsyncIterator[Showcase]:
             render_processes=0,
             web_rate_limit=0,
             public_url=base,
+            **more,
         )
         clock = Clock()
         service = GameService(

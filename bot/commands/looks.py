@@ -63,7 +63,8 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "web",
-        "The address of a page on the web: a game's (and its event's), an event's, the server's.",
+        "A page's address on the web (a game's and its event's, an event's, the server's); "
+        "a sign-in link.",
         (
             Param("game", "game_id", "the game's number; defaults to this thread's game"),
             Param("event", "int", "an event's number (tournament list)"),

@@ -21,7 +21,7 @@ from bot.service import (
     rules_card,
     shown,
 )
-from bot.web.links import WebLinks
+from bot.web.links import SIGN_IN, WebLinks
 
 #: The names `rating` reads as the bot: @ai, @Paperboard, "@Paperboard (easy)"...
 BOT_NAMES = {BOT_NAME, "paperboard", *(f"paperboard ({level})" for level in LEVELS)}
@@ -102,7 +102,7 @@ async def export(console: Session, words: list[str], _: str) -> None:
 
 async def web(console: Session, words: list[str], _: str) -> None:
     """web [GAME] [event=N]: the address of a game's page (and its event's), an event's,
-    or this server's."""
+    or this server's; and a link that signs the player in on the web, once."""
     named, rest = named_game(words)
     given = keyed(dict(pair(w) for w in rest if "=" in w), "web")
     loose = [w for w in rest if "=" not in w or pair(w)[0] not in KEYS["web"]]
@@ -112,9 +112,12 @@ async def web(console: Session, words: list[str], _: str) -> None:
             code=ServiceCode.USAGE,
         )
     event = whole_number(given["event"], "event") if "event" in given else None
-    pages = await WebLinks(console.service).pages(GUILD, game_id=named, event_id=event)
-    for what, url in pages:
+    links = WebLinks(console.service)
+    for what, url in await links.pages(GUILD, game_id=named, event_id=event):
         console.say(f"{what}: {url}")
+    sign_in = await links.sign_in(console.me)
+    if sign_in is not None:
+        console.say(SIGN_IN.format(sign_in))
 
 
 async def rules(console: Session, words: list[str], _: str) -> None:

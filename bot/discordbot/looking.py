@@ -9,11 +9,12 @@ import discord
 from discord import app_commands
 
 from bot.discordbot.cog import GameCommandCog, described, game_line
-from bot.discordbot.context import guild_of
+from bot.discordbot.context import asker, guild_of
 from bot.discordbot.errors import code_block, reply
 from bot.discordbot.text import board_file, mention
 from bot.discordbot.views import show_next
 from bot.discordbot.weblinks import link_button, view_kwargs, with_link
+from bot.web.links import SIGN_IN
 
 
 def asked_public(interaction: discord.Interaction) -> bool:
@@ -95,7 +96,8 @@ class LookingCog(GameCommandCog):
         self, interaction: discord.Interaction, game: int | None = None, event: int | None = None
     ) -> None:
         """The address of a page, to the asker: the game named or this thread's (and its
-        event's), the event named, else the server's."""
+        event's), the event named, else the server's; and a link that signs the asker in
+        on the web, once."""
         thread = interaction.channel if isinstance(interaction.channel, discord.Thread) else None
         pages = await self.announcer.links.pages(
             guild_of(interaction),
@@ -104,9 +106,14 @@ class LookingCog(GameCommandCog):
             thread_id=None if thread is None else thread.id,
         )
         view = discord.ui.View(timeout=None)
+        lines = [f"{what}: <{url}>" for what, url in pages]
         for what, url in pages:
             view.add_item(link_button(url, what))
-        await reply(interaction, "\n".join(f"{what}: <{url}>" for what, url in pages), view=view)
+        sign_in = await self.announcer.links.sign_in(asker(interaction))
+        if sign_in is not None:
+            lines.append(SIGN_IN.format(f"<{sign_in}>"))
+            view.add_item(link_button(sign_in, "Sign in on the web"))
+        await reply(interaction, "\n".join(lines), view=view)
 
     @described("export")
     async def export(

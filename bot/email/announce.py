@@ -39,7 +39,9 @@ from bot.service import (
     local_time,
     result_text,
 )
+from bot.service.web.sessions import LINK_MINUTES
 from bot.settings import Settings
+from bot.web import urls
 
 log = logging.getLogger("paperboard.email")
 
@@ -72,15 +74,19 @@ class MailAnnouncer:
         self.local = settings.email_from.partition("@")[0]
         self.domain = settings.mail_domain or "localhost"  # EMAIL_FROM is set: never
         self.secret = settings.email_secret.get_secret_value()
+        self.site_url = settings.site_url  # where a sign-in link leads
 
     def reply_to(self, game_id: int, seat: int, ply: int) -> str:
         return reply_address(Token(game_id, seat, ply), self.local, self.domain, self.secret)
 
-    def message_id(self, address: str, outbox_id: int | None = None) -> str:
+    def message_id(
+        self, address: str, outbox_id: int | None = None, *, name: str | None = None
+    ) -> str:
         """A Message-ID signed for `address` (a bounce is believed only when it quotes
         one); a result's is made from its outbox row: sent again after a crash, it is the
-        same message."""
-        name = f"a{secrets.token_hex(8)}" if outbox_id is None else f"o{outbox_id}"
+        same message (another mail's from its `name`)."""
+        if name is None:
+            name = f"a{secrets.token_hex(8)}" if outbox_id is None else f"o{outbox_id}"
         return signed_message_id(name, address, self.domain, self.secret)
 
     # == results from the outbox ================================================================
@@ -216,6 +222,35 @@ class MailAnnouncer:
             sent += 1
         return sent
 
+    async def send_sign_in_links(self) -> int:
+        """Mail the sign-in links asked for on the web pages (each taken by one process:
+        none is mailed twice; one not sent is given back for the next pass); how many
+        were sent."""
+        sent = 0
+        for link in await self.service.sessions.take_links_to_mail():
+            address = await self.service.mail.address_of(link.player.id)
+            if address is None:  # unlinked or bounced since it was asked for
+                continue
+            url = urls.absolute(self.site_url, urls.signin_link(link.secret))
+            text = (
+                f"To sign in to Paperboard as {link.player.name}, open {url} and press its "
+                f"button. The link works once, within {LINK_MINUTES} minutes. If you did "
+                "not ask for it, ignore this mail: nobody signs in without it."
+            )
+            try:
+                await self.answer(
+                    address,
+                    link.player.name,
+                    text,
+                    subject="Sign in to Paperboard",
+                    message_id=self.message_id(address, name=f"s{link.key[:20]}"),
+                )
+            except BaseException:
+                await self.service.sessions.give_back_link(link)
+                raise
+            sent += 1
+        return sent
+
     async def answer(
         self,
         address: str,
@@ -225,6 +260,7 @@ class MailAnnouncer:
         subject: str = "Paperboard",
         game_id: int | None = None,
         reply_to: str | None = None,
+        message_id: str | None = None,
     ) -> None:
         """One short mail: `text`, in the game's thread when it is about one."""
         envelope = Envelope(self.sender, address, name, self.domain, reply_to)
@@ -233,7 +269,7 @@ class MailAnnouncer:
             subject,
             [text],
             when=self.clock(),
-            message_id=self.message_id(address),
+            message_id=message_id or self.message_id(address),
             game_id=game_id,
         )
         await self.mailer.send(message, address)

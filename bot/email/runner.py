@@ -1,6 +1,7 @@
 """Mail beside the process's adapter: the announcer (results mailed from the outbox), the
-desk (mail in), the SMTP listener, the IMAP poller, and the codes mailed every few
-seconds. `start_mail` puts them together from the settings; `MailRunner.stop` ends them.
+desk (mail in), the SMTP listener, the IMAP poller, and the codes and sign-in links
+mailed every few seconds. `start_mail` puts them together from the settings;
+`MailRunner.stop` ends them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from bot.settings import Settings
 
 log = logging.getLogger("paperboard.email")
 
-CODES_SECONDS = 5.0  # how often codes asked for are mailed
+CODES_SECONDS = 5.0  # how often codes and sign-in links asked for are mailed
 
 
 class MailNotSent(Exception):
@@ -50,11 +51,13 @@ class MailRunner:
         return int(self.listener.sockets[0].getsockname()[1])
 
     async def mail_codes(self) -> None:
+        """Mail the codes and sign-in links asked for, every `CODES_SECONDS`."""
         while True:
             try:
                 await self.announcer.send_codes()
-            except Exception:  # the server is down: the codes wait for the next pass
-                log.exception("codes could not be mailed; trying again")
+                await self.announcer.send_sign_in_links()
+            except Exception:  # the server is down: they wait for the next pass
+                log.exception("codes or sign-in links could not be mailed; trying again")
             await asyncio.sleep(CODES_SECONDS)
 
     async def stop(self) -> None:

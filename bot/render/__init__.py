@@ -20,7 +20,7 @@ from PIL import Image
 
 import engine
 from bot.render import hex, hotwire, intersections, livewire, shortcircuit  # noqa: F401  (register)
-from bot.render.board import RENDERERS, Extras
+from bot.render.board import RENDERERS, Extras, Target
 from bot.render.encode import encode_gif, encode_png
 from bot.render.theme import theme_with
 from engine import GameState
@@ -76,6 +76,11 @@ def render_png(
     return encode_png(image, theme_with(theme), hint=suggestion is not None)
 
 
+def tap_targets(state: GameState) -> tuple[Target, ...]:
+    """Where each cell, pin or dot is on the picture of `state`, to tap a move on it."""
+    return RENDERERS[state.name].targets(state)
+
+
 def render_text(state: GameState) -> str:
     """The position drawn in characters, with the status line: for terminals."""
     return RENDERERS[state.name].describe(state)
@@ -123,4 +128,12 @@ def _frames(
             yield render_image(state, players=players, theme=theme, ply=ply + 1)
 
 
-__all__ = ["RENDERERS", "render_gif", "render_image", "render_png", "render_text"]
+__all__ = [
+    "RENDERERS",
+    "Target",
+    "render_gif",
+    "render_image",
+    "render_png",
+    "render_text",
+    "tap_targets",
+]

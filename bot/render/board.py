@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -21,7 +21,7 @@ from PIL import Image, ImageChops, ImageFilter
 import engine
 from bot.render.canvas import Canvas, SpriteCanvas
 from bot.render.caption import CAPTION_HEIGHT, default_status, draw_band, draw_caption
-from bot.render.theme import SCALE, SeatStyle
+from bot.render.theme import SCALE, Point, SeatStyle
 from engine import GameState, View
 
 StateT = TypeVar("StateT", bound=GameState)
@@ -40,6 +40,18 @@ class Extras:
     #: the pieces alone, to compare two positions: no marks about the position that
     #: change with every move (Disthex's forbidden cells, Making Intersections' panel)
     bare: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A place to tap on a position's picture: its coordinate as the engine writes it, its
+    centre as fractions of the picture's width and height, its radius as a fraction of
+    the width (the picture keeps these at any size it is shown)."""
+
+    name: str
+    x: float
+    y: float
+    r: float
 
 
 class BoardRenderer(ABC, Generic[StateT, ViewT]):
@@ -74,6 +86,11 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
     @abstractmethod
     def text(self, view: ViewT) -> str:
         """The position in plain characters, for terminals (the console prints it)."""
+
+    @abstractmethod
+    def tap_points(self, state: StateT) -> Iterator[tuple[str, Point, float]]:
+        """Each place a move may tap (cell, pin, dot): its coordinate, its centre and
+        radius in logical pixels, where `draw_board` draws it."""
 
     def status_line(self, state: StateT, view: ViewT, players: Sequence[str] = ()) -> str:
         """Words after the move number: whose turn, or the result. Games whose seats
@@ -136,6 +153,16 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
             canvas, own, view, dataclasses.replace(extras, suggestion=None, bare=True)
         )
         return canvas.image
+
+    def targets(self, state: GameState) -> tuple[Target, ...]:
+        """The places to tap on the picture of `state` (`tap_points`, as fractions)."""
+        own, _ = self.typed(state)
+        width, height = self.board_size(own)
+        height += CAPTION_HEIGHT
+        return tuple(
+            Target(name, x / width, y / height, radius / width)
+            for name, (x, y), radius in self.tap_points(own)
+        )
 
     def describe(self, state: GameState) -> str:
         """The position in characters with its status line under it."""

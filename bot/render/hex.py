@@ -9,12 +9,13 @@ Disthex marks the cells forbidden to the player to move with a faint cross.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 from bot.render.board import BoardRenderer, Extras, register
 from bot.render.canvas import Canvas
 from bot.render.theme import Marker, Point, SeatStyle
 from engine.hex import BLACK, COLOUR_NAMES, HexState, HexView
-from engine.notation import column_label
+from engine.notation import column_label, label
 
 MARGIN = 44
 LONGEST = 760
@@ -47,6 +48,13 @@ class HexRenderer(BoardRenderer[HexState, HexView]):
         radius = self._radius(size)
         height = 2 * MARGIN + radius * (5 + 1.5 * (size - 1))
         return LONGEST, math.ceil(height)
+
+    def tap_points(self, state: HexState) -> Iterator[tuple[str, Point, float]]:
+        size = state.size
+        inner = self._radius(size) * math.sqrt(3) / 2  # the hexagon's inscribed circle
+        for row in range(size):
+            for column in range(size):
+                yield label((column, row)), self._centre(size, column, row), inner
 
     # -- drawing ------------------------------------------------------------------
 

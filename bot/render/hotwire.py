@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from PIL import ImageColor
@@ -32,7 +32,7 @@ from engine import GameState
 from engine.core import End, UnionFind, dims
 from engine.hotwire import INFO, HotWireState, HotWireView, WireGroup, wire_text
 from engine.notation import Point as Pin
-from engine.notation import column_label, points
+from engine.notation import column_label, label, points
 
 WIDTH = 760  # the picture's width, whatever the board's shape (the caption needs it)
 BOARD_HEIGHT_LIMIT = 700  # the pin panel and its labels, below the legend band
@@ -152,6 +152,12 @@ class HotWireRenderer(BoardRenderer[HotWireState, HotWireView]):
 
     def board_size(self, state: HotWireState) -> tuple[int, int]:
         return WIDTH, state_layout(state).height
+
+    def tap_points(self, state: HotWireState) -> Iterator[tuple[str, Point, float]]:
+        place = state_layout(state)
+        for row in range(place.rows):
+            for column in range(place.columns):
+                yield label((column, row)), place.centre((column, row)), place.pitch / 2
 
     def seat_styles(self, state: HotWireState) -> list[SeatStyle]:
         return [

@@ -15,7 +15,7 @@ and at the end the final totals with the winners highlighted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from bot.render.board import BoardRenderer, Extras, register
@@ -28,7 +28,7 @@ from engine.intersections import (
     IntersectionsView,
     RoundResult,
 )
-from engine.notation import column_label
+from engine.notation import column_label, label
 
 WIDTH = 760
 MARGIN = 62  # board edge to the outer dots: room for the labels and the scoring rings
@@ -116,6 +116,12 @@ class IntersectionsRenderer(BoardRenderer[IntersectionsState, IntersectionsView]
 
     def board_size(self, state: IntersectionsState) -> tuple[int, int]:
         return WIDTH, BOARD_HEIGHT
+
+    def tap_points(self, state: IntersectionsState) -> Iterator[tuple[str, Point, float]]:
+        size = int(state.options["size"])
+        for row in range(size):
+            for column in range(size):
+                yield label((column, row)), dot_centre(size, (column, row)), pitch(size) / 2
 
     def seat_styles(self, state: IntersectionsState) -> list[SeatStyle]:
         return [

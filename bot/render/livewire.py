@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from PIL import ImageColor
@@ -37,7 +37,7 @@ from engine import GameState
 from engine.core import End, dims
 from engine.livewire import INFO, LivewireState, LivewireView, base_rows
 from engine.notation import Point as GridPoint
-from engine.notation import column_label
+from engine.notation import column_label, label
 
 MIN_WIDTH = 720  # the caption needs room whatever the board's shape
 GRID_WIDTH_LIMIT = 680  # the grid itself, between the margins
@@ -190,6 +190,12 @@ class LivewireRenderer(BoardRenderer[LivewireState, LivewireView]):
     def board_size(self, state: LivewireState) -> tuple[int, int]:
         place = state_layout(state)
         return place.picture_width, place.board_height
+
+    def tap_points(self, state: LivewireState) -> Iterator[tuple[str, Point, float]]:
+        place = state_layout(state)
+        for row in range(place.height + 1):
+            for column in range(place.width + 1):
+                yield label((column, row)), place.centre((column, row)), place.pitch / 2
 
     def seat_styles(self, state: LivewireState) -> list[SeatStyle]:
         return [

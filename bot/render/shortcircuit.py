@@ -27,7 +27,7 @@ colour, size, theme and half-pixel offset).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -37,7 +37,7 @@ from bot.render.canvas import Canvas
 from bot.render.fonts import clean_name, text_width
 from bot.render.theme import Marker, Point, SeatStyle
 from engine import GameState
-from engine.notation import column_label, point
+from engine.notation import column_label, label, point
 from engine.shortcircuit import PASS, ShortCircuitState, ShortCircuitView
 
 MARGIN = 20
@@ -235,6 +235,12 @@ class ShortCircuitRenderer(BoardRenderer[ShortCircuitState, ShortCircuitView]):
                 canvas.polygon(outline, None, outline="last", width=frame)
 
     # -- caption ----------------------------------------------------------------------
+
+    def tap_points(self, state: ShortCircuitState) -> Iterator[tuple[str, Point, float]]:
+        grid = layout(_side(state))
+        inner = grid.radius * SQRT3 / 2  # the hexagon's inscribed circle
+        for cell in grid.cells():
+            yield label(cell), grid.centre(*cell), inner
 
     def seat_styles(self, state: ShortCircuitState) -> list[SeatStyle]:
         return list(SEATS)

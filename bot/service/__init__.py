@@ -39,6 +39,7 @@ from bot.service.core.models import (
     NextGame,
     Place,
     Player,
+    PlayerGames,
     PlayerSettings,
     RatingLine,
     Record,
@@ -47,6 +48,7 @@ from bot.service.core.models import (
     Result,
     SeatTaken,
     ServiceCode,
+    TapBoard,
     TimedOut,
     TournamentNews,
     TournamentResult,
@@ -66,7 +68,7 @@ from bot.service.mail.addresses import clean_address
 from bot.service.mail.inbox import MailInFlight, mail_key
 from bot.service.service import GameService
 from bot.service.web.pages import WebGame
-from bot.service.web.sessions import NewSession, WebSession
+from bot.service.web.sessions import LinkToMail, NewSession, WebSession
 from engine import NOT_A_MOVE, Code, reads_as_move
 from engine.core import shown  # adapters quote input in their own refusals the same way
 
@@ -90,6 +92,7 @@ __all__ = [
     "GameStarted",
     "GameSummary",
     "GuildSettings",
+    "LinkToMail",
     "MailBounced",
     "MailInFlight",
     "MovePlayed",
@@ -99,6 +102,7 @@ __all__ = [
     "NextGame",
     "Place",
     "Player",
+    "PlayerGames",
     "PlayerSettings",
     "RatingLine",
     "Record",
@@ -108,6 +112,7 @@ __all__ = [
     "SeatTaken",
     "ServiceCode",
     "SizedCache",
+    "TapBoard",
     "TimedOut",
     "TournamentNews",
     "TournamentResult",

@@ -4,7 +4,8 @@
 alone. Every response gets the security headers (`SECURITY_HEADERS`: a strict
 Content-Security-Policy, everything from this origin alone); every error is a page of
 its status (404 for anything unknown, hostile or enormous), never a 500 for bad input;
-each client address gets `WEB_RATE_LIMIT` requests a second.
+each client address gets `WEB_RATE_LIMIT` requests a second, each signed-in browser
+`WEB_SESSION_RATE` forms a second.
 
 Pages register here: `SERVER_PAGES` are the pages under a server's prefix
 (bot/web/urls.py), each answering at `/s/<guild>/...` and `/l/<token>/...` alike and
@@ -15,8 +16,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from functools import partial
 
@@ -24,40 +23,32 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from bot.service import GameService, Refused
+from bot.service.core.outbox import Publish
 from bot.settings import Settings
-from bot.web import auth, game, live, pages, urls
-from bot.web.site import NOINDEX, SITE, STATIC, Handler, Site, page
+from bot.web import acts, auth, game, home, live, pages, play, signin, urls
+from bot.web.limits import Buckets, client_address
+from bot.web.site import CONTENT_SECURITY_POLICY, NOINDEX, SITE, STATIC, Handler, Site
 
 log = logging.getLogger("paperboard.web")
 
 #: The pages under a server's prefix: (the path after it, handler).
-SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + live.ROUTES + pages.ROUTES
+SERVER_PAGES: tuple[tuple[str, Handler], ...] = (
+    game.ROUTES + live.ROUTES + pages.ROUTES + play.ROUTES
+)
 #: The pages of no server (the home page, robots.txt and the static files aside).
-SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES
+SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES + signin.ROUTES
 #: The forms that change something (each checks its session and CSRF token: bot/web/auth.py),
 #: under a server's prefix and of no server; nothing changes by GET.
-SERVER_FORMS: tuple[tuple[str, Handler], ...] = ()
-SITE_FORMS: tuple[tuple[str, Handler], ...] = ()
+SERVER_FORMS: tuple[tuple[str, Handler], ...] = play.FORMS + acts.FORMS
+SITE_FORMS: tuple[tuple[str, Handler], ...] = signin.FORMS + acts.SITE_FORMS
 #: Ids in paths: at most 20 ASCII digits (the service refuses what a BIGINT does not
 #: hold); anything else, an Arabic-Indic or full-width digit too (a route's `\d` would
 #: take them), matches no route, a 404.
 GUILD = r"{guild:[0-9]{1,20}}"
 TOKEN = r"{token:[A-Za-z0-9_-]{1,64}}"
 
-#: The headers of every response. Nothing but this origin: no CDN, no fonts, no inline
-#: script or style; no framing; no referrer (a link-mode address is a secret).
-CONTENT_SECURITY_POLICY = "; ".join(
-    (
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self'",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    )
-)
+#: The headers of every response: the policy (`CONTENT_SECURITY_POLICY`), no sniffing, no
+#: framing, no referrer (a link-mode address is a secret).
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
@@ -67,27 +58,29 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
 }
-#: Clients remembered by the rate limit (the oldest are forgotten first).
-RATE_CLIENTS = 10_000
-#: A client may send this many seconds' worth of requests at once.
+#: A client (a session) may send this many seconds' worth of requests at once.
 BURST_SECONDS = 5
 #: The error pages' sentences.
 ERRORS = {
     400: "That address has a parameter this site does not understand.",
+    403: "That is not allowed here.",
     404: "There is no page here.",
-    405: "That method is not allowed here.",
+    405: "That method is not allowed here: a change is made only by its form on the page.",
     414: "That address is too long.",
     429: "Too many requests from your address: wait a few seconds.",
     431: "That request's headers are too long.",
 }
 
 
-def create_app(service: GameService, settings: Settings) -> web.Application:
+def create_app(
+    service: GameService, settings: Settings, publish: Publish | None = None
+) -> web.Application:
     app = web.Application(
-        middlewares=[rate_limit(settings), errors],
+        middlewares=[rate_limit(settings), errors, session_limit(settings), acts.said_once],
         client_max_size=64 * 1024,  # the pages take no uploads
     )
-    app[SITE] = Site(service, settings)
+    app[SITE] = Site(service, settings, publish)
+    signin.setup(app, settings)
     address = partial(client_address, forwarded=settings.web_forwarded)
     app[live.STREAMS] = live.Streams(settings, address)
     app.on_shutdown.append(app[live.STREAMS].shut)
@@ -101,15 +94,11 @@ def create_app(service: GameService, settings: Settings) -> web.Application:
         app.router.add_get(path, handler)
     for path, handler in SITE_FORMS:
         app.router.add_post(path, handler)
-    app.router.add_get("/", home)
+    app.router.add_get("/", home.home_page)
     app.router.add_get("/robots.txt", robots)
     app.router.add_static("/static", STATIC, append_version=False)
     app.on_response_prepare.append(headers)
     return app
-
-
-async def home(request: web.Request) -> web.StreamResponse:
-    return page(request, "home.html")
 
 
 async def robots(request: web.Request) -> web.StreamResponse:
@@ -124,7 +113,10 @@ async def headers(request: web.Request, response: web.StreamResponse) -> None:
     """Every response's headers: security, the pages' caching (a signed-in browser's
     pages private), and the static files' caching (a versioned address, `?v=`, never
     changes: the version is the file's hash)."""
+    # a page may widen its own policy (the sign-in page's form leads to Discord)
+    policy = response.headers.get("Content-Security-Policy", CONTENT_SECURITY_POLICY)
     response.headers.update(SECURITY_HEADERS)
+    response.headers["Content-Security-Policy"] = policy
     if response.content_type == "text/html":
         # a page may say who is signed in: a shared cache keeps none, and none is served
         # to another browser
@@ -141,38 +133,31 @@ async def headers(request: web.Request, response: web.StreamResponse) -> None:
 def rate_limit(settings: Settings) -> Middleware:
     """A token bucket per client address: `WEB_RATE_LIMIT` a second, `BURST_SECONDS`
     worth at once; beyond it a 429 with Retry-After."""
-    rate = settings.web_rate_limit
-    burst = max(1.0, rate * BURST_SECONDS)
-    buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # address: tokens, when
+    buckets = Buckets(settings.web_rate_limit, settings.web_rate_limit * BURST_SECONDS)
 
     @web.middleware
     async def limit(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if rate <= 0:
-            return await handler(request)
-        address = client_address(request, forwarded=settings.web_forwarded)
-        now = time.monotonic()
-        tokens, then = buckets.pop(address, (burst, now))
-        tokens = min(burst, tokens + (now - then) * rate)
-        if tokens < 1:
-            buckets[address] = (tokens, now)
-            wait = max(1, round((1 - tokens) / rate))
-            raise web.HTTPTooManyRequests(headers={"Retry-After": str(wait)})
-        buckets[address] = (tokens - 1, now)
-        while len(buckets) > RATE_CLIENTS:
-            buckets.popitem(last=False)
+        buckets.check(client_address(request, forwarded=settings.web_forwarded))
         return await handler(request)
 
     return limit
 
 
-def client_address(request: web.Request, *, forwarded: bool) -> str:
-    """Who sent the request: the peer, or behind a proxy (`WEB_FORWARDED`) the address
-    the proxy saw, the last of X-Forwarded-For."""
-    if forwarded:
-        hops = [hop.strip() for hop in request.headers.get("X-Forwarded-For", "").split(",")]
-        if hops[-1]:
-            return hops[-1][:64]
-    return request.remote or "unknown"
+def session_limit(settings: Settings) -> Middleware:
+    """Who is signed in, looked up once for the page's header (bot/web/auth.py); and a
+    token bucket per session for its forms: `WEB_SESSION_RATE` a second, `BURST_SECONDS`
+    worth at once (a 429 with Retry-After beyond)."""
+    buckets = Buckets(settings.web_session_rate, settings.web_session_rate * BURST_SECONDS)
+
+    @web.middleware
+    async def limit(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if auth.COOKIE in request.cookies:
+            visitor = await auth.visitor_of(request)
+            if visitor is not None and request.method == "POST":
+                buckets.check(visitor.key)
+        return await handler(request)
+
+    return limit
 
 
 @web.middleware
@@ -184,7 +169,8 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     except web.HTTPException as error:
         if error.status < 400:
             raise
-        return error_page(request, error.status, error.headers)
+        said = error.text if error.text != f"{error.status}: {error.reason}" else None
+        return error_answer(request.app[SITE], error.status, error.headers, said)
     except Refused:
         return error_page(request, 404)
     except Exception:

@@ -15,7 +15,7 @@ import hmac
 from aiohttp import web
 
 from bot.service import NewSession, WebSession
-from bot.web.site import SITE
+from bot.web.site import SITE, VISITOR
 
 #: The session's cookie.
 COOKIE = "paperboard_session"
@@ -23,8 +23,6 @@ COOKIE = "paperboard_session"
 CSRF_FIELD = "csrf"
 #: A session's cookie lasts as long as the session can (it is renewed by use).
 COOKIE_SECONDS = 30 * 24 * 3600
-#: Where a request keeps its visitor once looked up.
-_VISITOR = "paperboard_visitor"
 #: The sentence of a form sent without its session.
 SIGN_IN_FIRST = "Sign in first: this page changes nothing for a visitor who is not signed in."
 #: The sentence of a form whose token is not its session's.
@@ -33,12 +31,12 @@ FORGED = "That form is out of date or not from this site: load the page again an
 
 async def visitor_of(request: web.Request) -> WebSession | None:
     """The session signed in on this browser, or None."""
-    if _VISITOR in request:
-        found: WebSession | None = request[_VISITOR]
+    if VISITOR in request:
+        found: WebSession | None = request[VISITOR]
         return found
     secret = request.cookies.get(COOKIE)
     found = None if secret is None else await request.app[SITE].service.sessions.find(secret)
-    request[_VISITOR] = found
+    request[VISITOR] = found
     return found
 
 
@@ -62,11 +60,29 @@ async def posted(request: web.Request) -> tuple[WebSession, dict[str, str]]:
 
 def signed_in(request: web.Request, response: web.StreamResponse, opened: NewSession) -> None:
     """Set the cookie of a session just opened on `response`."""
-    request[_VISITOR] = opened.session
+    request[VISITOR] = opened.session
+    set_cookie(request, response, COOKIE, opened.secret, COOKIE_SECONDS)
+
+
+def signed_out(request: web.Request, response: web.StreamResponse) -> None:
+    """Clear the session's cookie on `response`."""
+    request[VISITOR] = None
+    clear_cookie(request, response, COOKIE)
+
+
+def set_cookie(
+    request: web.Request,
+    response: web.StreamResponse,
+    name: str,
+    value: str,
+    max_age: int | None = None,
+) -> None:
+    """A cookie of the pages (HttpOnly, SameSite=Lax, Secure under an https PUBLIC_URL,
+    scoped to the pages' path); without `max_age`, it ends with the browser's session."""
     response.set_cookie(
-        COOKIE,
-        opened.secret,
-        max_age=COOKIE_SECONDS,
+        name,
+        value,
+        max_age=max_age,
         path=_path(request),
         secure=_secure(request),
         httponly=True,
@@ -74,10 +90,8 @@ def signed_in(request: web.Request, response: web.StreamResponse, opened: NewSes
     )
 
 
-def signed_out(request: web.Request, response: web.StreamResponse) -> None:
-    """Clear the session's cookie on `response`."""
-    request[_VISITOR] = None
-    response.del_cookie(COOKIE, path=_path(request), secure=_secure(request), samesite="Lax")
+def clear_cookie(request: web.Request, response: web.StreamResponse, name: str) -> None:
+    response.del_cookie(name, path=_path(request), secure=_secure(request), samesite="Lax")
 
 
 def _path(request: web.Request) -> str:

@@ -8,11 +8,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from aiohttp import web
 from markupsafe import Markup, escape
 
 from bot.service import (
+    Refused,
+    TapBoard,
     WebGame,
     WebPlace,
     banks_text,
@@ -21,7 +24,7 @@ from bot.service import (
 )
 from bot.service.core.rules import outcome_words
 from bot.service.web.lists import isolated
-from bot.web import live, urls
+from bot.web import acts, auth, live, urls
 from bot.web.site import SITE, Handler, file, page
 
 #: A position's number as a query takes it: at most 6 digits (no game is that long).
@@ -71,9 +74,30 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         banks=banks_text(game) if game.banks and game.status == "active" else "",
         preview=site.absolute(site.urls.board(place, game.id, last, found.board_tags[last])),
         address=site.absolute(site.urls.game(place, game.id)),
+        acts=await acts.panel(request, place, found),
         stream=site.urls.live(place, game.id),
         version=live.version(found),
+        **await tapping(request, place, found, ply),
     )
+
+
+async def tapping(
+    request: web.Request, place: WebPlace, found: WebGame, ply: int
+) -> dict[str, Any]:
+    """The page's part for its player to move, on the last position: where to tap on
+    the board and the forms' CSRF token (bot/web/play.py takes them); none for others."""
+    visitor = await auth.visitor_of(request)
+    game = found.game
+    shown_last = ply == len(found.board_tags) - 1
+    if visitor is None or not shown_last or game.player_to_move != visitor.player.id:
+        return {"tapping": None}
+    try:
+        board: TapBoard | None = await request.app[SITE].service.play.tap_board(
+            game.id, place.guild_id, visitor.player
+        )
+    except Refused:  # not their turn after all (a bot's seat, an undo under way)
+        board = None
+    return {"tapping": board, "csrf": visitor.csrf}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """What the other adapters (Discord, the console) say of the pages: the address of a
 game's, an event's or the server's page at PUBLIC_URL, while the server's pages are on,
-and the sentence when there is none. Light: no aiohttp server, no templates; the
-addresses themselves are bot/web/urls.py's.
+and the sentence when there is none; a one-time sign-in link for whoever asks. Light: no
+aiohttp server, no templates; the addresses themselves are bot/web/urls.py's.
 """
 
 from __future__ import annotations
@@ -10,12 +10,14 @@ from bot.service import (
     GameService,
     GameSummary,
     GuildSettings,
+    Player,
     Refused,
     ServiceCode,
     Typed,
     WebPlace,
 )
 from bot.service.web.pages import SHOWN
+from bot.service.web.sessions import LINK_MINUTES
 from bot.web import urls
 
 #: The answer where a server's pages are on but have no address.
@@ -35,6 +37,10 @@ NOT_SERVED = (
     "This server's pages on the web are not served by this process: {} (another process "
     "may serve other games there)."
 )
+
+
+#: How `/web` offers its asker the sign-in link, a {} for the link.
+SIGN_IN = f"Sign in on the web as you (this link works once, within {LINK_MINUTES} minutes): {{}}"
 
 
 class WebLinks:
@@ -136,6 +142,14 @@ class WebLinks:
                 raise Refused(NOT_SERVED.format(self.unserved), code=ServiceCode.WEB_OFF)
             raise Refused(NO_ADDRESS, code=ServiceCode.WEB_OFF)
         return pages
+
+    async def sign_in(self, player: Player) -> str | None:
+        """A one-time sign-in link for `player`, the asker of `/web` (for their eyes only);
+        None where the pages have no address."""
+        if self.pages_url is None:
+            return None
+        secret = await self.service.sessions.issue_link(player, "bot")
+        return self.absolute(urls.signin_link(secret))
 
     def absolute(self, path: str) -> str:
         """`path` at the pages' address (asked only once `place` found them, so

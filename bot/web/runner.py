@@ -21,6 +21,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 
 from bot.service import GameService
+from bot.service.core.outbox import Publish
 from bot.settings import Settings
 from bot.web.app import SECURITY_HEADERS, create_app, error_answer
 from bot.web.site import SITE, Site
@@ -38,14 +39,14 @@ UNREADABLE = "That request could not be read."
 
 
 async def start_web(
-    service: GameService, settings: Settings
+    service: GameService, settings: Settings, publish: Publish | None = None
 ) -> Callable[[], Awaitable[None]] | None:
     """Serve the pages on WEB_HOST:WEB_PORT, each connection a `Connection`: how to stop
     them, or None (WEB_PORT=0, or the address is taken: logged, and the bot runs on
     without its pages)."""
     if settings.web_port == 0:
         return None
-    runner = web.AppRunner(create_app(service, settings), access_log=None)
+    runner = web.AppRunner(create_app(service, settings, publish), access_log=None)
     await runner.setup()
     server, site, refusals = runner.server, runner.app[SITE], Refusals()
     assert server is not None  # set up

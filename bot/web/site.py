@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import jinja2
 from aiohttp import web
 
-from bot.service import GameService, SizedCache, WebPlace
+from bot.service import GameService, SizedCache, WebPlace, WebSession
+from bot.service.core.outbox import Publish
 from bot.service.web.lists import isolated
 from bot.settings import Settings
 from bot.web import urls
@@ -21,16 +22,37 @@ from bot.web import urls
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
+#: The policy of every page: nothing but this origin (no CDN, no fonts, no inline script
+#: or style).
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
 #: A page of a server in link mode, and every error page: never indexed.
 NOINDEX = "noindex, nofollow"
+#: Where a request keeps its visitor once looked up (bot/web/auth.py `visitor_of`): the
+#: pages' header says who is signed in.
+VISITOR: web.RequestKey[WebSession | None] = web.RequestKey("visitor")
 
 
 class Site:
     """The application's shared state (`request.app[SITE]`)."""
 
-    def __init__(self, service: GameService, settings: Settings) -> None:
+    def __init__(
+        self, service: GameService, settings: Settings, publish: Publish | None = None
+    ) -> None:
         self.service = service
         self.settings = settings
+        #: how the process the pages run in announces a result (none: another process does)
+        self.publish = publish
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
             autoescape=True,  # every value is text: names like <script> stay text
@@ -58,7 +80,9 @@ class Site:
         )
 
     def render(self, template: str, **context: Any) -> str:
-        """A page's HTML from its template (`page` answers with it)."""
+        """A page's HTML from its template (`page` answers with it); `visitor`, the
+        session signed in, is None unless given (an error page says nobody)."""
+        context.setdefault("visitor", None)
         return self.templates.get_template(template).render(**context)
 
     def static(self, name: str) -> str:
@@ -110,9 +134,18 @@ def page(
     status: int = 200,
     **context: Any,
 ) -> web.Response:
-    """A page from its template: not indexed for a link-mode server or an error."""
+    """A page from its template: not indexed for a link-mode server or an error; its
+    header names the visitor signed in (`here`: the page to come back to after signing
+    in)."""
     indexable = status == 200 and (place is None or place.indexable)
-    body = request.app[SITE].render(template, place=place, indexable=indexable, **context)
+    body = request.app[SITE].render(
+        template,
+        place=place,
+        indexable=indexable,
+        visitor=request.get(VISITOR),
+        here=request.path_qs,
+        **context,
+    )
     return answer(request, body, indexable, status)
 
 

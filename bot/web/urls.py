@@ -21,7 +21,17 @@ and below it, the same for both:
     /p/<player>           a player
 
 Pages of no server: `/` (the home page), `/rules/` and `/rules/<game>` (with
-`/rules/<game>/<stage>.png`, the gallery's pictures), `/static/...`, `/robots.txt`.
+`/rules/<game>/<stage>.png`, the gallery's pictures), `/static/...`, `/robots.txt`, and
+signing in and out (bot/web/signin.py):
+
+    /signin               the ways to sign in (?next=<a path of this site>: where to go after)
+    /signin/discord       (POST) off to Discord's OAuth2 page
+    /signin/discord/back  where Discord sends the browser back (?code=...&state=...)
+    /signin/mail          (POST) "mail me a link"
+    /signin/<secret>      a one-time sign-in link: "Sign in as <name>", a button that POSTs
+    /signout              (POST) sign this browser out
+    /account              who is signed in, on how many browsers
+    /account/everywhere   (POST) sign out on every browser
 Behind a proxy that serves the pages under a path (PUBLIC_URL
 `https://example.org/paperboard`), the pages write every address under that path
 (`Rooted`), while this server routes from the root: the proxy strips the path.
@@ -78,6 +88,16 @@ def download(place: WebPlace, game_id: int, fmt: str) -> str:
     return f"{prefix(place)}/g/{game_id}/game.{fmt}"
 
 
+def play(place: WebPlace, game_id: int, step: str) -> str:
+    """Where a player's move goes: `step` taps, preview or move (bot/web/play.py)."""
+    return f"{prefix(place)}/g/{game_id}/{step}"
+
+
+def preview_picture(place: WebPlace, game_id: int, ply: int, move: str) -> str:
+    """The board after `move`, played after `ply` moves, for its player alone."""
+    return f"{prefix(place)}/g/{game_id}/preview.png?{urlencode({'ply': ply, 'move': move})}"
+
+
 def analysis_chart(place: WebPlace, game_id: int) -> str:
     return f"{prefix(place)}/g/{game_id}/analysis.png"
 
@@ -92,6 +112,16 @@ def player(place: WebPlace, player_id: int) -> str:
 
 def home() -> str:
     return "/"
+
+
+def vacation() -> str:
+    """The form that starts and ends the visitor's vacation (bot/web/acts.py)."""
+    return "/vacation"
+
+
+def challenge_answer(place: WebPlace, game_id: int, answer: str) -> str:
+    """The form that answers a challenge: `answer` is accept or decline (bot/web/acts.py)."""
+    return f"{game(place, game_id)}/{answer}"
 
 
 def rules(game_name: str | None = None) -> str:
@@ -123,6 +153,43 @@ def event_round(place: WebPlace, event_id: int, number: int) -> str:
     return f"{event(place, event_id)}?{urlencode({'round': number})}"
 
 
+def signin(next_path: str | None = None) -> str:
+    """The sign-in page; `next_path` (a path of this site) is where it leads after."""
+    return "/signin" + ("" if next_path is None else f"?{urlencode({'next': next_path})}")
+
+
+def signin_discord() -> str:
+    return "/signin/discord"
+
+
+def signin_discord_back() -> str:
+    """The OAuth2 redirect URI (its whole address is registered with Discord)."""
+    return "/signin/discord/back"
+
+
+def signin_mail() -> str:
+    return "/signin/mail"
+
+
+def signin_link(secret: str) -> str:
+    """A one-time sign-in link (the service's `issue_link` gives its secret)."""
+    if not secret.isascii() or not secret.replace("-", "").replace("_", "").isalnum():
+        raise ValueError("a sign-in link's secret is URL-safe base64")
+    return f"/signin/{secret}"
+
+
+def signout() -> str:
+    return "/signout"
+
+
+def account() -> str:
+    return "/account"
+
+
+def account_everywhere() -> str:
+    return "/account/everywhere"
+
+
 def static(name: str, version: str | None = None) -> str:
     path = f"/static/{name}"
     return path if version is None else f"{path}?{urlencode({'v': version})}"
@@ -136,7 +203,10 @@ def robots(root: str = "") -> str:
 #: The addresses `Rooted` writes under PUBLIC_URL's path.
 PATHS = frozenset(
     ("prefix", "server", "game", "board", "download", "analysis_chart", "event", "player",
-     "home", "rules", "rules_picture", "games", "event_round", "static", "live")
+     "home", "rules", "rules_picture", "games", "event_round", "static", "play",
+     "preview_picture", "signin", "signin_discord", "signin_discord_back", "signin_mail",
+     "signin_link", "signout", "account", "account_everywhere", "vacation", "challenge_answer",
+     "live")
 )  # fmt: skip
 
 

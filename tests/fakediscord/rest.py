@@ -57,8 +57,10 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 FILE_FIELD_RE = re.compile(r"^files\[(\d+)\]$")
 COMMAND_NAME_RE = re.compile(r"^[-_\w]{1,32}$")
 
-# Routes that authenticate with the token in the URL, not the bot token.
-NO_AUTH = ("/interactions/", "/webhooks/{webhook_id}/{webhook_token}")
+# Routes that authenticate with the token in the URL (or the OAuth2 client's), not the bot
+# token; and those a user's OAuth2 Bearer token may read too.
+NO_AUTH = ("/interactions/", "/webhooks/{webhook_id}/{webhook_token}", "/oauth2/token")
+BEARER = ("/users/@me",)
 
 
 def json_response(
@@ -129,6 +131,7 @@ class RestApi:
             ("GET", "/gateway", self.get_gateway),
             ("GET", "/gateway/bot", self.get_gateway_bot),
             ("GET", "/users/@me", self.get_me),
+            ("POST", "/oauth2/token", self.fake.oauth.token),
             ("GET", "/users/@me/guilds", self.get_my_guilds),
             ("POST", "/users/@me/channels", self.create_dm),
             ("GET", "/users/{user_id}", self.get_user),
@@ -236,8 +239,8 @@ class RestApi:
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.path.startswith(("/gateway", "/resume", "/attachments/")):
-            return await handler(request)  # The gateway websocket, the CDN.
+        if request.path.startswith(("/gateway", "/resume", "/attachments/", "/oauth2/")):
+            return await handler(request)  # The gateway websocket, the CDN, OAuth2's page.
         fake = self.fake
         key = self._route_keys.get(id(request.match_info.route))
         known = request.match_info.http_exception is None and key is not None
@@ -269,7 +272,9 @@ class RestApi:
             return json_response({"message": "404: Not Found", "code": 0}, 404)
         template = record.route.split(" ", 1)[1]
         needs_auth = not template.startswith(NO_AUTH) and template != "/gateway"
-        if needs_auth and request.headers.get("Authorization") != f"Bot {fake.token}":
+        as_bot = request.headers.get("Authorization") == f"Bot {fake.token}"
+        as_user = template in BEARER and fake.oauth.bearer_user(request) is not None
+        if needs_auth and not (as_bot or as_user):
             return json_response({"message": "401: Unauthorized", "code": 0}, 401)
         for fault in list(fake.faults):
             if not fault.matches(record):
@@ -400,7 +405,8 @@ class RestApi:
         )
 
     async def get_me(self, request: web.Request) -> web.Response:
-        return json_response(self.fake.bot_user_dict())
+        user = self.fake.oauth.bearer_user(request)  # a user signed in to a site, or the bot
+        return json_response(self.fake.bot_user_dict() if user is None else user.to_dict())
 
     async def get_my_guilds(self, request: web.Request) -> web.Response:
         return json_response(

@@ -54,6 +54,7 @@ from .models import (
     iso,
     validate_message_payload,
 )
+from .oauth import OAuth2
 
 log = logging.getLogger("fakediscord")
 
@@ -342,6 +343,7 @@ class FakeDiscord:
         from .rest import RestApi  # rest.py imports this module.
 
         self.gateway = Gateway(self)
+        self.oauth = OAuth2(self)
         self.rest = RestApi(self)
         self._outbox: deque[tuple[str, JSON | DataFor, int | None, int | None]] = deque()
         self._flush_lock = asyncio.Lock()
@@ -390,6 +392,7 @@ class FakeDiscord:
         for path in ("/gateway", "/gateway/", "/resume", "/resume/"):
             app.router.add_get(path, self.gateway.handle)
         app.router.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self.rest.cdn)
+        app.router.add_get("/oauth2/authorize", self.oauth.authorize)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from bot.render import Target
 from bot.render.tables import Bracket, Crosstable, StandingsTable
 from engine import Code
 
@@ -387,8 +388,20 @@ class MovePreview:
     ply: int  # the position it was checked on: a confirmation holds only there
     move: str  # as typed (cleaned): what a confirmation plays
     played: str  # as the record would write it: "d5-g3"
-    png: bytes
+    png: bytes  # empty when not asked for, or for taps that are no whole move yet
     text: str  # the board with the move, in characters (terminals)
+    whole: bool = True  # False: taps that need more taps to be a move (`move` so far)
+
+
+@dataclass(frozen=True, slots=True)
+class TapBoard:
+    """The position its player to move taps a move on: where each target is on its
+    picture, and the tools (words) to tap beside it."""
+
+    game: GameSummary
+    ply: int
+    targets: tuple[Target, ...]
+    tools: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,6 +420,17 @@ class NextGame:
     png: bytes
     position: int  # 1 for the game with least time left
     waiting: int  # how many games wait for your move
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGames:
+    """A player's games on every server (their home page): those waiting for their move
+    (the queue's order: least time left first), their other games under way, and the
+    challenges waiting for their answer."""
+
+    on_move: tuple[GameSummary, ...]
+    under_way: tuple[GameSummary, ...]
+    challenges: tuple[GameSummary, ...]
 
 
 @dataclass(frozen=True, slots=True)

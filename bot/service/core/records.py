@@ -421,7 +421,10 @@ class Records:
 
     async def announce(self, conn: AsyncConnection, result: ResultT) -> ResultT:
         """Every use case ends here, in its transaction: its events go into the outbox
-        (the one step tests replace to fail a commit after everything else is written)."""
+        (the one step tests replace to fail a commit after everything else is written).
+        The game's page is read again (a resignation, an undo asked: seen at once here)."""
+        for listener in self.state_listeners:
+            listener(result.game.id)
         return await outbox.write(self, conn, result)
 
 

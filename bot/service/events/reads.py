@@ -1,16 +1,17 @@
-"""What is read of an event: the list, one event, its pairings, its standings, its export."""
+"""What is read of an event: the list, one event, its pairings, its standings, its export;
+and a player's events on every server (their home page on the web)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import logging
+from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 
-from bot.events import (
-    Format,
-)
+from bot.events import FORMAT_TITLES, Format
 from bot.render.tables import Bracket, Crosstable, StandingsTable
 from bot.service.core.models import (
     TournamentSummary,
@@ -25,9 +26,11 @@ from bot.service.events.words import (
     iso,
     result_words,
     standings_text,
+    start_words,
 )
 from bot.service.looks.exports import ExportFile, stored_record
 from bot.store.schema import (
+    entrants,
     games,
     pairings,
     tournament_rounds,
@@ -35,6 +38,23 @@ from bot.store.schema import (
 )
 
 log = logging.getLogger("paperboard.tournaments")
+
+#: The most events a player's home page lists.
+EVENTS_OF_PLAYER = 50
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEvent:
+    """An event a player has entered, open or under way: where it stands and what comes
+    next, and their games of it under way."""
+
+    id: int
+    guild_id: int
+    title: str
+    format_title: str
+    status: str  # open active
+    next: str  # "Round 2 of 5 under way; round 3 is paired when its games end."
+    games: tuple[int, ...]
 
 
 class EventReads:
@@ -212,3 +232,69 @@ class EventReads:
         }
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         return ExportFile(f"event-{row.id}.json", text.encode())
+
+    async def events_of(self, player_id: int) -> tuple[PlayerEvent, ...]:
+        """The events `player_id` has entered (and not left) on every server, open or under
+        way, the newest first: where each stands and their games of it under way."""
+        check_ids(player_id)
+        t, e = tournaments.c, entrants.c
+        query = (
+            sa.select(tournaments)
+            .select_from(entrants.join(tournaments, t.id == e.tournament_id))
+            .where(
+                e.player_id == player_id,
+                e.withdrawn.is_(False),
+                t.status.in_(("open", "active")),
+            )
+            .order_by(t.id.desc())
+            .limit(EVENTS_OF_PLAYER)
+        )
+        found = []
+        async with self.db.read() as conn:
+            for row in (await conn.execute(query)).all():
+                p = pairings.c
+                mine = await conn.scalars(
+                    sa.select(p.game_id)
+                    .select_from(pairings.join(games, games.c.id == p.game_id))
+                    .where(
+                        p.tournament_id == row.id,
+                        p.done.is_(False),
+                        sa.or_(p.first_id == player_id, p.second_id == player_id),
+                        games.c.status.in_(("open", "active")),
+                    )
+                    .order_by(p.game_id)
+                )
+                summary = await self.store.event_summary(conn, row.id)
+                found.append(
+                    PlayerEvent(
+                        row.id,
+                        row.guild_id,
+                        summary.title,
+                        FORMAT_TITLES[Format(row.format)],
+                        row.status,
+                        next_words(row, summary),
+                        tuple(mine),
+                    )
+                )
+        return tuple(found)
+
+
+def next_words(row: Any, summary: TournamentSummary) -> str:
+    """Where an open or running event stands and what comes next, in a sentence."""
+    if row.status == "open":
+        return start_words(summary) or "Not started: its organiser starts it."
+    kind = Format(row.format)
+    if kind is Format.SWISS and row.rounds is not None:
+        if row.round >= row.rounds:
+            return f"Round {row.round} of {row.rounds} under way: the last."
+        return (
+            f"Round {row.round} of {row.rounds} under way; round {row.round + 1} is paired "
+            "when its games end."
+        )
+    if kind in (Format.SWISS, Format.KNOCKOUT):
+        return f"Round {row.round} under way; the next is paired when its games end."
+    if kind is Format.LEAGUE:
+        return f"Season {row.round} under way; the next starts when its games end."
+    if kind is Format.ROUND_ROBIN:
+        return "Every game is under way; it ends with the last of them."
+    return "Under way: challenge the players above you."

@@ -206,6 +206,18 @@ class Lookups:
         active = await self.games(guild_id, player_id=player_id, status="active")
         return [game for game in active if game.id in waiting]
 
+    async def undo_request(self, game_id: int, guild_id: int) -> tuple[int, int] | None:
+        """The undo request in the game that waits for an answer: who asked, and the ply it
+        holds for (a move since leaves it stale); None when none waits."""
+        check_ids(game_id, guild_id)
+        async with self.db.read() as conn:
+            row = await self.records.game_row(conn, game_id, guild_id)
+            if row.status != "active" or row.undo_seat is None or row.undo_ply != row.ply:
+                return None
+            summary = await self.records.summary(conn, game_id, row)
+        asker = summary.seats[int(row.undo_seat)].player_id
+        return None if asker is None else (asker, int(row.undo_ply))
+
     async def conditional_games(self, guild_id: int, player_id: int) -> list[GameSummary]:
         """The player's games under way that take conditional lines."""
         active = await self.games(guild_id, player_id=player_id, status="active")

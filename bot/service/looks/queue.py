@@ -1,10 +1,11 @@
-"""The next-game queue: the games where it is a player's move, least time left first."""
+"""The next-game queue: the games where it is a player's move, least time left first;
+and a player's games on every server, in that order (their home page on the web)."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-from bot.service.core.models import NextGame, Refused, ServiceCode
+from bot.service.core.models import GameSummary, NextGame, PlayerGames, Refused, ServiceCode
 from bot.service.core.records import Records
 from bot.service.core.rules import check_ids, seat_names_now
 from bot.store.schema import games, seats
@@ -22,6 +23,16 @@ _ON_MOVE = (
     )
     .order_by(games.c.deadline_at.is_(None), games.c.deadline_at, games.c.id)
 )
+#: A player's games under way and challenges to them on every server, the queue's order
+#: first (games without a clock last), at most `MINE` (seats_by_player).
+_MINE = (
+    sa.select(games.c.id, games.c.status, games.c.to_move, seats.c.seat, seats.c.accepted)
+    .select_from(seats.join(games, games.c.id == seats.c.game_id))
+    .where(seats.c.player_id == sa.bindparam("player_id"), games.c.status.in_(("active", "open")))
+    .order_by(games.c.deadline_at.is_(None), games.c.deadline_at, games.c.id)
+)
+#: The most games a player's home page lists.
+MINE = 200
 
 
 class Queue:
@@ -52,3 +63,24 @@ class Queue:
         summary = seat_names_now(summary, state)
         png = await self.records.render(row.id, state, summary, groups=False)
         return NextGame(summary, png, position + 1, len(waiting))
+
+    async def everywhere(self, player_id: int) -> PlayerGames:
+        """The player's games on every server: those waiting for their move, least time
+        left first (`next_game`'s order), their other games under way, and the challenges
+        waiting for their answer (not yet expired)."""
+        check_ids(player_id)
+        on_move: list[GameSummary] = []
+        under_way: list[GameSummary] = []
+        challenges: list[GameSummary] = []
+        async with self.db.read() as conn:
+            rows = (await conn.execute(_MINE.limit(MINE), {"player_id": player_id})).all()
+            for row in rows:
+                if row.status == "open" and row.accepted:
+                    continue  # their own challenge, or one they took: waiting for others
+                summary = await self.records.summary(conn, row.id)
+                if row.status == "open":
+                    if summary.expires_at is None or summary.expires_at > self.records.clock():
+                        challenges.append(summary)
+                else:
+                    (on_move if row.to_move == row.seat else under_way).append(summary)
+        return PlayerGames(tuple(on_move), tuple(under_way), tuple(challenges))

@@ -18,7 +18,6 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
-from bot.render import render_text
 from bot.service import clocks
 from bot.service.core import banks
 from bot.service.core import jobs as aiqueue
@@ -42,8 +41,9 @@ from bot.service.core.records import Records, replay
 from bot.service.core.rules import bot_to_move, check_ids, forfeit, local_time, seat_names_now
 from bot.service.core.turns import Turns
 from bot.service.play import conditionals
+from bot.service.play.previews import Previews
 from bot.store.schema import games, moves, players
-from engine import GameState, IllegalMove
+from engine import GameState
 
 log = logging.getLogger("paperboard.service")
 
@@ -78,8 +78,8 @@ class _Conflict(Exception):
     """Another writer moved the game on between our read and our write: retry."""
 
 
-class Play:
-    """The use cases of a game under way."""
+class Play(Previews):
+    """The use cases of a game under way (its previews: `Previews`)."""
 
     def __init__(self, records: Records, turns: Turns) -> None:
         self.records = records
@@ -122,22 +122,13 @@ class Play:
         self, game_id: int, guild_id: int, player: Player, text: str
     ) -> MoveResult | MovePreview:
         """A typed move: played at once, or, for a player whose misclick guard is on
-        (`confirm_moves`), checked and drawn but not played: a `MovePreview`, which
-        `move(..., expected_ply=preview.ply)` then plays if the game has not moved on."""
+        (`confirm_moves`), checked and drawn but not played (`preview`)."""
         check_ids(game_id, guild_id, player.id)
         async with self.db.read() as conn:
             guarded = await conn.scalar(_GUARDED, {"player_id": player.id})
         if not guarded:
             return await self.move(game_id, guild_id, player, text)
-        row, summary, seat, state, after = await self._checked_move(
-            game_id, guild_id, player, text, None
-        )
-        shown_then = seat_names_now(summary, after)
-        png = await self.records.render(game_id, after, shown_then, groups=False, after_move=True)
-        entries = zip(after.moves[state.ply :], after.actors[state.ply :], strict=True)
-        played = ", ".join(entry for entry, actor in entries if actor == seat)
-        typed = " ".join(text.lower().split())
-        return MovePreview(summary, row.ply, typed, played, png, render_text(after))
+        return await self.preview(game_id, guild_id, player, text)
 
     async def _move_once(
         self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
@@ -161,35 +152,6 @@ class Play:
                 conn, Result(seat_names_now(now_summary, after), tuple(events))
             )
         return result, after
-
-    async def _checked_move(
-        self, game_id: int, guild_id: int, player: Player, text: str, expected_ply: int | None
-    ) -> tuple[Any, GameSummary, int, GameState, GameState]:
-        """A move read and checked outside the write lock (SQLite has one writer; WAL
-        readers never wait): its commit then holds only if the game row is still the one
-        read. The row, summary, seat, the position and the position after the move."""
-        async with self.db.read() as conn:
-            row, summary, seat = await self.records.seated(
-                conn, game_id, guild_id, player, lock=False
-            )
-            if expected_ply is not None and expected_ply != row.ply:
-                raise Refused(
-                    f"This board is out of date: the game is at move {row.ply} now.",
-                    code=ServiceCode.STALE,
-                )
-            state = await self.records.load_state(conn, row)
-            if state.to_move != seat:
-                to_move = (
-                    summary.name_of_seat(state.to_move) if state.to_move is not None else "nobody"
-                )
-                raise Refused(
-                    f"It is not your turn: {to_move} is to move.", code=ServiceCode.NOT_YOUR_TURN
-                )
-            try:
-                after = state.play(text)
-            except IllegalMove as illegal:
-                raise Refused(str(illegal), code=illegal.code) from None
-        return row, summary, seat, state, after
 
     async def _commit_moves(
         self,

@@ -60,6 +60,15 @@ class WebSession:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkToMail:
+    """A sign-in link asked for by mail, taken by the mail runner to send."""
+
+    key: str
+    player: Player
+    secret: str
+
+
+@dataclass(frozen=True, slots=True)
 class NewSession:
     """A session just opened: the secret for the browser's cookie, and the session."""
 
@@ -154,6 +163,75 @@ class Sessions:
             secret, kind, timedelta(minutes=LINK_MINUTES), player_id=player.id, name=player.name
         )
         return secret
+
+    async def mail_link(self, player: Player) -> None:
+        """A one-time sign-in link for `player`, to be mailed to their address: its secret
+        waits in its row for the mail runner (`take_links_to_mail`), which alone sends it,
+        whichever process was asked."""
+        check_ids(player.id)
+        secret = fresh_secret()
+        await self._keep(
+            secret,
+            "mail",
+            timedelta(minutes=LINK_MINUTES),
+            player_id=player.id,
+            name=player.name,
+            secret=secret,
+        )
+
+    async def take_links_to_mail(self) -> list[LinkToMail]:
+        """The links waiting to be mailed, each taken by one process (its secret cleared
+        by the statement that finds it there): none is mailed twice. The sender gives back
+        one it could not send (`give_back_link`)."""
+        c = web_signins.c
+        waiting = (
+            c.kind == "mail",
+            c.secret.is_not(None),
+            c.used == sa.false(),
+            c.expires_at > self.clock(),
+        )
+        async with self.db.read() as conn:
+            rows = (await conn.execute(sa.select(web_signins).where(*waiting))).all()
+        taken: list[LinkToMail] = []
+        for row in rows:
+            async with self.db.write() as conn:
+                took = await conn.execute(
+                    web_signins.update().where(c.key == row.key, *waiting).values(secret=None)
+                )
+            if took.rowcount == 1 and row.player_id is not None:
+                taken.append(LinkToMail(row.key, Player(row.player_id, row.name or ""), row.secret))
+        return taken
+
+    async def give_back_link(self, link: LinkToMail) -> None:
+        """A link taken to mail and not sent (the mail server refused it, or was down):
+        the next pass sends it."""
+        async with self.db.write() as conn:
+            await conn.execute(
+                web_signins.update()
+                .where(web_signins.c.key == link.key, web_signins.c.used == sa.false())
+                .values(secret=link.secret)
+            )
+
+    async def link_holder(self, secret: str) -> Player | None:
+        """Who a sign-in link would sign in, without using it (a mail scanner fetching the
+        link burns nothing); None for one used, run out or never issued."""
+        if not secret or len(secret) > SECRET_LENGTH:
+            return None
+        c = web_signins.c
+        async with self.db.read() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(c.player_id, c.name).where(
+                        c.key == digest(secret),
+                        c.kind.in_(("bot", "mail")),
+                        c.used == sa.false(),
+                        c.expires_at > self.clock(),
+                    )
+                )
+            ).first()
+        if row is None or row.player_id is None:
+            return None
+        return Player(row.player_id, row.name or "")
 
     async def redeem_link(self, secret: str) -> NewSession:
         """Open a session with a sign-in link's secret: refused (`LINK_USED`) for one used,

@@ -51,9 +51,13 @@
       const response = await fetch(address, { credentials: "same-origin", cache: "no-store" });
       if (!response.ok) return;
       const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
-      for (const part of fresh.querySelectorAll("[data-live][id]")) {
-        const old = document.getElementById(part.id);
-        if (old) old.replaceWith(document.importNode(part, true));
+      for (const old of document.querySelectorAll("[data-live][id]")) {
+        const part = fresh.getElementById(old.id);
+        if (part) {
+          old.replaceWith(document.importNode(part, true));
+        } else {
+          old.remove();  // gone with the new position (a game over has no move to make)
+        }
       }
       if (follow && window.location.search) window.history.replaceState(null, "", window.location.pathname);
       tick();
