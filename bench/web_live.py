@@ -5,15 +5,15 @@ The pages are served by the bot's process (this one: the service, the web pages 
 loop, a ticker measuring the loop's longest stall). The pages are another process
 (`--live-drive`, an aiohttp client): `--live-pages` streams, as many on each game, each
 doing what bot/web/static/live.js and the browser do on an event: fetch the page again,
-then its new board picture. On SQLite the
-moves are made in the serving process (`paperboard run` serves the pages beside the bot:
-the signal is in-process); on PostgreSQL by a second service on its own connections (as
-`paperboard run` beside `paperboard web`: the signal crosses by NOTIFY). Each move goes
-through `service.play.move` (the page's own move form is another part's), timed from its
-call to its answer; a page's delivery is timed from that call to the event's arrival,
-and to the page and its board fetched again after it (both processes read the one monotonic clock of
-the machine). Memory per open page: the serving process's RSS grown by opening them all,
-divided by their number.
+then its new board picture. Each move is the page's move form, posted by its player's
+signed-in browser (`/g/<game>/move`, the session's cookie and CSRF token, the ply it
+saw), timed from the post to its answer. On SQLite the moves are posted to the serving
+process (`paperboard run` serves the pages beside the bot: the signal is in-process); on
+PostgreSQL to the pages of a second service on its own connections (as `paperboard run`
+beside `paperboard web`: the signal crosses by NOTIFY). A page's delivery is timed from
+the post to the event's arrival, and to the page and its board fetched again after it
+(both processes read the machine's one monotonic clock). Memory per open page: the
+serving process's RSS grown by opening them all, divided by their number.
 """
 
 from __future__ import annotations
@@ -38,14 +38,15 @@ import aiohttp
 import engine
 from bench.discord_e2e import percentile
 from bench.load import Ticker, _status_kb
-from bot.service import GameService, Place, Player
+from bot.service import GameService, Place, Player, WebPlace
 from bot.settings import Settings
-from bot.web import urls
+from bot.web import auth, urls
 from bot.web.runner import start_web
 
 #: The games watched: Hex 11x11 (no game ends within a run).
 KIND = ("hex", {"size": 11, "swap": "off"})
 GUILD = 5
+PLACE = WebPlace(GUILD, "public")
 FIRST_PLAYER = 800_000
 #: The board picture's address in a game's page.
 BOARD = re.compile(r'<img id="board" src="([^"]+)"')
@@ -74,8 +75,19 @@ class LiveFigures:
         )
 
 
-async def games(service: GameService, count: int) -> list[tuple[int, list[Player]]]:
-    """`count` games under way, one move played: (id, players)."""
+@dataclass(frozen=True)
+class Mover:
+    """A player's browser, signed in: the session's cookie and CSRF token."""
+
+    cookie: str
+    csrf: str
+
+
+Made = list[tuple[int, list[Mover]]]
+
+
+async def games(service: GameService, count: int) -> Made:
+    """`count` games under way: (id, its players' browsers, signed in)."""
     made = []
     place = Place(GUILD, 1)
     for n in range(count):
@@ -88,15 +100,19 @@ async def games(service: GameService, count: int) -> list[tuple[int, list[Player
             first="challenger",
         )  # fmt: skip
         await service.challenges.accept(issued.game.id, GUILD, players[1])
-        made.append((issued.game.id, players))
+        browsers = []
+        for player in players:
+            opened = await service.sessions.start(player, "bot")
+            browsers.append(Mover(f"{auth.COOKIE}={opened.secret}", opened.session.csrf))
+        made.append((issued.game.id, browsers))
     return made
 
 
 async def moving(
-    mover: GameService, made: list[tuple[int, list[Player]]], seconds: float
+    base: str, made: Made, seconds: float
 ) -> tuple[dict[tuple[int, int], float], list[float]]:
-    """A move every 50 ms, the games in turn: when each (game, ply) was asked for, and
-    each move's answer time (s)."""
+    """A move every 50 ms, the games in turn, posted to the pages at `base`: when each
+    (game, ply) was asked for, and each move's answer time (s)."""
     rng = random.Random(5)
     states = {game_id: engine.new(KIND[0], **KIND[1]) for game_id, _ in made}
     asked: dict[tuple[int, int], float] = {}
@@ -104,30 +120,42 @@ async def moving(
     loop = asyncio.get_running_loop()
     start = loop.time()
     moves = []
-    for n in range(round(seconds / 0.05)):
-        if (ahead := start + n * 0.05 - loop.time()) > 0:
-            await asyncio.sleep(ahead)
-        game_id, players = made[n % len(made)]
-        moves.append(asyncio.create_task(one_move(mover, game_id, players, states, rng, asked)))
-        moves[-1].add_done_callback(lambda done: answers.append(done.result()))
-    await asyncio.gather(*moves)
+    connector = aiohttp.TCPConnector(limit=0)
+    jar = aiohttp.DummyCookieJar()  # each post carries its player's cookie
+    async with aiohttp.ClientSession(base, connector=connector, cookie_jar=jar) as browser:
+        for n in range(round(seconds / 0.05)):
+            if (ahead := start + n * 0.05 - loop.time()) > 0:
+                await asyncio.sleep(ahead)
+            game_id, players = made[n % len(made)]
+            posting = one_move(browser, game_id, players, states, rng, asked)
+            moves.append(asyncio.create_task(posting))
+            moves[-1].add_done_callback(lambda done: answers.append(done.result()))
+        await asyncio.gather(*moves)
     return asked, answers
 
 
 async def one_move(
-    mover: GameService,
+    browser: aiohttp.ClientSession,
     game_id: int,
-    players: list[Player],
+    players: list[Mover],
     states: dict[int, Any],
     rng: random.Random,
     asked: dict[tuple[int, int], float],
 ) -> float:
+    """A move posted as the page's form posts it (JSON asked, as play.js asks)."""
     state = states[game_id]
     text = rng.choice(state.legal_moves())
     states[game_id] = state.play(text)
+    player = players[state.ply % 2]
     asked[(game_id, state.ply + 1)] = time.monotonic()
     began = time.perf_counter()
-    await mover.play.move(game_id, GUILD, players[state.ply % 2], text)
+    async with browser.post(
+        f"{urls.game(PLACE, game_id)}/move",
+        data={"csrf": player.csrf, "ply": str(state.ply), "move": text},
+        headers={"Cookie": player.cookie, "Accept": "application/json"},
+    ) as answer:
+        await answer.read()
+        assert answer.status == 200, (answer.status, await answer.text())
     return time.perf_counter() - began
 
 
@@ -136,21 +164,27 @@ def rss_kb() -> int:
 
 
 async def measure(url: str, args: argparse.Namespace, backend: str) -> LiveFigures:
+    from bench.web import free_port
+
     async with serving(url, args) as (service, settings, made):
-        mover = service
-        if backend == "postgresql":  # another process's moves: the signal crosses by NOTIFY
-            mover = await GameService.open(settings.model_copy(update={"web_port": 0}))
+        if backend == "sqlite":
+            return await watched(service, settings.site_url, settings, made, args)
+        # another process's moves, posted to its own pages: the signal crosses by NOTIFY
+        other = settings.model_copy(update={"web_port": free_port()})
+        mover = await GameService.open(other)
+        stop_web = await start_web(mover, other)
+        assert stop_web is not None, "the mover's pages did not start"
         try:
-            return await watched(service, mover, settings, made, args)
+            return await watched(service, other.site_url, settings, made, args)
         finally:
-            if mover is not service:
-                await mover.close()
+            await stop_web()
+            await mover.close()
 
 
 @contextlib.asynccontextmanager
 async def serving(
     url: str, args: argparse.Namespace
-) -> AsyncIterator[tuple[GameService, Settings, list[tuple[int, list[Player]]]]]:
+) -> AsyncIterator[tuple[GameService, Settings, Made]]:
     from bench.web import free_port
 
     settings = Settings(  # type: ignore[call-arg]
@@ -176,9 +210,9 @@ async def serving(
 
 async def watched(
     service: GameService,
-    mover: GameService,
+    moves_to: str,
     settings: Settings,
-    made: list[tuple[int, list[Player]]],
+    made: Made,
     args: argparse.Namespace,
 ) -> LiveFigures:
     place = await service.web.web_place(GUILD)
@@ -199,7 +233,7 @@ async def watched(
     per_page = (rss_kb() - before) / args.live_pages
     ticker = Ticker()
     ticking = asyncio.create_task(ticker.run())
-    asked, answers = await moving(mover, made, args.live_seconds)
+    asked, answers = await moving(moves_to, made, args.live_seconds)
     await asyncio.sleep(SETTLE_SECONDS)  # the last events arrive
     ticker.running = False
     await ticking
