@@ -25,8 +25,16 @@ line (the worse of the two backends):
     web game page p99: <ms> ms; cached board p99 <ms> ms; move p99 <ms> ms under load
     (<ms> ms without); loop stall <ms> ms
 
+Then the live pages (bench/web_live.py), on each backend: `--live-pages` pages open on
+their live streams while a move comes every 50 ms, spread over `--live-games` games: the
+move's answer p99, the pages' delivery p99, the loop's longest stall, memory per page.
+The last line gains them (the worse of the two backends):
+
+    ...; live: <n> pages, delivery p99 <ms> ms, move p99 <ms> ms, stall <ms> ms, <kB> kB a page
+
 Run: .venv/bin/python -m bench.web [--backend sqlite|postgresql|both] [--rounds 3]
-[--seconds 20] [--rate 200]
+[--seconds 20] [--rate 200] [--live-pages 2000] [--live-games 200] [--live-seconds 20]
+[--live-only]
 
 `--cpu N` measures instead what one request costs the bot's process: its CPU time
 (time.process_time: the loop and the database's threads; the drawing workers draw
@@ -61,6 +69,7 @@ import aiohttp
 import sqlalchemy as sa
 
 import engine
+from bench import web_live
 from bench.discord_e2e import percentile
 from bench.load import Collections, Ticker
 from bench.schedule import CHUNK
@@ -577,12 +586,24 @@ async def run(args: argparse.Namespace) -> None:
                     + " |"
                 )
             return
+        live: dict[str, web_live.LiveFigures] = {}
         for backend in backends:
-            async with database(backend, Path(folder)) as url:
-                rounds = await measure(url, args, backend)
-            errors += sum(sum(r.errors.values()) for r in rounds)
-            found[backend] = medians(rounds)
+            if not args.live_only:
+                async with database(backend, Path(folder)) as url:
+                    rounds = await measure(url, args, backend)
+                errors += sum(sum(r.errors.values()) for r in rounds)
+                found[backend] = medians(rounds)
+            if args.live_pages:
+                (Path(folder) / "live").mkdir(exist_ok=True)
+                async with database(backend, Path(folder) / "live") as url:
+                    live[backend] = await web_live.measure(url, args, backend)
+                print(f"  live pages, {backend}: {live[backend].line()}", flush=True)
+                errors += live[backend].missing
     print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    headline = web_live.headline(live, args.live_pages)
+    if args.live_only:
+        print(headline.removeprefix("; "))
+        sys.exit(1 if errors else 0)
     print(f"medians of {args.rounds} rounds, {args.rate:g} requests/s, ms:")
     print("| | " + " | ".join(backends) + " |")
     print("|---|" + "---:|" * len(backends))
@@ -595,7 +616,7 @@ async def run(args: argparse.Namespace) -> None:
         f"web game page p99: {worst['page p99']:.1f} ms; cached board p99 "
         f"{max(worst['board p99'], worst['board 304 p99']):.1f} ms; move p99 "
         f"{worst['move loaded p99']:.0f} ms under load ({worst['move quiet p99']:.0f} ms "
-        f"without); loop stall {worst['stall loaded']:.0f} ms"
+        f"without); loop stall {worst['stall loaded']:.0f} ms{headline}"
     )
     if errors:
         sys.exit(1)
@@ -611,11 +632,19 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=200.0, help="requests a second")
     parser.add_argument("--boards", type=int, default=200, help="board pictures asked again")
     parser.add_argument("--cpu", type=int, default=0, help="CPU per request, N of each kind")
+    parser.add_argument("--live-pages", type=int, default=2000, help="live pages open (0: none)")
+    parser.add_argument("--live-games", type=int, default=200, help="the games they watch")
+    parser.add_argument("--live-seconds", type=float, default=20.0, help="of moves")
+    parser.add_argument("--live-only", action="store_true", help="only the live pages")
     parser.add_argument("--drive", help=argparse.SUPPRESS)  # the load process: its plan
+    parser.add_argument("--live-drive", help=argparse.SUPPRESS)  # the live pages: their plan
     parser.add_argument("--probe", help=argparse.SUPPRESS)  # --cpu's requests: its plan
     args = parser.parse_args()
     if args.probe:
         asyncio.run(probe(json.loads(Path(args.probe).read_text())))
+        return
+    if args.live_drive:
+        asyncio.run(web_live.drive(json.loads(Path(args.live_drive).read_text())))
         return
     if args.drive:
         answer = asyncio.run(drive(json.loads(Path(args.drive).read_text())))

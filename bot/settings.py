@@ -197,6 +197,14 @@ class Settings(BaseSettings):
         default=False,
         description="behind a proxy: the client's address is the last of X-Forwarded-For",
     )
+    web_live_streams: int = Field(
+        default=10_000,
+        ge=0,
+        description="live game pages (Server-Sent Events) open at once in this process (0: none)",
+    )
+    web_live_per_address: int = Field(
+        default=50, ge=0, description="live game pages open at once per client address"
+    )
     web_cache_mb: int = Field(
         default=128,
         ge=1,

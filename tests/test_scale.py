@@ -55,23 +55,25 @@ async def test_news_is_heard_when_its_transaction_commits_and_only_in_its_schema
         listening, telling, other = Database(url), Database(url), Database(elsewhere)
         heard: list[str] = []
         try:
-            assert await listening.listen("ai", lambda: heard.append("ai"))
-            assert await listening.listen("outbox", lambda: heard.append("outbox"))
+            assert await listening.listen("ai", lambda detail: heard.append(f"ai {detail}"))
+            assert await listening.listen("outbox", lambda detail: heard.append(f"outbox {detail}"))
             with contextlib.suppress(RuntimeError):
                 async with telling.write() as conn:
                     await notify(conn, "ai")
+                    telling.after_commit(conn, lambda: heard.append("committed"))
                     raise RuntimeError("rolled back: nothing is sent")
             async with other.write() as conn:
                 await notify(conn, "ai")  # another schema on the same database
             async with telling.write() as conn:
-                await notify(conn, "outbox")
+                await notify(conn, "outbox", "7")  # with a detail (a game's id)
+                telling.after_commit(conn, lambda: heard.append("committed"))
 
             async def arrived() -> bool:
-                return bool(heard)
+                return len(heard) > 1
 
             # PostgreSQL delivers in commit order: the other two came first, if at all
             await until(arrived, "the notification")
-            assert heard == ["outbox"]
+            assert sorted(heard) == ["committed", "outbox 7"]
         finally:
             for database in (listening, telling, other):
                 await database.close()
@@ -154,7 +156,7 @@ async def test_listening_goes_on_after_the_connection_drops() -> None:
         heard: list[str] = []
         try:
             assert await listening.hold_name("bot-r")
-            await listening.listen("ai", lambda: heard.append("ai"))
+            await listening.listen("ai", lambda _: heard.append("ai"))
             async with telling.write() as conn:  # the server ends the listening connection
                 await conn.execute(
                     sa.text(

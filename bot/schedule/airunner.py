@@ -86,7 +86,7 @@ class AiRunner:
             self._loop_task = asyncio.create_task(self._loop(), name="paperboard-ai")
             log.info("AI runner %s started with %d searches at a time", self.worker_id, self.slots)
 
-    def poke(self) -> None:
+    def poke(self, _detail: str = "") -> None:
         """Work was queued: look for it now rather than at the next poll."""
         self._wake.set()
 

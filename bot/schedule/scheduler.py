@@ -203,7 +203,7 @@ class Scheduler:
                     log.exception("outbox pass failed")
         return delivered
 
-    def _news(self) -> None:
+    def _news(self, _detail: str = "") -> None:
         """Another process left a result in the outbox: deliver it now."""
         task = asyncio.create_task(self.redeliver(), name="paperboard-outbox-news")
         self._heard.add(task)

@@ -191,4 +191,5 @@ class GameService:
     async def close(self) -> None:
         self.records.holds.let_go_all()
         self.records.painter.close()
+        await self.records.changes.close()
         await self.records.db.close()

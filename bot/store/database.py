@@ -46,6 +46,8 @@ SLID_UNDER = (("0004", "outbox"),)
 SQLITE_HEADER = b"SQLite format 3\x00"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 DELETE_BATCH = 5000
+#: Where a write transaction's connection keeps what to call after its commit.
+AFTER_COMMIT = "paperboard_after_commit"
 #: Taken by the migrations' transaction: one process migrates a schema at a time.
 MIGRATION_LOCK = text(
     "SELECT pg_advisory_xact_lock(1885498727, hashtext(coalesce(current_schema(), '')))"
@@ -171,8 +173,8 @@ class Database:
         return True
 
     async def listen(self, news: str, listener: presence.Listener) -> bool:
-        """Call `listener` whenever any process commits a transaction that `notify`d
-        `news` (PostgreSQL); False on SQLite, where one process does it all."""
+        """Call `listener` with the detail whenever any process commits a transaction that
+        `notify`d `news` (PostgreSQL); False on SQLite, where one process does it all."""
         if self._presence is None:
             return False
         await self._presence.listen(news, listener)
@@ -199,19 +201,32 @@ class Database:
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
-        """One write transaction: committed when the block ends, rolled back on error
-        (then each of `rolled_back` is called)."""
+        """One write transaction: committed when the block ends, then each of the
+        callbacks given to `after_commit` is called; rolled back on error (then each of
+        `rolled_back` is called)."""
+        committed: list[Callable[[], None]] = []
         try:
-            if self._write_lock is None:
-                async with self._writer.begin() as connection:
+            async with contextlib.AsyncExitStack() as held:
+                if self._write_lock is not None:
+                    await held.enter_async_context(self._write_lock)
+                connection = await held.enter_async_context(self._writer.begin())
+                connection.info[AFTER_COMMIT] = committed
+                try:
                     yield connection
-                return
-            async with self._write_lock, self._writer.begin() as connection:
-                yield connection
+                finally:
+                    connection.info.pop(AFTER_COMMIT, None)
         except BaseException:
             for forget in self.rolled_back:
                 forget()
             raise
+        for call in committed:
+            call()
+
+    @staticmethod
+    def after_commit(conn: AsyncConnection, call: Callable[[], None]) -> None:
+        """In a write transaction (`write`): call `call` once it has committed (never
+        when it rolls back)."""
+        conn.info[AFTER_COMMIT].append(call)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
@@ -265,11 +280,11 @@ class Database:
         return engine
 
 
-async def notify(conn: AsyncConnection, news: str) -> None:
+async def notify(conn: AsyncConnection, news: str, detail: str = "") -> None:
     """In a write transaction: tell the processes listening for `news` (`Database.listen`)
-    when it commits; nothing on SQLite."""
+    when it commits, with `detail` (a few words: which row); nothing on SQLite."""
     if conn.dialect.name == "postgresql":
-        await presence.notify(conn, news)
+        await presence.notify(conn, news, detail)
 
 
 @asynccontextmanager

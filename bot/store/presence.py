@@ -11,8 +11,10 @@ leased under that name are its dead predecessor's.
 
 The connection is pinged every `PING` and opened again when it drops; every listener is
 then told once, since news may have come while it was away. Notifications carry the
-schema (`current_schema()`) as their payload: processes of other schemas on the same
-database (tests side by side) ignore each other's news.
+schema (`current_schema()`) as their payload, then a space and the news's detail when it
+has one (a game's id): processes of other schemas on the same database (tests side by
+side) ignore each other's news; a listener is called with the detail ("" for none, and
+after a reconnection).
 """
 
 from __future__ import annotations
@@ -34,17 +36,23 @@ NAME_LOCK = 0x70626E6D  # "pbnm"
 PING_SECONDS = 30.0
 RECONNECT_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)  # the waits between attempts, then the last
 
-Listener = Callable[[], None]
+#: Called with the news's detail ("" when it has none, or after a reconnection).
+Listener = Callable[[str], None]
 
 
 def channel_name(news: str) -> str:
     return f"paperboard_{news}"
 
 
-async def notify(conn: AsyncConnection, news: str) -> None:
-    """In a write transaction on PostgreSQL: tell the listeners of `news` when it commits."""
+async def notify(conn: AsyncConnection, news: str, detail: str = "") -> None:
+    """In a write transaction on PostgreSQL: tell the listeners of `news` when it commits,
+    with `detail` (PostgreSQL sends a notification once however often a transaction
+    repeats it)."""
     await conn.execute(
-        sa.text("SELECT pg_notify(:channel, current_schema())"), {"channel": channel_name(news)}
+        sa.text(
+            "SELECT pg_notify(:channel, rtrim(current_schema() || ' ' || CAST(:detail AS text)))"
+        ),
+        {"channel": channel_name(news), "detail": detail},
     )
 
 
@@ -165,11 +173,12 @@ class Presence:
             log.info("listening again")
             for listeners in self._listeners.values():  # news may have come meanwhile
                 for listener in list(listeners):
-                    listener()
+                    listener("")
             return
 
     def _heard(self, _connection: Any, _pid: int, channel: str, payload: str) -> None:
-        if payload != self._schema:
+        schema, _, detail = payload.partition(" ")
+        if schema != self._schema:
             return  # another schema's news
         for listener in list(self._listeners.get(channel, ())):
-            listener()
+            listener(detail)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from functools import partial
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -24,14 +25,16 @@ from aiohttp.typedefs import Middleware
 from bot.service import GameService, Refused
 from bot.service.core.outbox import Publish
 from bot.settings import Settings
-from bot.web import acts, auth, game, home, pages, play, signin, urls
+from bot.web import acts, auth, game, home, live, pages, play, signin, urls
 from bot.web.limits import Buckets, client_address
 from bot.web.site import CONTENT_SECURITY_POLICY, NOINDEX, SITE, STATIC, Handler, Site
 
 log = logging.getLogger("paperboard.web")
 
 #: The pages under a server's prefix: (the path after it, handler).
-SERVER_PAGES: tuple[tuple[str, Handler], ...] = game.ROUTES + pages.ROUTES + play.ROUTES
+SERVER_PAGES: tuple[tuple[str, Handler], ...] = (
+    game.ROUTES + live.ROUTES + pages.ROUTES + play.ROUTES
+)
 #: The pages of no server (the home page, robots.txt and the static files aside).
 SITE_PAGES: tuple[tuple[str, Handler], ...] = pages.SITE_ROUTES + signin.ROUTES
 #: The forms that change something (each checks its session and CSRF token: bot/web/auth.py),
@@ -78,6 +81,9 @@ def create_app(
     )
     app[SITE] = Site(service, settings, publish)
     signin.setup(app, settings)
+    address = partial(client_address, forwarded=settings.web_forwarded)
+    app[live.STREAMS] = live.Streams(settings, address)
+    app.on_shutdown.append(app[live.STREAMS].shut)
     for tail, handler in SERVER_PAGES:
         app.router.add_get(f"/{urls.PUBLIC}/{GUILD}{tail}", handler)
         app.router.add_get(f"/{urls.LINK}/{TOKEN}{tail}", handler)

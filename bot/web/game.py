@@ -24,7 +24,7 @@ from bot.service import (
 )
 from bot.service.core.rules import outcome_words
 from bot.service.web.lists import isolated
-from bot.web import acts, auth, urls
+from bot.web import acts, auth, live, urls
 from bot.web.site import SITE, Handler, file, page
 
 #: A position's number as a query takes it: at most 6 digits (no game is that long).
@@ -75,6 +75,8 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         preview=site.absolute(site.urls.board(place, game.id, last, found.board_tags[last])),
         address=site.absolute(site.urls.game(place, game.id)),
         acts=await acts.panel(request, place, found),
+        stream=site.urls.live(place, game.id),
+        version=live.version(found),
         **await tapping(request, place, found, ply),
     )
 

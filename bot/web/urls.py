@@ -13,6 +13,7 @@ and below it, the same for both:
                           events (?status=active|finished, ?game=hex, ?player=<id>,
                           ?before=<game id>: a list, filtered, its next page)
     /g/<game>             a game (?ply=N: the board after N moves)
+    /g/<game>/live        the game's new positions as they come (Server-Sent Events)
     /g/<game>/board/<ply>.png    the board after <ply> moves (?v= its version: cached for good)
     /g/<game>/game.json, /g/<game>/game.sgf, /g/<game>/game.gif   downloads
     /g/<game>/analysis.png       the analysis chart, when there is one
@@ -64,6 +65,11 @@ def server(place: WebPlace) -> str:
 def game(place: WebPlace, game_id: int, ply: int | None = None) -> str:
     path = f"{prefix(place)}/g/{game_id}"
     return path if ply is None else f"{path}?ply={int(ply)}"
+
+
+def live(place: WebPlace, game_id: int) -> str:
+    """A game's live stream (Server-Sent Events: bot/web/live.py)."""
+    return f"{game(place, game_id)}/live"
 
 
 def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -> str:
@@ -199,7 +205,8 @@ PATHS = frozenset(
     ("prefix", "server", "game", "board", "download", "analysis_chart", "event", "player",
      "home", "rules", "rules_picture", "games", "event_round", "static", "play",
      "preview_picture", "signin", "signin_discord", "signin_discord_back", "signin_mail",
-     "signin_link", "signout", "account", "account_everywhere", "vacation", "challenge_answer")
+     "signin_link", "signout", "account", "account_everywhere", "vacation", "challenge_answer",
+     "live")
 )  # fmt: skip
 
 

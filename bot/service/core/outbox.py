@@ -35,9 +35,18 @@ from typing import Any, Protocol, TypeVar, Union, get_args, get_origin, get_type
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.service.core.changes import GameChanges
 from bot.service.core.leases import claim_rows, lease_statement
 from bot.service.core.leases import release as release_rows
-from bot.service.core.models import Event, GameSummary, Reminder, Result
+from bot.service.core.models import (
+    Digest,
+    Event,
+    GameSummary,
+    MailBounced,
+    Reminder,
+    Result,
+    TournamentNews,
+)
 from bot.store import Database, notify
 from bot.store.schema import outbox
 
@@ -58,6 +67,8 @@ MAX_ATTEMPTS = 30
 NEWS = "outbox"
 CLAIM_BATCH = 100
 KEEP = timedelta(days=1)  # delivered rows are kept this long, then deleted
+#: The events that change no game's page (every other says its game changed).
+UNCHANGING = (Digest, MailBounced, TournamentNews)
 
 
 class Host(Protocol):
@@ -70,6 +81,7 @@ class Host(Protocol):
     holds: Holds
     clock: Callable[[], datetime]
     also_publish: list[Publish]
+    changes: GameChanges
 
     async def summary(
         self, conn: AsyncConnection, game_id: int, row: Any | None = None
@@ -205,7 +217,10 @@ async def write(service: Host, conn: AsyncConnection, result: R, *, later: bool 
     row from here until the delivery, for as long as the writing task lives. A process
     that does not announce leaves the row to those that do, told at the commit; so does
     `later`: a result that follows from another use case's (an event's next round after a
-    game's end), which that use case's caller does not deliver."""
+    game's end), which that use case's caller does not deliver. Every use case that
+    changes a game writes here: its watchers hear of it at the commit (core/changes.py)."""
+    if not all(isinstance(event, UNCHANGING) for event in result.events):
+        await service.changes.changed(conn, result.game.id)
     if not result.events:
         return result
     now = service.clock()

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import engine
 from bot.service.core import banks, outbox
+from bot.service.core.changes import GameChanges
 from bot.service.core.models import (
     GameSummary,
     GuildSettings,
@@ -133,6 +134,8 @@ class Records:
         self._events: dict[int, tuple[str, bool]] = {}
         #: called with a game's id when its state changes (the web pages read it again)
         self.state_listeners: list[Callable[[int], None]] = []
+        #: who hears that a transaction changed a game (the live pages), in every process
+        self.changes = GameChanges(database)
         # a roster read in a transaction that rolled back may be one never committed (a
         # start's drawn seat order)
         database.rolled_back.append(self.forget_rosters)

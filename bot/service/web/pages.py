@@ -15,6 +15,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -161,6 +162,7 @@ class WebPages:
             records.settings.web_cache_mb * 2**20, web_game_bytes
         )
         records.state_listeners.append(self._web_games.forget)
+        records.changes.listeners.append(self._web_games.forget)  # another process's change
         # the reads under way, shared by the requests that want the same thing
         self._web_reading: dict[Any, asyncio.Future[Any]] = {}
         # the GIF replays: (game id, record, names) -> GIF
@@ -220,6 +222,12 @@ class WebPages:
         if found is None:
             return None
         return found if found.mode == "link" else WebPlace(guild_id, found.mode, token)
+
+    def watching(self, game_id: int) -> AbstractAsyncContextManager[asyncio.Event]:
+        """An event set whenever a transaction of any process changes the game, while the
+        block runs (a live page's stream waits on it; core/changes.py)."""
+        check_ids(game_id)
+        return self.records.changes.watching(game_id)
 
     async def web_game(self, place: WebPlace, game_id: int) -> WebGame:
         """A game of a server whose pages are on, as its page shows it: the record with

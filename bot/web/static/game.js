@@ -1,6 +1,7 @@
 // The game page's slider: the page works without it (each position is a link); this adds
 // a range input and the keys Left, Right, Home and End, swapping the board picture and
-// marking the move in the list, without loading the page again.
+// marking the move in the list, without loading the page again. When live.js swaps the
+// page's parts for a new position ("paperboard:game"), it reads them again.
 "use strict";
 (function () {
   // times in the reader's own zone (the page says UTC without script); the year only when
@@ -8,35 +9,28 @@
   const parts = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
   const thisYear = new Intl.DateTimeFormat(undefined, parts);
   const otherYear = new Intl.DateTimeFormat(undefined, Object.assign({ year: "numeric" }, parts));
-  const now = new Date();
-  for (const time of document.querySelectorAll("time[datetime]")) {
-    const moment = new Date(time.getAttribute("datetime"));
-    if (!Number.isNaN(moment.getTime())) {
-      time.title = time.textContent;
-      const local = moment.getFullYear() === now.getFullYear() ? thisYear : otherYear;
-      time.textContent = local.format(moment);
+  function localTimes() {
+    const now = new Date();
+    for (const time of document.querySelectorAll("time[datetime]:not([title])")) {
+      const moment = new Date(time.getAttribute("datetime"));
+      if (!Number.isNaN(moment.getTime())) {
+        time.title = time.textContent;
+        const local = moment.getFullYear() === now.getFullYear() ? thisYear : otherYear;
+        time.textContent = local.format(moment);
+      }
     }
   }
 
-  const list = document.getElementById("moves");
-  const board = document.getElementById("board");
-  if (!list || !board) return;
-  const boards = list.dataset.boards.split(" ");
-  const last = boards.length - 1;
-  let ply = Number(list.dataset.ply);
-  const label = document.getElementById("ply-now");
-  const links = Array.from(list.querySelectorAll("a[data-ply]"));
-  const steps = Array.from(document.querySelectorAll(".plies a.step"));
-
-  const slider = document.createElement("input");
-  slider.type = "range";
-  slider.min = "0";
-  slider.max = String(last);
-  slider.value = String(ply);
-  slider.id = "slider";
-  slider.setAttribute("aria-label", "Position: moves played");
-  const nav = document.querySelector(".plies");
-  nav.insertBefore(slider, nav.firstChild);
+  // the page's parts as last read (`setup`)
+  let list = null;
+  let board = null;
+  let boards = [];
+  let last = 0;
+  let ply = 0;
+  let label = null;
+  let links = [];
+  let steps = [];
+  let slider = null;
 
   function address(n) {
     const url = new URL(window.location.href);
@@ -62,6 +56,7 @@
   function show(n) {
     n = Math.max(0, Math.min(last, n));
     ply = n;
+    list.dataset.ply = String(n);
     slider.value = String(n);
     label.textContent = String(n);
     for (const link of links) {
@@ -82,16 +77,41 @@
     pending = window.setTimeout(function () { draw(n); }, 60);
   }
 
-  slider.addEventListener("input", function () { show(Number(slider.value)); });
-  for (const link of links.concat(steps)) {
-    link.addEventListener("click", function (event) {
-      if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
-      event.preventDefault();
-      show(Number(link.dataset.ply));
-    });
+  function follow(event) {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    show(Number(event.currentTarget.dataset.ply));
   }
+
+  // The slider and the links on the page's parts as they are now.
+  function setup() {
+    localTimes();
+    window.clearTimeout(pending);
+    list = document.getElementById("moves");
+    board = document.getElementById("board");
+    if (!list || !board) { list = null; return; }
+    boards = list.dataset.boards.split(" ");
+    last = boards.length - 1;
+    ply = Number(list.dataset.ply);
+    label = document.getElementById("ply-now");
+    links = Array.from(list.querySelectorAll("a[data-ply]"));
+    steps = Array.from(document.querySelectorAll(".plies a.step"));
+
+    slider = document.createElement("input");
+    slider.type = "range";
+    slider.min = "0";
+    slider.max = String(last);
+    slider.value = String(ply);
+    slider.id = "slider";
+    slider.setAttribute("aria-label", "Position: moves played");
+    const nav = document.querySelector(".plies");
+    nav.insertBefore(slider, nav.firstChild);
+    slider.addEventListener("input", function () { show(Number(slider.value)); });
+    for (const link of links.concat(steps)) link.addEventListener("click", follow);
+  }
+
   document.addEventListener("keydown", function (event) {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (!list || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
     if (target instanceof HTMLElement && target !== slider && target.matches("input, textarea, select")) return;
     const moves = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: last };
@@ -99,4 +119,6 @@
     event.preventDefault();
     show(moves[event.key]);
   });
+  document.addEventListener("paperboard:game", setup);
+  setup();
 })();
