@@ -27,6 +27,7 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 
 
 async def fits(page: Page) -> None:
+    await page.wait_for_load_state()  # its stylesheets too: a click does not wait for them
     assert await page.evaluate(OVERFLOW) == 0
 
 

@@ -85,23 +85,6 @@ async def test_a_game_between_a_browser_discord_and_mail_arrives_everywhere(
                 code = world.said("ann@discord.test").split("code is ")[1][:6]
                 await service.mail.confirm_email(discord_ann, code)
                 await world.send(ANNE, BOT, "join", name="Anne")
-                await world.send(ANNE, BOT, "challenge hex ann@discord.test size=4 swap=off")
-                challenge = await fake_discord.wait_for(
-                    lambda: next((m for m in games.messages if m.custom_ids), None),
-                    what="the challenge in the channel",
-                )
-                [game] = await service.lookups.games(guild.id, status="open")
-                await (await fake_discord.press(ann, challenge, f"pb:c:accept:{game.id}")).ack()
-                await fake_discord.wait_for(
-                    lambda: len(capture.inbox(ANNE)) >= 3, what="the start mailed"
-                )
-                game = await service.lookups.game(game.id, guild.id)
-                thread = await fake_discord.wait_for(
-                    lambda: next((t for t in fake_discord.threads if t.id == game.thread_id), None),
-                    what="the game's thread",
-                )
-                address = base + urls.game((await service.web.web_place(guild.id)), game.id)  # type: ignore[arg-type]
-
                 browser = await playwright.chromium.launch(
                     executable_path=chromium_path(), args=["--no-sandbox"]
                 )
@@ -141,6 +124,25 @@ async def test_a_game_between_a_browser_discord_and_mail_arrives_everywhere(
                 await anne_page.goto(link[0])
                 await anne_page.click("button:has-text('Sign in as Anne')")
                 await anne_page.wait_for_selector("text=Signed in as Anne")
+                # the game: Anne challenges ann by mail, ann accepts on Discord
+                mails = len(capture.inbox(ANNE))
+                await world.send(ANNE, BOT, "challenge hex ann@discord.test size=4 swap=off")
+                challenge = await fake_discord.wait_for(
+                    lambda: next((m for m in games.messages if m.custom_ids), None),
+                    what="the challenge in the channel",
+                )
+                [game] = await service.lookups.games(guild.id, status="open")
+                await (await fake_discord.press(ann, challenge, f"pb:c:accept:{game.id}")).ack()
+                await fake_discord.wait_for(
+                    lambda: len(capture.inbox(ANNE)) >= mails + 2, what="the start mailed"
+                )
+                game = await service.lookups.game(game.id, guild.id)
+                thread = await fake_discord.wait_for(
+                    lambda: next((t for t in fake_discord.threads if t.id == game.thread_id), None),
+                    what="the game's thread",
+                )
+                address = base + urls.game((await service.web.web_place(guild.id)), game.id)  # type: ignore[arg-type]
+
                 for page in (ann_page, anne_page):
                     await page.goto(address)
                     await page.evaluate("window.__same_page = true")
@@ -166,24 +168,31 @@ async def test_a_game_between_a_browser_discord_and_mail_arrives_everywhere(
                             what=f"{move} mailed to Anne",
                         )
 
-                # 1. ann taps in her browser; Anne's open page shows it
-                before = len(thread.messages)
-                await tap_move(ann_page, ["a1"])
-                await everywhere(1, "a1", [anne_page], "ann", before)
-                # 2. Anne answers by mail; both pages show it
-                await ann_page.evaluate("window.__same_page = true")  # her page after Confirm
-                before = len(thread.messages)
-                await world.reply(ANNE, "b2")
-                await everywhere(2, "b2", [ann_page, anne_page], "Anne", before)
-                # 3. ann moves on Discord
-                before = len(thread.messages)
-                handle = await fake_discord.slash(ann, "move", {"move": "a2"}, channel=thread)
-                await handle.reply()
-                await everywhere(3, "a2", [ann_page, anne_page], "ann", before)
-                # 4. Anne taps in her browser; ann's page shows it
-                before = len(thread.messages)
-                await tap_move(anne_page, ["c2"])
-                await everywhere(4, "c2", [ann_page], "Anne", before)
+                # each plays twice, whoever was drawn to move first: ann by tapping, then
+                # on Discord; Anne by mail, then by tapping
+                ways = {ann.id: iter(["tap", "discord"]), None: iter(["mail", "tap"])}
+                for ply, move in enumerate(["a1", "b2", "a2", "c2"], 1):
+                    game = await service.lookups.game(game.id, guild.id)
+                    by_ann = game.player_to_move == ann.id
+                    way = next(ways[ann.id if by_ann else None])
+                    mover, own, other = (
+                        ("ann", ann_page, anne_page) if by_ann else ("Anne", anne_page, ann_page)
+                    )
+                    before = len(thread.messages)
+                    if way == "tap":
+                        await tap_move(own, [move])  # its own page reloads on Confirm
+                        watching = [other]
+                    elif way == "discord":
+                        handle = await fake_discord.slash(
+                            ann, "move", {"move": move}, channel=thread
+                        )
+                        await handle.reply()
+                        watching = [own, other]
+                    else:
+                        await world.reply(ANNE, move)
+                        watching = [own, other]
+                    await everywhere(ply, move, watching, mover, before)
+                    await own.evaluate("window.__same_page = true")
                 print(f"moves shown on the open pages after {latencies} ms")
                 assert (await service.lookups.game(game.id, guild.id)).ply == 4
                 assert max(latencies) < LIVE_SECONDS * 1000, latencies
