@@ -46,8 +46,6 @@ SLID_UNDER = (("0004", "outbox"),)
 SQLITE_HEADER = b"SQLite format 3\x00"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 DELETE_BATCH = 5000
-#: Where a write transaction's connection keeps what to call after its commit.
-AFTER_COMMIT = "paperboard_after_commit"
 #: Taken by the migrations' transaction: one process migrates a schema at a time.
 MIGRATION_LOCK = text(
     "SELECT pg_advisory_xact_lock(1885498727, hashtext(coalesce(current_schema(), '')))"
@@ -90,6 +88,8 @@ class Database:
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         # told when a write transaction rolls back (caches filled inside it are not true)
         self.rolled_back: list[Callable[[], None]] = []
+        # each write transaction under way: what to call after its commit
+        self._after_commit: dict[AsyncConnection, list[Callable[[], None]]] = {}
 
     @classmethod
     async def open(cls, url: str) -> Database:
@@ -210,11 +210,11 @@ class Database:
                 if self._write_lock is not None:
                     await held.enter_async_context(self._write_lock)
                 connection = await held.enter_async_context(self._writer.begin())
-                connection.info[AFTER_COMMIT] = committed
+                self._after_commit[connection] = committed
                 try:
                     yield connection
-                finally:
-                    connection.info.pop(AFTER_COMMIT, None)
+                finally:  # not the connection's own state: a cancelled one refuses a read
+                    del self._after_commit[connection]
         except BaseException:
             for forget in self.rolled_back:
                 forget()
@@ -222,11 +222,10 @@ class Database:
         for call in committed:
             call()
 
-    @staticmethod
-    def after_commit(conn: AsyncConnection, call: Callable[[], None]) -> None:
+    def after_commit(self, conn: AsyncConnection, call: Callable[[], None]) -> None:
         """In a write transaction (`write`): call `call` once it has committed (never
         when it rolls back)."""
-        conn.info[AFTER_COMMIT].append(call)
+        self._after_commit[conn].append(call)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
