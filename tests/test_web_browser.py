@@ -71,22 +71,26 @@ class Browsing:
     browser: Browser
 
     async def context(self, watched: Watched, **options: Any) -> BrowserContext:
-        """A fresh browser context whose every request is checked to stay on loopback
-        (one that would not is refused and noted)."""
-        context = await self.browser.new_context(**options)
-        context.set_default_timeout(PATIENCE_MS)
-        await context.add_init_script(WATCH_CSP)
+        return await watched_context(self.browser, watched, **options)
 
-        async def route(route: Route) -> None:
-            url = route.request.url
-            if on_this_machine(url):
-                await route.continue_()
-            else:
-                watched.offsite.append(url)
-                await route.abort()
 
-        await context.route("**/*", route)
-        return context
+async def watched_context(browser: Browser, watched: Watched, **options: Any) -> BrowserContext:
+    """A fresh browser context whose every request is checked to stay on loopback
+    (one that would not is refused and noted)."""
+    context = await browser.new_context(**options)
+    context.set_default_timeout(PATIENCE_MS)
+    await context.add_init_script(WATCH_CSP)
+
+    async def route(route: Route) -> None:
+        url = route.request.url
+        if on_this_machine(url):
+            await route.continue_()
+        else:
+            watched.offsite.append(url)
+            await route.abort()
+
+    await context.route("**/*", route)
+    return context
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -29,12 +29,12 @@ from tests.conftest import ANN, BOB
 from tests.fakediscord import FakeDiscord
 from tests.mailkit import Capture, mail_settings, serve
 from tests.test_taps import taps_of
-from tests.test_web_browser import PATIENCE_MS, WATCH_CSP, Watched, clean
+from tests.test_web_browser import PATIENCE_MS, Watched, clean, watched_context
 from tests.webkit import GUILD, PLACE
-from tests.webshow import Showcase, browser_missing, chromium_path, on_this_machine, showcase, urls
+from tests.webshow import Showcase, browser_missing, chromium_path, showcase, urls
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext, Page, Route
+    from playwright.async_api import Browser, BrowserContext, Page
 
 pytestmark = [
     pytest.mark.skipif(browser_missing() is not None, reason=browser_missing() or ""),
@@ -120,7 +120,7 @@ async def by_discord(table: Table, watched: Watched) -> tuple[Player, BrowserCon
     """A browser signed in with Discord: "Sign in with Discord", the fake Discord's page
     approves, and back."""
     user = table.fake.oauth.signed_in = table.fake.create_user("ann")
-    context = await watched_context(table, watched)
+    context = await watched_context(table.browser, watched)
     page = watched.watch(await context.new_page())
     await page.goto(table.shown.url("/signin"))
     await page.click("button:has-text('Sign in with Discord')")
@@ -138,7 +138,7 @@ async def by_mail(table: Table, watched: Watched) -> tuple[Player, BrowserContex
     assert await table.mail.announcer.send_codes() == 1
     code = table.capture.last(address).get_content().split("code is ")[1][:6]
     await service.mail.confirm_email(BOB, code)
-    context = await watched_context(table, watched)
+    context = await watched_context(table.browser, watched)
     page = await context.new_page()
     await page.goto(table.shown.url("/signin"))
     await page.fill("#address", address)
@@ -154,27 +154,10 @@ async def by_mail(table: Table, watched: Watched) -> tuple[Player, BrowserContex
     return BOB, context
 
 
-async def watched_context(table: Table, watched: Watched, **options: Any) -> BrowserContext:
-    """A fresh browser context whose every request stays on the machine."""
-    context: BrowserContext = await table.browser.new_context(**options)
-    context.set_default_timeout(PATIENCE_MS)
-    await context.add_init_script(WATCH_CSP)
-
-    async def route(route: Route) -> None:
-        if on_this_machine(route.request.url):
-            await route.continue_()
-        else:
-            watched.offsite.append(route.request.url)
-            await route.abort()
-
-    await context.route("**/*", route)
-    return context
-
-
 async def signed_in(table: Table, player: Player, watched: Watched, **options: Any) -> Page:
     """A page of a fresh browser context signed in as `player` (a session opened straight
     away: the sign-in flows are tested with the whole games)."""
-    context = await watched_context(table, watched, **options)
+    context = await watched_context(table.browser, watched, **options)
     opened = await table.shown.service.sessions.start(player, "bot")
     await context.add_cookies(
         [{"name": auth.COOKIE, "value": opened.secret, "url": table.shown.base}]

@@ -26,22 +26,20 @@ from tests.conftest import Clock
 from tests.fakediscord import Channel, FakeDiscord, run_bot
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.mailkit import BOT, Capture, MailWorld, mail_settings, serve
-from tests.test_web_browser import WATCH_CSP, Watched
+from tests.test_web_browser import Watched, watched_context
 from tests.test_web_live_browser import LIVE_SECONDS, SHOWS
 from tests.test_web_play_browser import tap_move
-from tests.webshow import browser_missing, chromium_path, on_this_machine
+from tests.webshow import browser_missing, chromium_path
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None, reason=browser_missing() or "")
 
 ANNE = "anne@home.test"
-#: Playwright's waits for what is no latency (a page loading), in ms.
-PATIENCE_MS = 15_000
 
 
 async def test_a_game_between_a_browser_discord_and_mail_arrives_everywhere(
     fake_discord: FakeDiscord, database_url: str, clock: Clock
 ) -> None:
-    from playwright.async_api import BrowserContext, Route, async_playwright
+    from playwright.async_api import async_playwright
 
     guild = fake_discord.create_guild("Paper club", channels=["games"])
     ann = fake_discord.create_user("ann")
@@ -90,29 +88,17 @@ async def test_a_game_between_a_browser_discord_and_mail_arrives_everywhere(
                 )
                 watched = Watched()
 
-                async def context() -> BrowserContext:
-                    made = await browser.new_context()
-                    made.set_default_timeout(PATIENCE_MS)
-                    await made.add_init_script(WATCH_CSP)
-
-                    async def route(route: Route) -> None:
-                        if on_this_machine(route.request.url):
-                            await route.continue_()
-                        else:
-                            watched.offsite.append(route.request.url)
-                            await route.abort()
-
-                    await made.route("**/*", route)
-                    return made
-
                 # ann signs in with Discord
                 fake_discord.oauth.signed_in = ann
-                ann_page = watched.watch(await (await context()).new_page())
+                pages = [await watched_context(browser, watched) for _ in range(2)]
+                ann_page = watched.watch(await pages[0].new_page())
                 await ann_page.goto(base + "/signin")
                 await ann_page.click("button:has-text('Sign in with Discord')")
                 await ann_page.wait_for_selector("text=Signed in as ann")
                 # Anne signs in by a mailed link
-                anne_page = watched.watch(await (await context()).new_page())
+                anne_page = watched.watch(
+                    await (await watched_context(browser, watched)).new_page()
+                )
                 await anne_page.goto(base + "/signin")
                 await anne_page.fill("#address", ANNE)
                 await anne_page.click("button:has-text('Mail me a link')")
