@@ -265,3 +265,33 @@ async def test_a_phone_plays_hex_by_touch(site: Table) -> None:
     for page in pages:
         await clean(page, watched)
         await page.context.close()
+
+
+async def test_the_board_is_one_tab_stop_and_the_arrows_walk_it(site: Table) -> None:
+    """A keyboard reaches the board in one Tab stop, walks its points with the arrows
+    (the position slider stays put) and taps with Enter."""
+    watched = Watched()
+    page = await signed_in(site, ANN, watched)
+    service = site.shown.service
+    game = await started(service, "hex", {"size": 5, "swap": "off"})
+    for player, move in ((ANN, "a1"), (BOB, "e5")):
+        await service.play.move(game.id, GUILD, player, move)
+    await page.goto(site.shown.url(urls.game(site.shown.place, game.id)))
+    stops = page.locator('#targets .target[tabindex="0"]')
+    assert await stops.count() == 1 and await stops.get_attribute("data-tap") == "c3"
+    await stops.focus()
+    focused = "document.activeElement.dataset.tap"
+    await page.keyboard.press("ArrowRight")
+    assert await page.evaluate(focused) == "d3"
+    await page.keyboard.press("ArrowDown")  # a neighbour on the row below
+    below = await page.evaluate(focused)
+    assert below in ("c4", "d4"), below
+    await page.keyboard.press("ArrowLeft")
+    left = chr(ord(below[0]) - 1) + "4"
+    assert await page.evaluate(focused) == left
+    await page.keyboard.press("Enter")
+    await page.wait_for_function(PREVIEWED)
+    assert await page.text_content("#tap-played") == left
+    assert await page.evaluate("document.getElementById('slider').value") == "2"
+    await clean(page, watched)
+    await page.context.close()

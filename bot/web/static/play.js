@@ -63,6 +63,7 @@
     }
     layer.hidden = false;
     for (const part of moving.querySelectorAll(".tap-hint, .tools")) part.hidden = false;
+    roving(layer);
 
     function mark() {
       for (const button of moving.ownerDocument.querySelectorAll("[data-tap]")) {
@@ -129,6 +130,49 @@
         return;
       }
       window.location.assign(answer.address);
+    });
+  }
+
+  // The board is one stop of the Tab order (a big board has thousands of points): the
+  // arrow keys move between its points, to the nearest one that way, and Enter or Space
+  // taps. Handled here, the arrows do not also step the position slider (game.js).
+  function roving(layer) {
+    const targets = Array.from(layer.querySelectorAll(".target"));
+    if (!targets.length) return;
+    const middle = targets.reduce(function (best, target) {
+      const off = function (t) { return Math.abs(t.dataset.x - 0.5) + Math.abs(t.dataset.y - 0.5); };
+      return off(target) < off(best) ? target : best;
+    });
+    for (const target of targets) target.tabIndex = target === middle ? 0 : -1;
+    const ways = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    function centre(target) {
+      const box = target.getBoundingClientRect();
+      return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+    }
+    function nearest(from, way) {
+      const here = centre(from);
+      let best = null;
+      let score = Infinity;
+      for (const target of targets) {
+        const there = centre(target);
+        const along = (there.x - here.x) * way[0] + (there.y - here.y) * way[1];
+        const across = Math.abs((there.x - here.x) * way[1] - (there.y - here.y) * way[0]);
+        if (along < 1 || along + across >= score) continue;
+        best = target;
+        score = along + across;
+      }
+      return best;
+    }
+    layer.addEventListener("keydown", function (event) {
+      const from = event.target;
+      if (!(event.key in ways) || !from.classList.contains("target")) return;
+      event.preventDefault();
+      event.stopPropagation();
+      const to = nearest(from, ways[event.key]);
+      if (to === null) return;
+      from.tabIndex = -1;
+      to.tabIndex = 0;
+      to.focus();
     });
   }
 
