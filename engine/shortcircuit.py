@@ -18,11 +18,12 @@ typed as one string ("pop e5 f6, pop d4 d5, y c3").
 from __future__ import annotations
 
 import copy as _copy
+import functools
 import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from types import ModuleType
 from typing import Self
 
 from engine.core import (
@@ -44,6 +45,12 @@ from engine.core import (
 )
 from engine.hexgrid import HEXHEX_DIRECTIONS, hexhex_cells
 from engine.notation import Point, label, point, points, sort_key
+
+_compiled: ModuleType | None
+try:  # RandomPlayout's loop compiled, where the install step had a C compiler
+    from engine import _shortcircuit_playout as _compiled
+except ImportError:
+    _compiled = None
 
 UNLIMITED = "unlimited"
 _UNLIMITED_WORDS = {"unlimited", "infinite", "inf", "no limit"}
@@ -640,6 +647,10 @@ class ShortCircuitState(GameState):
 # -- for search: random playouts on bare bitboards -------------------------------------
 
 
+#: How a playout ended, by the compiled loop's code for it.
+_END_CODES = (None, End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT)
+
+
 class RandomPlayout:
     """A position's pieces as bare bitboards, played on by uniformly random legal actions
     to the end: the search's playout, without a state's record, texts or action lists.
@@ -651,24 +662,24 @@ class RandomPlayout:
     of a capacitor on or next to X and a connector next to X. A pair is kept only
     through its lowest such X (so each pop counts once) and when the turn can still be
     completed after it, which is plain unless no connector could be placed before it.
-    Kept up to date rather than found again for each action: each colour's adjacent
-    cells, and per cell the capacitors on or next to it and the connectors next to it
-    (counters sliced into three bitboards of their binary digits), whose products
-    summed over the mover's connectors count the pairs.
+    Kept up to date within a run rather than found again for each action: each
+    colour's adjacent cells, and per cell the capacitors on or next to it and the
+    connectors next to it (counters sliced into three bitboards of their binary
+    digits), whose products summed over the mover's connectors count the pairs.
+
+    `run` is compiled (engine/_shortcircuit_playout.c) where the install step could
+    build it: the same loop, drawing the same numbers to the same actions, about 30
+    times faster; this Python loop is its reference and the fallback.
     """
 
     __slots__ = (
-        "_adjacent",
         "_board",
         "_caps",
-        "_caps_around",
         "_caps_left",
         "_colours",
         "_max_turns",
         "_mover",
-        "_occupied",
         "_passes",
-        "_pieces_around",
         "_popped",
         "_turns",
         "end",
@@ -677,19 +688,9 @@ class RandomPlayout:
     )
 
     def __init__(self, state: ShortCircuitState) -> None:
-        board = state._board
-        self._board = board
+        self._board = state._board
         self._colours = list(state._colours)
-        self._adjacent = [board.adjacent(mask) for mask in state._colours]
-        self._occupied = state._colours[0] | state._colours[1] | state._colours[2]
-        self._occupied |= state._colours[3]
         self._caps = state._caps
-        self._caps_around = (0, 0, 0)
-        for cell in _bits(state._caps):
-            self._caps_around = _count_up(*self._caps_around, board.closed[cell])
-        self._pieces_around = (0, 0, 0)
-        for cell in _bits(self._occupied):
-            self._pieces_around = _count_up(*self._pieces_around, board.neighbours[cell])
         self._caps_left = [-1 if left is None else left for left in state._caps_left]
         self._mover = state._mover
         self._turns = state._turns
@@ -705,12 +706,53 @@ class RandomPlayout:
 
     def run(self, rng: random.Random, limit: int) -> bool:
         """Play up to `limit` actions (forced passes not counted); whether the game is over."""
+        if _compiled is not None and self._board.mask.bit_length() <= _compiled.BITS:
+            self._run_compiled(rng, limit)
+        else:
+            self._run_python(rng, limit)
+        return self.end is not None
+
+    def _run_compiled(self, rng: random.Random, limit: int) -> None:
+        assert _compiled is not None
+        board = self._board
+        state = [
+            *self._colours,
+            self._caps,
+            *self._caps_left,
+            self._mover,
+            self._turns,
+            self._passes,
+            int(self._popped),
+            self._max_turns,
+            _END_CODES.index(self.end),
+            self.winners[0] if self.winners else -1,
+        ]
+        _compiled.run(
+            (board.side, board.mask, *board.shifts, board.centre),
+            state,
+            rng.random,
+            functools.partial(_connector_reachable, board),
+            limit,
+            self.played,
+        )
+        self._colours, self._caps = state[:4], state[4]
+        self._caps_left = state[5:7]
+        self._mover, self._turns, self._passes = state[7:10]
+        self._popped = bool(state[10])
+        self.end = _END_CODES[state[12]]
+        self.winners = () if state[13] < 0 else (state[13],)
+
+    def _run_python(self, rng: random.Random, limit: int) -> None:
         board = self._board
         near, closed, mask, adjacent = board.neighbours, board.closed, board.mask, board.adjacent
-        colours, adj, left = self._colours, self._adjacent, self._caps_left
-        occupied, caps = self._occupied, self._caps
-        caps0, caps1, caps2 = self._caps_around
-        pieces0, pieces1, pieces2 = self._pieces_around
+        colours, left, caps = self._colours, self._caps_left, self._caps
+        adj = [adjacent(colour) for colour in colours]
+        occupied = colours[0] | colours[1] | colours[2] | colours[3]
+        caps0 = caps1 = caps2 = pieces0 = pieces1 = pieces2 = 0
+        for cell in _bits(caps):
+            caps0, caps1, caps2 = _count_up(caps0, caps1, caps2, closed[cell])
+        for cell in _bits(occupied):
+            pieces0, pieces1, pieces2 = _count_up(pieces0, pieces1, pieces2, near[cell])
         mover, turns, passes, popped = self._mover, self._turns, self._passes, self._popped
         max_turns = self._max_turns
         draw = rng.random
@@ -840,12 +882,9 @@ class RandomPlayout:
                 end = End.TURN_LIMIT
             popped = False
             mover = 0 if turns == _SETUP_TURNS else opponent
-        self._occupied, self._caps = occupied, caps
-        self._caps_around = caps0, caps1, caps2
-        self._pieces_around = pieces0, pieces1, pieces2
+        self._caps = caps
         self._mover, self._turns, self._passes, self._popped = mover, turns, passes, popped
         self.end, self.winners = end, winners
-        return end is not None
 
 
 def _nth(mask: int, index: int, count: int) -> int:
@@ -895,10 +934,13 @@ def _joined(board: _Board, ends: int, rest: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Board:
-    """A hex-hex board as bitboards: cell (q, r) is bit (r+1)*W + (q+1), W = 2s+1.
+    """A hex-hex board as bitboards: cell (q, r) is bit r*W + q, W = 2s.
 
-    The padding row and column around the board let a shift find all six
-    neighbours at once without wrapping into the next row.
+    The padding column q = 2s-1 lets a shift find all six neighbours at once
+    without wrapping into the next row (the directions are ±1, ±W and ±(W+1));
+    shifts off the bottom fall away and the mask drops those off the top. Side 5
+    fits 89 bits: three of CPython's 30-bit digits, which the playouts' many
+    bitboard operations are paid by.
     """
 
     side: int
@@ -929,11 +971,11 @@ class _Board:
         return self.labels[cell]
 
 
-@cache
+@functools.cache
 def _board(side: int) -> _Board:
-    width = 2 * side + 1
+    width = 2 * side
     cells = hexhex_cells(side)
-    bit_at = {(q, r): (r + 1) * width + q + 1 for q, r in cells}
+    bit_at = {(q, r): r * width + q for q, r in cells}
     neighbours = [0] * (width * width)
     closed = [0] * (width * width)
     for (q, r), bit in bit_at.items():

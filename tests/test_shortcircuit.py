@@ -10,8 +10,10 @@ import contextlib
 import json
 import math
 import random
+import shutil
+import sysconfig
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 import pytest
@@ -19,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+import engine.shortcircuit
 from engine import BadOptions, Code, End, IllegalMove
 from engine.notation import point
 from engine.shortcircuit import (
@@ -628,6 +631,49 @@ def test_random_playouts_replay_through_play(seed: int) -> None:
     assert engine.replay("shortcircuit", final.options, final.moves) == final
 
 
+@pytest.fixture(params=["compiled", "python"])
+def playout_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each playout test twice: RandomPlayout's compiled loop, then its Python reference."""
+    if request.param == "python":
+        monkeypatch.setattr(engine.shortcircuit, "_compiled", None)
+    elif engine.shortcircuit._compiled is None:
+        pytest.skip("the compiled playouts were not built (no C compiler at install)")
+    yield request.param
+
+
+def test_the_compiled_playouts_are_built_where_a_compiler_is() -> None:
+    compiler = str(sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}): the playouts run in Python")
+    assert engine.shortcircuit._compiled is not None, "make install builds engine/*.c"
+
+
+def test_compiled_and_python_playouts_draw_the_same_actions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every board size, limited and unlimited capacitors, from random positions, in
+    # pieces of any length: the same numbers drawn give the same actions and position.
+    compiled = engine.shortcircuit._compiled
+    if compiled is None:
+        pytest.skip("the compiled playouts were not built (no C compiler at install)")
+    rng = random.Random(3)
+    for size in range(3, 11):
+        for capacitors in ("unlimited", 2):
+            start = new(size=size, capacitors=capacitors, max_turns=rng.choice([40, 150]))
+            for _ in range(rng.randrange(40)):
+                if start.outcome is None:
+                    start.apply(rng.choice(start.actions()))
+            seed = rng.randrange(2**32)
+            results = []
+            for loop in (compiled, None):
+                monkeypatch.setattr(engine.shortcircuit, "_compiled", loop)
+                playout, draws = RandomPlayout(start), random.Random(seed)
+                while not playout.run(draws, draws.choice([1, 7, 256])):
+                    pass
+                results.append((playout.played, playout.end, playout.winners, playout._colours))
+            assert results[0] == results[1], (size, capacitors)
+
+
 def _replayed(start: ShortCircuitState, playout: RandomPlayout) -> ShortCircuitState:
     """The playout's actions applied to `start` by the engine, each checked to be one of
     `actions()` for the seat the playout says made it."""
@@ -638,7 +684,7 @@ def _replayed(start: ShortCircuitState, playout: RandomPlayout) -> ShortCircuitS
     return state
 
 
-def test_random_playouts_on_bitboards_keep_the_rules() -> None:
+def test_random_playouts_on_bitboards_keep_the_rules(playout_loop: str) -> None:
     # From the start and from random positions of crowded and roomy options, played in
     # pieces of any length: every action legal, the game ends where and as the engine
     # ends it, in each of the four ways.
@@ -665,7 +711,7 @@ def test_random_playouts_on_bitboards_keep_the_rules() -> None:
     assert set(ends) == {End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT}
 
 
-def test_random_playouts_on_bitboards_draw_each_legal_action_alike() -> None:
+def test_random_playouts_on_bitboards_draw_each_legal_action_alike(playout_loop: str) -> None:
     # A position with placements, capacitors and pops, one pop linked by two of the
     # mover's connectors (drawn through one of them only).
     rng = random.Random(4)
