@@ -48,7 +48,7 @@ from engine.notation import Point, label, point, points, sort_key
 
 _compiled: ModuleType | None
 try:  # RandomPlayout's loop compiled, where the install step had a C compiler
-    from engine import _shortcircuit_playout as _compiled
+    import engine._shortcircuit_playout as _compiled
 except ImportError:
     _compiled = None
 
