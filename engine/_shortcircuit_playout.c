@@ -253,6 +253,7 @@ enum {
 };
 
 static PyObject *run(PyObject *module, PyObject *args) {
+    (void)module;
     PyObject *spec, *state, *draw, *reachable, *played;
     long limit;
     if (!PyArg_ParseTuple(args, "O!O!OOlO!", &PyTuple_Type, &spec, &PyList_Type, &state, &draw,
@@ -458,7 +459,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_shortcircuit_playout",
     "Short Circuit's random playouts compiled (engine/shortcircuit.py's RandomPlayout).", -1,
-    methods,
+    methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__shortcircuit_playout(void) {
