@@ -23,6 +23,7 @@ typedef struct {
 enum { POP = 0, CONNECTOR = 1, CAPACITOR = 2 };
 enum { GOES_ON = 0, LOOP = 1, NO_CONNECTORS = 2, PASSES = 3, TURN_LIMIT = 4 };
 #define SETUP_TURNS 2
+#define LOOP_CELLS 6 /* the fewest connectors in a loop (shortcircuit.py's _LOOP_CELLS) */
 
 static inline bits b_and(bits a, bits b) {
     for (int i = 0; i < WORDS; i++) a.w[i] &= b.w[i];
@@ -201,6 +202,34 @@ static int joined(const Board *board, bits ends, bits rest) {
     return 0;
 }
 
+/* The cells of `candidates` next to two connectors of `own` that are joined through
+ * `own`: a connector there closes a loop (shortcircuit.py's _closing). */
+static bits closing(const Board *board, bits own, bits candidates) {
+    bits result, rest = own;
+    memset(&result, 0, sizeof result);
+    while (b_any(rest)) {
+        bits part = b_single(b_lowest(rest)), grown;
+        for (;;) {
+            grown = b_or(part, b_and(adjacent(board, part), own));
+            if (!memcmp(&grown, &part, sizeof part)) break;
+            part = grown;
+        }
+        rest = b_andnot(rest, part);
+        bits once, twice;
+        memset(&once, 0, sizeof once);
+        memset(&twice, 0, sizeof twice);
+        for (int k = 0; k < 3; k++) {
+            bits up = b_shl(part, board->shifts[k]), down = b_shr(part, board->shifts[k]);
+            twice = b_or(twice, b_and(once, up));
+            once = b_or(once, up);
+            twice = b_or(twice, b_and(once, down));
+            once = b_or(once, down);
+        }
+        result = b_or(result, b_and(twice, candidates));
+    }
+    return result;
+}
+
 /* Python's reachable(mover, colours, caps): 1, 0, or -1 with an exception set. */
 static int ask_reachable(PyObject *reachable, int mover, const bits colours[4], bits caps) {
     PyObject *list = PyList_New(4), *caps_int = from_bits(caps), *answer = NULL;
@@ -256,8 +285,9 @@ static PyObject *run(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *spec, *state, *draw, *reachable, *played;
     long limit;
-    if (!PyArg_ParseTuple(args, "O!O!OOlO!", &PyTuple_Type, &spec, &PyList_Type, &state, &draw,
-                          &reachable, &limit, &PyList_Type, &played))
+    int take_wins;
+    if (!PyArg_ParseTuple(args, "O!O!OOlO!p", &PyTuple_Type, &spec, &PyList_Type, &state, &draw,
+                          &reachable, &limit, &PyList_Type, &played, &take_wins))
         return NULL;
     if (PyList_GET_SIZE(state) != S_SIZE) {
         PyErr_SetString(PyExc_ValueError, "the state list has the wrong length");
@@ -335,6 +365,18 @@ static PyObject *run(PyObject *module, PyObject *args) {
                     continue;
                 }
             }
+            bits wins;
+            long count_wins = 0;
+            if (take_wins && b_count(own) >= LOOP_CELLS - 1) {
+                wins = closing(board, own, b_or(place_a, place_b));
+                count_wins = b_count(wins);
+            }
+            if (count_wins) { /* a loop closed wins: the mover takes it */
+                if (draw_float(draw, &x) < 0) return NULL;
+                second = b_nth(wins, (long)(x * (double)count_wins));
+                kind = CONNECTOR, first = b_has(place_a, second) ? a : a + 1;
+                goto chosen;
+            }
             for (int i = 0; i < WORDS; i++)
                 for (uint64_t rest = own.w[i]; rest; rest &= rest - 1) {
                     int cell = 64 * i + __builtin_ctzll(rest);
@@ -396,6 +438,7 @@ static PyObject *run(PyObject *module, PyObject *args) {
                 }
             }
         }
+    chosen:
         actions++;
         if (record(played, mover, kind, first, second) < 0) return NULL;
         if (kind == POP) {
@@ -452,7 +495,8 @@ static PyObject *run(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"run", run, METH_VARARGS,
-     "run(board, state, draw, reachable, limit, played): RandomPlayout.run's loop, compiled."},
+     "run(board, state, draw, reachable, limit, played, take_wins): RandomPlayout.run's loop, "
+     "compiled."},
     {NULL, NULL, 0, NULL},
 };
 

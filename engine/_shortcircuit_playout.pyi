@@ -12,4 +12,5 @@ def run(
     reachable: Callable[[int, list[int], int], bool],
     limit: int,
     played: list[tuple[int, tuple[int, int, int]]],
+    take_wins: bool,
 ) -> None: ...

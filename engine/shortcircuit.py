@@ -654,6 +654,9 @@ _END_CODES = (None, End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT)
 class RandomPlayout:
     """A position's pieces as bare bitboards, played on by uniformly random legal actions
     to the end: the search's playout, without a state's record, texts or action lists.
+    With `take_wins` a mover who can close a loop does (a uniform draw among those
+    placements): most playouts then end in a loop instead of at the turn limit, and
+    the search won those at equal time (docs/AI.md).
 
     The rules are those of `actions` and `apply` (tests/test_shortcircuit.py replays
     playouts through them). An action is drawn uniformly from the legal ones by
@@ -681,14 +684,16 @@ class RandomPlayout:
         "_mover",
         "_passes",
         "_popped",
+        "_take_wins",
         "_turns",
         "end",
         "played",
         "winners",
     )
 
-    def __init__(self, state: ShortCircuitState) -> None:
+    def __init__(self, state: ShortCircuitState, *, take_wins: bool) -> None:
         self._board = state._board
+        self._take_wins = take_wins
         self._colours = list(state._colours)
         self._caps = state._caps
         self._caps_left = [-1 if left is None else left for left in state._caps_left]
@@ -734,6 +739,7 @@ class RandomPlayout:
             functools.partial(_connector_reachable, board),
             limit,
             self.played,
+            self._take_wins,
         )
         self._colours, self._caps = state[:4], state[4]
         self._caps_left = state[5:7]
@@ -754,7 +760,7 @@ class RandomPlayout:
         for cell in _bits(occupied):
             pieces0, pieces1, pieces2 = _count_up(pieces0, pieces1, pieces2, near[cell])
         mover, turns, passes, popped = self._mover, self._turns, self._passes, self._popped
-        max_turns = self._max_turns
+        max_turns, take_wins = self._max_turns, self._take_wins
         draw = rng.random
         record = self.played.append
         end, winners = self.end, self.winners
@@ -789,60 +795,70 @@ class RandomPlayout:
                         end = End.TURN_LIMIT
                     mover = 1 - mover
                     continue
-                total = direct
-                own0, own1, own2 = own & caps0, own & caps1, own & caps2
-                linkers = own0 | own1 | own2
-                if linkers:
-                    total += (
-                        (own0 & pieces0).bit_count()
-                        + 2 * ((own0 & pieces1).bit_count() + (own1 & pieces0).bit_count())
-                        + 4
-                        * (
-                            (own0 & pieces2).bit_count()
-                            + (own1 & pieces1).bit_count()
-                            + (own2 & pieces0).bit_count()
+                wins = (
+                    _closing(board, own, place_a | place_b)
+                    if take_wins and own.bit_count() >= _LOOP_CELLS - 1
+                    else 0
+                )
+                if wins:  # a loop closed wins: the mover takes it
+                    count = wins.bit_count()
+                    second = _nth(wins, int(draw() * count), count)
+                    kind, first = _CONNECTOR, a if place_a >> second & 1 else a + 1
+                else:
+                    total = direct
+                    own0, own1, own2 = own & caps0, own & caps1, own & caps2
+                    linkers = own0 | own1 | own2
+                    if linkers:
+                        total += (
+                            (own0 & pieces0).bit_count()
+                            + 2 * ((own0 & pieces1).bit_count() + (own1 & pieces0).bit_count())
+                            + 4
+                            * (
+                                (own0 & pieces2).bit_count()
+                                + (own1 & pieces1).bit_count()
+                                + (own2 & pieces0).bit_count()
+                            )
+                            + 8 * ((own1 & pieces2).bit_count() + (own2 & pieces1).bit_count())
+                            + 16 * (own2 & pieces2).bit_count()
                         )
-                        + 8 * ((own1 & pieces2).bit_count() + (own2 & pieces1).bit_count())
-                        + 16 * (own2 & pieces2).bit_count()
-                    )
-                while True:
-                    index = int(draw() * total)
-                    if index < count_a:
-                        kind, first, second = _CONNECTOR, a, _nth(place_a, index, count_a)
-                        break
-                    index -= count_a
-                    if index < count_b:
-                        kind, first, second = _CONNECTOR, a + 1, _nth(place_b, index, count_b)
-                        break
-                    index -= count_b
-                    if index < count_free:
-                        kind, first, second = _CAPACITOR, _nth(free, index, count_free), 0
-                        break
-                    index -= count_free
-                    rest = linkers
-                    while True:  # the linker the index falls on
-                        low = rest & -rest
-                        rest ^= low
-                        linker = low.bit_length() - 1
-                        there = caps & closed[linker]
-                        targets = occupied & near[linker]
-                        per_cap = targets.bit_count()
-                        count = there.bit_count() * per_cap
-                        if index < count:
+                    while True:
+                        index = int(draw() * total)
+                        if index < count_a:
+                            kind, first, second = _CONNECTOR, a, _nth(place_a, index, count_a)
                             break
-                        index -= count
-                    first = _nth(there, index // per_cap, count // per_cap)
-                    second = _nth(targets, index % per_cap, per_cap)
-                    if _lowest(own & closed[first] & near[second]) != linker:
-                        continue  # a pop is drawn through its lowest linker only
-                    bit = 1 << second
-                    if _placement_kept(
-                        colours, mover, bit, place_a, place_b
-                    ) or _connector_reachable(
-                        board, mover, [m & ~bit for m in colours], caps & ~(1 << first)
-                    ):
-                        kind = _POP
-                        break
+                        index -= count_a
+                        if index < count_b:
+                            kind, first, second = _CONNECTOR, a + 1, _nth(place_b, index, count_b)
+                            break
+                        index -= count_b
+                        if index < count_free:
+                            kind, first, second = _CAPACITOR, _nth(free, index, count_free), 0
+                            break
+                        index -= count_free
+                        rest = linkers
+                        while True:  # the linker the index falls on
+                            low = rest & -rest
+                            rest ^= low
+                            linker = low.bit_length() - 1
+                            there = caps & closed[linker]
+                            targets = occupied & near[linker]
+                            per_cap = targets.bit_count()
+                            count = there.bit_count() * per_cap
+                            if index < count:
+                                break
+                            index -= count
+                        first = _nth(there, index // per_cap, count // per_cap)
+                        second = _nth(targets, index % per_cap, per_cap)
+                        if _lowest(own & closed[first] & near[second]) != linker:
+                            continue  # a pop is drawn through its lowest linker only
+                        bit = 1 << second
+                        if _placement_kept(
+                            colours, mover, bit, place_a, place_b
+                        ) or _connector_reachable(
+                            board, mover, [m & ~bit for m in colours], caps & ~(1 << first)
+                        ):
+                            kind = _POP
+                            break
             actions += 1
             record((mover, (kind, first, second)))
             if kind == _POP:
@@ -885,6 +901,29 @@ class RandomPlayout:
         self._caps = caps
         self._mover, self._turns, self._passes, self._popped = mover, turns, passes, popped
         self.end, self.winners = end, winners
+
+
+#: The fewest connectors in a loop: adjacent connectors differ in colour, so a loop
+#: alternates its owner's two colours (even), and the hex grid has no chordless 4-cycle.
+_LOOP_CELLS = 6
+
+
+def _closing(board: _Board, own: int, candidates: int) -> int:
+    """The cells of `candidates` next to two connectors of `own` that are joined
+    through `own`: a connector there closes a loop."""
+    closing = 0
+    while own:
+        part = own & -own
+        while (grown := part | board.adjacent(part) & own) != part:
+            part = grown
+        own ^= part
+        once = twice = 0
+        for shift in board.shifts:
+            for beside in (part << shift, part >> shift):
+                twice |= once & beside
+                once |= beside
+        closing |= twice & candidates
+    return closing
 
 
 def _nth(mask: int, index: int, count: int) -> int:

@@ -7,6 +7,7 @@ go through the public `play`.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import random
@@ -25,6 +26,7 @@ import engine.shortcircuit
 from engine import BadOptions, Code, End, IllegalMove
 from engine.notation import point
 from engine.shortcircuit import (
+    _CONNECTOR,
     RandomPlayout,
     ShortCircuitState,
     ShortCircuitView,
@@ -657,7 +659,7 @@ def test_compiled_and_python_playouts_draw_the_same_actions(
     if compiled is None:
         pytest.skip("the compiled playouts were not built (no C compiler at install)")
     rng = random.Random(3)
-    for size in range(3, 11):
+    for size, take_wins in itertools.product(range(3, 11), (False, True)):
         for capacitors in ("unlimited", 2):
             start = new(size=size, capacitors=capacitors, max_turns=rng.choice([40, 150]))
             for _ in range(rng.randrange(40)):
@@ -667,11 +669,12 @@ def test_compiled_and_python_playouts_draw_the_same_actions(
             results = []
             for loop in (compiled, None):
                 monkeypatch.setattr(engine.shortcircuit, "_compiled", loop)
-                playout, draws = RandomPlayout(start), random.Random(seed)
+                playout = RandomPlayout(start, take_wins=take_wins)
+                draws = random.Random(seed)
                 while not playout.run(draws, draws.choice([1, 7, 256])):
                     pass
                 results.append((playout.played, playout.end, playout.winners, playout._colours))
-            assert results[0] == results[1], (size, capacitors)
+            assert results[0] == results[1], (size, capacitors, take_wins)
 
 
 def _replayed(start: ShortCircuitState, playout: RandomPlayout) -> ShortCircuitState:
@@ -684,7 +687,8 @@ def _replayed(start: ShortCircuitState, playout: RandomPlayout) -> ShortCircuitS
     return state
 
 
-def test_random_playouts_on_bitboards_keep_the_rules(playout_loop: str) -> None:
+@pytest.mark.parametrize("take_wins", [False, True])
+def test_random_playouts_on_bitboards_keep_the_rules(playout_loop: str, take_wins: bool) -> None:
     # From the start and from random positions of crowded and roomy options, played in
     # pieces of any length: every action legal, the game ends where and as the engine
     # ends it, in each of the four ways.
@@ -701,7 +705,7 @@ def test_random_playouts_on_bitboards_keep_the_rules(playout_loop: str) -> None:
             for _ in range(rng.randrange(40)):
                 if start.outcome is None:
                     start.apply(rng.choice(start.actions()))
-            playout = RandomPlayout(start)
+            playout = RandomPlayout(start, take_wins=take_wins)
             while not playout.run(rng, rng.choice([1, 7, 256])):
                 pass
             final = _replayed(start, playout)
@@ -726,11 +730,25 @@ def test_random_playouts_on_bitboards_draw_each_legal_action_alike(playout_loop:
     draws = 300 * len(actions)
     counts = Counter()
     for _ in range(draws):
-        playout = RandomPlayout(state)
+        playout = RandomPlayout(state, take_wins=False)
         playout.run(rng, 1)
         counts[playout.played[0][1]] += 1
     assert set(counts) == set(actions)
     assert all(abs(count - 300) < 5 * math.sqrt(300) for count in counts.values())
+
+
+def test_playouts_that_take_wins_close_a_loop_when_they_can(playout_loop: str) -> None:
+    # Before Player 1's last piece of LOOP_GAME (side 5) yellow d3 closes the ring;
+    # no other action does, and uniform playouts draw it about once in as many
+    # actions as there are.
+    state = played(LOOP_GAME[:-1], size=5)
+    ring = (1, state._board.bit_at[point("d3")])
+    rng = random.Random(5)
+    for _ in range(20):
+        playout = RandomPlayout(state, take_wins=True)
+        assert playout.run(rng, 1) and playout.end is End.LOOP
+        assert playout.played == [(0, (_CONNECTOR, *ring))]
+    assert len(state.actions()) > 20
 
 
 def _has_a_doubly_linked_pop(state: ShortCircuitState) -> bool:
