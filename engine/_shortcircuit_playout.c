@@ -204,9 +204,26 @@ static int joined(const Board *board, bits ends, bits rest) {
 
 /* The cells of `candidates` next to two connectors of `own` that are joined through
  * `own`: a connector there closes a loop (shortcircuit.py's _closing). */
+/* The cells (some off the board) next to two or more of `cells` (_beside_two). */
+static bits beside_two(const Board *board, bits cells) {
+    bits once, twice;
+    memset(&once, 0, sizeof once);
+    memset(&twice, 0, sizeof twice);
+    for (int k = 0; k < 3; k++) {
+        bits up = b_shl(cells, board->shifts[k]), down = b_shr(cells, board->shifts[k]);
+        twice = b_or(twice, b_and(once, up));
+        once = b_or(once, up);
+        twice = b_or(twice, b_and(once, down));
+        once = b_or(once, down);
+    }
+    return twice;
+}
+
 static bits closing(const Board *board, bits own, bits candidates) {
-    bits result, rest = own;
+    bits result;
     memset(&result, 0, sizeof result);
+    candidates = b_and(candidates, beside_two(board, own));
+    bits rest = b_and(own, adjacent(board, candidates)); /* the parts that matter */
     while (b_any(rest)) {
         bits part = b_single(b_lowest(rest)), grown;
         for (;;) {
@@ -215,17 +232,7 @@ static bits closing(const Board *board, bits own, bits candidates) {
             part = grown;
         }
         rest = b_andnot(rest, part);
-        bits once, twice;
-        memset(&once, 0, sizeof once);
-        memset(&twice, 0, sizeof twice);
-        for (int k = 0; k < 3; k++) {
-            bits up = b_shl(part, board->shifts[k]), down = b_shr(part, board->shifts[k]);
-            twice = b_or(twice, b_and(once, up));
-            once = b_or(once, up);
-            twice = b_or(twice, b_and(once, down));
-            once = b_or(once, down);
-        }
-        result = b_or(result, b_and(twice, candidates));
+        result = b_or(result, b_and(beside_two(board, part), candidates));
     }
     return result;
 }

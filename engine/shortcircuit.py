@@ -912,18 +912,25 @@ def _closing(board: _Board, own: int, candidates: int) -> int:
     """The cells of `candidates` next to two connectors of `own` that are joined
     through `own`: a connector there closes a loop."""
     closing = 0
-    while own:
-        part = own & -own
+    candidates &= _beside_two(board, own)
+    rest = own & board.adjacent(candidates)  # the connectors of the parts that matter
+    while rest:
+        part = rest & -rest
         while (grown := part | board.adjacent(part) & own) != part:
             part = grown
-        own ^= part
-        once = twice = 0
-        for shift in board.shifts:
-            for beside in (part << shift, part >> shift):
-                twice |= once & beside
-                once |= beside
-        closing |= twice & candidates
+        rest ^= part
+        closing |= _beside_two(board, part) & candidates
     return closing
+
+
+def _beside_two(board: _Board, cells: int) -> int:
+    """The cells (some off the board) next to two or more of `cells`."""
+    once = twice = 0
+    for shift in board.shifts:
+        for beside in (cells << shift, cells >> shift):
+            twice |= once & beside
+            once |= beside
+    return twice
 
 
 def _nth(mask: int, index: int, count: int) -> int:
