@@ -671,7 +671,7 @@ class RandomPlayout:
     digits), whose products summed over the mover's connectors count the pairs.
 
     `run` is compiled (engine/_shortcircuit_playout.c) where the install step could
-    build it: the same loop, drawing the same numbers to the same actions, about 30
+    build it: the same loop, drawing the same numbers to the same actions, about 16
     times faster; this Python loop is its reference and the fallback.
     """
 
