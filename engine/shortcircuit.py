@@ -18,11 +18,12 @@ typed as one string ("pop e5 f6, pop d4 d5, y c3").
 from __future__ import annotations
 
 import copy as _copy
+import functools
 import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from types import ModuleType
 from typing import Self
 
 from engine.core import (
@@ -44,6 +45,12 @@ from engine.core import (
 )
 from engine.hexgrid import HEXHEX_DIRECTIONS, hexhex_cells
 from engine.notation import Point, label, point, points, sort_key
+
+_compiled: ModuleType | None
+try:  # RandomPlayout's loop compiled, where the install step had a C compiler
+    import engine._shortcircuit_playout as _compiled
+except ImportError:
+    _compiled = None
 
 UNLIMITED = "unlimited"
 _UNLIMITED_WORDS = {"unlimited", "infinite", "inf", "no limit"}
@@ -640,9 +647,16 @@ class ShortCircuitState(GameState):
 # -- for search: random playouts on bare bitboards -------------------------------------
 
 
+#: How a playout ended, by the compiled loop's code for it.
+_END_CODES = (None, End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT)
+
+
 class RandomPlayout:
     """A position's pieces as bare bitboards, played on by uniformly random legal actions
     to the end: the search's playout, without a state's record, texts or action lists.
+    With `take_wins` a mover who can close a loop does (a uniform draw among those
+    placements): most playouts then end in a loop instead of at the turn limit, and
+    the search won those at equal time (docs/AI.md).
 
     The rules are those of `actions` and `apply` (tests/test_shortcircuit.py replays
     playouts through them). An action is drawn uniformly from the legal ones by
@@ -651,45 +665,37 @@ class RandomPlayout:
     of a capacitor on or next to X and a connector next to X. A pair is kept only
     through its lowest such X (so each pop counts once) and when the turn can still be
     completed after it, which is plain unless no connector could be placed before it.
-    Kept up to date rather than found again for each action: each colour's adjacent
-    cells, and per cell the capacitors on or next to it and the connectors next to it
-    (counters sliced into three bitboards of their binary digits), whose products
-    summed over the mover's connectors count the pairs.
+    Kept up to date within a run rather than found again for each action: each
+    colour's adjacent cells, and per cell the capacitors on or next to it and the
+    connectors next to it (counters sliced into three bitboards of their binary
+    digits), whose products summed over the mover's connectors count the pairs.
+
+    `run` is compiled (engine/_shortcircuit_playout.c) where the install step could
+    build it: the same loop, drawing the same numbers to the same actions, about 16
+    times faster; this Python loop is its reference and the fallback.
     """
 
     __slots__ = (
-        "_adjacent",
         "_board",
         "_caps",
-        "_caps_around",
         "_caps_left",
         "_colours",
         "_max_turns",
         "_mover",
-        "_occupied",
         "_passes",
-        "_pieces_around",
         "_popped",
+        "_take_wins",
         "_turns",
         "end",
         "played",
         "winners",
     )
 
-    def __init__(self, state: ShortCircuitState) -> None:
-        board = state._board
-        self._board = board
+    def __init__(self, state: ShortCircuitState, *, take_wins: bool) -> None:
+        self._board = state._board
+        self._take_wins = take_wins
         self._colours = list(state._colours)
-        self._adjacent = [board.adjacent(mask) for mask in state._colours]
-        self._occupied = state._colours[0] | state._colours[1] | state._colours[2]
-        self._occupied |= state._colours[3]
         self._caps = state._caps
-        self._caps_around = (0, 0, 0)
-        for cell in _bits(state._caps):
-            self._caps_around = _count_up(*self._caps_around, board.closed[cell])
-        self._pieces_around = (0, 0, 0)
-        for cell in _bits(self._occupied):
-            self._pieces_around = _count_up(*self._pieces_around, board.neighbours[cell])
         self._caps_left = [-1 if left is None else left for left in state._caps_left]
         self._mover = state._mover
         self._turns = state._turns
@@ -705,14 +711,56 @@ class RandomPlayout:
 
     def run(self, rng: random.Random, limit: int) -> bool:
         """Play up to `limit` actions (forced passes not counted); whether the game is over."""
+        if _compiled is not None and self._board.mask.bit_length() <= _compiled.BITS:
+            self._run_compiled(rng, limit)
+        else:
+            self._run_python(rng, limit)
+        return self.end is not None
+
+    def _run_compiled(self, rng: random.Random, limit: int) -> None:
+        assert _compiled is not None
+        board = self._board
+        state = [
+            *self._colours,
+            self._caps,
+            *self._caps_left,
+            self._mover,
+            self._turns,
+            self._passes,
+            int(self._popped),
+            self._max_turns,
+            _END_CODES.index(self.end),
+            self.winners[0] if self.winners else -1,
+        ]
+        _compiled.run(
+            (board.side, board.mask, *board.shifts, board.centre),
+            state,
+            rng.random,
+            functools.partial(_connector_reachable, board),
+            limit,
+            self.played,
+            self._take_wins,
+        )
+        self._colours, self._caps = state[:4], state[4]
+        self._caps_left = state[5:7]
+        self._mover, self._turns, self._passes = state[7:10]
+        self._popped = bool(state[10])
+        self.end = _END_CODES[state[12]]
+        self.winners = () if state[13] < 0 else (state[13],)
+
+    def _run_python(self, rng: random.Random, limit: int) -> None:
         board = self._board
         near, closed, mask, adjacent = board.neighbours, board.closed, board.mask, board.adjacent
-        colours, adj, left = self._colours, self._adjacent, self._caps_left
-        occupied, caps = self._occupied, self._caps
-        caps0, caps1, caps2 = self._caps_around
-        pieces0, pieces1, pieces2 = self._pieces_around
+        colours, left, caps = self._colours, self._caps_left, self._caps
+        adj = [adjacent(colour) for colour in colours]
+        occupied = colours[0] | colours[1] | colours[2] | colours[3]
+        caps0 = caps1 = caps2 = pieces0 = pieces1 = pieces2 = 0
+        for cell in _bits(caps):
+            caps0, caps1, caps2 = _count_up(caps0, caps1, caps2, closed[cell])
+        for cell in _bits(occupied):
+            pieces0, pieces1, pieces2 = _count_up(pieces0, pieces1, pieces2, near[cell])
         mover, turns, passes, popped = self._mover, self._turns, self._passes, self._popped
-        max_turns = self._max_turns
+        max_turns, take_wins = self._max_turns, self._take_wins
         draw = rng.random
         record = self.played.append
         end, winners = self.end, self.winners
@@ -747,60 +795,70 @@ class RandomPlayout:
                         end = End.TURN_LIMIT
                     mover = 1 - mover
                     continue
-                total = direct
-                own0, own1, own2 = own & caps0, own & caps1, own & caps2
-                linkers = own0 | own1 | own2
-                if linkers:
-                    total += (
-                        (own0 & pieces0).bit_count()
-                        + 2 * ((own0 & pieces1).bit_count() + (own1 & pieces0).bit_count())
-                        + 4
-                        * (
-                            (own0 & pieces2).bit_count()
-                            + (own1 & pieces1).bit_count()
-                            + (own2 & pieces0).bit_count()
+                wins = (
+                    _closing(board, own, place_a | place_b)
+                    if take_wins and own.bit_count() >= _LOOP_CELLS - 1
+                    else 0
+                )
+                if wins:  # a loop closed wins: the mover takes it
+                    count = wins.bit_count()
+                    second = _nth(wins, int(draw() * count), count)
+                    kind, first = _CONNECTOR, a if place_a >> second & 1 else a + 1
+                else:
+                    total = direct
+                    own0, own1, own2 = own & caps0, own & caps1, own & caps2
+                    linkers = own0 | own1 | own2
+                    if linkers:
+                        total += (
+                            (own0 & pieces0).bit_count()
+                            + 2 * ((own0 & pieces1).bit_count() + (own1 & pieces0).bit_count())
+                            + 4
+                            * (
+                                (own0 & pieces2).bit_count()
+                                + (own1 & pieces1).bit_count()
+                                + (own2 & pieces0).bit_count()
+                            )
+                            + 8 * ((own1 & pieces2).bit_count() + (own2 & pieces1).bit_count())
+                            + 16 * (own2 & pieces2).bit_count()
                         )
-                        + 8 * ((own1 & pieces2).bit_count() + (own2 & pieces1).bit_count())
-                        + 16 * (own2 & pieces2).bit_count()
-                    )
-                while True:
-                    index = int(draw() * total)
-                    if index < count_a:
-                        kind, first, second = _CONNECTOR, a, _nth(place_a, index, count_a)
-                        break
-                    index -= count_a
-                    if index < count_b:
-                        kind, first, second = _CONNECTOR, a + 1, _nth(place_b, index, count_b)
-                        break
-                    index -= count_b
-                    if index < count_free:
-                        kind, first, second = _CAPACITOR, _nth(free, index, count_free), 0
-                        break
-                    index -= count_free
-                    rest = linkers
-                    while True:  # the linker the index falls on
-                        low = rest & -rest
-                        rest ^= low
-                        linker = low.bit_length() - 1
-                        there = caps & closed[linker]
-                        targets = occupied & near[linker]
-                        per_cap = targets.bit_count()
-                        count = there.bit_count() * per_cap
-                        if index < count:
+                    while True:
+                        index = int(draw() * total)
+                        if index < count_a:
+                            kind, first, second = _CONNECTOR, a, _nth(place_a, index, count_a)
                             break
-                        index -= count
-                    first = _nth(there, index // per_cap, count // per_cap)
-                    second = _nth(targets, index % per_cap, per_cap)
-                    if _lowest(own & closed[first] & near[second]) != linker:
-                        continue  # a pop is drawn through its lowest linker only
-                    bit = 1 << second
-                    if _placement_kept(
-                        colours, mover, bit, place_a, place_b
-                    ) or _connector_reachable(
-                        board, mover, [m & ~bit for m in colours], caps & ~(1 << first)
-                    ):
-                        kind = _POP
-                        break
+                        index -= count_a
+                        if index < count_b:
+                            kind, first, second = _CONNECTOR, a + 1, _nth(place_b, index, count_b)
+                            break
+                        index -= count_b
+                        if index < count_free:
+                            kind, first, second = _CAPACITOR, _nth(free, index, count_free), 0
+                            break
+                        index -= count_free
+                        rest = linkers
+                        while True:  # the linker the index falls on
+                            low = rest & -rest
+                            rest ^= low
+                            linker = low.bit_length() - 1
+                            there = caps & closed[linker]
+                            targets = occupied & near[linker]
+                            per_cap = targets.bit_count()
+                            count = there.bit_count() * per_cap
+                            if index < count:
+                                break
+                            index -= count
+                        first = _nth(there, index // per_cap, count // per_cap)
+                        second = _nth(targets, index % per_cap, per_cap)
+                        if _lowest(own & closed[first] & near[second]) != linker:
+                            continue  # a pop is drawn through its lowest linker only
+                        bit = 1 << second
+                        if _placement_kept(
+                            colours, mover, bit, place_a, place_b
+                        ) or _connector_reachable(
+                            board, mover, [m & ~bit for m in colours], caps & ~(1 << first)
+                        ):
+                            kind = _POP
+                            break
             actions += 1
             record((mover, (kind, first, second)))
             if kind == _POP:
@@ -840,12 +898,39 @@ class RandomPlayout:
                 end = End.TURN_LIMIT
             popped = False
             mover = 0 if turns == _SETUP_TURNS else opponent
-        self._occupied, self._caps = occupied, caps
-        self._caps_around = caps0, caps1, caps2
-        self._pieces_around = pieces0, pieces1, pieces2
+        self._caps = caps
         self._mover, self._turns, self._passes, self._popped = mover, turns, passes, popped
         self.end, self.winners = end, winners
-        return end is not None
+
+
+#: The fewest connectors in a loop: adjacent connectors differ in colour, so a loop
+#: alternates its owner's two colours (even), and the hex grid has no chordless 4-cycle.
+_LOOP_CELLS = 6
+
+
+def _closing(board: _Board, own: int, candidates: int) -> int:
+    """The cells of `candidates` next to two connectors of `own` that are joined
+    through `own`: a connector there closes a loop."""
+    closing = 0
+    candidates &= _beside_two(board, own)
+    rest = own & board.adjacent(candidates)  # the connectors of the parts that matter
+    while rest:
+        part = rest & -rest
+        while (grown := part | board.adjacent(part) & own) != part:
+            part = grown
+        rest ^= part
+        closing |= _beside_two(board, part) & candidates
+    return closing
+
+
+def _beside_two(board: _Board, cells: int) -> int:
+    """The cells (some off the board) next to two or more of `cells`."""
+    once = twice = 0
+    for shift in board.shifts:
+        for beside in (cells << shift, cells >> shift):
+            twice |= once & beside
+            once |= beside
+    return twice
 
 
 def _nth(mask: int, index: int, count: int) -> int:
@@ -895,10 +980,13 @@ def _joined(board: _Board, ends: int, rest: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Board:
-    """A hex-hex board as bitboards: cell (q, r) is bit (r+1)*W + (q+1), W = 2s+1.
+    """A hex-hex board as bitboards: cell (q, r) is bit r*W + q, W = 2s.
 
-    The padding row and column around the board let a shift find all six
-    neighbours at once without wrapping into the next row.
+    The padding column q = 2s-1 lets a shift find all six neighbours at once
+    without wrapping into the next row (the directions are ±1, ±W and ±(W+1));
+    shifts off the bottom fall away and the mask drops those off the top. Side 5
+    fits 89 bits: three of CPython's 30-bit digits, which the playouts' many
+    bitboard operations are paid by.
     """
 
     side: int
@@ -929,11 +1017,11 @@ class _Board:
         return self.labels[cell]
 
 
-@cache
+@functools.cache
 def _board(side: int) -> _Board:
-    width = 2 * side + 1
+    width = 2 * side
     cells = hexhex_cells(side)
-    bit_at = {(q, r): (r + 1) * width + q + 1 for q, r in cells}
+    bit_at = {(q, r): r * width + q for q, r in cells}
     neighbours = [0] * (width * width)
     closed = [0] * (width * width)
     for (q, r), bit in bit_at.items():

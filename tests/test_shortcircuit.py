@@ -7,11 +7,14 @@ go through the public `play`.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import random
+import shutil
+import sysconfig
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 import pytest
@@ -19,9 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+import engine.shortcircuit
 from engine import BadOptions, Code, End, IllegalMove
 from engine.notation import point
 from engine.shortcircuit import (
+    _CONNECTOR,
     RandomPlayout,
     ShortCircuitState,
     ShortCircuitView,
@@ -628,6 +633,50 @@ def test_random_playouts_replay_through_play(seed: int) -> None:
     assert engine.replay("shortcircuit", final.options, final.moves) == final
 
 
+@pytest.fixture(params=["compiled", "python"])
+def playout_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each playout test twice: RandomPlayout's compiled loop, then its Python reference."""
+    if request.param == "python":
+        monkeypatch.setattr(engine.shortcircuit, "_compiled", None)
+    elif engine.shortcircuit._compiled is None:
+        pytest.skip("the compiled playouts were not built (no C compiler at install)")
+    yield request.param
+
+
+def test_the_compiled_playouts_are_built_where_a_compiler_is() -> None:
+    compiler = str(sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}): the playouts run in Python")
+    assert engine.shortcircuit._compiled is not None, "make install builds engine/*.c"
+
+
+def test_compiled_and_python_playouts_draw_the_same_actions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every board size, limited and unlimited capacitors, from random positions, in
+    # pieces of any length: the same numbers drawn give the same actions and position.
+    compiled = engine.shortcircuit._compiled
+    if compiled is None:
+        pytest.skip("the compiled playouts were not built (no C compiler at install)")
+    rng = random.Random(3)
+    for size, take_wins in itertools.product(range(3, 11), (False, True)):
+        for capacitors in ("unlimited", 2):
+            start = new(size=size, capacitors=capacitors, max_turns=rng.choice([40, 150]))
+            for _ in range(rng.randrange(40)):
+                if start.outcome is None:
+                    start.apply(rng.choice(start.actions()))
+            seed = rng.randrange(2**32)
+            results = []
+            for loop in (compiled, None):
+                monkeypatch.setattr(engine.shortcircuit, "_compiled", loop)
+                playout = RandomPlayout(start, take_wins=take_wins)
+                draws = random.Random(seed)
+                while not playout.run(draws, draws.choice([1, 7, 256])):
+                    pass
+                results.append((playout.played, playout.end, playout.winners, playout._colours))
+            assert results[0] == results[1], (size, capacitors, take_wins)
+
+
 def _replayed(start: ShortCircuitState, playout: RandomPlayout) -> ShortCircuitState:
     """The playout's actions applied to `start` by the engine, each checked to be one of
     `actions()` for the seat the playout says made it."""
@@ -638,7 +687,8 @@ def _replayed(start: ShortCircuitState, playout: RandomPlayout) -> ShortCircuitS
     return state
 
 
-def test_random_playouts_on_bitboards_keep_the_rules() -> None:
+@pytest.mark.parametrize("take_wins", [False, True])
+def test_random_playouts_on_bitboards_keep_the_rules(playout_loop: str, take_wins: bool) -> None:
     # From the start and from random positions of crowded and roomy options, played in
     # pieces of any length: every action legal, the game ends where and as the engine
     # ends it, in each of the four ways.
@@ -655,7 +705,7 @@ def test_random_playouts_on_bitboards_keep_the_rules() -> None:
             for _ in range(rng.randrange(40)):
                 if start.outcome is None:
                     start.apply(rng.choice(start.actions()))
-            playout = RandomPlayout(start)
+            playout = RandomPlayout(start, take_wins=take_wins)
             while not playout.run(rng, rng.choice([1, 7, 256])):
                 pass
             final = _replayed(start, playout)
@@ -665,7 +715,7 @@ def test_random_playouts_on_bitboards_keep_the_rules() -> None:
     assert set(ends) == {End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT}
 
 
-def test_random_playouts_on_bitboards_draw_each_legal_action_alike() -> None:
+def test_random_playouts_on_bitboards_draw_each_legal_action_alike(playout_loop: str) -> None:
     # A position with placements, capacitors and pops, one pop linked by two of the
     # mover's connectors (drawn through one of them only).
     rng = random.Random(4)
@@ -680,11 +730,25 @@ def test_random_playouts_on_bitboards_draw_each_legal_action_alike() -> None:
     draws = 300 * len(actions)
     counts = Counter()
     for _ in range(draws):
-        playout = RandomPlayout(state)
+        playout = RandomPlayout(state, take_wins=False)
         playout.run(rng, 1)
         counts[playout.played[0][1]] += 1
     assert set(counts) == set(actions)
     assert all(abs(count - 300) < 5 * math.sqrt(300) for count in counts.values())
+
+
+def test_playouts_that_take_wins_close_a_loop_when_they_can(playout_loop: str) -> None:
+    # Before Player 1's last piece of LOOP_GAME (side 5) yellow d3 closes the ring;
+    # no other action does, and uniform playouts draw it about once in as many
+    # actions as there are.
+    state = played(LOOP_GAME[:-1], size=5)
+    ring = (1, state._board.bit_at[point("d3")])
+    rng = random.Random(5)
+    for _ in range(20):
+        playout = RandomPlayout(state, take_wins=True)
+        assert playout.run(rng, 1) and playout.end is End.LOOP
+        assert playout.played == [(0, (_CONNECTOR, *ring))]
+    assert len(state.actions()) > 20
 
 
 def _has_a_doubly_linked_pop(state: ShortCircuitState) -> bool:

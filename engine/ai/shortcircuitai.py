@@ -1,6 +1,6 @@
 """Short Circuit: an adapter over the engine's actions (no move text in the tree), its
-playouts on the engine's bare bitboards (`RandomPlayout`), with a transposition key for
-the solver."""
+playouts on the engine's bare bitboards (`RandomPlayout`: random actions, a loop taken
+when one can be closed), with a transposition key for the solver."""
 
 from __future__ import annotations
 
@@ -36,8 +36,16 @@ class ShortCircuitAdapter(Adapter):
         return pos.position_key()
 
     def playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
-        """Uniformly random legal actions to the end, on the engine's bare bitboards."""
-        board = RandomPlayout(pos)
+        """Random legal actions to the end, a loop closed whenever the mover can."""
+        return self._played_out(RandomPlayout(pos, take_wins=True), rng)
+
+    def random_playout(self, pos: Any, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
+        """Uniformly random legal actions to the end (plain UCT's)."""
+        return self._played_out(RandomPlayout(pos, take_wins=False), rng)
+
+    def _played_out(
+        self, board: RandomPlayout, rng: random.Random
+    ) -> tuple[Rewards, list[tuple[int, Any]]]:
         # a game of max_turns=9999 plays out for a while: the search's deadline holds
         while not board.run(rng, 256):
             if time.monotonic() > self.deadline:
