@@ -918,7 +918,7 @@ def _closing(board: _Board, own: int, candidates: int) -> int:
         part = rest & -rest
         while (grown := part | board.adjacent(part) & own) != part:
             part = grown
-        rest ^= part
+        rest &= ~part
         closing |= _beside_two(board, part) & candidates
     return closing
 

@@ -16,6 +16,7 @@ import sysconfig
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import cache
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -645,8 +646,9 @@ def playout_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 def test_the_compiled_playouts_are_built_where_a_compiler_is() -> None:
     compiler = str(sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(compiler) is None:
-        pytest.skip(f"no C compiler ({compiler}): the playouts run in Python")
+    headers = Path(sysconfig.get_paths()["include"], "Python.h")
+    if shutil.which(compiler) is None or not headers.exists():
+        pytest.skip(f"no C compiler ({compiler}) or {headers}: the playouts run in Python")
     assert engine.shortcircuit._compiled is not None, "make install builds engine/*.c"
 
 
