@@ -198,7 +198,11 @@ async def conditional(
     action = form.get("action", "")
     if action not in LINE_ACTIONS:
         raise Refused("Add a line, remove one, or clear them.", code=ServiceCode.USAGE)
-    line = form.get("line", "").strip()[:MAX_LINE_TEXT] or None
+    line = form.get("line", "").strip() or None
+    if line is not None and len(line) > MAX_LINE_TEXT:  # cut short, it would be another line
+        raise Refused(
+            f"That line is too long: at most {MAX_LINE_TEXT} characters.", code=ServiceCode.USAGE
+        )
     found = await service.conditionals.conditional(game_id, guild_id, player, action, line)
     return found.note or conditional_text(found)
 
