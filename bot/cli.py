@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 import engine
-from bot.heap import freeze_start_up
+from bot.heap import LongLived
 from bot.settings import SettingRefused, Settings, refusal
 
 if TYPE_CHECKING:
@@ -230,8 +230,8 @@ async def run_console(settings: Settings) -> int:
     stop_beside = await start_beside(settings, service, console.print_result)
     try:
         await scheduler.start()
-        freeze_start_up()
-        await console.run(interactive=sys.stdin.isatty())
+        with LongLived():
+            await console.run(interactive=sys.stdin.isatty())
     finally:
         if stop_beside is not None:
             await stop_beside()
@@ -279,12 +279,12 @@ async def run_web(settings: Settings) -> int:
         if stop_web is None:
             print("paperboard: the web pages could not start (see the log)", file=sys.stderr)
             return 1
-        freeze_start_up()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signal_number in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signal_number, stop.set)
-        await stop.wait()
+        with LongLived():
+            await stop.wait()
         await stop_web()
     finally:
         await service.close()
@@ -325,8 +325,8 @@ async def run_worker(settings: Settings) -> None:
         loop.add_signal_handler(signal_number, stop.set)
     try:
         await runner.start()
-        freeze_start_up()
-        await stop.wait()
+        with LongLived():
+            await stop.wait()
     finally:
         await runner.stop()
         await service.close()

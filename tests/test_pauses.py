@@ -1,10 +1,12 @@
-"""Pauses of the garbage collector: what start-up made is left out of every collection."""
+"""Pauses of the garbage collector: what start-up made, and what outlives a full
+collection, is left out of the next ones."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import gc
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import bot.web.runner
 import engine
 from bot import cli
 from bot.console import Console
+from bot.heap import THAW_SECONDS, LongLived
 from bot.settings import Settings
 
 
@@ -89,6 +92,35 @@ async def test_the_console_freezes_what_start_up_made(
     monkeypatch.setattr(Console, "run", run)
     assert await cli.run_console(settings) == 0
     assert seen == [False]
+    assert not any(isinstance(callback, LongLived) for callback in gc.callbacks)
+
+
+def test_what_outlives_a_full_collection_is_left_out_of_the_next(unfrozen: None) -> None:
+    with LongLived() as keeper:
+        assert keeper in gc.callbacks
+        opened = StartUpMade()  # a live page's stream: made after start-up, kept
+        assert collected(opened)
+        gc.collect()
+        assert gc.is_tracked(opened) and not collected(opened)
+    assert keeper not in gc.callbacks
+
+
+def test_the_frozen_heap_is_thawed_once_an_hour(unfrozen: None) -> None:
+    """A cycle that dies frozen is collected after all, at the next full collection once
+    the heap is thawed."""
+    with LongLived() as keeper:
+        cycle: list[object] = [StartUpMade()]
+        cycle.append(cycle)
+        gc.collect()
+        assert not collected(cycle)
+        gone = weakref.ref(cycle[0])
+        del cycle
+        gc.collect()
+        assert gone() is not None  # frozen: not collected
+        keeper.thawed -= THAW_SECONDS
+        gc.collect()  # thaws
+        gc.collect()
+        assert gone() is None
 
 
 def test_a_hot_wire_table_leaves_the_collector_nothing_to_scan() -> None:

@@ -33,7 +33,7 @@ from bot.discordbot.views import (
     ResignButton,
     UndoButton,
 )
-from bot.heap import freeze_start_up
+from bot.heap import LongLived
 from bot.schedule import Scheduler
 from bot.schedule.airunner import AiRunner
 from bot.service import GameService, MoveResult, Result
@@ -96,6 +96,8 @@ class PaperboardBot(commands.AutoShardedBot):
         service.records.holds_until_delivered = True
         self.settings = settings
         self.links = WebLinks(service)
+        #: the heap frozen once started (bot/heap.py)
+        self.long_lived = LongLived()
         self.announcer = Announcer(
             self, service, reads_messages=settings.discord_message_content, links=self.links
         )
@@ -134,9 +136,10 @@ class PaperboardBot(commands.AutoShardedBot):
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to the dev guild %d", len(synced), guild.id)
-        freeze_start_up()
+        self.long_lived.start()
 
     async def close(self) -> None:
+        self.long_lived.stop()
         if self.scheduler is not None:
             await self.scheduler.stop()
         if self.ai is not None:
