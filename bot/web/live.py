@@ -126,12 +126,16 @@ async def live_stream(request: web.Request) -> web.StreamResponse:
             )
             await response.prepare(request)
             shown = request.headers.get("Last-Event-ID")
+            # only the position's version and event are kept while the stream waits: a
+            # page held for long is scanned by every full collection (bot/heap.py)
+            latest, news = version(found), event(found)
+            del found
             with contextlib.suppress(ConnectionError):  # the client went away
                 await response.write(f"retry: {RETRY_MS}\n\n".encode())
                 while not streams.closing.is_set():
-                    if version(found) != shown:
-                        shown = version(found)
-                        await response.write(event(found))
+                    if latest != shown:
+                        shown = latest
+                        await response.write(news)
                     if not await _woken(woken):
                         await response.write(b": still here\n\n")
                         continue
@@ -140,6 +144,8 @@ async def live_stream(request: web.Request) -> web.StreamResponse:
                         found = await site.service.web.web_game(place, game_id)
                     except (web.HTTPException, Refused):
                         break
+                    latest, news = version(found), event(found)
+                    del found
     return response
 
 

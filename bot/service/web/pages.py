@@ -200,7 +200,7 @@ class WebPages:
 
     async def _read_once(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
         """`read()`, or the same read already under way for `key`: many asking for a page
-        at once read it once."""
+        (or a board) at once read (or draw) it once."""
         reading = self._web_reading.get(key)
         if reading is None:
             reading = asyncio.ensure_future(read())
@@ -324,12 +324,15 @@ class WebPages:
         if known == tag:
             return WebBoard(tag, None)
         caption = deadline_caption(summary) if ply == len(record) else None
-        png = self.records.drawn_board(
-            board_key(game_id, record[:ply], False, caption, board_names(summary))
-        )
-        if png is None:
-            then = await replay(row.game, row.options, record[:ply])
-            png = await self.records.render(game_id, then, summary, groups=False)
+        key = board_key(game_id, record[:ply], False, caption, board_names(summary))
+        png = self.records.drawn_board(key)
+        if png is None:  # the pages watching a game all ask for its new board at once
+
+            async def draw() -> bytes:
+                then = await replay(row.game, row.options, record[:ply])
+                return await self.records.render(game_id, then, summary, groups=False)
+
+            png = await self._read_once(("board", key), draw)
         return WebBoard(tag, png)
 
     async def analysis_chart(self, place: WebPlace, game_id: int) -> bytes:
