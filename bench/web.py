@@ -74,6 +74,7 @@ from bench.discord_e2e import percentile
 from bench.load import Collections, Ticker
 from bench.schedule import CHUNK
 from bench.schedule import load as bulk_load
+from bot.heap import LongLived
 from bot.service import GameService, Place, Player, WebPlace
 from bot.service.web import pages as service_web
 from bot.settings import Settings
@@ -304,11 +305,10 @@ async def serving(url: str, args: argparse.Namespace, backend: str) -> AsyncIter
             f"({time.perf_counter() - began:.1f} s to load)",
             flush=True,
         )
-        gc.collect()  # the loader's garbage, before the bot's loop is measured
-        gc.freeze()
         stop_web = await start_web(service, settings)
         assert stop_web is not None, "the web pages did not start"
-        yield Served(service, settings, targets)
+        with LongLived():  # the loader's garbage collected, the heap kept as `paperboard run` does
+            yield Served(service, settings, targets)
     finally:
         if stop_web is not None:
             await stop_web()
@@ -638,6 +638,7 @@ def main() -> None:
     parser.add_argument("--live-only", action="store_true", help="only the live pages")
     parser.add_argument("--drive", help=argparse.SUPPRESS)  # the load process: its plan
     parser.add_argument("--live-drive", help=argparse.SUPPRESS)  # the live pages: their plan
+    parser.add_argument("--live-serve", help=argparse.SUPPRESS)  # the live moves' other service
     parser.add_argument("--probe", help=argparse.SUPPRESS)  # --cpu's requests: its plan
     args = parser.parse_args()
     if args.probe:
@@ -645,6 +646,10 @@ def main() -> None:
         return
     if args.live_drive:
         asyncio.run(web_live.drive(json.loads(Path(args.live_drive).read_text())))
+        return
+    if args.live_serve:
+        port, url = args.live_serve.split(" ", 1)
+        asyncio.run(web_live.serve(int(port), url))
         return
     if args.drive:
         answer = asyncio.run(drive(json.loads(Path(args.drive).read_text())))

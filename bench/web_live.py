@@ -9,7 +9,7 @@ then its new board picture. Each move is the page's move form, posted by its pla
 signed-in browser (`/g/<game>/move`, the session's cookie and CSRF token, the ply it
 saw), timed from the post to its answer. On SQLite the moves are posted to the serving
 process (`paperboard run` serves the pages beside the bot: the signal is in-process); on
-PostgreSQL to the pages of a second service on its own connections (as `paperboard run`
+PostgreSQL to the pages of a second service in a third process (as `paperboard run`
 beside `paperboard web`: the signal crosses by NOTIFY). A page's delivery is timed from
 the post to the event's arrival, and to the page and its board fetched again after it
 (both processes read the machine's one monotonic clock). Memory per open page: the
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import json
 import random
@@ -38,6 +39,7 @@ import aiohttp
 import engine
 from bench.discord_e2e import percentile
 from bench.load import Ticker, _status_kb
+from bot.heap import LongLived
 from bot.service import GameService, Place, Player, WebPlace
 from bot.settings import Settings
 from bot.web import auth, urls
@@ -169,16 +171,25 @@ async def measure(url: str, args: argparse.Namespace, backend: str) -> LiveFigur
     async with serving(url, args) as (service, settings, made):
         if backend == "sqlite":
             return await watched(service, settings.site_url, settings, made, args)
-        # another process's moves, posted to its own pages: the signal crosses by NOTIFY
-        other = settings.model_copy(update={"web_port": free_port()})
-        mover = await GameService.open(other)
-        stop_web = await start_web(mover, other)
-        assert stop_web is not None, "the mover's pages did not start"
+        # another process's moves, posted to its own pages (`paperboard web` beside
+        # `paperboard run`): the signal crosses by NOTIFY
+        port = free_port()
+        other = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench.web", "--live-serve", f"{port} {url}",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert other.stdout is not None and other.stdin is not None
+        ready = await asyncio.wait_for(other.stdout.readline(), OPENING_SECONDS)
+        assert ready.strip() == b"ready", ready
         try:
-            return await watched(service, other.site_url, settings, made, args)
+            figures = await watched(service, f"http://127.0.0.1:{port}", settings, made, args)
         finally:
-            await stop_web()
-            await mover.close()
+            other.stdin.write(b"done\n")
+            await other.stdin.drain()
+        # the loop stall: the worse of the two processes'
+        their_stall = float(await other.stdout.readline())
+        await other.wait()
+        return dataclasses.replace(figures, stall=max(figures.stall, their_stall))
 
 
 @contextlib.asynccontextmanager
@@ -197,11 +208,10 @@ async def serving(
     try:
         made = await games(service, args.live_games)
         await service.preferences.guild_settings(GUILD, web="public")
-        gc.collect()
-        gc.freeze()
         stop_web = await start_web(service, settings)
         assert stop_web is not None, "the web pages did not start"
-        yield service, settings, made
+        with LongLived():  # as `paperboard run` keeps its heap
+            yield service, settings, made
     finally:
         if stop_web is not None:
             await stop_web()
@@ -276,6 +286,28 @@ def headline(live: dict[str, LiveFigures], pages: int) -> str:
         f"move p99 {max(f.move_p99 for f in worst):.0f} ms, stall "
         f"{max(f.stall for f in worst):.0f} ms, {max(f.kb_per_page for f in worst):.0f} kB a page"
     )
+
+
+async def serve(port: int, url: str) -> None:
+    """The other process's service and pages, on the database at `url`: print `ready`
+    once they serve, and when told `done` on stdin their loop's longest stall (ms)."""
+    settings = Settings(  # type: ignore[call-arg]
+        database_url=url, web_port=port, web_rate_limit=0, max_active_games=10_000,
+        _env_file=None,
+    )  # fmt: skip
+    service = await GameService.open(settings)
+    stop_web = await start_web(service, settings)
+    assert stop_web is not None, "the mover's pages did not start"
+    ticker = Ticker()
+    ticking = asyncio.create_task(ticker.run())
+    print("ready", flush=True)
+    with LongLived():
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    ticker.running = False
+    await ticking
+    print(f"{1e3 * ticker.worst:.1f}", flush=True)
+    await stop_web()
+    await service.close()
 
 
 # == the pages: another process ==================================================================
