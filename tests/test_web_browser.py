@@ -181,6 +181,31 @@ async def test_the_slider_moves_with_the_keyboard(browsing: Browsing) -> None:
     await context.close()
 
 
+async def test_a_high_dpi_screen_is_shown_the_2x_boards(browsing: Browsing) -> None:
+    """At a device pixel ratio of 2 the browser takes each board's 2x picture from its
+    srcset, the slider's too (game.js), and never the 1x."""
+    site = browsing.site
+    watched = Watched()
+    context = await browsing.context(watched, device_scale_factor=2)
+    page = watched.watch(await context.new_page())
+    boards: list[str] = []
+    page.on(
+        "request", lambda request: boards.append(request.url) if "/board/" in request.url else None
+    )
+    await page.goto(site.url(urls.game(site.place, site.game.id, 8)))
+    await board_shown(page)
+    shown = "() => document.getElementById('board').currentSrc"
+    assert re.search(r"/board/8@2x\.png\?v=\w+$", await page.evaluate(shown))
+    await page.keyboard.press("ArrowLeft")
+    await page.wait_for_function(
+        "(wanted) => document.getElementById('board').currentSrc.includes(wanted)",
+        arg="/board/7@2x.png?v=",
+    )
+    assert boards and all("@2x.png?v=" in board for board in boards), boards
+    await clean(page, watched)
+    await context.close()
+
+
 async def test_without_javascript_each_position_is_a_link(browsing: Browsing) -> None:
     site = browsing.site
     watched = Watched()

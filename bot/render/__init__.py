@@ -42,9 +42,11 @@ def render_image(
     theme: Mapping[str, str] | None = None,
     ply: int | None = None,
     suggestion: str | None = None,
+    scale: int = 1,
 ) -> Image.Image:
     """The picture of a position as a Pillow image; `suggestion`, a legal move, is drawn
-    as a suggestion (half transparent, ringed, named in the caption), not as played."""
+    as a suggestion (half transparent, ringed, named in the caption), not as played;
+    `scale` 2 gives it at twice the pixels (`render_png`)."""
     extras = Extras(
         players=tuple(players) if players else None,
         groups=groups,
@@ -52,7 +54,7 @@ def render_image(
         ply=ply,
         suggestion=suggestion,
     )
-    return RENDERERS[state.name].image(state, extras, theme_with(theme))
+    return RENDERERS[state.name].image(state, extras, theme_with(theme), scale)
 
 
 def render_png(
@@ -63,8 +65,11 @@ def render_png(
     caption: str | None = None,
     theme: Mapping[str, str] | None = None,
     suggestion: str | None = None,
+    scale: int = 1,
 ) -> bytes:
-    """The picture of a position as PNG bytes (longest side <= 1024 px)."""
+    """The picture of a position as PNG bytes (longest side <= 1024 px); `scale` 2 gives
+    it at twice the pixels each way, for high-DPI screens: the same drawing, before it
+    is reduced to the 1x picture Discord shows."""
     image = render_image(
         state,
         players=players,
@@ -72,6 +77,7 @@ def render_png(
         caption=caption,
         theme=theme,
         suggestion=suggestion,
+        scale=scale,
     )
     return encode_png(image, theme_with(theme), hint=suggestion is not None)
 

@@ -106,9 +106,13 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
             raise TypeError(f"the {self.game} renderer cannot draw a {state.name} position")
         return state, view
 
-    def image(self, state: GameState, extras: Extras, theme: Mapping[str, str]) -> Image.Image:
+    def image(
+        self, state: GameState, extras: Extras, theme: Mapping[str, str], scale: int = 1
+    ) -> Image.Image:
+        """The picture at `scale` pixels per logical pixel: 1, the picture Discord shows,
+        or SCALE, a high-DPI screen's (the same drawing, not reduced)."""
         own, view = self.typed(state)
-        canvas = SpriteCanvas(self._background(own, theme).copy(), theme)
+        canvas = self._canvas(own, theme, scale)
         self.draw_position(canvas, own, view, extras)
         title = engine.GAMES[state.name].title
         ply = state.ply if extras.ply is None else extras.ply
@@ -119,11 +123,32 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
                 status = f"{status} · {words}"
         draw_caption(canvas, heading, status, self.seat_styles(own), view.to_move, extras.players)
         if extras.suggestion is not None:
-            self._suggest(canvas.image, own, extras, theme)
+            self._suggest(canvas.image, own, extras, theme, scale)
         return canvas.image
 
+    def _canvas(
+        self,
+        state: StateT,
+        theme: Mapping[str, str],
+        scale: int,
+        hidden: frozenset[str] = frozenset(),
+    ) -> Canvas:
+        """A copy of the static board to draw a position on: at 1x each call pasted as a
+        sprite (drawn at 2x, reduced), at SCALE each call drawn as it is."""
+        if scale not in (1, SCALE):
+            raise ValueError(
+                f"a picture is drawn at 1 or {SCALE} pixels a logical pixel, not {scale}"
+            )
+        drawing = SpriteCanvas if scale == 1 else Canvas
+        return drawing(self._background(state, theme, scale).copy(), theme, hidden)
+
     def _suggest(
-        self, image: Image.Image, state: StateT, extras: Extras, theme: Mapping[str, str]
+        self,
+        image: Image.Image,
+        state: StateT,
+        extras: Extras,
+        theme: Mapping[str, str],
+        scale: int,
     ) -> None:
         """Draw `extras.suggestion` on the picture of `state` as a suggestion: what the
         move would add to the board (the position after it, compared with this one,
@@ -131,24 +156,26 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
         One piece for every game: each renderer draws its own pieces, this compares."""
         after = state.play(extras.suggestion or "")
         before_board, after_board = (
-            self._bare(position, extras, theme) for position in (state, after)
+            self._bare(position, extras, theme, scale) for position in (state, after)
         )
         changed = ImageChops.difference(before_board, after_board).convert("L")
         added = changed.point(lambda level: 255 if level > SUGGESTION_THRESHOLD else 0)
-        board_height = image.height - CAPTION_HEIGHT
+        board_height = image.height - CAPTION_HEIGHT * scale
         added.paste(0, (0, board_height, image.width, image.height))  # the board alone
         image.paste(after_board, mask=added.point(lambda level: level * SUGGESTION_OPACITY))
         ring = ImageChops.subtract(
-            added.filter(ImageFilter.MaxFilter(SUGGESTION_RING)),
-            added.filter(ImageFilter.MaxFilter(3)),
+            added.filter(ImageFilter.MaxFilter(_reach(SUGGESTION_RING, scale))),
+            added.filter(ImageFilter.MaxFilter(_reach(3, scale))),
         )
-        image.paste(theme["hint"], mask=ring.filter(ImageFilter.GaussianBlur(0.8)))
+        image.paste(theme["hint"], mask=ring.filter(ImageFilter.GaussianBlur(0.8 * scale)))
 
-    def _bare(self, state: GameState, extras: Extras, theme: Mapping[str, str]) -> Image.Image:
+    def _bare(
+        self, state: GameState, extras: Extras, theme: Mapping[str, str], scale: int
+    ) -> Image.Image:
         """The board of `state` with its pieces: no last-move marker (nothing in the
         "last" colour), no marks about the position (`Extras.bare`), no caption."""
         own, view = self.typed(state)
-        canvas = SpriteCanvas(self._background(own, theme).copy(), theme, frozenset({"last"}))
+        canvas = self._canvas(own, theme, scale, frozenset({"last"}))
         self.draw_position(
             canvas, own, view, dataclasses.replace(extras, suggestion=None, bare=True)
         )
@@ -169,20 +196,28 @@ class BoardRenderer(ABC, Generic[StateT, ViewT]):
         own, view = self.typed(state)
         return f"{self.text(view)}\n{self.status_line(own, view)}"
 
-    def _background(self, state: StateT, theme: Mapping[str, str]) -> Image.Image:
+    def _background(self, state: StateT, theme: Mapping[str, str], scale: int) -> Image.Image:
         """The static board and the caption band's paper for these options and theme,
-        drawn once."""
+        drawn once at each scale (at SCALE, as drawn; at 1, reduced)."""
         key = (state.name, tuple(sorted(state.options.items())), tuple(sorted(theme.items())))
-        image = _BACKGROUNDS.get(key)
+        kept = _BACKGROUNDS[scale]
+        image = kept.get(key)
         if image is None:
             width, height = self.board_size(state)
             canvas = Canvas.blank(width, height + CAPTION_HEIGHT, theme)
             self.draw_board(canvas, state)
             draw_band(canvas, width, height)
-            if len(_BACKGROUNDS) >= _BACKGROUND_LIMIT:
-                _BACKGROUNDS.pop(next(iter(_BACKGROUNDS)))
-            image = _BACKGROUNDS[key] = canvas.image.reduce(SCALE)
+            # as many pixels kept at either scale: fewer of the larger pictures
+            if len(kept) >= _BACKGROUND_LIMIT // scale**2:
+                kept.pop(next(iter(kept)))
+            image = kept[key] = canvas.image if scale == SCALE else canvas.image.reduce(SCALE)
         return image
+
+
+def _reach(size: int, scale: int) -> int:
+    """A max filter's size (odd) reaching as far at `scale` pixels a logical pixel as
+    `size` does at 1."""
+    return size // 2 * scale * 2 + 1
 
 
 #: A suggestion: the pixels its move changes (a difference above this level, of 255)
@@ -191,7 +226,8 @@ SUGGESTION_THRESHOLD = 24
 SUGGESTION_OPACITY = 0.5
 SUGGESTION_RING = 9
 
-_BACKGROUNDS: dict[Hashable, Image.Image] = {}
+#: The static boards drawn, at each scale a picture is drawn at.
+_BACKGROUNDS: dict[int, dict[Hashable, Image.Image]] = {1: {}, SCALE: {}}
 _BACKGROUND_LIMIT = 64
 
 

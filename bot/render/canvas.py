@@ -1,8 +1,9 @@
 """The canvas every renderer draws on, in logical pixels.
 
-`Canvas` draws at SCALE times the size (the static boards, drawn once);
-`SpriteCanvas` takes the same calls on a 1x picture and pastes each one as a
-cached sprite drawn at 2x (the positions, drawn every move). Either can leave out
+`Canvas` draws at SCALE times the size (the static boards, drawn once, and
+the positions of a 2x picture, for high-DPI screens); `SpriteCanvas` takes the
+same calls on a 1x picture and pastes each one as a cached sprite drawn at 2x
+(the positions, drawn every move). Either can leave out
 every call in some colours (`hidden`): a suggestion's picture compares positions
 without their last-move markers.
 """
@@ -34,6 +35,12 @@ class Canvas:
     @classmethod
     def blank(cls, width: int, height: int, theme: Mapping[str, str]) -> Canvas:
         return cls(Image.new("RGB", (width * SCALE, height * SCALE), theme["paper"]), theme)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """The picture's width and height in logical pixels."""
+        width, height = self.image.size
+        return width // SCALE, height // SCALE
 
     def colour(self, key_or_hex: str) -> str:
         return self.theme.get(key_or_hex, key_or_hex)
@@ -214,6 +221,10 @@ class SpriteCanvas(Canvas):
         self._theme_id = _THEME_IDS.setdefault(tuple(sorted(theme.items())), len(_THEME_IDS))
         image.load()
         self._core = image.im
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.size
 
     def line(self, points: Sequence[Point], colour: str, width: float) -> None:
         if self.hides(colour):

@@ -33,7 +33,7 @@ def draw_caption(
     """`heading` on the left ("Hex · move 12"), `status` on the right, shrunk then
     shortened so it never runs into the heading; below, a chip per seat (its marker,
     the player's name or the seat's), the seat to move ringed."""
-    width, height = canvas.image.size
+    width, height = canvas.size
     top = height - CAPTION_HEIGHT
     canvas.text((16, top + 20), heading, 17, bold=True, anchor="lm")
     room = width - 16 - 24 - text_width(heading, 17, bold=True) - 16

@@ -39,6 +39,8 @@ CONTENT_TYPES = {
 LONG_GAME = 1000
 #: A picture whose address holds its version never changes.
 FOREVER = "max-age=31536000, immutable"
+#: A picture's address says its scale by how it ends (`urls.ENDINGS`): `@2x` or nothing.
+SCALED = "{scale:|@2x}"
 
 
 def cached(place: WebPlace, lasting: str) -> str:
@@ -68,6 +70,7 @@ async def game_page(request: web.Request) -> web.StreamResponse:
         ply=ply,
         last=last,
         board=site.urls.board(place, game.id, ply, found.board_tags[ply]),
+        board_2x=site.urls.board(place, game.id, ply, found.board_tags[ply], scale=2),
         drawn=shown,
         result=result,
         clock=game_clock_text(game),
@@ -173,9 +176,15 @@ def ply_asked(request: web.Request, last: int) -> int:
     return int(text)
 
 
+def scale_asked(request: web.Request) -> int:
+    """The scale a picture's address asks for (`SCALED`): 2 for `@2x`, else 1."""
+    return 2 if request.match_info["scale"] else 1
+
+
 async def board_picture(request: web.Request) -> web.StreamResponse:
-    """The board after <ply> moves: cached for good when asked by its version (`?v=`),
-    else revalidated by its ETag (a 304 draws and replays nothing)."""
+    """The board after <ply> moves (at twice the pixels at <ply>@2x.png): cached for good
+    when asked by its version (`?v=`), else revalidated by its ETag (a 304 draws and
+    replays nothing)."""
     site = request.app[SITE]
     place = await site.server_of(request)
     known = request.headers.get("If-None-Match", "").split(",")[0].strip().strip('"')
@@ -186,6 +195,7 @@ async def board_picture(request: web.Request) -> web.StreamResponse:
         int(request.match_info["ply"]),
         known=known[:64] or None,
         version=version,
+        scale=scale_asked(request),
     )
     lasting = FOREVER if version == found.tag else "no-cache"
     return file(
@@ -218,7 +228,7 @@ async def analysis_chart(request: web.Request) -> web.StreamResponse:
 GAME = r"/g/{game:[0-9]{1,20}}"
 ROUTES: tuple[tuple[str, Handler], ...] = (
     (GAME, game_page),
-    (GAME + r"/board/{ply:[0-9]{1,6}}.png", board_picture),
+    (GAME + r"/board/{ply:[0-9]{1,6}}" + SCALED + ".png", board_picture),
     (GAME + r"/game.{format:json|sgf|gif}", download),
     (GAME + "/analysis.png", analysis_chart),
 )

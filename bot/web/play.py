@@ -17,7 +17,7 @@ from aiohttp import web
 
 from bot.service import MovePreview, Refused, ServiceCode, WebPlace, WebSession
 from bot.web import auth
-from bot.web.game import GAME, MAX_PLY_DIGITS
+from bot.web.game import GAME, MAX_PLY_DIGITS, SCALED, scale_asked
 from bot.web.site import SITE, Handler, file, page
 
 #: The taps field is a few words; more than this is no move of any game.
@@ -90,8 +90,9 @@ async def confirm(request: web.Request) -> web.StreamResponse:
 
 
 async def preview_picture(request: web.Request) -> web.StreamResponse:
-    """The board after `move` at `ply`, drawn for the player to move alone (a GET that
-    changes nothing; the page's script and the preview page show it)."""
+    """The board after `move` at `ply` (at twice the pixels at preview@2x.png), drawn for
+    the player to move alone (a GET that changes nothing; the page's script and the
+    preview page show it)."""
     site = request.app[SITE]
     place = await site.server_of(request)
     visitor = await auth.visitor_of(request)
@@ -103,6 +104,7 @@ async def preview_picture(request: web.Request) -> web.StreamResponse:
         visitor.player,
         request.query.get("move", ""),
         expected_ply=_ply(request.query.get("ply", "")),
+        scale=scale_asked(request),
     )
     return file(request, found.png, "image/png", PREVIEW_CACHE, place=place)
 
@@ -132,10 +134,20 @@ def _described(
     request: web.Request, place: WebPlace, game_id: int, found: MovePreview
 ) -> dict[str, Any]:
     """A preview as the script reads it: the move so far, whether it is whole, as the
-    record writes it, and the picture after it (a whole move's)."""
+    record writes it, and the picture after it (a whole move's), with its `srcset`."""
     urls = request.app[SITE].urls
-    picture = urls.preview_picture(place, game_id, found.ply, found.move) if found.whole else None
-    return {"move": found.move, "whole": found.whole, "played": found.played, "picture": picture}
+    picture = srcset = None
+    if found.whole:
+        picture = urls.preview_picture(place, game_id, found.ply, found.move)
+        twice = urls.preview_picture(place, game_id, found.ply, found.move, 2)
+        srcset = f"{picture} 1x, {twice} 2x"
+    return {
+        "move": found.move,
+        "whole": found.whole,
+        "played": found.played,
+        "picture": picture,
+        "srcset": srcset,
+    }
 
 
 def _json_refusal(refused: Refused) -> web.Response:
@@ -156,6 +168,10 @@ def _preview_page(
 ) -> web.Response:
     """The page of a typed move: its preview and Confirm form, or why it was refused."""
     urls = request.app[SITE].urls
+    picture = picture_2x = None
+    if found is not None:
+        picture = urls.preview_picture(place, game_id, ply, found.move)
+        picture_2x = urls.preview_picture(place, game_id, ply, found.move, 2)
     return page(
         request,
         "play_preview.html",
@@ -167,7 +183,8 @@ def _preview_page(
         found=found,
         sentence=None if refused is None else str(refused),
         csrf=visitor.csrf,
-        picture=None if found is None else urls.preview_picture(place, game_id, ply, found.move),
+        picture=picture,
+        picture_2x=picture_2x,
     )
 
 
@@ -176,4 +193,4 @@ FORMS: tuple[tuple[str, Handler], ...] = (
     (GAME + "/preview", preview),
     (GAME + "/move", confirm),
 )
-ROUTES: tuple[tuple[str, Handler], ...] = ((GAME + "/preview.png", preview_picture),)
+ROUTES: tuple[tuple[str, Handler], ...] = ((GAME + "/preview" + SCALED + ".png", preview_picture),)

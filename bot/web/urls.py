@@ -14,7 +14,8 @@ and below it, the same for both:
                           ?before=<game id>: a list, filtered, its next page)
     /g/<game>             a game (?ply=N: the board after N moves)
     /g/<game>/live        the game's new positions as they come (Server-Sent Events)
-    /g/<game>/board/<ply>.png    the board after <ply> moves (?v= its version: cached for good)
+    /g/<game>/board/<ply>.png    the board after <ply> moves (?v= its version: cached for good;
+                          <ply>@2x.png: at twice the pixels, for high-DPI screens)
     /g/<game>/game.json, /g/<game>/game.sgf, /g/<game>/game.gif   downloads
     /g/<game>/analysis.png       the analysis chart, when there is one
     /e/<event>            an event (?round=N: the games of round N)
@@ -72,10 +73,17 @@ def live(place: WebPlace, game_id: int) -> str:
     return f"{game(place, game_id)}/live"
 
 
-def board(place: WebPlace, game_id: int, ply: int, version: str | None = None) -> str:
+#: How a picture's address ends at each scale: the 2x picture's, `@2x` before the
+#: extension (bot/web/static/game.js writes it so too).
+ENDINGS = {1: ".png", 2: "@2x.png"}
+
+
+def board(
+    place: WebPlace, game_id: int, ply: int, version: str | None = None, scale: int = 1
+) -> str:
     """A board picture's address; `version` (hex digits, `WebGame.board_tags`) makes it
-    one that never changes."""
-    path = f"{prefix(place)}/g/{game_id}/board/{int(ply)}.png"
+    one that never changes; `scale` 2, the picture at twice the pixels."""
+    path = f"{prefix(place)}/g/{game_id}/board/{int(ply)}{ENDINGS[scale]}"
     if version is None:
         return path
     if not version.isalnum() or not version.isascii():
@@ -93,9 +101,11 @@ def play(place: WebPlace, game_id: int, step: str) -> str:
     return f"{prefix(place)}/g/{game_id}/{step}"
 
 
-def preview_picture(place: WebPlace, game_id: int, ply: int, move: str) -> str:
-    """The board after `move`, played after `ply` moves, for its player alone."""
-    return f"{prefix(place)}/g/{game_id}/preview.png?{urlencode({'ply': ply, 'move': move})}"
+def preview_picture(place: WebPlace, game_id: int, ply: int, move: str, scale: int = 1) -> str:
+    """The board after `move`, played after `ply` moves, for its player alone (`scale` 2:
+    at twice the pixels)."""
+    query = urlencode({"ply": ply, "move": move})
+    return f"{prefix(place)}/g/{game_id}/preview{ENDINGS[scale]}?{query}"
 
 
 def analysis_chart(place: WebPlace, game_id: int) -> str:

@@ -42,9 +42,11 @@ class Painter:
         caption: str | None = None,
         slow: bool = False,
         suggestion: str | None = None,
+        scale: int = 1,
     ) -> bytes:
-        """The board of `state` (with `suggestion` drawn as a suggested move); `slow` for
-        pictures that may wait (all but a move's board)."""
+        """The board of `state` (with `suggestion` drawn as a suggested move, at `scale`
+        times the pixels: `render_png`); `slow` for pictures that may wait (all but a
+        move's board)."""
         lane = self.slow if slow else self.boards
         return await lane.run(
             partial(
@@ -54,6 +56,7 @@ class Painter:
                 groups=groups,
                 caption=caption,
                 suggestion=suggestion,
+                scale=scale,
             )
         )
 

@@ -63,8 +63,8 @@ REPLAY_SLICE_SECONDS = 0.003
 REPLAY_PAUSE_SECONDS = 0.001
 
 ResultT = TypeVar("ResultT", bound=Result)
-#: A cached picture: game, record, groups shown, caption, the seats' names.
-BoardKey = tuple[int, tuple[str, ...], bool, str | None, tuple[str, ...]]
+#: A cached picture: game, record, groups shown, caption, the seats' names, scale (1, 2).
+BoardKey = tuple[int, tuple[str, ...], bool, str | None, tuple[str, ...], int]
 
 
 def utcnow() -> datetime:
@@ -388,12 +388,14 @@ class Records:
         groups: bool,
         after_move: bool = False,
         zone_name: str | None = None,
+        scale: int = 1,
     ) -> bytes:
         """The board's picture (cached); its deadline in `zone_name`, the zone of the one
-        person it is drawn for, else in the zone of the player whose deadline it is."""
+        person it is drawn for, else in the zone of the player whose deadline it is;
+        `scale` 2 for twice the pixels (a high-DPI screen's)."""
         caption = deadline_caption(summary, zone_name) if state.ply == summary.ply else None
         names = board_names(summary)
-        key = board_key(game_id, state.moves, groups, caption, names)
+        key = board_key(game_id, state.moves, groups, caption, names, scale)
         png = self._boards.get(key)
         if png is None:
             png = await self.painter.png(
@@ -402,6 +404,7 @@ class Records:
                 groups=groups,
                 caption=caption,
                 slow=not after_move,  # a move's board never waits behind a slow picture
+                scale=scale,
             )
             self._boards[key] = png
             _trim(self._boards, self.settings.board_cache_size)
@@ -429,11 +432,16 @@ class Records:
 
 
 def board_key(
-    game_id: int, record: tuple[str, ...], groups: bool, caption: str | None, names: tuple[str, ...]
+    game_id: int,
+    record: tuple[str, ...],
+    groups: bool,
+    caption: str | None,
+    names: tuple[str, ...],
+    scale: int = 1,
 ) -> BoardKey:
     """The record, not the ply: after an undo the same ply can be another position. (A
-    vacation changes the caption; a seat taken, the names.)"""
-    return (game_id, record, groups, caption, names)
+    vacation changes the caption; a seat taken, the names; the 2x picture is another.)"""
+    return (game_id, record, groups, caption, names, scale)
 
 
 def board_names(summary: GameSummary) -> tuple[str, ...]:

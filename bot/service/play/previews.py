@@ -35,12 +35,14 @@ class Previews:
         taps: Sequence[str] = (),
         expected_ply: int | None = None,
         drawn: bool = True,
+        scale: int = 1,
     ) -> MovePreview:
         """`text`, or the move `taps` write on the board picture (the engine's
-        `tapped`), checked for `player` and drawn (with `drawn`) but not played: a
-        `MovePreview`, which `move(..., expected_ply=preview.ply)` plays if the game has
-        not moved on. Taps that are no whole move yet come back unchecked beyond
-        themselves, `whole` false. Refused as a move would be, in one sentence."""
+        `tapped`), checked for `player` and drawn (with `drawn`, at `scale` times the
+        pixels: `render_png`) but not played: a `MovePreview`, which `move(...,
+        expected_ply=preview.ply)` plays if the game has not moved on. Taps that are no
+        whole move yet come back unchecked beyond themselves, `whole` false. Refused as
+        a move would be, in one sentence."""
         check_ids(game_id, guild_id, player.id)
         async with self.db.read() as conn:
             row, summary, seat, state = await self._position(
@@ -56,7 +58,7 @@ class Previews:
         if drawn:
             shown_then = seat_names_now(summary, after)
             png = await self.records.render(
-                game_id, after, shown_then, groups=False, after_move=True
+                game_id, after, shown_then, groups=False, after_move=True, scale=scale
             )
         entries = zip(after.moves[state.ply :], after.actors[state.ply :], strict=True)
         played = ", ".join(entry for entry, actor in entries if actor == seat)

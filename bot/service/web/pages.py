@@ -301,8 +301,10 @@ class WebPages:
         *,
         known: str | None = None,
         version: str | None = None,
+        scale: int = 1,
     ) -> WebBoard:
-        """The board after `ply` moves of a game a page shows; no PNG when `known` is its
+        """The board after `ply` moves of a game a page shows (`scale` 2: at twice the
+        pixels, for high-DPI screens; the same version); no PNG when `known` is its
         version already (the asker's cached copy: nothing drawn, nothing replayed). Drawn in
         the drawing workers, and cached like every board. Asked by its `version` (the
         address holding it) that a kept reading of the game has, it is answered from that
@@ -324,13 +326,13 @@ class WebPages:
         if known == tag:
             return WebBoard(tag, None)
         caption = deadline_caption(summary) if ply == len(record) else None
-        key = board_key(game_id, record[:ply], False, caption, board_names(summary))
+        key = board_key(game_id, record[:ply], False, caption, board_names(summary), scale)
         png = self.records.drawn_board(key)
         if png is None:  # the pages watching a game all ask for its new board at once
 
             async def draw() -> bytes:
                 then = await replay(row.game, row.options, record[:ply])
-                return await self.records.render(game_id, then, summary, groups=False)
+                return await self.records.render(game_id, then, summary, groups=False, scale=scale)
 
             png = await self._read_once(("board", key), draw)
         return WebBoard(tag, png)

@@ -38,17 +38,25 @@
     return url.pathname + url.search;
   }
 
+  // A board's picture at 1x and 2x, as the page's img takes them: the 2x address is
+  // the 1x's with "@2x" before ".png" (bot/web/urls.py, ENDINGS). The browser picks one
+  // by its pixel ratio.
+  function picture(image, address) {
+    image.srcset = address + " 1x, " + address.replace(/\.png(?=\?|$)/, "@2x.png") + " 2x";
+    image.src = address;
+  }
+
   // The picture follows after a short pause, so dragging the slider across a long game
   // asks for the position it stops at, not for every one it passes (each a request).
   let pending = 0;
   let prefetch = 0;
   function draw(n) {
-    board.src = boards[n];
+    picture(board, boards[n]);
     board.alt = "The board after " + n + " moves";
     window.clearTimeout(prefetch);
     prefetch = window.setTimeout(function () {  // the neighbours, ready for the next key
       for (const near of [n - 1, n + 1]) {
-        if (near >= 0 && near <= last) new Image().src = boards[near];
+        if (near >= 0 && near <= last) picture(new Image(), boards[near]);
       }
     }, 400);
   }

@@ -99,6 +99,7 @@
       whole = answer.whole ? answer.move : null;
       preview.hidden = !answer.whole;
       if (answer.whole) {
+        picture.srcset = answer.srcset;
         picture.src = answer.picture;
         picture.alt = "The board after " + answer.played;
         played.textContent = answer.played;
