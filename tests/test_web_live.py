@@ -113,6 +113,30 @@ async def test_another_processs_move_reaches_the_stream(
         await other.close()
 
 
+@pytest.mark.both_backends
+async def test_a_vacation_taken_or_ended_reaches_the_stream(
+    service: GameService, web: Client
+) -> None:
+    """The board's caption says the clock stopped, then when it runs again: a new
+    version of the position, with a new picture."""
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2"])
+
+    async def board() -> str:
+        page = await (await fetched(web, urls.game(place, game.id))).text()
+        return page.split('<img id="board" src="', 1)[1].split('"', 1)[0]
+
+    async with stream(web, live_path(place, game.id)) as response:
+        due, due_board = await next_event(response), await board()
+        await service.preferences.player_settings(BOB, vacation=True)
+        away = await next_event(response)
+        assert (away["ply"], away["to_move"]) == (1, "bob")
+        assert away["version"] != due["version"] and await board() != due_board
+        await service.preferences.player_settings(BOB, vacation=False)
+        back = await next_event(response)
+        assert back["version"] == due["version"]  # due as before: no time passed meanwhile
+
+
 async def test_a_stream_is_where_its_page_is(service: GameService, web: Client) -> None:
     game = await hex_game(service, ["b2"])
     off = await fetched(web, f"/s/{GUILD}/g/{game.id}/live")

@@ -95,8 +95,12 @@ class Preferences:
         now = self.clock()
         repaused = values.keys() & {"weekend", "time_zone"}
         async with self.db.write() as conn:
-            if vacation is False or repaused:  # these move clocks: games first (lock order)
+            # these stop or move clocks, which the games' pages show: games first (lock order)
+            locked = (
                 await deadlines.lock_games_of(conn, player.id)
+                if vacation is not None or repaused
+                else []
+            )
             await self.records.remember(conn, player)  # locks the row: settings calls queue here
             if reminders == "email" and not await _has_address(conn, player.id):
                 raise Refused(
@@ -127,6 +131,9 @@ class Preferences:
             new_pause = banks.pause_of(row.weekend, row.time_zone)
             if repaused and new_pause != old_pause:
                 await deadlines.repause(conn, player.id, old_pause, new_pause, now)
+            if "vacation_since" in values or repaused:
+                for game_id in locked:
+                    await self.records.changes.changed(conn, game_id)
             if values.keys() & {"reminders", "time_zone", "digest_hour"}:
                 await digest.schedule(
                     conn, player.id, row.reminders, row.time_zone, row.digest_hour, now

@@ -313,17 +313,19 @@ def quiet_until(
 # == vacations ===================================================================================
 
 
-async def lock_games_of(conn: AsyncConnection, player_id: int) -> None:
+async def lock_games_of(conn: AsyncConnection, player_id: int) -> list[int]:
     """Lock the player's games under way, in id order, before a vacation's end locks the
     player's row and moves their clocks: games before players, the order every use case
-    takes its locks in, so it never deadlocks with a move (docs/ARCHITECTURE.md)."""
+    takes its locks in, so it never deadlocks with a move (docs/ARCHITECTURE.md). Their
+    ids."""
     seated = sa.select(seats.c.game_id).where(seats.c.player_id == player_id)
-    await conn.execute(
+    locked = await conn.scalars(
         sa.select(games.c.id)
         .where(games.c.status == "active", games.c.id.in_(seated))
         .order_by(games.c.id)
         .with_for_update()
     )
+    return list(locked)
 
 
 async def _turns_of(
@@ -471,7 +473,7 @@ async def end_vacations(service: Records) -> int:
         if _vacation_end(player) > now:
             continue
         async with service.db.write() as conn:
-            await lock_games_of(conn, player.id)
+            locked = await lock_games_of(conn, player.id)
             fresh = (
                 await conn.execute(
                     sa.select(players.c.vacation_since, players.c.vacation_days_left)
@@ -488,6 +490,8 @@ async def end_vacations(service: Records) -> int:
                 .values(vacation_since=None, vacation_days_left=0.0)
             )
             await resume_clocks(conn, player.id, fresh.vacation_since, end, now)
+            for game_id in locked:  # their pages say the clock runs again
+                await service.changes.changed(conn, game_id)
             log.info("player=%d vacation days used up", player.id)
             ended += 1
     return ended
