@@ -54,6 +54,18 @@ async def started(world: MailWorld) -> int:
     return game.id
 
 
+async def test_a_challenge_by_mail_says_who_moves_first(database_url: str, clock: Clock) -> None:
+    async with mail_world(database_url, clock) as world:
+        await registered(world)
+        await world.send(ANNE, BOT, f"challenge hex {BEN} size=4 first=opponent")
+        await world.reply(BEN, "Accept")
+        game = world.published[-1].game
+        assert (game.status, game.player_to_move) == ("active", game.seats[0].player_id)
+        assert game.seats[0].name == "Ben (by email)"
+        await world.send(ANNE, BOT, f"challenge hex {BEN} size=4 first=me")
+        assert "Who moves first must be one of" in world.said(ANNE)
+
+
 async def test_a_whole_game_by_two_mailboxes(database_url: str, clock: Clock) -> None:
     async with mail_world(database_url, clock) as world:
         game_id = await started(world)

@@ -328,7 +328,7 @@ class MailDesk:
         return player, guild
 
     async def _challenge(self, sender: str, args: list[str]) -> str:
-        """challenge GAME ADDRESS [days=N] [option=value ...]"""
+        """challenge GAME ADDRESS [days=N] [first=challenger|opponent|random] [option=value ...]"""
         me, guild = await self._known(sender)
         server = await self.service.mail.mail_guild(guild)
         if not server.email or server.email_channel is None:
@@ -350,6 +350,7 @@ class MailDesk:
             opponents=[opponent],
             options=keyed,
             days_per_move=days,
+            first=keyed.pop("first", "random"),
         )
         await self._deliver(result)
         return ""
