@@ -38,6 +38,11 @@ Position = tuple[int, int]
 #: The solver is tried first by best_move and analyse below this many available wires.
 SMALL = 100
 
+#: Playouts settle their last this many available wires (or fewer) exactly.
+EXACT_WIRES = 12
+#: Tail positions the playouts remember, per search, before they forget them (~7 MB).
+TAIL_MEMO_LIMIT = 50_000
+
 
 class HotWireAdapter(Adapter):
     def __init__(self, state: GameState) -> None:
@@ -47,6 +52,7 @@ class HotWireAdapter(Adapter):
         self.conflicts = _conflicts(state)
         # Huge tables compute each conflict mask on use: playouts watch the clock.
         self.slow = isinstance(self.conflicts, _ConflictsOnDemand)
+        self.tails: dict[int, bool] = {}  # playout tails: available mask -> mover wins
 
     def root(self, state: GameState) -> Position:
         assert isinstance(state, HotWireState)
@@ -91,21 +97,38 @@ class HotWireAdapter(Adapter):
         return []  # in misère play no move wins at once
 
     def playout(self, pos: Position, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
-        """Random wires, except that the hot wire is taken only when nothing else is left.
+        """The policy: of two random available wires, the one that takes away more of
+        the wires still available; never the hot wire while another is left; from
+        EXACT_WIRES wires on, the exact result. Off (`policy`, or a table too big to
+        keep its conflict masks): uniformly random wires, the hot wire last.
 
-        The available wires are shuffled once and walked in that order: the
-        first still available is a uniformly random legal wire at each step.
+        The available wires are shuffled once and walked in that order: the first
+        still available is a uniformly random legal wire at each step, and the
+        policy holds it to compare with the next.
         """
         available, seat = pos
         conflicts = self.conflicts
+        chooses = self.policy and not self.slow
+        exact = EXACT_WIRES if chooses else 0
         order = wires_of(available)
         rng.shuffle(order)
         played: list[tuple[int, Any]] = []
         check = self.slow and time.monotonic
+        held = -1  # the policy's wire to compare with the next one of the order
         for wire in order:
             if available >> wire & 1:
+                if available.bit_count() <= exact:
+                    break
                 if check and check() > self.deadline:
                     raise OutOfTime
+                if chooses:
+                    if held < 0 or not available >> held & 1:
+                        held = wire
+                        continue
+                    if (available & conflicts[held]).bit_count() > (
+                        available & conflicts[wire]
+                    ).bit_count():
+                        wire, held = held, wire
                 after = available & ~conflicts[wire]
                 if not after and available.bit_count() > 1 and _other_safe(available, conflicts):
                     continue  # skip the hot wire; a later wire of the order is safe
@@ -113,12 +136,30 @@ class HotWireAdapter(Adapter):
                 played.append((seat, wire))
                 seat ^= 1
         # The walk may skip the hot wire and run out of order: finish it.
-        while available:
+        while available.bit_count() > exact:
             wire = wires_of(available)[0]
             available &= ~conflicts[wire]
             played.append((seat, wire))
             seat ^= 1
-        return ((1.0, 0.0) if seat == 0 else (0.0, 1.0)), played
+        winner = seat if self.tail_wins(available) else seat ^ 1
+        return ((1.0, 0.0) if winner == 0 else (0.0, 1.0)), played
+
+    def tail_wins(self, available: int) -> bool:
+        """Whether the player to move wins with `available` left, by a search
+        remembered across playouts (a playout's tail: at most 2^EXACT_WIRES positions)."""
+        if not available:
+            return True  # no wire left: the opponent connected the last one
+        memo = self.tails
+        known = memo.get(available)
+        if known is None:
+            conflicts = self.conflicts
+            known = any(
+                not self.tail_wins(available & ~conflicts[wire]) for wire in wires_of(available)
+            )
+            if len(memo) >= TAIL_MEMO_LIMIT:
+                memo.clear()
+            memo[available] = known
+        return known
 
     def random_playout(
         self, pos: Position, rng: random.Random
