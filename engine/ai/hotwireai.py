@@ -39,9 +39,9 @@ Position = tuple[int, int]
 SMALL = 100
 
 #: Playouts settle their last this many available wires (or fewer) exactly.
-EXACT_WIRES = 12
-#: Tail positions the playouts remember, per search, before they forget them (~7 MB).
-TAIL_MEMO_LIMIT = 50_000
+EXACT_WIRES = 20
+#: Sums of regions a search's playouts remember before they forget them (~8 MB).
+TAIL_MEMO_LIMIT = 20_000
 
 
 class HotWireAdapter(Adapter):
@@ -52,7 +52,7 @@ class HotWireAdapter(Adapter):
         self.conflicts = _conflicts(state)
         # Huge tables compute each conflict mask on use: playouts watch the clock.
         self.slow = isinstance(self.conflicts, _ConflictsOnDemand)
-        self.tails: dict[int, bool] = {}  # playout tails: available mask -> mover wins
+        self.tails = TailSolver(self.conflicts)
 
     def root(self, state: GameState) -> Position:
         assert isinstance(state, HotWireState)
@@ -141,25 +141,8 @@ class HotWireAdapter(Adapter):
             available &= ~conflicts[wire]
             played.append((seat, wire))
             seat ^= 1
-        winner = seat if self.tail_wins(available) else seat ^ 1
+        winner = seat if self.tails.mover_wins(available) else seat ^ 1
         return ((1.0, 0.0) if winner == 0 else (0.0, 1.0)), played
-
-    def tail_wins(self, available: int) -> bool:
-        """Whether the player to move wins with `available` left, by a search
-        remembered across playouts (a playout's tail: at most 2^EXACT_WIRES positions)."""
-        if not available:
-            return True  # no wire left: the opponent connected the last one
-        memo = self.tails
-        known = memo.get(available)
-        if known is None:
-            conflicts = self.conflicts
-            known = any(
-                not self.tail_wins(available & ~conflicts[wire]) for wire in wires_of(available)
-            )
-            if len(memo) >= TAIL_MEMO_LIMIT:
-                memo.clear()
-            memo[available] = known
-        return known
 
     def random_playout(
         self, pos: Position, rng: random.Random
@@ -167,6 +150,52 @@ class HotWireAdapter(Adapter):
         if self.slow:
             return self.playout(pos, rng)  # the one that watches the clock
         return _random_walk(pos[0], pos[1], self.conflicts, rng)
+
+
+class TailSolver:
+    """The end of a playout settled exactly: the misère search over regions of the
+    solver below without its congruence classes (a playout cannot wait for them),
+    remembered across a search's playouts. A sum is its regions that take more than
+    one wire, as masks, and the parity of its one-wire groups."""
+
+    def __init__(self, conflicts: Conflicts) -> None:
+        self.conflicts = conflicts
+        self.memo: dict[tuple[tuple[int, ...], int], bool] = {}
+
+    def mover_wins(self, available: int) -> bool:
+        """Whether the player to move with `available` left wins (misère)."""
+        return self.wins(self.sum_of(_regions(available, self.conflicts), 0))
+
+    def sum_of(self, regions: list[int], odd_one: int) -> tuple[tuple[int, ...], int]:
+        """The key of a sum: one-wire groups cancel in pairs (see the module doc)."""
+        others = []
+        for region in regions:
+            if _takes_one(region, self.conflicts):
+                odd_one ^= 1
+            else:
+                others.append(region)
+        return tuple(sorted(others)), odd_one
+
+    def wins(self, key: tuple[tuple[int, ...], int]) -> bool:
+        known = self.memo.get(key)
+        if known is None:
+            # Nothing left: the opponent connected the last wire.
+            known = key == ((), 0) or any(not self.wins(child) for child in self.children(key))
+            if len(self.memo) >= TAIL_MEMO_LIMIT:
+                self.memo.clear()
+            self.memo[key] = known
+        return known
+
+    def children(self, key: tuple[tuple[int, ...], int]) -> Iterator[tuple[tuple[int, ...], int]]:
+        """The sums one wire away."""
+        others, odd_one = key
+        if odd_one:
+            yield others, 0
+        conflicts = self.conflicts
+        for index, region in enumerate(others):
+            rest = list(others[:index] + others[index + 1 :])
+            for wire in wires_of(region):
+                yield self.sum_of(rest + _regions(region & ~conflicts[wire], conflicts), odd_one)
 
 
 def _random_walk(
@@ -187,6 +216,27 @@ def _random_walk(
 def _other_safe(available: int, conflicts: Conflicts) -> bool:
     """Whether some available wire leaves another one available."""
     return any(available & ~conflicts[w] for w in wires_of(available))
+
+
+def _regions(available: int, conflicts: Conflicts) -> list[int]:
+    """The regions of `available` (connected components of the conflict graph), as masks."""
+    regions = []
+    while available:
+        region = frontier = available & -available
+        while frontier:
+            reach = 0
+            for wire in wires_of(frontier):
+                reach |= conflicts[wire]
+            frontier = reach & available & ~region
+            region |= frontier
+        available &= ~region
+        regions.append(region)
+    return regions
+
+
+def _takes_one(region: int, conflicts: Conflicts) -> bool:
+    """Whether a region takes exactly one more wire: all its wires pairwise conflict."""
+    return all(conflicts[wire] & region == region for wire in wires_of(region))
 
 
 # -- the exact solver ----------------------------------------------------------------
@@ -221,20 +271,10 @@ class MisereSolver:
             return known
         if len(self.splits) > CACHE_LIMIT:
             self.trim()
-        whole = available
-        conflicts = self.conflicts
-        regions = []
-        while available:
-            region = frontier = available & -available
-            while frontier:
-                reach = 0
-                for wire in wires_of(frontier):
-                    reach |= conflicts[wire]
-                frontier = reach & available & ~region
-                region |= frontier
-            available &= ~region
-            regions.append((self.canonical(region), region))
-        self.splits[whole] = regions
+        regions = [
+            (self.canonical(region), region) for region in _regions(available, self.conflicts)
+        ]
+        self.splits[available] = regions
         return regions
 
     def trim(self) -> None:
@@ -253,11 +293,10 @@ class MisereSolver:
         known = self.region_id.get(region)
         if known is not None:
             return known
-        wires = wires_of(region)
-        conflicts = self.conflicts
-        if all(conflicts[w] & region == region for w in wires):
+        if _takes_one(region, self.conflicts):
             self.region_id[region] = ONE
             return ONE
+        wires = wires_of(region)
         shape = tuple(min(_shape(symmetric, wires) for symmetric in self.symmetries))
         ident = self.shape_id.get(shape)
         if ident is None:
