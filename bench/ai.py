@@ -6,7 +6,9 @@ Sections (all by default, or pick with --section):
   playouts/s per game, from the start.
 - strength: the AI against uniform random and against plain UCT (random
   playouts, C = 1.4, no knowledge, the same engine) at equal time per move,
-  paired openings (each random opening twice, seats swapped). With the
+  paired openings (each random opening twice, seats swapped); with
+  `--against no-policy`, against itself with its playout policy off
+  (Settings.policy: what a game's policy is worth). With the
   default 10 games per pairing these figures are PRELIMINARY (+-30 points);
   every group of paired games prints the score so far with a 95% (Wilson)
   interval.
@@ -102,7 +104,9 @@ def main() -> None:
         help="strength: the seed of the openings (another seed, other games to add to a run)",
     )
     parser.add_argument(
-        "--against", choices=("random", "plain"), help="strength: only this opponent"
+        "--against",
+        choices=("random", "plain", "no-policy"),
+        help="strength: only this opponent (no-policy: only when asked)",
     )
     parser.add_argument(
         "--solve-limit", type=float, default=60.0, help="seconds per Hot Wire solve"
@@ -291,6 +295,8 @@ def strength(
         ("random", random_agent),
         ("plain UCT", lambda seed: searcher(seconds, Settings.plain(), seed)),
     ]
+    if against == "no-policy":
+        opponents = [("no-policy", lambda seed: searcher(seconds, Settings(policy=False), seed))]
     for label, name, options, players in STRENGTH_CASES:
         if chosen is not None and label not in chosen:
             continue

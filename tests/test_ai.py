@@ -22,6 +22,7 @@ from engine.ai import disthexsolve, hotwireai, intersectionsai
 from engine.ai.intersectionsai import IntersectionsAdapter
 from engine.ai.mcts import Node, Search
 from engine.ai.registry import adapter_for
+from engine.hotwire import HotWireState
 from engine.intersections import IntersectionsState
 from engine.livewire import LivewireState
 from tests.conftest import cpu_clock, kept_time
@@ -544,6 +545,47 @@ def test_playouts_replay_through_play(name: str, options: dict[str, object]) -> 
             assert replayed.outcome is not None
         if replayed.outcome is not None:
             assert rewards == adapter.result(replayed)
+
+
+def test_hotwire_playouts_prefer_wires_that_take_more() -> None:
+    # Of two random wires the policy plays the one that takes away more of the wires
+    # still available: from the empty 7x7 board its first wires take ~137 on average,
+    # uniformly random ones ~111.
+    start = engine.new("hotwire")
+    adapter = adapter_for(start)
+    root = adapter.root(start)
+
+    def taken_first(policy: bool) -> float:
+        adapter.policy = policy
+        rng = random.Random(4)
+        firsts = (adapter.playout(root, rng)[1][0][1] for _ in range(400))
+        return statistics.mean((root[0] & adapter.conflicts[wire]).bit_count() for wire in firsts)
+
+    assert taken_first(True) > taken_first(False) + 15
+
+
+def test_hotwire_playouts_are_legal_and_settle_their_tail_exactly() -> None:
+    # A playout's wires replay legally, by the seats it says, down to EXACT_WIRES wires
+    # or fewer, and its result is the solver's for what is left; uniformly random
+    # playouts from those same tails get some of them wrong.
+    rng = random.Random(8)
+    misread = 0
+    for _ in range(12):
+        state = random_position(engine.new("hotwire", size="5x5"), rng.randrange(1, 4), rng)
+        adapter = adapter_for(state)
+        rewards, played = adapter.playout(adapter.root(state), rng)
+        for seat, wire in played:
+            assert state.to_move == seat
+            state = state.play(adapter.text(adapter.root(state), wire))
+        assert isinstance(state, HotWireState)
+        assert state.available.bit_count() <= hotwireai.EXACT_WIRES
+        solution = ai.solve(state, seconds=10)
+        assert solution is not None
+        assert rewards[solution.winner or 0] == 1.0, state.moves
+        adapter.policy = False
+        tail = adapter.root(state)
+        misread += sum(adapter.playout(tail, rng)[0] != rewards for _ in range(10))
+    assert misread > 0
 
 
 def test_intersections_playouts_finish_the_round_with_a_greedy_offense() -> None:

@@ -47,6 +47,10 @@ class Adapter:
     #: themselves (they raise solver.OutOfTime); infinite under a node budget.
     deadline = math.inf
 
+    #: Whether `playout` follows its game's policy (the search's Settings.policy; off
+    #: for the benchmark's match against the AI before a policy, where a game has one).
+    policy = True
+
     def __init__(self, state: GameState) -> None:
         self.players = state.players
 

@@ -38,6 +38,11 @@ Position = tuple[int, int]
 #: The solver is tried first by best_move and analyse below this many available wires.
 SMALL = 100
 
+#: Playouts settle their last this many available wires (or fewer) exactly.
+EXACT_WIRES = 20
+#: Sums of regions a search's playouts remember before they forget them (~8 MB).
+TAIL_MEMO_LIMIT = 20_000
+
 
 class HotWireAdapter(Adapter):
     def __init__(self, state: GameState) -> None:
@@ -47,6 +52,7 @@ class HotWireAdapter(Adapter):
         self.conflicts = _conflicts(state)
         # Huge tables compute each conflict mask on use: playouts watch the clock.
         self.slow = isinstance(self.conflicts, _ConflictsOnDemand)
+        self.tails = TailSolver(self.conflicts)
 
     def root(self, state: GameState) -> Position:
         assert isinstance(state, HotWireState)
@@ -91,21 +97,38 @@ class HotWireAdapter(Adapter):
         return []  # in misère play no move wins at once
 
     def playout(self, pos: Position, rng: random.Random) -> tuple[Rewards, list[tuple[int, Any]]]:
-        """Random wires, except that the hot wire is taken only when nothing else is left.
+        """The policy: of two random available wires, the one that takes away more of
+        the wires still available; never the hot wire while another is left; from
+        EXACT_WIRES wires on, the exact result. Off (`policy`, or a table too big to
+        keep its conflict masks): uniformly random wires, the hot wire last.
 
-        The available wires are shuffled once and walked in that order: the
-        first still available is a uniformly random legal wire at each step.
+        The available wires are shuffled once and walked in that order: the first
+        still available is a uniformly random legal wire at each step, and the
+        policy holds it to compare with the next.
         """
         available, seat = pos
         conflicts = self.conflicts
+        chooses = self.policy and not self.slow
+        exact = EXACT_WIRES if chooses else 0
         order = wires_of(available)
         rng.shuffle(order)
         played: list[tuple[int, Any]] = []
         check = self.slow and time.monotonic
+        held = -1  # the policy's wire to compare with the next one of the order
         for wire in order:
             if available >> wire & 1:
+                if available.bit_count() <= exact:
+                    break
                 if check and check() > self.deadline:
                     raise OutOfTime
+                if chooses:
+                    if held < 0 or not available >> held & 1:
+                        held = wire
+                        continue
+                    if (available & conflicts[held]).bit_count() > (
+                        available & conflicts[wire]
+                    ).bit_count():
+                        wire, held = held, wire
                 after = available & ~conflicts[wire]
                 if not after and available.bit_count() > 1 and _other_safe(available, conflicts):
                     continue  # skip the hot wire; a later wire of the order is safe
@@ -113,12 +136,13 @@ class HotWireAdapter(Adapter):
                 played.append((seat, wire))
                 seat ^= 1
         # The walk may skip the hot wire and run out of order: finish it.
-        while available:
+        while available.bit_count() > exact:
             wire = wires_of(available)[0]
             available &= ~conflicts[wire]
             played.append((seat, wire))
             seat ^= 1
-        return ((1.0, 0.0) if seat == 0 else (0.0, 1.0)), played
+        winner = seat if self.tails.mover_wins(available) else seat ^ 1
+        return ((1.0, 0.0) if winner == 0 else (0.0, 1.0)), played
 
     def random_playout(
         self, pos: Position, rng: random.Random
@@ -126,6 +150,52 @@ class HotWireAdapter(Adapter):
         if self.slow:
             return self.playout(pos, rng)  # the one that watches the clock
         return _random_walk(pos[0], pos[1], self.conflicts, rng)
+
+
+class TailSolver:
+    """The end of a playout settled exactly: the misère search over regions of the
+    solver below without its congruence classes (a playout cannot wait for them),
+    remembered across a search's playouts. A sum is its regions that take more than
+    one wire, as masks, and the parity of its one-wire groups."""
+
+    def __init__(self, conflicts: Conflicts) -> None:
+        self.conflicts = conflicts
+        self.memo: dict[tuple[tuple[int, ...], int], bool] = {}
+
+    def mover_wins(self, available: int) -> bool:
+        """Whether the player to move with `available` left wins (misère)."""
+        return self.wins(self.sum_of(_regions(available, self.conflicts), 0))
+
+    def sum_of(self, regions: list[int], odd_one: int) -> tuple[tuple[int, ...], int]:
+        """The key of a sum: one-wire groups cancel in pairs (see the module doc)."""
+        others = []
+        for region in regions:
+            if _takes_one(region, self.conflicts):
+                odd_one ^= 1
+            else:
+                others.append(region)
+        return tuple(sorted(others)), odd_one
+
+    def wins(self, key: tuple[tuple[int, ...], int]) -> bool:
+        known = self.memo.get(key)
+        if known is None:
+            # Nothing left: the opponent connected the last wire.
+            known = key == ((), 0) or any(not self.wins(child) for child in self.children(key))
+            if len(self.memo) >= TAIL_MEMO_LIMIT:
+                self.memo.clear()
+            self.memo[key] = known
+        return known
+
+    def children(self, key: tuple[tuple[int, ...], int]) -> Iterator[tuple[tuple[int, ...], int]]:
+        """The sums one wire away."""
+        others, odd_one = key
+        if odd_one:
+            yield others, 0
+        conflicts = self.conflicts
+        for index, region in enumerate(others):
+            rest = list(others[:index] + others[index + 1 :])
+            for wire in wires_of(region):
+                yield self.sum_of(rest + _regions(region & ~conflicts[wire], conflicts), odd_one)
 
 
 def _random_walk(
@@ -146,6 +216,27 @@ def _random_walk(
 def _other_safe(available: int, conflicts: Conflicts) -> bool:
     """Whether some available wire leaves another one available."""
     return any(available & ~conflicts[w] for w in wires_of(available))
+
+
+def _regions(available: int, conflicts: Conflicts) -> list[int]:
+    """The regions of `available` (connected components of the conflict graph), as masks."""
+    regions = []
+    while available:
+        region = frontier = available & -available
+        while frontier:
+            reach = 0
+            for wire in wires_of(frontier):
+                reach |= conflicts[wire]
+            frontier = reach & available & ~region
+            region |= frontier
+        available &= ~region
+        regions.append(region)
+    return regions
+
+
+def _takes_one(region: int, conflicts: Conflicts) -> bool:
+    """Whether a region takes exactly one more wire: all its wires pairwise conflict."""
+    return all(conflicts[wire] & region == region for wire in wires_of(region))
 
 
 # -- the exact solver ----------------------------------------------------------------
@@ -180,20 +271,10 @@ class MisereSolver:
             return known
         if len(self.splits) > CACHE_LIMIT:
             self.trim()
-        whole = available
-        conflicts = self.conflicts
-        regions = []
-        while available:
-            region = frontier = available & -available
-            while frontier:
-                reach = 0
-                for wire in wires_of(frontier):
-                    reach |= conflicts[wire]
-                frontier = reach & available & ~region
-                region |= frontier
-            available &= ~region
-            regions.append((self.canonical(region), region))
-        self.splits[whole] = regions
+        regions = [
+            (self.canonical(region), region) for region in _regions(available, self.conflicts)
+        ]
+        self.splits[available] = regions
         return regions
 
     def trim(self) -> None:
@@ -212,11 +293,10 @@ class MisereSolver:
         known = self.region_id.get(region)
         if known is not None:
             return known
-        wires = wires_of(region)
-        conflicts = self.conflicts
-        if all(conflicts[w] & region == region for w in wires):
+        if _takes_one(region, self.conflicts):
             self.region_id[region] = ONE
             return ONE
+        wires = wires_of(region)
         shape = tuple(min(_shape(symmetric, wires) for symmetric in self.symmetries))
         ident = self.shape_id.get(shape)
         if ident is None:

@@ -52,6 +52,7 @@ class Settings:
     exploration: float = 0.2
     rave_equivalence: float = 600.0
     knowledge: bool = True  # the adapter's decisive moves and pruning
+    policy: bool = True  # the adapter's playout policy (Adapter.policy)
 
     @classmethod
     def plain(cls) -> Settings:
@@ -124,6 +125,7 @@ class Search:
     ) -> None:
         self.adapter = adapter
         self.settings = settings or Settings()
+        adapter.policy = self.settings.policy
         self.rng = rng
         self.root = Node(adapter, root, self.settings, root=True)
         self.simulations = 0
