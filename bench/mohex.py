@@ -38,8 +38,11 @@ from bench.ai import Agent, Resigned, paired_hex_games, wilson
 from engine import GameState
 
 SOURCE = "https://github.com/cgao3/benzene-vanilla-cmake.git"
-#: The commit built: the repository's head when this script was written (2020).
-COMMIT = "95614769bafc9850a3cc54974660bb1795db6086"
+#: The commit built: the last before the 2019 rewrite of the inferior-cell engine, after
+#: which MoHex crashes (a segmentation fault in Resistance::ComputeScores) in positions
+#: that fill-in decides, as in most games against it (benzene-vanilla-cmake issues 10
+#: and 14; the maintainer points to this commit).
+COMMIT = "f888938bc7ab051a04034a9e19a31399a31d2429"
 #: Debian packages the build needs, by the file that shows each is installed.
 PACKAGES = {
     "cmake": "/usr/bin/cmake",
@@ -61,6 +64,7 @@ NO_TIME_FLOOR = "maxTime = std::max(0.0, maxTime);"
 
 def build(cache: Path, source: str) -> Path:
     """The mohex binary under `cache`, built first when missing."""
+    cache = cache / COMMIT[:12]
     binary = cache / "build" / "src" / "mohex" / "mohex"
     if binary.exists():
         print(f"mohex: using {binary}", flush=True)
@@ -228,7 +232,9 @@ class MoHex:
                 move = self.genmove(state)
             except EngineFailure as failure:
                 self.failures[failure.kind] += 1
-                print(f"  MoHex failed (attempt {attempt}) at ply {state.ply}: {failure}")
+                print(
+                    f"  MoHex failed (attempt {attempt}) after {' '.join(state.moves)}: {failure}"
+                )
                 self.restart()
                 continue
             if move == "resign":
@@ -238,7 +244,8 @@ class MoHex:
                 self.known += 1
                 return move
             self.failures["illegal"] += 1
-            print(f"  MoHex answered {move!r} at ply {state.ply}: illegal (attempt {attempt})")
+            game = " ".join(state.moves)
+            print(f"  MoHex answered {move!r} after {game}: illegal (attempt {attempt})")
             self.restart()
         self.forfeits += 1
         raise Resigned
@@ -313,13 +320,15 @@ def main() -> None:
     share = statistics.mean(scores)
     low, high = wilson(scores)
     failures = ", ".join(f"{kind} {count}" for kind, count in mohex.failures.items()) or "none"
-    times = mohex.move_seconds
+    # Moves MoHex proves or finds forced come back at once; the rest are its searches.
+    searched = [seconds for seconds in mohex.move_seconds if seconds > 0.05] or [0.0]
     print(
         f"AI vs MoHex 2.0: {share:.0%} of {len(scores)} games,"
         f" 95% interval [{low:.0%}, {high:.0%}];"
         f" MoHex failed answers: {failures}; games forfeited {mohex.forfeits},"
-        f" resigned {mohex.resignations}; MoHex s/move median {statistics.median(times):.2f},"
-        f" max {max(times):.2f}; load average {os.getloadavg()[0]:.2f}"
+        f" resigned {mohex.resignations}; MoHex searched {len(searched)} of"
+        f" {len(mohex.move_seconds)} moves, s/move median {statistics.median(searched):.2f},"
+        f" max {max(searched):.2f}; load average {os.getloadavg()[0]:.2f}"
     )
     print(
         f"mohex: hex{args.size} vs MoHex 2.0 {share:.0%}"
