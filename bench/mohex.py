@@ -1,23 +1,28 @@
 """Our Hex AI against MoHex 2.0 (benzene), built from its public source, over GTP.
 
-Builds MoHex once into a cache directory (--cache, default ~/.cache/paperboard/mohex):
-the Debian packages it needs (cmake, g++, the Boost and Berkeley DB development
-libraries) are installed with apt-get when missing and listed otherwise; the source
-(--source: a git URL or a local clone, default benzene-vanilla-cmake on GitHub) is
-checked out at a pinned commit and only the `mohex` target is built, with at most two
-make jobs. Then plays --games games of Hex (--size, swap off) at --seconds a move:
-MoHex on one thread with its time per move fixed (no time management), our AI on one
-process; the openings and the alternation of colours are bench/ai.py's OpenSpiel
-section's (each random opening twice, the AI first as Black then as White). A progress
-line per pair of games carries the 95% (Wilson) interval so far. A MoHex answer that is
-an error, an illegal cell, a resignation or a timeout is counted and reported: the game
-is then scored a loss for MoHex when it resigned and a replacement engine is started
-when it stopped answering (each such game stays in the count, never dropped).
+Builds MoHex once into a cache directory (--cache, default ~/.cache/paperboard/mohex,
+one folder per commit): the Debian packages it needs (cmake, g++, git, the Boost and
+Berkeley DB development libraries) are installed with apt-get when missing and listed
+otherwise; the source (--source: a git URL or a local clone, default
+benzene-vanilla-cmake on GitHub) is checked out at a pinned commit (--commit), its one
+second floor on a search lifted, and only the `mohex` target built, two make jobs.
 
-The last line is the headline: `mohex: hex7 vs MoHex 2.0 <pct>% (n=<games>, <T> s per move)`.
+Then plays --games games of Hex (--size, swap off) at --seconds a move: MoHex on one
+thread, no pondering, no parallel solver, its time per move fixed (no time management,
+no extension of unstable searches); our AI in this process. The openings and the
+alternation of colours are bench/ai.py's OpenSpiel match's (each random opening twice,
+the AI first as Black then as White); a progress line per pair of games gives the 95%
+(Wilson) interval so far. Every MoHex answer that fails (an error, an illegal cell, no
+answer in time, an exit) is counted and printed with the game; MoHex is then restarted,
+given the game so far and asked again, once; a second failure forfeits the game (a win
+for the AI, counted). Before the games, MoHex's own playouts/s from the empty board.
+
+The last line is the headline:
+`mohex: hex7 vs MoHex 2.0 <pct>% (n=<games>, <T> s per move, 95% interval ..., MoHex failures <k>)`.
 
 Run: .venv/bin/python -m bench.mohex [--games 200] [--seconds 0.5] [--size 7]
-     .venv/bin/python -m bench.mohex --speed   (MoHex's own playouts/s from the empty board)
+     .venv/bin/python -m bench.mohex --speed        (MoHex's playouts/s only)
+     .venv/bin/python -m bench.mohex --build-only [--source PATH] [--commit SHA]
 """
 
 from __future__ import annotations
@@ -62,9 +67,9 @@ TIME_FLOOR = "maxTime = std::max(1.0, maxTime);"
 NO_TIME_FLOOR = "maxTime = std::max(0.0, maxTime);"
 
 
-def build(cache: Path, source: str) -> Path:
+def build(cache: Path, source: str, commit: str = COMMIT) -> Path:
     """The mohex binary under `cache`, built first when missing."""
-    cache = cache / COMMIT[:12]
+    cache = cache / commit[:12]
     binary = cache / "build" / "src" / "mohex" / "mohex"
     if binary.exists():
         print(f"mohex: using {binary}", flush=True)
@@ -75,7 +80,7 @@ def build(cache: Path, source: str) -> Path:
         shutil.rmtree(checkout, ignore_errors=True)
         cache.mkdir(parents=True, exist_ok=True)
         run(["git", "clone", "--quiet", source, str(checkout)])
-        run(["git", "-C", str(checkout), "checkout", "--quiet", COMMIT])
+        run(["git", "-C", str(checkout), "checkout", "--quiet", commit])
     remove_time_floor(checkout)
     # The share/ pattern files are found by the absolute path compiled in, so the
     # checkout stays in the cache beside the build.
@@ -291,6 +296,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/paperboard/mohex")
     parser.add_argument("--source", default=SOURCE, help="git URL or local clone of benzene")
+    parser.add_argument(
+        "--commit", default=COMMIT, help="another benzene commit (the head: to see it crash)"
+    )
     parser.add_argument("--games", type=int, default=20, help="games (even: paired openings)")
     parser.add_argument("--seconds", type=float, default=0.5, help="time per move, each side")
     parser.add_argument("--size", type=int, default=7, help="board size")
@@ -298,7 +306,7 @@ def main() -> None:
     parser.add_argument("--speed", action="store_true", help="only MoHex's playouts/s")
     parser.add_argument("--build-only", action="store_true")
     args = parser.parse_args()
-    binary = build(args.cache, args.source)
+    binary = build(args.cache, args.source, args.commit)
     if args.build_only:
         return
     mohex = MoHex([str(binary)], args.size, args.seconds)
