@@ -16,6 +16,9 @@ the AI first as Black then as White); a progress line per pair of games gives th
 answer in time, an exit) is counted and printed with the game; MoHex is then restarted,
 given the game so far and asked again, once; a second failure forfeits the game (a win
 for the AI, counted). Before the games, MoHex's own playouts/s from the empty board.
+MoHex computes its connections and a one-move pre-search beside its max_time, so a
+move it searches takes about twice --seconds: the last line but one gives its median
+time per searched move; --mohex-seconds sets its max_time apart from our AI's time.
 
 The last line is the headline:
 `mohex: hex7 vs MoHex 2.0 <pct>% (n=<games>, <T> s per move, 95% interval ..., MoHex failures <k>)`.
@@ -301,6 +304,9 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=20, help="games (even: paired openings)")
     parser.add_argument("--seconds", type=float, default=0.5, help="time per move, each side")
+    parser.add_argument(
+        "--mohex-seconds", type=float, help="MoHex's max_time if not --seconds (it overruns it)"
+    )
     parser.add_argument("--size", type=int, default=7, help="board size")
     parser.add_argument("--speed-seconds", type=float, default=5.0, help="MoHex's speed search")
     parser.add_argument("--speed", action="store_true", help="only MoHex's playouts/s")
@@ -309,7 +315,10 @@ def main() -> None:
     binary = build(args.cache, args.source, args.commit)
     if args.build_only:
         return
-    mohex = MoHex([str(binary)], args.size, args.seconds)
+    mohex = MoHex([str(binary)], args.size, args.mohex_seconds or args.seconds)
+    times = f"{args.seconds} s per move" + (
+        f", MoHex {args.mohex_seconds} s" if args.mohex_seconds else ""
+    )
     rate = mohex.speed(args.speed_seconds)
     board = f"{args.size}x{args.size}"
     print(f"MoHex {board}: {rate:.0f} playouts/s ({args.speed_seconds} s, empty board)")
@@ -317,7 +326,7 @@ def main() -> None:
         print(f"mohex: MoHex 2.0 {rate:.0f} playouts/s on {args.size}x{args.size}")
         return
     print(
-        f"\nmohex: hex {args.size}x{args.size} at {args.seconds} s per move, {args.games} games,"
+        f"\nmohex: hex {args.size}x{args.size} at {times}, {args.games} games,"
         f" load average {os.getloadavg()[0]:.2f}",
         flush=True,
     )
@@ -340,7 +349,7 @@ def main() -> None:
     )
     print(
         f"mohex: hex{args.size} vs MoHex 2.0 {share:.0%}"
-        f" (n={len(scores)}, {args.seconds} s per move,"
+        f" (n={len(scores)}, {times},"
         f" 95% interval {low:.0%}-{high:.0%}, MoHex failures {sum(mohex.failures.values())})"
     )
 
