@@ -51,21 +51,20 @@ SOURCE = "https://github.com/cgao3/benzene-vanilla-cmake.git"
 #: that fill-in decides, as in most games against it (benzene-vanilla-cmake issues 10
 #: and 14; the maintainer points to this commit).
 COMMIT = "f888938bc7ab051a04034a9e19a31399a31d2429"
-#: Debian packages the build needs, by the file that shows each is installed.
-PACKAGES = {
-    "cmake": "/usr/bin/cmake",
-    "g++": "/usr/bin/g++",
-    "make": "/usr/bin/make",
-    "git": "/usr/bin/git",
-    "libboost-thread-dev": "/usr/include/boost/thread.hpp",
-    "libboost-system-dev": "/usr/lib/x86_64-linux-gnu/libboost_system.so",
-    "libboost-filesystem-dev": "/usr/lib/x86_64-linux-gnu/libboost_filesystem.so",
-    "libboost-program-options-dev": "/usr/lib/x86_64-linux-gnu/libboost_program_options.so",
-    "libboost-date-time-dev": "/usr/lib/x86_64-linux-gnu/libboost_date_time.so",
-    "libdb-dev": "/usr/include/db.h",
-}
-
-
+#: The Debian packages the build needs.
+PACKAGES = (
+    "cmake",
+    "g++",
+    "make",
+    "git",
+    "libboost-thread-dev",
+    "libboost-system-dev",
+    "libboost-filesystem-dev",
+    "libboost-program-options-dev",
+    "libboost-date-time-dev",
+    "libdb-dev",
+)
+#: MoHexPlayer::Search's floor on the search time, and the same line without it.
 TIME_FLOOR = "maxTime = std::max(1.0, maxTime);"
 NO_TIME_FLOOR = "maxTime = std::max(0.0, maxTime);"
 
@@ -105,7 +104,7 @@ def remove_time_floor(checkout: Path) -> None:
 
 
 def ensure_packages() -> None:
-    missing = [name for name, marker in PACKAGES.items() if not Path(marker).exists()]
+    missing = [name for name in PACKAGES if not installed(name)]
     present = [name for name in PACKAGES if name not in missing]
     print(f"mohex: Debian packages present: {' '.join(present) or 'none'}", flush=True)
     if missing:
@@ -113,6 +112,13 @@ def ensure_packages() -> None:
         prefix = [] if os.geteuid() == 0 else ["sudo"]
         run([*prefix, "apt-get", "update", "-qq"])
         run([*prefix, "apt-get", "install", "-y", "-qq", *missing])
+
+
+def installed(package: str) -> bool:
+    status = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True
+    )
+    return status.stdout == "install ok installed"
 
 
 def run(command: list[str], cwd: Path | None = None) -> None:
