@@ -321,7 +321,9 @@ def main() -> None:
     binary = build(args.cache, args.source, args.commit)
     if args.build_only:
         return
-    mohex = MoHex([str(binary)], args.size, args.mohex_seconds or args.seconds)
+    # Its log goes to stderr only: by default MoHex also writes default.log where it runs.
+    command = [str(binary), "--use-logfile=0"]
+    mohex = MoHex(command, args.size, args.mohex_seconds or args.seconds)
     times = f"{args.seconds} s per move" + (
         f", MoHex {args.mohex_seconds} s" if args.mohex_seconds else ""
     )
