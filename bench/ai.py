@@ -526,6 +526,44 @@ def memory(seconds: float) -> str:
 # -- OpenSpiel -----------------------------------------------------------------------------
 
 
+class Resigned(Exception):
+    """An opponent gives the game up (a resignation or a forfeit): the AI wins it."""
+
+
+def paired_hex_games(
+    size: int,
+    games: int,
+    seconds: float,
+    opponent: Callable[[int], Agent],
+    note: Callable[[], str] = lambda: "",
+) -> list[float]:
+    """The AI against `opponent(game index)` on Hex (swap off): each random opening
+    (seed 11) played twice, the AI first as Black then as White; a progress line per
+    pair with the 95% interval so far and `note()`. The AI's score per game."""
+    rng = random.Random(11)
+    start = engine.new("hex", size=size, swap="off")
+    scores: list[float] = []
+    began = time.monotonic()
+    while len(scores) < games:
+        opening = rng.choice(start.legal_moves())
+        for ai_seat in (0, 1):
+            played = len(scores)
+            agents = [opponent(played)] * 2
+            agents[ai_seat] = functools.partial(ai.best_move, seconds=seconds, seed=played)
+            try:
+                scores.append(score_of(play(start.play(opening), agents), ai_seat))
+            except Resigned:
+                scores.append(1.0)
+        low, high = wilson(scores)
+        print(
+            f"  {len(scores):>4} games  opening {opening:<4} {note()}  "
+            f"AI {statistics.mean(scores):.0%} [{low:.0%}, {high:.0%}]  "
+            f"{time.monotonic() - began:.0f} s",
+            flush=True,
+        )
+    return scores
+
+
 def openspiel(games: int, seconds: float, size: int = 7, simulations: int | None = None) -> str:
     """Paired openings against pyspiel.MCTSBot; its simulation budget is calibrated
     again before every pair, so a machine that gets busier mid-run stays fair, unless
@@ -534,45 +572,33 @@ def openspiel(games: int, seconds: float, size: int = 7, simulations: int | None
 
     game = pyspiel.load_game(f"hex(board_size={size})")
     print(f"\nopenspiel: hex {size}x{size} at {seconds} s per move, {games} games", flush=True)
-    rng = random.Random(11)
-    start = engine.new("hex", size=size, swap="off")
-    scores: list[float] = []
     budgets: list[int] = []
-    began = time.monotonic()
-    while len(scores) < games:
-        opening = rng.choice(start.legal_moves())
-        budget = simulations or max(1, int(calibrate(pyspiel, game, seconds) * seconds))
-        budgets.append(budget)
-        for ai_seat in (0, 1):
-            played = len(scores)
-            bot = pyspiel.MCTSBot(
-                game,
-                pyspiel.RandomRolloutEvaluator(1, played),
-                2.0,
-                budget,
-                1000,
-                False,
-                played,
-                False,
-            )
-            state = start.play(opening)
-            spiel = game.new_initial_state()
-            spiel.apply_action(_action(opening, size))
-            while state.outcome is None:
-                if state.to_move == ai_seat:
-                    move = ai.best_move(state, seconds=seconds, seed=played)
-                else:
-                    move = _label(bot.step(spiel), size)
-                state = state.play(move)
-                spiel.apply_action(_action(move, size))
-            scores.append(score_of(state, ai_seat))
-        low, high = wilson(scores)
-        print(
-            f"  {len(scores):>4} games  opening {opening:<4} MCTSBot {budget:>6} sims/move  "
-            f"AI {statistics.mean(scores):.0%} [{low:.0%}, {high:.0%}]  "
-            f"{time.monotonic() - began:.0f} s",
-            flush=True,
+
+    def mcts_bot(played: int) -> Agent:
+        if played % 2 == 0:  # a new pair
+            budgets.append(simulations or max(1, int(calibrate(pyspiel, game, seconds) * seconds)))
+        bot = pyspiel.MCTSBot(
+            game,
+            pyspiel.RandomRolloutEvaluator(1, played),
+            2.0,
+            budgets[-1],
+            1000,
+            False,
+            played,
+            False,
         )
+        spiel = game.new_initial_state()
+
+        def reply(state: GameState) -> str:
+            for move in state.moves[spiel.move_number() :]:
+                spiel.apply_action(_action(move, size))
+            return _label(bot.step(spiel), size)
+
+        return reply
+
+    scores = paired_hex_games(
+        size, games, seconds, mcts_bot, lambda: f"MCTSBot {budgets[-1]:>6} sims/move"
+    )
     share = statistics.mean(scores)
     low, high = wilson(scores)
     print(

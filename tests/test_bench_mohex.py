@@ -1,0 +1,97 @@
+"""The MoHex match driver against a fake GTP engine (no MoHex needed)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import bench.mohex
+import engine
+from bench.ai import Resigned
+from bench.mohex import EngineFailure, Gtp, MoHex
+
+#: Plays the first empty cell in reading order; its first genmove answer (of all its
+#: processes: the file argv[2] marks it given) is argv[1] ("illegal": an occupied
+#: cell, "hang": silence, "exit": exits, "resign"), every later one correct.
+FAKE_ENGINE = """
+import os, sys, time
+size, stones, first = 7, {}, "" if os.path.exists(sys.argv[2]) else sys.argv[1]
+def cells():
+    return [f"{chr(97 + c)}{r + 1}" for r in range(size) for c in range(size)]
+for line in sys.stdin:
+    words = line.split()
+    answer = ""
+    if words[0] == "boardsize":
+        size = int(words[1])
+    elif words[0] == "clear_board":
+        stones = {}
+    elif words[0] == "play":
+        if words[2] in stones:
+            print("? illegal move: occupied\\n", flush=True)
+            continue
+        stones[words[2]] = words[1]
+    elif words[0] == "final_score":
+        column_a = all(stones.get(f"a{r + 1}") == "b" for r in range(size))
+        answer = "B+" if column_a else "cannot score"
+    elif words[0] == "genmove":
+        open(sys.argv[2], "w").close()
+        if first == "hang":
+            time.sleep(60)
+        if first == "exit":
+            sys.exit(3)
+        answer = "resign" if first == "resign" else next(c for c in cells() if c not in stones)
+        if first == "illegal":
+            answer = next(iter(stones))
+        else:
+            stones[answer] = words[1]
+        first = ""
+    print(f"= {answer}\\n", flush=True)
+"""
+
+
+def fake(tmp_path: Path, first: str) -> list[str]:
+    script = tmp_path / "fake_gtp.py"
+    script.write_text(FAKE_ENGINE)
+    return [sys.executable, str(script), first, str(tmp_path / "misbehaved")]
+
+
+def test_gtp_answers_errors_and_timeouts(tmp_path: Path) -> None:
+    gtp = Gtp(fake(tmp_path, "hang"), (tmp_path / "log").open("w+b"))
+    assert gtp.ask("boardsize 5", timeout=10) == ""
+    assert gtp.ask("play b a1", timeout=10) == ""
+    with pytest.raises(EngineFailure, match="occupied") as error:
+        gtp.ask("play w a1", timeout=10)
+    assert error.value.kind == "error"
+    with pytest.raises(EngineFailure) as error:
+        gtp.ask("genmove w", timeout=0.5)
+    assert error.value.kind == "timeout"
+    assert gtp.process.poll() is not None
+
+
+@pytest.mark.parametrize("first", ["", "illegal", "exit", "hang"])
+def test_failed_answers_are_counted_and_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    monkeypatch.setattr(bench.mohex, "STARTUP_SECONDS", 2.0)
+    mohex = MoHex(fake(tmp_path, first), 7, 0.05)
+    try:
+        reply = mohex.new_game(0)
+        state = engine.new("hex", size=7, swap="off").play("d4")
+        assert reply(state) == "a1"
+        assert reply(state.play("a1").play("b1")) == "c1"  # the engine keeps up
+        assert sum(mohex.failures.values()) == (first != "")
+        assert mohex.forfeits == 0
+    finally:
+        mohex.gtp.close()
+
+
+def test_a_resignation_loses_the_game(tmp_path: Path) -> None:
+    mohex = MoHex(fake(tmp_path, "resign"), 7, 0.05)
+    try:
+        with pytest.raises(Resigned):
+            mohex.new_game(0)(engine.new("hex", size=7, swap="off"))
+        assert mohex.resignations == 1
+    finally:
+        mohex.gtp.close()
