@@ -19,7 +19,7 @@ import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from bot.email.runner import MailRunner, start_mail
-from bot.service import GameService, Result
+from bot.service import GameService, Player, Result
 from bot.settings import Settings
 from bot.store import Database
 
@@ -124,6 +124,13 @@ class MailWorld:
         """`address` answers the last mail the bot sent them."""
         last = self.capture.last(address)
         await self.send(address, str(last["Reply-To"]), f"{body}\n\n> {last['Subject']}")
+
+    async def linked(self, player: Player, address: str) -> None:
+        """A Discord player's address linked and confirmed by the code mailed to it."""
+        await self.service.mail.link_email(player, address)
+        await self.runner.announcer.send_codes()
+        code = self.said(address).split("code is ")[1][:6]
+        await self.service.mail.confirm_email(player, code)
 
     def said(self, address: str) -> str:
         """The text of the last mail to `address`."""

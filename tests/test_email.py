@@ -409,10 +409,7 @@ async def test_a_mixed_game_one_player_on_discord_one_by_mail(
             world = MailWorld(service, runner, capture, [])
             await service.preferences.guild_settings(guild.id, email=True, email_channel=games.id)
             discord_ann = Player(ann.id, "ann")
-            await service.mail.link_email(discord_ann, "ann@discord.test")
-            await runner.announcer.send_codes()
-            code = world.said("ann@discord.test").split("code is ")[1][:6]
-            await service.mail.confirm_email(discord_ann, code)
+            await world.linked(discord_ann, "ann@discord.test")
             await world.send(ANNE, BOT, "join", name="Anne")
             await world.send(ANNE, BOT, "challenge hex ann@discord.test size=4 swap=off")
             challenge = await fake_discord.wait_for(

@@ -78,10 +78,7 @@ async def test_a_game_between_a_browser_discord_and_mail_arrives_everywhere(
                 )
                 # ann links her address (for the challenge by mail); Anne joins by mail
                 discord_ann = Player(ann.id, "ann")
-                await service.mail.link_email(discord_ann, "ann@discord.test")
-                await runner.announcer.send_codes()
-                code = world.said("ann@discord.test").split("code is ")[1][:6]
-                await service.mail.confirm_email(discord_ann, code)
+                await world.linked(discord_ann, "ann@discord.test")
                 await world.send(ANNE, BOT, "join", name="Anne")
                 browser = await playwright.chromium.launch(
                     executable_path=chromium_path(), args=["--no-sandbox"]
