@@ -342,7 +342,9 @@ def test_a_full_tree_stops_growing_and_the_search_goes_on(
     nodes = tree_nodes(search)
     assert search.held_bytes == sum(search._cost(node) for node in nodes)
     assert search.held_bytes < room + max(search._cost(node) for node in nodes)
-    assert sum(search.root.visits) == search.root.total == search.simulations == 150
+    assert sum(search.root.visits) == search.root.total == search.simulations
+    # Only a proof stops it early (Hex's connections prove 5x5 positions soon).
+    assert search.simulations == 150 or search.root.proven is not None
 
 
 @pytest.mark.parametrize(

@@ -484,6 +484,44 @@ def connected(geo: Geometry, own: int, colour: int) -> bool:
     return bool(flood(geo, own & first, own) & second)
 
 
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """What connections say of a position (after fill-in): `value` True when the
+    mover wins, False when it loses, else None and `must_play` the cells where any
+    stone of the mover must go (every empty cell when nothing is threatened);
+    `filled` the empty cells fill-in took (dead or captured): no better than a pass."""
+
+    value: bool | None
+    must_play: int
+    filled: int
+
+
+def evaluate(
+    size: int, own: int, other: int, colour: int, deadline: float = math.inf
+) -> Evaluation:
+    geo = geometry(size)
+    empty = geo.full & ~(own | other)
+    black, white = (own, other) if colour == 0 else (other, own)
+    black, white = _fill_in(size).fill(black, white)
+    own, other = (black, white) if colour == 0 else (white, black)
+    filled = empty & (own | other)
+    if connected(geo, own, colour):
+        return Evaluation(True, 0, filled)
+    if connected(geo, other, colour ^ 1):
+        return Evaluation(False, 0, filled)
+    if Connections(geo, own, other, colour, stop_on_semi=True, deadline=deadline).done:
+        return Evaluation(True, 0, filled)
+    theirs = Connections(geo, other, own, colour ^ 1, stop_on_semi=False, deadline=deadline)
+    if theirs.done:
+        return Evaluation(False, 0, filled)
+    return Evaluation(None, theirs.must_play, filled)
+
+
+@cache
+def _fill_in(size: int) -> FillIn:
+    return FillIn(geometry(size))
+
+
 # -- proof-number search ----------------------------------------------------------------------
 
 
@@ -641,3 +679,8 @@ def turn(mask: int, cells: int) -> int:
     length = (cells + 7) // 8
     reversed_bytes = mask.to_bytes(length, "little").translate(_REVERSED_BYTES)
     return int.from_bytes(reversed_bytes, "big") >> (8 * length - cells)
+
+
+def compiled(size: int) -> bool:
+    """Whether the compiled prover serves boards of this size (PROVISIONAL)."""
+    return size <= 11
