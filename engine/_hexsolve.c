@@ -263,12 +263,19 @@ typedef struct {
     int is_full;
 } Queued;
 
+/* A node's entry for the far end of one of its pairs. */
+typedef struct {
+    int far, pair;
+} Link;
+
 /* Scratch memory for H-search, kept from one search to the next. */
 typedef struct {
     int nodes_cap;      /* nodes the arrays below are sized for */
     int *pair_index;    /* nodes_cap^2: the pair of x and y, -1 none */
-    short *full_order;  /* nodes_cap^2: per node, the far ends of its fulls in order */
-    short *semi_order;
+    /* nodes_cap^2: bit 0 add_full(x, y) can add nothing more, bit 1 add_semi(x, y) */
+    unsigned char *closed;
+    Link *full_order;   /* nodes_cap^2: per node, the far ends of its fulls in order */
+    Link *semi_order;
     int *full_len, *semi_len;
     Pair *pairs;
     int pairs_cap;
@@ -287,6 +294,7 @@ typedef struct {
 
 static void scratch_free(Scratch *s) {
     free(s->pair_index);
+    free(s->closed);
     free(s->full_order);
     free(s->semi_order);
     free(s->full_len);
@@ -302,15 +310,16 @@ static int scratch_reserve(Scratch *s, int nodes) {
     scratch_free(s);
     size_t square = (size_t)nodes * nodes;
     s->pair_index = malloc(square * sizeof(int));
-    s->full_order = malloc(square * sizeof(short));
-    s->semi_order = malloc(square * sizeof(short));
+    s->closed = malloc(square);
+    s->full_order = malloc(square * sizeof(Link));
+    s->semi_order = malloc(square * sizeof(Link));
     s->full_len = malloc(nodes * sizeof(int));
     s->semi_len = malloc(nodes * sizeof(int));
     s->pairs_cap = nodes * (nodes - 1) / 2 + 1;
     s->pairs = malloc((size_t)s->pairs_cap * sizeof(Pair));
     s->queue_cap = 4096;
     s->queue = malloc((size_t)s->queue_cap * sizeof(Queued));
-    if (!s->pair_index || !s->full_order || !s->semi_order || !s->full_len || !s->semi_len ||
+    if (!s->pair_index || !s->closed || !s->full_order || !s->semi_order || !s->full_len || !s->semi_len ||
         !s->pairs || !s->queue) {
         scratch_free(s);
         return 0;
@@ -350,9 +359,19 @@ static int enqueue(Search *h, int is_full, int x, int y, mask_t carrier) {
 }
 
 /* The order lists of x and y get the pair when its dict entry is made. */
-static inline void order_append(Search *h, short *order, int *len, int x, int y) {
-    order[x * h->nodes + len[x]++] = (short)y;
-    order[y * h->nodes + len[y]++] = (short)x;
+static inline void order_append(Search *h, Link *order, int *len, int x, int y) {
+    int pair = h->s->pair_index[x * h->nodes + y];
+    order[x * h->nodes + len[x]++] = (Link){y, pair};
+    order[y * h->nodes + len[y]++] = (Link){x, pair};
+}
+
+/* A pair at its limit takes no more connections of that kind, ever (a pair at its limit
+ * returns before a new carrier could replace others), and the edges' pair takes every
+ * semi connection: the AND rule skips closed pairs before trying their carriers. */
+enum { FULL_CLOSED = 1, SEMI_CLOSED = 2 };
+static inline void close_pair(Search *h, int x, int y, int kind) {
+    h->s->closed[x * h->nodes + y] |= (unsigned char)kind;
+    h->s->closed[y * h->nodes + x] |= (unsigned char)kind;
 }
 
 static int add_full(Search *h, int x, int y, mask_t carrier) {
@@ -370,6 +389,7 @@ static int add_full(Search *h, int x, int y, mask_t carrier) {
         if (carrier & ~pair->full[i]) pair->full[kept++] = pair->full[i];
     pair->full[kept++] = carrier;
     pair->full_count = (unsigned char)kept;
+    if (kept >= FULL_LIMIT) close_pair(h, x, y, FULL_CLOSED);
     if (!enqueue(h, 1, x, y, carrier)) return OUT;
     if ((x == h->first && y == h->second) || (x == h->second && y == h->first)) h->done = 1;
     return OK;
@@ -433,6 +453,7 @@ static int add_semi(Search *h, int x, int y, mask_t carrier) {
         or_rule(h, x, y, known, n, rest, carrier, carrier, 0, 1) == OUT)
         return OUT;
     pair->semi[pair->semi_count++] = carrier;
+    if (pair->semi_count >= SEMI_LIMIT && !edges) close_pair(h, x, y, SEMI_CLOSED);
     if ((x >= first || y >= first) && !enqueue(h, 0, x, y, carrier)) return OUT;
     return OK;
 }
@@ -453,13 +474,15 @@ static int search_rules(Search *h) {
             if (through_cell && !is_full) continue;
             mask_t clash = carrier | (end < cells ? bit(end) : 0);
             mask_t middle_bit = through_cell ? bit(middle) : 0;
+            const unsigned char *closed = &s->closed[end * nodes]; /* pairs (end, far) */
             int join_semis = 0;
             if (is_full && !through_cell) {
+                const Link *links = &s->full_order[middle * nodes];
                 for (int k = 0; k < s->full_len[middle]; k++) {
-                    int far = s->full_order[middle * nodes + k];
+                    int far = links[k].far;
                     if (far == end || (far < cells && test(carrier, far))) continue;
-                    Pair *pair = &s->pairs[s->pair_index[middle * nodes + far]];
-                    for (int i = 0; i < pair->full_count; i++) {
+                    const Pair *pair = &s->pairs[links[k].pair];
+                    for (int i = 0; i < pair->full_count && !(closed[far] & FULL_CLOSED); i++) {
                         mask_t second = pair->full[i];
                         if (second & clash) continue;
                         if (add_full(h, end, far, carrier | second) == OUT) return OUT;
@@ -468,15 +491,16 @@ static int search_rules(Search *h) {
                 }
                 join_semis = 1;
             }
-            const short *order = join_semis ? s->semi_order : s->full_order;
+            const Link *links = &(join_semis ? s->semi_order : s->full_order)[middle * nodes];
             int len = join_semis ? s->semi_len[middle] : s->full_len[middle];
             for (int k = 0; k < len; k++) {
-                int far = order[middle * nodes + k];
+                int far = links[k].far;
                 if (far == end || (far < cells && test(carrier, far))) continue;
-                Pair *pair = &s->pairs[s->pair_index[middle * nodes + far]];
+                const Pair *pair = &s->pairs[links[k].pair];
+                const mask_t *seconds = join_semis ? pair->semi : pair->full;
                 int n = join_semis ? pair->semi_count : pair->full_count;
-                for (int i = 0; i < n; i++) {
-                    mask_t second = join_semis ? pair->semi[i] : pair->full[i];
+                for (int i = 0; i < n && !(closed[far] & SEMI_CLOSED); i++) {
+                    mask_t second = seconds[i];
                     if (second & clash) continue;
                     if (add_semi(h, end, far, carrier | second | middle_bit) == OUT) return OUT;
                     if (h->done) return OK;
@@ -522,6 +546,7 @@ static int connections(Search *h, const Geometry *geo, Scratch *s, mask_t own, m
     h->empty = empty;
     h->must_play = empty;
     memset(s->pair_index, 0xff, (size_t)nodes * nodes * sizeof(int));
+    memset(s->closed, 0, (size_t)nodes * nodes);
     memset(s->full_len, 0, nodes * sizeof(int));
     memset(s->semi_len, 0, nodes * sizeof(int));
     for (int index = 0; index < group_count; index++)
