@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 
 import pytest
 
 import engine
 from engine import ai
+from engine.ai import hexsolve
 from engine.ai.hexai import HexAdapter, HexPosition
 from engine.ai.hexsolve import (
     Connections,
@@ -68,8 +69,20 @@ def unlimited() -> Budget:
     return Budget(deadline=float("inf"))
 
 
+@pytest.fixture(params=["compiled", "python"])
+def search(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A test twice: with the compiled search (engine/_hexsolve.c), then the Python one."""
+    if request.param == "python":
+        monkeypatch.setattr(hexsolve, "_compiled", None)
+    elif hexsolve._compiled is None:
+        pytest.skip("the compiled prover was not built (no C compiler at install)")
+    yield request.param
+
+
 @pytest.mark.parametrize(("size", "count", "fewest"), [(3, 150, 0), (4, 60, 4), (5, 40, 13)])
-def test_the_prover_agrees_with_brute_force(size: int, count: int, fewest: int) -> None:
+def test_the_prover_agrees_with_brute_force(
+    search: str, size: int, count: int, fewest: int
+) -> None:
     truth = brute_force(size)
     for own, other, colour in random_positions(size, count, seed=size, fewest=fewest):
         prover = HexProver(size, unlimited())
@@ -147,7 +160,7 @@ FIVE_BY_FIVE = {"e1": True, "a2": False, "c3": True}
 
 
 @pytest.mark.parametrize(("opening", "wins"), sorted(FIVE_BY_FIVE.items()))
-def test_5x5_openings_are_proven_in_seconds(opening: str, wins: bool) -> None:
+def test_5x5_openings_are_proven_in_seconds(search: str, opening: str, wins: bool) -> None:
     state = engine.new("hex", size=5, swap="off").play(opening)
     solution = ai.solve(state, seconds=60)
     assert solution is not None

@@ -81,7 +81,7 @@ class HexAdapter(Adapter):
         self.bridges = _bridges(state.size)
         self.size = state.size
         # Connections where they are cheap enough: the compiled prover's board sizes.
-        self.connections = not self.disthex and hexsolve.compiled(state.size)
+        self.connections = not self.disthex and hexsolve.compiled_for(state.size)
         self.refine_visits = REFINE_VISITS if self.connections else None
 
     def root(self, state: GameState) -> HexPosition:
@@ -177,11 +177,13 @@ class HexAdapter(Adapter):
         if not self.connections:
             return None, moves
         own, other = pos.masks if pos.colour == 0 else pos.masks[::-1]
-        evaluation = hexsolve.evaluate(self.size, own, other, pos.colour, self.deadline)
-        if evaluation.value is not None:
+        value, must_play, own_filled, other_filled = hexsolve.evaluate(
+            self.size, own, other, pos.colour, self.deadline
+        )
+        if value is not None:
             mover = pos.colour ^ self.swapped
-            return (mover if evaluation.value else mover ^ 1), moves
-        worth = evaluation.must_play & ~evaluation.filled
+            return (mover if value else mover ^ 1), moves
+        worth = must_play & ~(own_filled | other_filled)
         return None, [m for m in moves if worth >> m & 1] or moves
 
     def playout(

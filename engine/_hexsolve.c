@@ -1,0 +1,1093 @@
+/* Hex's exact prover compiled: engine/ai/hexsolve.py's fill-in, H-search and
+ * proof-number search step for step (the same rules, limits, order of trial and
+ * domination, so the same positions give the same answers), on 128-bit masks for
+ * boards up to 11x11. The Python code is the reference and the fallback where no C
+ * compiler built this module; tests/test_hexsolve_compiled.py runs both side by side.
+ *
+ * Memory is bounded: the table of settled positions stops taking entries at its cap
+ * (it is a cache: the search stays exact), and a call whose proof tree or H-search
+ * queue reaches its cap ends out of budget, as at the deadline.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef unsigned __int128 mask_t;
+
+#define MAX_SIZE 11
+#define MAX_CELLS (MAX_SIZE * MAX_SIZE)
+/* hexsolve.py's limits */
+#define FULL_LIMIT 6
+#define SEMI_LIMIT 12
+#define OR_DEPTH 4
+#define INFINITE 1000000000u
+/* the caps that bound memory */
+#define QUEUE_CAP (1 << 21)         /* H-search queue entries of one search: 64 MB */
+#define TREE_CAP (1 << 21)          /* live proof-tree nodes of one call: 128 MB */
+#define SETTLED_SLOTS_CAP (1 << 21) /* settled table slots (40 bytes each): 84 MB */
+
+enum { BLACK = 0, WHITE = 1, EMPTY = 2 };
+/* What a search step returns: done, or stopped by the deadline, node limit or a cap. */
+enum { OK = 0, OUT = 1 };
+
+static const mask_t ALL = ~(mask_t)0;
+
+static inline mask_t bit(int cell) { return (mask_t)1 << cell; }
+static inline int test(mask_t mask, int cell) { return (int)(mask >> cell) & 1; }
+static inline int lowest(mask_t mask) {
+    uint64_t low = (uint64_t)mask;
+    return low ? __builtin_ctzll(low) : 64 + __builtin_ctzll((uint64_t)(mask >> 64));
+}
+static inline int count(mask_t mask) {
+    return __builtin_popcountll((uint64_t)mask) + __builtin_popcountll((uint64_t)(mask >> 64));
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* -- geometry (hexsolve.geometry) ------------------------------------------------- */
+
+typedef struct {
+    int size, cells;
+    mask_t full, inner_left, inner_right;
+    mask_t neighbours[MAX_CELLS];
+    mask_t edges[2][2];            /* per colour: first and second edge rows */
+    signed char rings[MAX_CELLS][6]; /* cell, or -1 - colour for an edge, -3 a corner */
+    unsigned char order[MAX_CELLS];  /* centre first */
+} Geometry;
+
+static Geometry geometries[MAX_SIZE + 1];
+static int geometry_made[MAX_SIZE + 1];
+static const int RING[6][2] = {{1, 0}, {1, -1}, {0, -1}, {-1, 0}, {-1, 1}, {0, 1}};
+
+static const Geometry *geometry(int size) {
+    Geometry *geo = &geometries[size];
+    if (geometry_made[size]) return geo;
+    int cells = size * size;
+    geo->size = size;
+    geo->cells = cells;
+    geo->full = cells == 128 ? ALL : (bit(cells) - 1);
+    mask_t column_first = 0, row_first = bit(size) - 1;
+    for (int r = 0; r < size; r++) column_first |= bit(r * size);
+    geo->edges[0][0] = row_first;
+    geo->edges[0][1] = row_first << (size * (size - 1));
+    geo->edges[1][0] = column_first;
+    geo->edges[1][1] = column_first << (size - 1);
+    geo->inner_left = geo->full & ~column_first;
+    geo->inner_right = geo->full & ~geo->edges[1][1];
+    int distance[MAX_CELLS];
+    for (int cell = 0; cell < cells; cell++) {
+        int row = cell / size, column = cell % size;
+        mask_t around = 0;
+        for (int i = 0; i < 6; i++) {
+            int c = column + RING[i][0], r = row + RING[i][1];
+            int row_inside = 0 <= r && r < size, column_inside = 0 <= c && c < size;
+            if (row_inside && column_inside) {
+                around |= bit(r * size + c);
+                geo->rings[cell][i] = (signed char)(r * size + c);
+            } else if (column_inside) {
+                geo->rings[cell][i] = -1;
+            } else if (row_inside) {
+                geo->rings[cell][i] = -2;
+            } else {
+                geo->rings[cell][i] = -3;
+            }
+        }
+        geo->neighbours[cell] = around;
+        /* twice hexsolve's distance, in integers */
+        int dy = 2 * row - (size - 1), dx = 2 * column - (size - 1);
+        int d = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
+        if (abs(dx + dy) > d) d = abs(dx + dy);
+        distance[cell] = d;
+        /* a stable insertion, as Python's sorted */
+        int at = cell;
+        while (at > 0 && distance[geo->order[at - 1]] > d) {
+            geo->order[at] = geo->order[at - 1];
+            at--;
+        }
+        geo->order[at] = (unsigned char)cell;
+    }
+    geometry_made[size] = 1;
+    return geo;
+}
+
+static inline mask_t dilate(const Geometry *geo, mask_t mask) {
+    int size = geo->size;
+    mask_t left = mask & geo->inner_left, right = mask & geo->inner_right;
+    return (mask | mask >> size | right >> (size - 1) | left >> 1 | right << 1 |
+            left << (size - 1) | mask << size) &
+           geo->full;
+}
+
+static inline mask_t dilate_cells(const Geometry *geo, mask_t mask) {
+    return dilate(geo, mask) & ~mask;
+}
+
+static mask_t flood(const Geometry *geo, mask_t seed, mask_t within) {
+    mask_t grown = seed, frontier = seed;
+    while (frontier) {
+        mask_t wider = dilate_cells(geo, frontier) & within & ~grown;
+        grown |= wider;
+        frontier = wider;
+    }
+    return grown;
+}
+
+static int connected(const Geometry *geo, mask_t own, int colour) {
+    return (flood(geo, own & geo->edges[colour][0], own) & geo->edges[colour][1]) != 0;
+}
+
+/* -- fill-in (hexsolve.FillIn) ---------------------------------------------------- */
+
+static unsigned char dead_ring[729]; /* by ring code: sum of value_i * 3^i */
+
+static int useless_for(const int ring[6], int colour) {
+    int opponent = colour ^ 1, usable[6], n = 0;
+    for (int i = 0; i < 6; i++)
+        if (ring[i] != opponent) usable[n++] = i;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            int a = usable[i], b = usable[j], forward = 1, backward = 1;
+            for (int k = a + 1; k < b; k++) forward &= ring[k % 6] == colour;
+            for (int k = b + 1; k < a + 6; k++) backward &= ring[k % 6] == colour;
+            if (!(forward || backward)) return 0;
+        }
+    return 1;
+}
+
+static void make_dead_rings(void) {
+    for (int code = 0; code < 729; code++) {
+        int ring[6], rest = code;
+        for (int i = 0; i < 6; i++) {
+            ring[i] = rest % 3;
+            rest /= 3;
+        }
+        dead_ring[code] = useless_for(ring, BLACK) && useless_for(ring, WHITE);
+    }
+}
+
+static int is_dead(const Geometry *geo, int cell, mask_t black, mask_t white) {
+    int code = 0, scale = 1;
+    for (int i = 0; i < 6; i++, scale *= 3) {
+        int other = geo->rings[cell][i], value;
+        if (other >= 0)
+            value = test(black, other) ? BLACK : test(white, other) ? WHITE : EMPTY;
+        else if (other == -3)
+            return 0; /* a corner beyond two edges: no pattern claims it */
+        else
+            value = -1 - other;
+        code += value * scale;
+    }
+    return dead_ring[code];
+}
+
+/* The colour of `colours` (first one of them, or both from Black) capturing a, b; -1 none. */
+static int captured_pair(const Geometry *geo, int a, int b, mask_t black, mask_t white,
+                         int only) {
+    for (int colour = 0; colour < 2; colour++) {
+        if (only >= 0 && colour != only) continue;
+        mask_t own = colour == BLACK ? black : white, other = colour == BLACK ? white : black;
+        int held = 1;
+        for (int turn = 0; turn < 2 && held; turn++) {
+            int taken = turn ? b : a, kept = turn ? a : b;
+            mask_t after_own = own | bit(kept), after_other = other | bit(taken);
+            held = colour == BLACK ? is_dead(geo, taken, after_own, after_other)
+                                   : is_dead(geo, taken, after_other, after_own);
+        }
+        if (held) return colour;
+    }
+    return -1;
+}
+
+/* FillIn.fill; `only` -1 for both colours. */
+static void fill(const Geometry *geo, mask_t *black_io, mask_t *white_io, int only) {
+    mask_t black = *black_io, white = *white_io;
+    int dead_colour = only < 0 ? WHITE : only;
+    int changed = 1;
+    while (changed) {
+        changed = 0;
+        mask_t empty = geo->full & ~(black | white);
+        for (mask_t rest = empty; rest; rest &= rest - 1) {
+            int cell = lowest(rest);
+            mask_t around = geo->neighbours[cell];
+            if (count(around & (black | white)) + 6 - count(around) < 2) continue;
+            if (is_dead(geo, cell, black, white)) {
+                if (dead_colour == BLACK)
+                    black |= bit(cell);
+                else
+                    white |= bit(cell);
+                changed = 1;
+                continue;
+            }
+            for (mask_t partners = around & empty & ~(black | white); partners;
+                 partners &= partners - 1) {
+                int partner = lowest(partners);
+                int owner = captured_pair(geo, cell, partner, black, white, only);
+                if (owner >= 0) {
+                    mask_t pair = bit(cell) | bit(partner);
+                    if (owner == BLACK)
+                        black |= pair;
+                    else
+                        white |= pair;
+                    changed = 1;
+                    break;
+                }
+            }
+            if (changed) break; /* the board changed under the loop: start over */
+        }
+    }
+    *black_io = black;
+    *white_io = white;
+}
+
+/* -- H-search (hexsolve.Connections) ------------------------------------------------ */
+
+/* The connections between two nodes; `has_full` / `has_semi`: the Python dicts hold
+ * the pair (an entry's place in a node's order is where it was first made). */
+typedef struct {
+    mask_t full[FULL_LIMIT];
+    mask_t semi[SEMI_LIMIT + 1];
+    unsigned char full_count, semi_count, has_full, has_semi;
+} Pair;
+
+typedef struct {
+    mask_t carrier;
+    short x, y;
+    int is_full;
+} Queued;
+
+/* A node's entry for the far end of one of its pairs. */
+typedef struct {
+    int far, pair;
+} Link;
+
+/* Scratch memory for H-search, kept from one search to the next. */
+typedef struct {
+    int nodes_cap;      /* nodes the arrays below are sized for */
+    int *pair_index;    /* nodes_cap^2: the pair of x and y, -1 none */
+    /* nodes_cap^2: bit 0 add_full(x, y) can add nothing more, bit 1 add_semi(x, y) */
+    unsigned char *closed;
+    Link *full_order;   /* nodes_cap^2: per node, the far ends of its fulls in order */
+    Link *semi_order;
+    int *full_len, *semi_len;
+    Pair *pairs;
+    int pairs_cap;
+    Queued *queue;
+    int queue_cap;
+} Scratch;
+
+typedef struct {
+    const Geometry *geo;
+    Scratch *s;
+    int first, second, nodes, stop_on_semi, done, pairs_used, head, tail;
+    long steps;
+    double deadline;
+    mask_t empty, must_play;
+} Search;
+
+static void scratch_free(Scratch *s) {
+    free(s->pair_index);
+    free(s->closed);
+    free(s->full_order);
+    free(s->semi_order);
+    free(s->full_len);
+    free(s->semi_len);
+    free(s->pairs);
+    free(s->queue);
+    memset(s, 0, sizeof *s);
+}
+
+/* Room for `nodes` nodes; 0 when memory runs out. */
+static int scratch_reserve(Scratch *s, int nodes) {
+    if (nodes <= s->nodes_cap) return 1;
+    scratch_free(s);
+    size_t square = (size_t)nodes * nodes;
+    s->pair_index = malloc(square * sizeof(int));
+    s->closed = malloc(square);
+    s->full_order = malloc(square * sizeof(Link));
+    s->semi_order = malloc(square * sizeof(Link));
+    s->full_len = malloc(nodes * sizeof(int));
+    s->semi_len = malloc(nodes * sizeof(int));
+    s->pairs_cap = nodes * (nodes - 1) / 2 + 1;
+    s->pairs = malloc((size_t)s->pairs_cap * sizeof(Pair));
+    s->queue_cap = 4096;
+    s->queue = malloc((size_t)s->queue_cap * sizeof(Queued));
+    if (!s->pair_index || !s->closed || !s->full_order || !s->semi_order || !s->full_len || !s->semi_len ||
+        !s->pairs || !s->queue) {
+        scratch_free(s);
+        return 0;
+    }
+    s->nodes_cap = nodes;
+    return 1;
+}
+
+static Pair *pair_of(Search *h, int x, int y) {
+    Scratch *s = h->s;
+    int *at = &s->pair_index[x * h->nodes + y];
+    if (*at < 0) {
+        Pair *pair = &s->pairs[h->pairs_used];
+        pair->full_count = pair->semi_count = pair->has_full = pair->has_semi = 0;
+        *at = s->pair_index[y * h->nodes + x] = h->pairs_used++;
+        return pair;
+    }
+    return &s->pairs[*at];
+}
+
+/* 0 when the queue is at its cap. */
+static int enqueue(Search *h, int is_full, int x, int y, mask_t carrier) {
+    Scratch *s = h->s;
+    if (h->tail == s->queue_cap) {
+        if (s->queue_cap >= QUEUE_CAP) return 0;
+        Queued *wider = realloc(s->queue, (size_t)s->queue_cap * 2 * sizeof(Queued));
+        if (!wider) return 0;
+        s->queue = wider;
+        s->queue_cap *= 2;
+    }
+    Queued *item = &s->queue[h->tail++];
+    item->carrier = carrier;
+    item->x = (short)x;
+    item->y = (short)y;
+    item->is_full = is_full;
+    return 1;
+}
+
+/* The order lists of x and y get the pair when its dict entry is made. */
+static inline void order_append(Search *h, Link *order, int *len, int x, int y) {
+    int pair = h->s->pair_index[x * h->nodes + y];
+    order[x * h->nodes + len[x]++] = (Link){y, pair};
+    order[y * h->nodes + len[y]++] = (Link){x, pair};
+}
+
+/* A pair at its limit takes no more connections of that kind, ever (a pair at its limit
+ * returns before a new carrier could replace others), and the edges' pair takes every
+ * semi connection: the AND rule skips closed pairs before trying their carriers. */
+enum { FULL_CLOSED = 1, SEMI_CLOSED = 2 };
+static inline void close_pair(Search *h, int x, int y, int kind) {
+    h->s->closed[x * h->nodes + y] |= (unsigned char)kind;
+    h->s->closed[y * h->nodes + x] |= (unsigned char)kind;
+}
+
+static int add_full(Search *h, int x, int y, mask_t carrier) {
+    Pair *pair = pair_of(h, x, y);
+    if (!pair->has_full) {
+        pair->has_full = 1;
+        order_append(h, h->s->full_order, h->s->full_len, x, y);
+    } else if (pair->full_count >= FULL_LIMIT) {
+        return OK;
+    }
+    int n = pair->full_count, kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!(pair->full[i] & ~carrier)) return OK; /* a carrier inside this one is known */
+    for (int i = 0; i < n; i++)
+        if (carrier & ~pair->full[i]) pair->full[kept++] = pair->full[i];
+    pair->full[kept++] = carrier;
+    pair->full_count = (unsigned char)kept;
+    if (kept >= FULL_LIMIT) close_pair(h, x, y, FULL_CLOSED);
+    if (!enqueue(h, 1, x, y, carrier)) return OUT;
+    if ((x == h->first && y == h->second) || (x == h->second && y == h->first)) h->done = 1;
+    return OK;
+}
+
+static int or_rule(Search *h, int x, int y, const mask_t *known, int n, const mask_t *rest,
+                   mask_t common, mask_t joined, int start, int depth) {
+    for (int index = start; index < n; index++) {
+        if (common & rest[index]) return OK;
+        mask_t carrier = known[index], narrower = common & carrier;
+        if (narrower == common) continue;
+        if (!narrower) {
+            if (add_full(h, x, y, joined | carrier) == OUT) return OUT;
+            if (h->done) return OK;
+        } else if (depth + 1 < OR_DEPTH && !(narrower & rest[index + 1])) {
+            if (or_rule(h, x, y, known, n, rest, narrower, joined | carrier, index + 1,
+                        depth + 1) == OUT)
+                return OUT;
+        }
+    }
+    return OK;
+}
+
+static int add_semi(Search *h, int x, int y, mask_t carrier) {
+    int first = h->first;
+    int edges = x >= first && y >= first && x + y == first + first + 1;
+    Pair *pair = pair_of(h, x, y);
+    if (!pair->has_semi) {
+        pair->has_semi = 1;
+        order_append(h, h->s->semi_order, h->s->semi_len, x, y);
+    } else if (pair->semi_count >= SEMI_LIMIT && !edges) {
+        return OK;
+    }
+    if (pair->has_full)
+        for (int i = 0; i < pair->full_count; i++)
+            if (!(pair->full[i] & ~carrier)) return OK; /* joined with fewer cells */
+    int n = pair->semi_count;
+    for (int i = 0; i < n; i++)
+        if (!(pair->semi[i] & ~carrier)) return OK;
+    if (edges) {
+        h->must_play &= carrier;
+        if (h->stop_on_semi || !h->must_play) {
+            pair->semi[pair->semi_count++] = carrier;
+            h->done = 1;
+            return OK;
+        }
+    }
+    if (n >= SEMI_LIMIT) return OK;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (carrier & ~pair->semi[i]) pair->semi[kept++] = pair->semi[i];
+    n = pair->semi_count = (unsigned char)kept;
+    /* rest[i]: the cells common to semi[i:] */
+    mask_t rest[SEMI_LIMIT + 1], known[SEMI_LIMIT];
+    rest[n] = ALL;
+    for (int i = n - 1; i >= 0; i--) {
+        known[i] = pair->semi[i];
+        rest[i] = rest[i + 1] & known[i];
+    }
+    if (!(carrier & rest[0]) &&
+        or_rule(h, x, y, known, n, rest, carrier, carrier, 0, 1) == OUT)
+        return OUT;
+    pair->semi[pair->semi_count++] = carrier;
+    if (pair->semi_count >= SEMI_LIMIT && !edges) close_pair(h, x, y, SEMI_CLOSED);
+    if ((x >= first || y >= first) && !enqueue(h, 0, x, y, carrier)) return OUT;
+    return OK;
+}
+
+static int search_rules(Search *h) {
+    const Geometry *geo = h->geo;
+    Scratch *s = h->s;
+    int cells = geo->cells, nodes = h->nodes;
+    while (h->head < h->tail && !h->done) {
+        h->steps++;
+        if (!(h->steps & 63) && now() >= h->deadline) return OUT;
+        Queued item = s->queue[h->head++];
+        int is_full = item.is_full;
+        mask_t carrier = item.carrier;
+        for (int side = 0; side < 2; side++) {
+            int middle = side ? item.y : item.x, end = side ? item.x : item.y;
+            int through_cell = middle < cells;
+            if (through_cell && !is_full) continue;
+            mask_t clash = carrier | (end < cells ? bit(end) : 0);
+            mask_t middle_bit = through_cell ? bit(middle) : 0;
+            const unsigned char *closed = &s->closed[end * nodes]; /* pairs (end, far) */
+            int join_semis = 0;
+            if (is_full && !through_cell) {
+                const Link *links = &s->full_order[middle * nodes];
+                for (int k = 0; k < s->full_len[middle]; k++) {
+                    int far = links[k].far;
+                    if (far == end || (far < cells && test(carrier, far))) continue;
+                    const Pair *pair = &s->pairs[links[k].pair];
+                    for (int i = 0; i < pair->full_count && !(closed[far] & FULL_CLOSED); i++) {
+                        mask_t second = pair->full[i];
+                        if (second & clash) continue;
+                        if (add_full(h, end, far, carrier | second) == OUT) return OUT;
+                        if (h->done) return OK;
+                    }
+                }
+                join_semis = 1;
+            }
+            const Link *links = &(join_semis ? s->semi_order : s->full_order)[middle * nodes];
+            int len = join_semis ? s->semi_len[middle] : s->full_len[middle];
+            for (int k = 0; k < len; k++) {
+                int far = links[k].far;
+                if (far == end || (far < cells && test(carrier, far))) continue;
+                const Pair *pair = &s->pairs[links[k].pair];
+                const mask_t *seconds = join_semis ? pair->semi : pair->full;
+                int n = join_semis ? pair->semi_count : pair->full_count;
+                for (int i = 0; i < n && !(closed[far] & SEMI_CLOSED); i++) {
+                    mask_t second = seconds[i];
+                    if (second & clash) continue;
+                    if (add_semi(h, end, far, carrier | second | middle_bit) == OUT) return OUT;
+                    if (h->done) return OK;
+                }
+            }
+        }
+    }
+    return OK;
+}
+
+/* Connections(geo, own, other, colour, stop_on_semi, deadline): OUT past the deadline
+ * or a cap; else h->done and h->must_play hold the answer. */
+static int connections(Search *h, const Geometry *geo, Scratch *s, mask_t own, mask_t other,
+                       int colour, int stop_on_semi, double deadline) {
+    int cells = geo->cells;
+    mask_t empty = geo->full & ~(own | other);
+    mask_t first_row = geo->edges[colour][0], second_row = geo->edges[colour][1];
+    mask_t groups[MAX_CELLS + 2], adjacent[MAX_CELLS + 2];
+    groups[0] = flood(geo, own & first_row, own);
+    groups[1] = flood(geo, own & second_row, own);
+    adjacent[0] = (first_row & empty) | (dilate_cells(geo, groups[0]) & empty);
+    adjacent[1] = (second_row & empty) | (dilate_cells(geo, groups[1]) & empty);
+    int group_count = 2;
+    for (mask_t rest = own & ~(groups[0] | groups[1]); rest;) {
+        mask_t group = flood(geo, rest & (~rest + 1), own);
+        rest &= ~group;
+        groups[group_count] = group;
+        adjacent[group_count++] = dilate_cells(geo, group) & empty;
+    }
+    int nodes = cells + group_count;
+    if (!scratch_reserve(s, nodes)) return OUT;
+    h->geo = geo;
+    h->s = s;
+    h->first = cells;
+    h->second = cells + 1;
+    h->nodes = nodes;
+    h->stop_on_semi = stop_on_semi;
+    h->done = 0;
+    h->pairs_used = 0;
+    h->head = h->tail = 0;
+    h->steps = 0;
+    h->deadline = deadline;
+    h->empty = empty;
+    h->must_play = empty;
+    memset(s->pair_index, 0xff, (size_t)nodes * nodes * sizeof(int));
+    memset(s->closed, 0, (size_t)nodes * nodes);
+    memset(s->full_len, 0, nodes * sizeof(int));
+    memset(s->semi_len, 0, nodes * sizeof(int));
+    for (int index = 0; index < group_count; index++)
+        for (mask_t around = adjacent[index]; around; around &= around - 1)
+            if (add_full(h, cells + index, lowest(around), 0) == OUT) return OUT;
+    for (mask_t rest = empty; rest; rest &= rest - 1) {
+        int cell = lowest(rest);
+        for (mask_t around = geo->neighbours[cell] & empty; around; around &= around - 1) {
+            int neighbour = lowest(around);
+            if (neighbour > cell && add_full(h, cell, neighbour, 0) == OUT) return OUT;
+        }
+    }
+    if (!h->done) return search_rules(h);
+    return OK;
+}
+
+/* HexProver._evaluate on filled stones: 1 / 0 settled, -1 with *moves the must-play
+ * region, OUT_VALUE out of budget. */
+#define OUT_VALUE 2
+static int settle(const Geometry *geo, Scratch *s, mask_t own, mask_t other, int colour,
+                  double deadline, mask_t *moves) {
+    Search h;
+    *moves = 0;
+    if (connected(geo, own, colour)) return 1;
+    if (connected(geo, other, colour ^ 1)) return 0;
+    if (connections(&h, geo, s, own, other, colour, 1, deadline) == OUT) return OUT_VALUE;
+    if (h.done) return 1;
+    if (connections(&h, geo, s, other, own, colour ^ 1, 0, deadline) == OUT) return OUT_VALUE;
+    if (h.done) return 0; /* a full connection, or no cell in every semi connection */
+    *moves = h.must_play;
+    return -1;
+}
+
+/* -- the table of settled positions ------------------------------------------------ */
+
+typedef struct {
+    uint64_t key[4]; /* black low, high, white low, high: the smaller of the two turns */
+    uint32_t meta;   /* bit 0 used, bit 1 the colour to move, bit 2 the mover wins */
+    uint32_t pad;
+} Entry;
+
+typedef struct {
+    Entry *slots;
+    size_t capacity, used;
+} Table;
+
+static inline uint64_t reverse64(uint64_t x) {
+    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
+    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
+    x = (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
+    return __builtin_bswap64(x);
+}
+
+/* hexsolve.turn: cell i becomes cell cells - 1 - i. */
+static inline mask_t turn(mask_t mask, int cells) {
+    mask_t reversed = (mask_t)reverse64((uint64_t)mask) << 64 | reverse64((uint64_t)(mask >> 64));
+    return reversed >> (128 - cells);
+}
+
+typedef struct {
+    mask_t black, white;
+    int colour;
+} Key;
+
+/* HexProver.key: a position and its 180-degree turn share one. */
+static Key key_of(const Geometry *geo, mask_t own, mask_t other, int colour) {
+    mask_t black = colour == BLACK ? own : other, white = colour == BLACK ? other : own;
+    mask_t turned_black = turn(black, geo->cells), turned_white = turn(white, geo->cells);
+    Key key = {black, white, colour};
+    if (turned_black < black || (turned_black == black && turned_white < white)) {
+        key.black = turned_black;
+        key.white = turned_white;
+    }
+    return key;
+}
+
+static inline size_t key_hash(const Key *key) {
+    uint64_t h = (uint64_t)key->black * 0x9e3779b97f4a7c15u;
+    h ^= (uint64_t)(key->black >> 64) * 0xc2b2ae3d27d4eb4fu;
+    h = (h ^ h >> 29) + (uint64_t)key->white * 0x165667b19e3779f9u;
+    h ^= (uint64_t)(key->white >> 64) * 0x85ebca77c2b2ae63u + (uint64_t)key->colour;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93u;
+    return (size_t)(h ^ h >> 32);
+}
+
+static inline int entry_is(const Entry *entry, const Key *key) {
+    return (entry->meta & 1) && ((entry->meta >> 1) & 1) == (uint32_t)key->colour &&
+           entry->key[0] == (uint64_t)key->black && entry->key[1] == (uint64_t)(key->black >> 64) &&
+           entry->key[2] == (uint64_t)key->white && entry->key[3] == (uint64_t)(key->white >> 64);
+}
+
+/* 1 / 0 the mover wins or loses, -1 unknown. */
+static int table_get(const Table *table, const Key *key) {
+    if (!table->capacity) return -1;
+    size_t mask = table->capacity - 1;
+    for (size_t at = key_hash(key) & mask;; at = (at + 1) & mask) {
+        const Entry *entry = &table->slots[at];
+        if (!(entry->meta & 1)) return -1;
+        if (entry_is(entry, key)) return (int)(entry->meta >> 2 & 1);
+    }
+}
+
+static void table_place(Table *table, const Key *key, int wins) {
+    size_t mask = table->capacity - 1;
+    for (size_t at = key_hash(key) & mask;; at = (at + 1) & mask) {
+        Entry *entry = &table->slots[at];
+        if (!(entry->meta & 1)) {
+            entry->key[0] = (uint64_t)key->black;
+            entry->key[1] = (uint64_t)(key->black >> 64);
+            entry->key[2] = (uint64_t)key->white;
+            entry->key[3] = (uint64_t)(key->white >> 64);
+            entry->meta = 1u | (uint32_t)key->colour << 1 | (uint32_t)(wins != 0) << 2;
+            table->used++;
+            return;
+        }
+        if (entry_is(entry, key)) {
+            entry->meta = (entry->meta & 3u) | (uint32_t)(wins != 0) << 2;
+            return;
+        }
+    }
+}
+
+/* Settled positions are a cache: at its cap the table takes no new ones. */
+static void table_put(Table *table, const Key *key, int wins) {
+    if (4 * (table->used + 1) > 3 * table->capacity) {
+        if (table->capacity >= SETTLED_SLOTS_CAP) {
+            if (table_get(table, key) < 0) return;
+        } else {
+            size_t capacity = table->capacity ? table->capacity * 2 : 1024;
+            Entry *slots = calloc(capacity, sizeof(Entry));
+            if (!slots) {
+                if (table_get(table, key) < 0) return;
+            } else {
+                Table wider = {slots, capacity, 0};
+                for (size_t i = 0; i < table->capacity; i++) {
+                    const Entry *old = &table->slots[i];
+                    if (!(old->meta & 1)) continue;
+                    Key moved = {(mask_t)old->key[1] << 64 | old->key[0],
+                                 (mask_t)old->key[3] << 64 | old->key[2], (int)(old->meta >> 1 & 1)};
+                    table_place(&wider, &moved, (int)(old->meta >> 2 & 1));
+                }
+                free(table->slots);
+                *table = wider;
+            }
+        }
+    }
+    table_place(table, key, wins);
+}
+
+/* -- proof-number search (hexsolve.HexProver) ---------------------------------------- */
+
+typedef struct Node {
+    mask_t own, other, moves;
+    uint32_t pn, dn;
+    struct Node *children; /* NULL: a leaf not expanded yet */
+    int child_count;
+    int colour;
+} Node;
+
+typedef struct {
+    const Geometry *geo;
+    Table table;
+    Scratch scratch;
+    /* one call's budget */
+    double deadline;       /* for the nodes (INFINITY with a node limit) */
+    long long node_limit;  /* -1 none */
+    long long ticks;
+    long long live_nodes;
+} Prover;
+
+static int tick(Prover *p) {
+    p->ticks++;
+    if (p->node_limit >= 0) return p->ticks > p->node_limit ? OUT : OK;
+    return now() >= p->deadline ? OUT : OK;
+}
+
+static int check(Prover *p) {
+    return p->node_limit < 0 && now() >= p->deadline ? OUT : OK;
+}
+
+/* HexProver._node into `node`. */
+static int make_node(Prover *p, Node *node, mask_t own, mask_t other, int colour) {
+    const Geometry *geo = p->geo;
+    node->children = NULL;
+    node->child_count = 0;
+    node->moves = 0;
+    if (tick(p) == OUT) return OUT;
+    mask_t black = colour == BLACK ? own : other, white = colour == BLACK ? other : own;
+    fill(geo, &black, &white, -1);
+    own = colour == BLACK ? black : white;
+    other = colour == BLACK ? white : black;
+    node->own = own;
+    node->other = other;
+    node->colour = colour;
+    node->pn = node->dn = 1;
+    Key key = key_of(geo, own, other, colour);
+    int known = table_get(&p->table, &key);
+    if (known < 0) {
+        known = settle(geo, &p->scratch, own, other, colour, p->deadline, &node->moves);
+        if (known == OUT_VALUE) return OUT;
+    }
+    if (known >= 0) {
+        table_put(&p->table, &key, known);
+        node->pn = known ? 0 : INFINITE;
+        node->dn = known ? INFINITE : 0;
+        node->children = node; /* settled: no children (not NULL: not a leaf to expand) */
+        node->child_count = 0;
+    } else {
+        node->dn = (uint32_t)count(node->moves);
+    }
+    return OK;
+}
+
+static void free_children(Prover *p, Node *node) {
+    if (node->children == NULL || node->children == node) return;
+    for (int i = 0; i < node->child_count; i++) free_children(p, &node->children[i]);
+    p->live_nodes -= node->child_count;
+    free(node->children);
+    node->children = node;
+    node->child_count = 0;
+}
+
+/* HexProver._undominated: the cells to try, in order, into `kept`; their count, or -1. */
+static int undominated(Prover *p, const Node *node, unsigned char *kept_cells) {
+    const Geometry *geo = p->geo;
+    mask_t own = node->own, other = node->other, moves = node->moves;
+    int colour = node->colour;
+    mask_t dominated[MAX_CELLS];
+    for (mask_t rest = moves; rest; rest &= rest - 1) {
+        int cell = lowest(rest);
+        if (check(p) == OUT) return -1;
+        mask_t after = own | bit(cell);
+        mask_t black = colour == BLACK ? after : other, white = colour == BLACK ? other : after;
+        fill(geo, &black, &white, colour);
+        dominated[cell] = ((colour == BLACK ? black : white) & ~after) & moves;
+    }
+    int kept = 0;
+    mask_t pruned = 0, later = 0;
+    for (int i = 0; i < geo->cells; i++) {
+        int cell = geo->order[i];
+        if (test(moves, cell) && !test(pruned, cell)) {
+            kept_cells[kept++] = (unsigned char)cell;
+            pruned |= dominated[cell];
+        }
+    }
+    for (int i = 0; i < kept; i++) later |= dominated[kept_cells[i]];
+    int left = 0;
+    for (int i = 0; i < kept; i++)
+        if (!test(later, kept_cells[i])) kept_cells[left++] = kept_cells[i];
+    return left;
+}
+
+static int expand(Prover *p, Node *node) {
+    unsigned char cells[MAX_CELLS];
+    int n = undominated(p, node, cells);
+    if (n < 0) return OUT;
+    if (p->live_nodes + n > TREE_CAP) return OUT;
+    Node *children = malloc((size_t)(n ? n : 1) * sizeof(Node));
+    if (!children) return OUT;
+    node->children = children;
+    node->child_count = 0;
+    p->live_nodes += n;
+    for (int i = 0; i < n; i++) {
+        Node *child = &children[i];
+        int status = make_node(p, child, node->other, node->own | bit(cells[i]), node->colour ^ 1);
+        node->child_count = i + 1;
+        if (status == OUT) return OUT;
+        if (child->dn == 0) break; /* a winning move: the node is proven */
+    }
+    p->live_nodes -= n - node->child_count;
+    return OK;
+}
+
+static void update(Prover *p, Node *node) {
+    if (node->children == NULL || node->child_count == 0) return;
+    uint32_t pn = INFINITE;
+    uint64_t dn = 0;
+    for (int i = 0; i < node->child_count; i++) {
+        const Node *child = &node->children[i];
+        if (child->dn < pn) pn = child->dn;
+        dn += child->pn;
+    }
+    node->pn = pn;
+    node->dn = dn < INFINITE ? (uint32_t)dn : INFINITE;
+    if (node->pn == 0 || node->dn == 0) {
+        Key key = key_of(p->geo, node->own, node->other, node->colour);
+        table_put(&p->table, &key, node->pn == 0);
+        free_children(p, node); /* settled: the subtree is no longer needed */
+    }
+}
+
+/* HexProver.mover_wins: 1 / 0, or -1 out of budget. */
+static int prove(Prover *p, mask_t own, mask_t other, int colour) {
+    Node root;
+    int result = -1;
+    p->live_nodes = 1;
+    if (make_node(p, &root, own, other, colour) == OUT) goto out;
+    Node *path[MAX_CELLS + 2];
+    while (root.pn && root.dn) {
+        int depth = 0;
+        Node *node = &root;
+        path[depth++] = node;
+        while (node->children != NULL) {
+            Node *best = &node->children[0];
+            for (int i = 1; i < node->child_count; i++)
+                if (node->children[i].dn < best->dn) best = &node->children[i];
+            node = best;
+            path[depth++] = node;
+        }
+        if (expand(p, node) == OUT) goto out;
+        while (depth) update(p, path[--depth]);
+    }
+    result = root.pn == 0;
+out:
+    free_children(p, &root);
+    return result;
+}
+
+/* -- Python ------------------------------------------------------------------------ */
+
+static PyObject *sixty_four;
+
+static int mask_from(PyObject *number, mask_t *mask) {
+    if (!PyLong_Check(number)) {
+        PyErr_SetString(PyExc_TypeError, "a mask must be an int");
+        return -1;
+    }
+    uint64_t low = PyLong_AsUnsignedLongLongMask(number);
+    if (low == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    PyObject *high_part = PyNumber_Rshift(number, sixty_four);
+    if (!high_part) return -1;
+    uint64_t high = PyLong_AsUnsignedLongLongMask(high_part);
+    Py_DECREF(high_part);
+    if (high == (uint64_t)-1 && PyErr_Occurred()) return -1;
+    *mask = (mask_t)high << 64 | low;
+    return 0;
+}
+
+static PyObject *mask_to(mask_t mask) {
+    PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(mask >> 64));
+    if (!high) return NULL;
+    PyObject *shifted = PyNumber_Lshift(high, sixty_four);
+    Py_DECREF(high);
+    if (!shifted) return NULL;
+    PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)mask);
+    if (!low) {
+        Py_DECREF(shifted);
+        return NULL;
+    }
+    PyObject *joined = PyNumber_Or(shifted, low);
+    Py_DECREF(shifted);
+    Py_DECREF(low);
+    return joined;
+}
+
+/* The stones of a position on a board of `size`, checked: inside it, no cell twice. */
+static const Geometry *position_from(int size, PyObject *own_object, PyObject *other_object,
+                                     int colour, mask_t *own, mask_t *other) {
+    if (size < 1 || size > MAX_SIZE) {
+        PyErr_Format(PyExc_ValueError, "size %d: 1 to %d", size, MAX_SIZE);
+        return NULL;
+    }
+    if (colour != 0 && colour != 1) {
+        PyErr_SetString(PyExc_ValueError, "colour: 0 or 1");
+        return NULL;
+    }
+    if (mask_from(own_object, own) < 0 || mask_from(other_object, other) < 0) return NULL;
+    const Geometry *geo = geometry(size);
+    if ((*own | *other) & ~geo->full || *own & *other) {
+        PyErr_SetString(PyExc_ValueError, "stones off the board or on one cell twice");
+        return NULL;
+    }
+    return geo;
+}
+
+static Scratch module_scratch; /* for evaluate(), which holds the GIL */
+
+static PyObject *py_fill(PyObject *self, PyObject *args) {
+    int size, only = -1;
+    PyObject *black_object, *white_object, *only_object = Py_None;
+    if (!PyArg_ParseTuple(args, "iOO|O", &size, &black_object, &white_object, &only_object))
+        return NULL;
+    if (only_object != Py_None) {
+        only = PyLong_AsLong(only_object);
+        if (only == -1 && PyErr_Occurred()) return NULL;
+    }
+    mask_t black, white;
+    const Geometry *geo = position_from(size, black_object, white_object, 0, &black, &white);
+    if (!geo) return NULL;
+    if (only != -1 && only != 0 && only != 1) {
+        PyErr_SetString(PyExc_ValueError, "only: None, 0 or 1");
+        return NULL;
+    }
+    fill(geo, &black, &white, only);
+    PyObject *black_filled = mask_to(black), *white_filled = black_filled ? mask_to(white) : NULL;
+    if (!white_filled) {
+        Py_XDECREF(black_filled);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", black_filled, white_filled);
+}
+
+static PyObject *py_evaluate(PyObject *self, PyObject *args) {
+    int size, colour;
+    double deadline;
+    PyObject *own_object, *other_object;
+    if (!PyArg_ParseTuple(args, "iOOid", &size, &own_object, &other_object, &colour, &deadline))
+        return NULL;
+    mask_t own, other, moves;
+    const Geometry *geo = position_from(size, own_object, other_object, colour, &own, &other);
+    if (!geo) return NULL;
+    mask_t black = colour == BLACK ? own : other, white = colour == BLACK ? other : own;
+    fill(geo, &black, &white, -1);
+    own = colour == BLACK ? black : white;
+    other = colour == BLACK ? white : black;
+    int value = settle(geo, &module_scratch, own, other, colour, deadline, &moves);
+    if (value == OUT_VALUE) Py_RETURN_NONE;
+    PyObject *value_object = value < 0 ? Py_None : value ? Py_True : Py_False;
+    PyObject *moves_object = mask_to(moves), *own_filled = NULL, *other_filled = NULL;
+    if (moves_object) own_filled = mask_to(own);
+    if (own_filled) other_filled = mask_to(other);
+    if (!other_filled) {
+        Py_XDECREF(moves_object);
+        Py_XDECREF(own_filled);
+        return NULL;
+    }
+    return Py_BuildValue("(ONNN)", value_object, moves_object, own_filled, other_filled);
+}
+
+typedef struct {
+    PyObject_HEAD Prover prover;
+    int busy;
+} ProverObject;
+
+static int prover_init(ProverObject *self, PyObject *args, PyObject *kwargs) {
+    int size;
+    static char *keywords[] = {"size", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i", keywords, &size)) return -1;
+    if (size < 1 || size > MAX_SIZE) {
+        PyErr_Format(PyExc_ValueError, "size %d: 1 to %d", size, MAX_SIZE);
+        return -1;
+    }
+    free(self->prover.table.slots);
+    scratch_free(&self->prover.scratch);
+    memset(&self->prover, 0, sizeof self->prover);
+    self->prover.geo = geometry(size);
+    return 0;
+}
+
+static void prover_dealloc(ProverObject *self) {
+    free(self->prover.table.slots);
+    scratch_free(&self->prover.scratch);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *prover_mover_wins(ProverObject *self, PyObject *args) {
+    int colour;
+    double deadline;
+    long long node_limit;
+    PyObject *own_object, *other_object;
+    Prover *p = &self->prover;
+    if (!PyArg_ParseTuple(args, "OOidL", &own_object, &other_object, &colour, &deadline,
+                          &node_limit))
+        return NULL;
+    if (!p->geo) {
+        PyErr_SetString(PyExc_RuntimeError, "Prover not initialised");
+        return NULL;
+    }
+    mask_t own, other;
+    if (!position_from(p->geo->size, own_object, other_object, colour, &own, &other)) return NULL;
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Prover is searching in another thread");
+        return NULL;
+    }
+    self->busy = 1;
+    p->node_limit = node_limit < 0 ? -1 : node_limit;
+    p->deadline = node_limit < 0 ? deadline : INFINITY;
+    p->ticks = 0;
+    int result;
+    Py_BEGIN_ALLOW_THREADS
+    result = prove(p, own, other, colour);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    PyObject *value = result < 0 ? Py_None : result ? Py_True : Py_False;
+    return Py_BuildValue("(OL)", value, p->ticks);
+}
+
+static PyObject *prover_settled_count(ProverObject *self, PyObject *unused) {
+    return PyLong_FromSize_t(self->prover.table.used);
+}
+
+static PyMethodDef prover_methods[] = {
+    {"mover_wins", (PyCFunction)prover_mover_wins, METH_VARARGS,
+     "mover_wins(own, other, colour, deadline, node_limit) -> (True / False / None, nodes): "
+     "HexProver.mover_wins, compiled; None: out of budget (deadline: time.monotonic(), "
+     "ignored with a node limit; node_limit -1: none); nodes: the budget's ticks used."},
+    {"settled_count", (PyCFunction)prover_settled_count, METH_NOARGS,
+     "The number of positions in the table of settled positions."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ProverType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine._hexsolve.Prover",
+    .tp_basicsize = sizeof(ProverObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Prover(size): Hex's proof-number search with its table of settled positions.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)prover_init,
+    .tp_dealloc = (destructor)prover_dealloc,
+    .tp_methods = prover_methods,
+};
+
+static PyMethodDef methods[] = {
+    {"fill", py_fill, METH_VARARGS,
+     "fill(size, black, white, only=None) -> (black, white): FillIn.fill, compiled."},
+    {"evaluate", py_evaluate, METH_VARARGS,
+     "evaluate(size, own, other, colour, deadline) -> (True / False / None, must-play, own, "
+     "other) after the fill-in, or None past the deadline: hexsolve.evaluate, compiled."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_hexsolve",
+    "Hex's exact prover compiled (engine/ai/hexsolve.py's fill-in, H-search and "
+    "proof-number search).",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__hexsolve(void) {
+    make_dead_rings();
+    sixty_four = PyLong_FromLong(64);
+    if (sixty_four == NULL || PyType_Ready(&ProverType) < 0) return NULL;
+    PyObject *created = PyModule_Create(&module);
+    if (created == NULL) return NULL;
+    Py_INCREF(&ProverType);
+    if (PyModule_AddObject(created, "Prover", (PyObject *)&ProverType) < 0 ||
+        PyModule_AddIntConstant(created, "MAX_SIZE", MAX_SIZE) < 0) {
+        Py_DECREF(&ProverType);
+        Py_DECREF(created);
+        return NULL;
+    }
+    return created;
+}
