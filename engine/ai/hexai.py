@@ -38,8 +38,10 @@ from engine.ai.solver import Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
 
-#: The solver is tried first by best_move and analyse at or below this many empty cells.
+#: The solver is tried first by best_move and analyse at or below this many empty cells,
+#: or this many where the prover is compiled (7x7 from move 10, 9x9 from move 42).
 SMALL = 16
+SMALL_COMPILED = 40
 #: The simulations through a node before its connections are computed (Adapter.refine).
 REFINE_VISITS = 8
 
@@ -148,7 +150,7 @@ class HexAdapter(Adapter):
         return self.board.labels[move]
 
     def small(self, pos: HexPosition) -> bool:
-        return pos.empty <= SMALL
+        return pos.empty <= (SMALL_COMPILED if self.connections else SMALL)
 
     # -- knowledge ------------------------------------------------------------------
 

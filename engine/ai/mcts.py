@@ -269,8 +269,11 @@ class Search:
         if proven is not None and node is not self.root:
             node.proven = proven
         elif len(kept) < len(node.moves):
-            self.held_bytes -= MOVE_BYTES * (len(node.moves) - len(kept))
-            node.narrow(kept)
+            self._narrow(node, kept)
+
+    def _narrow(self, node: Node, kept: list[Any]) -> None:
+        self.held_bytes -= MOVE_BYTES * (len(node.moves) - len(kept))
+        node.narrow(kept)
 
     def _select(self, node: Node) -> int:
         """The move to follow: UCT with RAVE; proven wins at once, proven losses last."""
