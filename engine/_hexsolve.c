@@ -27,9 +27,9 @@ typedef unsigned __int128 mask_t;
 #define OR_DEPTH 4
 #define INFINITE 1000000000u
 /* the caps that bound memory */
-#define QUEUE_CAP (1 << 21)         /* H-search queue entries of one search: 64 MB */
-#define TREE_CAP (1 << 20)        /* live proof-tree nodes of one call: 64 MB */
-#define TABLE_SLOTS_CAP (1 << 21) /* the table's slots (56 bytes each): 117 MB */
+#define QUEUE_CAP (1 << 20)       /* H-search queue entries of one search: 32 MB */
+#define TREE_CAP (1 << 19)        /* live proof-tree nodes of one call: 40 MB */
+#define TABLE_SLOTS_CAP (1 << 20) /* the table's slots (56 bytes each): 59 MB */
 
 enum { BLACK = 0, WHITE = 1, EMPTY = 2 };
 /* What a search step returns: done, or stopped by the deadline, node limit or a cap. */
