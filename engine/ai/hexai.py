@@ -83,7 +83,7 @@ class HexAdapter(Adapter):
         self.bridges = _bridges(state.size)
         self.size = state.size
         # Connections where they are cheap enough: the compiled prover's board sizes.
-        self.connections = not self.disthex and hexsolve.compiled_for(state.size)
+        self.connections = not self.disthex and hexsolve.compiled_for(state.size) is not None
         self.refine_visits = REFINE_VISITS if self.connections else None
 
     def root(self, state: GameState) -> HexPosition:

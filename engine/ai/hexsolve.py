@@ -518,9 +518,9 @@ def _fill_in(size: int) -> FillIn:
     return FillIn(geometry(size))
 
 
-def compiled_for(size: int) -> bool:
-    """Whether the compiled prover serves boards of this size."""
-    return _compiled is not None and size <= _compiled.MAX_SIZE
+def compiled_for(size: int) -> ModuleType | None:
+    """The compiled search, where there is one and its masks hold this board."""
+    return _compiled if _compiled is not None and size <= _compiled.MAX_SIZE else None
 
 
 def evaluate(
@@ -530,8 +530,10 @@ def evaluate(
     (True or False when settled, else None; the must-play region, 0 when settled;
     the mover's and the opponent's stones filled in). Raises OutOfTime past the
     deadline (time.monotonic())."""
-    if compiled_for(size):
-        found = _compiled.evaluate(size, own, other, colour, deadline)
+    compiled = compiled_for(size)
+    if compiled is not None:
+        found: tuple[bool | None, int, int, int] | None
+        found = compiled.evaluate(size, own, other, colour, deadline)
         if found is None:
             raise OutOfTime
         return found
@@ -569,7 +571,8 @@ class HexProver:
         self.budget = budget
         self.settled: dict[int, bool] = {}  # key -> the mover wins
         # The compiled search keeps its own table (engine/_hexsolve.c).
-        self.compiled = _compiled.Prover(size) if compiled_for(size) else None
+        compiled = compiled_for(size)
+        self.compiled = compiled.Prover(size) if compiled is not None else None
 
     def key(self, own: int, other: int, colour: int) -> int:
         """The same for a position and its 180-degree turn (the same game)."""
@@ -588,6 +591,7 @@ class HexProver:
                 nodes_left = -1
             else:
                 nodes_left = max(0, budget.node_limit - budget.nodes)
+            wins: bool | None
             wins, nodes = self.compiled.mover_wins(own, other, colour, budget.deadline, nodes_left)
             budget.nodes += nodes
             if wins is None:
