@@ -12,7 +12,7 @@ $(BIN)/python:
 
 # the bot and its runtime libraries (make run), and the compiled modules (engine/*.c:
 # setup.py; built again when their source changes, skipped where no C compiler is)
-$(STAMP): pyproject.toml setup.py $(wildcard engine/*.c) | $(BIN)/python
+$(STAMP): pyproject.toml setup.py $(wildcard engine/*.c engine/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)

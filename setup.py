@@ -14,6 +14,7 @@ setup(
         Extension(
             "engine._hexsolve",
             ["engine/_hexsolve.c"],
+            depends=["engine/_hexsolve_connections.h"],
             optional=True,
         ),
     ]

@@ -250,26 +250,13 @@ static void fill(const Geometry *geo, mask_t *black_io, mask_t *white_io, int on
 
 /* -- H-search (hexsolve.Connections) ------------------------------------------------ */
 
-/* The connections between two nodes; `has_full` / `has_semi`: the Python dicts hold
- * the pair (an entry's place in a node's order is where it was first made). */
-typedef struct {
-    mask_t full[FULL_LIMIT];
-    mask_t semi[SEMI_LIMIT + 1];
-    unsigned char full_count, semi_count, has_full, has_semi;
-} Pair;
-
-typedef struct {
-    mask_t carrier;
-    short x, y;
-    int is_full;
-} Queued;
-
 /* A node's entry for the far end of one of its pairs. */
 typedef struct {
-    int far, pair;
+    uint16_t far, pair;
 } Link;
 
-/* Scratch memory for H-search, kept from one search to the next. */
+/* Scratch memory for H-search, kept from one search to the next; the records of pairs
+ * and the queue are sized for the 128-bit search and serve the 64-bit one as well. */
 typedef struct {
     int nodes_cap;      /* nodes the arrays below are sized for */
     int *pair_index;    /* nodes_cap^2: the pair of x and y, -1 none */
@@ -278,20 +265,40 @@ typedef struct {
     Link *full_order;   /* nodes_cap^2: per node, the far ends of its fulls in order */
     Link *semi_order;
     int *full_len, *semi_len;
-    Pair *pairs;
-    int pairs_cap;
-    Queued *queue;
-    int queue_cap;
+    void *fulls, *semis; /* by pair */
+    void *queue;
+    size_t queue_bytes;
 } Scratch;
 
-typedef struct {
-    const Geometry *geo;
-    Scratch *s;
-    int first, second, nodes, stop_on_semi, done, pairs_used, head, tail;
-    long steps;
-    double deadline;
-    mask_t empty, must_play;
-} Search;
+static int scratch_reserve(Scratch *s, int nodes);
+
+/* The order lists of x and y get the pair when its dict entry is made. */
+static inline void order_append(Scratch *s, int nodes, Link *order, int *len, int x, int y,
+                                int pair) {
+    order[x * nodes + len[x]++] = (Link){(uint16_t)y, (uint16_t)pair};
+    order[y * nodes + len[y]++] = (Link){(uint16_t)x, (uint16_t)pair};
+}
+
+/* A pair at its limit takes no more connections of that kind, ever (a pair at its limit
+ * returns before a new carrier could replace others), and the edges' pair takes every
+ * semi connection; a pair joined with no carrier takes none either (every carrier holds
+ * the empty one): the AND rule skips closed pairs before trying their carriers. */
+enum { FULL_CLOSED = 1, SEMI_CLOSED = 2 };
+static inline void close_pair(Scratch *s, int nodes, int x, int y, int kind) {
+    s->closed[x * nodes + y] |= (unsigned char)kind;
+    s->closed[y * nodes + x] |= (unsigned char)kind;
+}
+
+#define HMASK uint64_t
+#define H(name) name##_64
+#include "_hexsolve_connections.h"
+#undef HMASK
+#undef H
+#define HMASK mask_t
+#define H(name) name##_128
+#include "_hexsolve_connections.h"
+#undef HMASK
+#undef H
 
 static void scratch_free(Scratch *s) {
     free(s->pair_index);
@@ -300,7 +307,8 @@ static void scratch_free(Scratch *s) {
     free(s->semi_order);
     free(s->full_len);
     free(s->semi_len);
-    free(s->pairs);
+    free(s->fulls);
+    free(s->semis);
     free(s->queue);
     memset(s, 0, sizeof *s);
 }
@@ -309,19 +317,19 @@ static void scratch_free(Scratch *s) {
 static int scratch_reserve(Scratch *s, int nodes) {
     if (nodes <= s->nodes_cap) return 1;
     scratch_free(s);
-    size_t square = (size_t)nodes * nodes;
+    size_t square = (size_t)nodes * nodes, pairs = (size_t)nodes * (nodes - 1) / 2 + 1;
     s->pair_index = malloc(square * sizeof(int));
     s->closed = malloc(square);
     s->full_order = malloc(square * sizeof(Link));
     s->semi_order = malloc(square * sizeof(Link));
     s->full_len = malloc(nodes * sizeof(int));
     s->semi_len = malloc(nodes * sizeof(int));
-    s->pairs_cap = nodes * (nodes - 1) / 2 + 1;
-    s->pairs = malloc((size_t)s->pairs_cap * sizeof(Pair));
-    s->queue_cap = 4096;
-    s->queue = malloc((size_t)s->queue_cap * sizeof(Queued));
-    if (!s->pair_index || !s->closed || !s->full_order || !s->semi_order || !s->full_len || !s->semi_len ||
-        !s->pairs || !s->queue) {
+    s->fulls = malloc(pairs * sizeof(Fulls_128));
+    s->semis = malloc(pairs * sizeof(Semis_128));
+    s->queue_bytes = 4096 * sizeof(Queued_128);
+    s->queue = malloc(s->queue_bytes);
+    if (!s->pair_index || !s->closed || !s->full_order || !s->semi_order || !s->full_len ||
+        !s->semi_len || !s->fulls || !s->semis || !s->queue) {
         scratch_free(s);
         return 0;
     }
@@ -329,239 +337,11 @@ static int scratch_reserve(Scratch *s, int nodes) {
     return 1;
 }
 
-static Pair *pair_of(Search *h, int x, int y) {
-    Scratch *s = h->s;
-    int *at = &s->pair_index[x * h->nodes + y];
-    if (*at < 0) {
-        Pair *pair = &s->pairs[h->pairs_used];
-        pair->full_count = pair->semi_count = pair->has_full = pair->has_semi = 0;
-        *at = s->pair_index[y * h->nodes + x] = h->pairs_used++;
-        return pair;
-    }
-    return &s->pairs[*at];
-}
-
-/* 0 when the queue is at its cap. */
-static int enqueue(Search *h, int is_full, int x, int y, mask_t carrier) {
-    Scratch *s = h->s;
-    if (h->tail == s->queue_cap) {
-        if (s->queue_cap >= QUEUE_CAP) return 0;
-        Queued *wider = realloc(s->queue, (size_t)s->queue_cap * 2 * sizeof(Queued));
-        if (!wider) return 0;
-        s->queue = wider;
-        s->queue_cap *= 2;
-    }
-    Queued *item = &s->queue[h->tail++];
-    item->carrier = carrier;
-    item->x = (short)x;
-    item->y = (short)y;
-    item->is_full = is_full;
-    return 1;
-}
-
-/* The order lists of x and y get the pair when its dict entry is made. */
-static inline void order_append(Search *h, Link *order, int *len, int x, int y) {
-    int pair = h->s->pair_index[x * h->nodes + y];
-    order[x * h->nodes + len[x]++] = (Link){y, pair};
-    order[y * h->nodes + len[y]++] = (Link){x, pair};
-}
-
-/* A pair at its limit takes no more connections of that kind, ever (a pair at its limit
- * returns before a new carrier could replace others), and the edges' pair takes every
- * semi connection: the AND rule skips closed pairs before trying their carriers. */
-enum { FULL_CLOSED = 1, SEMI_CLOSED = 2 };
-static inline void close_pair(Search *h, int x, int y, int kind) {
-    h->s->closed[x * h->nodes + y] |= (unsigned char)kind;
-    h->s->closed[y * h->nodes + x] |= (unsigned char)kind;
-}
-
-static int add_full(Search *h, int x, int y, mask_t carrier) {
-    Pair *pair = pair_of(h, x, y);
-    if (!pair->has_full) {
-        pair->has_full = 1;
-        order_append(h, h->s->full_order, h->s->full_len, x, y);
-    } else if (pair->full_count >= FULL_LIMIT) {
-        return OK;
-    }
-    int n = pair->full_count, kept = 0;
-    for (int i = 0; i < n; i++)
-        if (!(pair->full[i] & ~carrier)) return OK; /* a carrier inside this one is known */
-    for (int i = 0; i < n; i++)
-        if (carrier & ~pair->full[i]) pair->full[kept++] = pair->full[i];
-    pair->full[kept++] = carrier;
-    pair->full_count = (unsigned char)kept;
-    if (kept >= FULL_LIMIT) close_pair(h, x, y, FULL_CLOSED);
-    if (!enqueue(h, 1, x, y, carrier)) return OUT;
-    if ((x == h->first && y == h->second) || (x == h->second && y == h->first)) h->done = 1;
-    return OK;
-}
-
-static int or_rule(Search *h, int x, int y, const mask_t *known, int n, const mask_t *rest,
-                   mask_t common, mask_t joined, int start, int depth) {
-    for (int index = start; index < n; index++) {
-        if (common & rest[index]) return OK;
-        mask_t carrier = known[index], narrower = common & carrier;
-        if (narrower == common) continue;
-        if (!narrower) {
-            if (add_full(h, x, y, joined | carrier) == OUT) return OUT;
-            if (h->done) return OK;
-        } else if (depth + 1 < OR_DEPTH && !(narrower & rest[index + 1])) {
-            if (or_rule(h, x, y, known, n, rest, narrower, joined | carrier, index + 1,
-                        depth + 1) == OUT)
-                return OUT;
-        }
-    }
-    return OK;
-}
-
-static int add_semi(Search *h, int x, int y, mask_t carrier) {
-    int first = h->first;
-    int edges = x >= first && y >= first && x + y == first + first + 1;
-    Pair *pair = pair_of(h, x, y);
-    if (!pair->has_semi) {
-        pair->has_semi = 1;
-        order_append(h, h->s->semi_order, h->s->semi_len, x, y);
-    } else if (pair->semi_count >= SEMI_LIMIT && !edges) {
-        return OK;
-    }
-    if (pair->has_full)
-        for (int i = 0; i < pair->full_count; i++)
-            if (!(pair->full[i] & ~carrier)) return OK; /* joined with fewer cells */
-    int n = pair->semi_count;
-    for (int i = 0; i < n; i++)
-        if (!(pair->semi[i] & ~carrier)) return OK;
-    if (edges) {
-        h->must_play &= carrier;
-        if (h->stop_on_semi || !h->must_play) {
-            pair->semi[pair->semi_count++] = carrier;
-            h->done = 1;
-            return OK;
-        }
-    }
-    if (n >= SEMI_LIMIT) return OK;
-    int kept = 0;
-    for (int i = 0; i < n; i++)
-        if (carrier & ~pair->semi[i]) pair->semi[kept++] = pair->semi[i];
-    n = pair->semi_count = (unsigned char)kept;
-    /* rest[i]: the cells common to semi[i:] */
-    mask_t rest[SEMI_LIMIT + 1], known[SEMI_LIMIT];
-    rest[n] = ALL;
-    for (int i = n - 1; i >= 0; i--) {
-        known[i] = pair->semi[i];
-        rest[i] = rest[i + 1] & known[i];
-    }
-    if (!(carrier & rest[0]) &&
-        or_rule(h, x, y, known, n, rest, carrier, carrier, 0, 1) == OUT)
-        return OUT;
-    pair->semi[pair->semi_count++] = carrier;
-    if (pair->semi_count >= SEMI_LIMIT && !edges) close_pair(h, x, y, SEMI_CLOSED);
-    if ((x >= first || y >= first) && !enqueue(h, 0, x, y, carrier)) return OUT;
-    return OK;
-}
-
-static int search_rules(Search *h) {
-    const Geometry *geo = h->geo;
-    Scratch *s = h->s;
-    int cells = geo->cells, nodes = h->nodes;
-    while (h->head < h->tail && !h->done) {
-        h->steps++;
-        if (!(h->steps & 63) && now() >= h->deadline) return OUT;
-        Queued item = s->queue[h->head++];
-        int is_full = item.is_full;
-        mask_t carrier = item.carrier;
-        for (int side = 0; side < 2; side++) {
-            int middle = side ? item.y : item.x, end = side ? item.x : item.y;
-            int through_cell = middle < cells;
-            if (through_cell && !is_full) continue;
-            mask_t clash = carrier | (end < cells ? bit(end) : 0);
-            mask_t middle_bit = through_cell ? bit(middle) : 0;
-            const unsigned char *closed = &s->closed[end * nodes]; /* pairs (end, far) */
-            int join_semis = 0;
-            if (is_full && !through_cell) {
-                const Link *links = &s->full_order[middle * nodes];
-                for (int k = 0; k < s->full_len[middle]; k++) {
-                    int far = links[k].far;
-                    if (far == end || (far < cells && test(carrier, far))) continue;
-                    const Pair *pair = &s->pairs[links[k].pair];
-                    for (int i = 0; i < pair->full_count && !(closed[far] & FULL_CLOSED); i++) {
-                        mask_t second = pair->full[i];
-                        if (second & clash) continue;
-                        if (add_full(h, end, far, carrier | second) == OUT) return OUT;
-                        if (h->done) return OK;
-                    }
-                }
-                join_semis = 1;
-            }
-            const Link *links = &(join_semis ? s->semi_order : s->full_order)[middle * nodes];
-            int len = join_semis ? s->semi_len[middle] : s->full_len[middle];
-            for (int k = 0; k < len; k++) {
-                int far = links[k].far;
-                if (far == end || (far < cells && test(carrier, far))) continue;
-                const Pair *pair = &s->pairs[links[k].pair];
-                const mask_t *seconds = join_semis ? pair->semi : pair->full;
-                int n = join_semis ? pair->semi_count : pair->full_count;
-                for (int i = 0; i < n && !(closed[far] & SEMI_CLOSED); i++) {
-                    mask_t second = seconds[i];
-                    if (second & clash) continue;
-                    if (add_semi(h, end, far, carrier | second | middle_bit) == OUT) return OUT;
-                    if (h->done) return OK;
-                }
-            }
-        }
-    }
-    return OK;
-}
-
-/* Connections(geo, own, other, colour, stop_on_semi, deadline): OUT past the deadline
- * or a cap; else h->done and h->must_play hold the answer. */
-static int connections(Search *h, const Geometry *geo, Scratch *s, mask_t own, mask_t other,
-                       int colour, int stop_on_semi, double deadline) {
-    int cells = geo->cells;
-    mask_t empty = geo->full & ~(own | other);
-    mask_t first_row = geo->edges[colour][0], second_row = geo->edges[colour][1];
-    mask_t groups[MAX_CELLS + 2], adjacent[MAX_CELLS + 2];
-    groups[0] = flood(geo, own & first_row, own);
-    groups[1] = flood(geo, own & second_row, own);
-    adjacent[0] = (first_row & empty) | (dilate_cells(geo, groups[0]) & empty);
-    adjacent[1] = (second_row & empty) | (dilate_cells(geo, groups[1]) & empty);
-    int group_count = 2;
-    for (mask_t rest = own & ~(groups[0] | groups[1]); rest;) {
-        mask_t group = flood(geo, rest & (~rest + 1), own);
-        rest &= ~group;
-        groups[group_count] = group;
-        adjacent[group_count++] = dilate_cells(geo, group) & empty;
-    }
-    int nodes = cells + group_count;
-    if (!scratch_reserve(s, nodes)) return OUT;
-    h->geo = geo;
-    h->s = s;
-    h->first = cells;
-    h->second = cells + 1;
-    h->nodes = nodes;
-    h->stop_on_semi = stop_on_semi;
-    h->done = 0;
-    h->pairs_used = 0;
-    h->head = h->tail = 0;
-    h->steps = 0;
-    h->deadline = deadline;
-    h->empty = empty;
-    h->must_play = empty;
-    memset(s->pair_index, 0xff, (size_t)nodes * nodes * sizeof(int));
-    memset(s->closed, 0, (size_t)nodes * nodes);
-    memset(s->full_len, 0, nodes * sizeof(int));
-    memset(s->semi_len, 0, nodes * sizeof(int));
-    for (int index = 0; index < group_count; index++)
-        for (mask_t around = adjacent[index]; around; around &= around - 1)
-            if (add_full(h, cells + index, lowest(around), 0) == OUT) return OUT;
-    for (mask_t rest = empty; rest; rest &= rest - 1) {
-        int cell = lowest(rest);
-        for (mask_t around = geo->neighbours[cell] & empty; around; around &= around - 1) {
-            int neighbour = lowest(around);
-            if (neighbour > cell && add_full(h, cell, neighbour, 0) == OUT) return OUT;
-        }
-    }
-    if (!h->done) return search_rules(h);
-    return OK;
+/* Connections on the narrowest masks that hold the board. */
+static int connections(const Geometry *geo, Scratch *s, mask_t own, mask_t other, int colour,
+                       int stop_on_semi, double deadline, int *done, mask_t *must_play) {
+    return (geo->cells <= 64 ? connections_64 : connections_128)(
+        geo, s, own, other, colour, stop_on_semi, deadline, done, must_play);
 }
 
 /* HexProver._evaluate on filled stones: WINS / LOSES, UNSETTLED with *moves the
@@ -569,15 +349,18 @@ static int connections(Search *h, const Geometry *geo, Scratch *s, mask_t own, m
 #define OUT_VALUE 2
 static int settle(const Geometry *geo, Scratch *s, mask_t own, mask_t other, int colour,
                   double deadline, mask_t *moves) {
-    Search h;
+    int done;
+    mask_t must_play;
     *moves = 0;
     if (connected(geo, own, colour)) return 1;
     if (connected(geo, other, colour ^ 1)) return 0;
-    if (connections(&h, geo, s, own, other, colour, 1, deadline) == OUT) return OUT_VALUE;
-    if (h.done) return 1;
-    if (connections(&h, geo, s, other, own, colour ^ 1, 0, deadline) == OUT) return OUT_VALUE;
-    if (h.done) return 0; /* a full connection, or no cell in every semi connection */
-    *moves = h.must_play;
+    if (connections(geo, s, own, other, colour, 1, deadline, &done, &must_play) == OUT)
+        return OUT_VALUE;
+    if (done) return 1;
+    if (connections(geo, s, other, own, colour ^ 1, 0, deadline, &done, &must_play) == OUT)
+        return OUT_VALUE;
+    if (done) return 0; /* a full connection, or no cell in every semi connection */
+    *moves = must_play;
     return -1;
 }
 
