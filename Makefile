@@ -10,9 +10,9 @@ DEV_STAMP := $(VENV)/.installed-dev
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# the bot and its runtime libraries (make run), and Short Circuit's compiled playouts
-# (setup.py: built again when their source changes; skipped where no C compiler is)
-$(STAMP): pyproject.toml setup.py engine/_shortcircuit_playout.c | $(BIN)/python
+# the bot and its runtime libraries (make run), and the compiled modules (engine/*.c:
+# setup.py; built again when their source changes, skipped where no C compiler is)
+$(STAMP): pyproject.toml setup.py $(wildcard engine/*.c engine/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)

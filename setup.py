@@ -1,5 +1,6 @@
-"""The one compiled module, optional: where it cannot be built (no C compiler), the
-install goes on and Short Circuit's playouts run in Python (engine/shortcircuit.py)."""
+"""The compiled modules, optional: where they cannot be built (no C compiler), the
+install goes on and the same code runs in Python: Short Circuit's playouts
+(engine/shortcircuit.py) and Hex's prover (engine/ai/hexsolve.py)."""
 
 from setuptools import Extension, setup
 
@@ -9,6 +10,12 @@ setup(
             "engine._shortcircuit_playout",
             ["engine/_shortcircuit_playout.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "engine._hexsolve",
+            ["engine/_hexsolve.c"],
+            depends=["engine/_hexsolve_connections.h"],
+            optional=True,
+        ),
     ]
 )

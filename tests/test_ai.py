@@ -342,7 +342,9 @@ def test_a_full_tree_stops_growing_and_the_search_goes_on(
     nodes = tree_nodes(search)
     assert search.held_bytes == sum(search._cost(node) for node in nodes)
     assert search.held_bytes < room + max(search._cost(node) for node in nodes)
-    assert sum(search.root.visits) == search.root.total == search.simulations == 150
+    assert sum(search.root.visits) == search.root.total == search.simulations
+    # Only a proof stops it early (Hex's connections prove 5x5 positions soon).
+    assert search.simulations == 150 or search.root.proven is not None
 
 
 @pytest.mark.parametrize(
@@ -738,3 +740,26 @@ def test_hotwire_solver_stays_exact_when_its_caches_are_trimmed(
         state = random_position(engine.new("hotwire", size="4x4"), 3, rng)
         if state.outcome is None:
             check_solver(state, by_parity)
+
+
+def test_a_node_refined_keeps_its_moves_statistics_and_children_together() -> None:
+    """Hex's connections narrow a node once it has been visited enough (Adapter.refine):
+    each kept move keeps its own statistics and child, and the tree's memory shrinks."""
+    state = engine.new("hex", size=5, swap="off")
+    for move in ("c3", "b4", "d2"):  # White to move, Black one bridge from each edge
+        state = state.play(move)
+    adapter = adapter_for(state)
+    search = Search(adapter, adapter.root(state), rng=random.Random(1))
+    root = search.root
+    before = {move: (root.visits[i], root.children[i]) for i, move in enumerate(root.moves)}
+    held = search.held_bytes
+    kept = root.moves[1::2]
+    search._narrow(root, kept)
+    assert root.moves == kept
+    for i, move in enumerate(kept):
+        assert root.index[move] == i
+        assert (root.visits[i], root.children[i]) == before[move]
+    assert len(root.wins) == len(root.rave_visits) == len(root.rave_wins) == len(kept)
+    assert search.held_bytes < held
+    search.run(deadline=time.monotonic() + 60, nodes=400)
+    assert search.held_bytes == sum(search._cost(node) for node in tree_nodes(search))

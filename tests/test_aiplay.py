@@ -373,7 +373,7 @@ async def test_the_bot_resigns_only_a_proven_loss() -> None:
     # Hex 3x3 with Black in the centre is a proven win for Black
     lost = think("hex", {"size": 3, "swap": "off"}, ["b2"], "medium", nodes=50, seed=1)
     assert lost.resign and lost.texts == ()
-    fine = think("hex", {"size": 5, "swap": "off"}, ["c3"], "medium", nodes=50, seed=1)
+    fine = think("hex", {"size": 5, "swap": "off"}, ["a1"], "medium", nodes=50, seed=1)
     assert not fine.resign and len(fine.texts) == 1
     # 9x9, far too big for the solver: Black's chain down column a lacks a5 and
     # holds b4, so a5 and b5 each complete it; the search's tree proves the loss.
@@ -495,7 +495,7 @@ async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
             ids = []
             for _ in range(12):
                 game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-                await service.play.move(game.id, GUILD, ANN, "c3")
+                await service.play.move(game.id, GUILD, ANN, "a1")
                 ids.append(game.id)
             outputs = await run_together(TWO_WORKERS, [[url, "w1"], [url, "w2"]])
             moved = [int(word) for out in outputs for word in out.split()]
@@ -536,7 +536,7 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         [game] = await world.service.lookups.games(world.guild.id, status="active")
         assert game.seats[1].bot == "medium"
         game = await settled_game(world, game.id, lambda g: g.thread_id is not None, "a thread")
-        await play_typed(world, game, "c3")
+        await play_typed(world, game, "a1")
         thread = world.thread(game)
         await world.fake.wait_for(
             lambda: any("Paperboard (medium)** played" in m.content for m in thread.messages),
@@ -547,10 +547,10 @@ async def test_challenging_the_bot_on_discord_gets_its_moves_in_the_thread(
         assert answer.files and f"<@{ann.id}>" in answer.content  # the board, Ann's turn
         assert (await world.game(game.id)).ply == 2
         undo = await (await world.fake.slash(ann, "undo", {}, channel=thread)).reply()
-        assert undo.content.startswith("Your move c3 and the bot's reply ")  # granted at once
+        assert undo.content.startswith("Your move a1 and the bot's reply ")  # granted at once
         assert undo.content.endswith(" were taken back.")
         assert (await world.game(game.id)).ply == 0
-        await play_typed(world, game, "c3")
+        await play_typed(world, game, "a1")
         handle = await world.fake.slash(ann, "rating", {"player": world.fake.bot})
         assert "Nobody here has finished a game against me yet." in (await handle.reply()).content
         await world.service.play.resign(game.id, world.guild.id, Player(ann.id, ann.username))
@@ -578,7 +578,7 @@ async def test_a_player_hears_when_to_expect_the_move_when_the_queue_is_long(
     for _ in range(3):
         game = await bot_game(service, "hex", {"size": 5, "swap": "off"}, level="hard")
         clock.advance(seconds=1)
-        result = await service.play.move(game.id, GUILD, ANN, "c3")
+        result = await service.play.move(game.id, GUILD, ANN, "a1")
         told.append([e for e in result.events if isinstance(e, BotThinking)])
     assert told[0] == []  # a worker is free (AI_PROCESSES=1): nothing to say
     [notice] = told[2]
@@ -667,7 +667,7 @@ async def test_the_bots_moves_never_wait_behind_an_analysis(
     assert not (await service.analysis.analysis(finished.id, GUILD)).done
     clock.advance(seconds=1)
     game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-    result = await service.play.move(game.id, GUILD, ANN, "c3")
+    result = await service.play.move(game.id, GUILD, ANN, "a1")
     assert not [e for e in result.events if isinstance(e, BotThinking)]  # none ahead of it
     assert await runner.run_once() == 2  # one slot in each lane
     assert (await service.lookups.game(game.id, GUILD)).ply == 2  # the bot answered
@@ -703,7 +703,7 @@ async def test_a_move_job_a_worker_took_at_once_is_no_queue_for_its_player(
     """The runner is woken at the commit and often claims the bot's move before its
     player's answer is made: that job is not a queue ahead of itself."""
     game = await bot_game(service, "hex", {"size": 5, "swap": "off"})
-    await service.play.move(game.id, GUILD, ANN, "c3")
+    await service.play.move(game.id, GUILD, ANN, "a1")
     [claimed] = await aiqueue.claim(service.records.db, clock(), "worker-a", 1, analyses=False)
     async with service.records.db.read() as conn:
         row = await aiqueue.job_row(conn, game.id, "move", 1)
@@ -923,7 +923,7 @@ async def test_at_a_terminal_the_console_answers_while_the_bot_thinks(
 
     monkeypatch.setattr(airunner, "think", held_search)
     async with console_with_the_bot(tmp_path) as (service, console, out):
-        lines = ["challenge hex @ai level=easy size=5 swap=off first=challenger", "c3"]
+        lines = ["challenge hex @ai level=easy size=5 swap=off first=challenger", "a1"]
         await console.run([*lines, "rules hex", "games"], interactive=True)
         said = out.getvalue()
         assert "@Paperboard (easy) is thinking about its move in Hex #1." in said
@@ -941,7 +941,7 @@ async def test_at_a_terminal_the_console_answers_while_the_bot_thinks(
 
 async def test_a_piped_script_sees_the_bots_reply_before_its_next_line(tmp_path: Any) -> None:
     async with console_with_the_bot(tmp_path) as (_, console, out):
-        lines = ["challenge hex @ai level=easy size=5 swap=off first=challenger", "c3", "games"]
+        lines = ["challenge hex @ai level=easy size=5 swap=off first=challenger", "a1", "games"]
         await console.run(lines)
         said = out.getvalue().splitlines()
         played = next(i for i, line in enumerate(said) if "@Paperboard (easy) played" in line)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 
 import pytest
 
 import engine
 from engine import ai
+from engine.ai import hexsolve
+from engine.ai.hexai import HexAdapter, HexPosition
 from engine.ai.hexsolve import (
     Connections,
     FillIn,
@@ -20,6 +22,7 @@ from engine.ai.hexsolve import (
     turn,
 )
 from engine.ai.solver import Budget
+from engine.hex import EMPTY
 
 Position = tuple[int, int, int]  # the mover's stones, the opponent's, the mover's colour
 
@@ -66,8 +69,20 @@ def unlimited() -> Budget:
     return Budget(deadline=float("inf"))
 
 
+@pytest.fixture(params=["compiled", "python"])
+def search(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A test twice: with the compiled search (engine/_hexsolve.c), then the Python one."""
+    if request.param == "python":
+        monkeypatch.setattr(hexsolve, "_compiled", None)
+    elif hexsolve._compiled is None:
+        pytest.skip("the compiled prover was not built (no C compiler at install)")
+    yield request.param
+
+
 @pytest.mark.parametrize(("size", "count", "fewest"), [(3, 150, 0), (4, 60, 4), (5, 40, 13)])
-def test_the_prover_agrees_with_brute_force(size: int, count: int, fewest: int) -> None:
+def test_the_prover_agrees_with_brute_force(
+    search: str, size: int, count: int, fewest: int
+) -> None:
     truth = brute_force(size)
     for own, other, colour in random_positions(size, count, seed=size, fewest=fewest):
         prover = HexProver(size, unlimited())
@@ -145,7 +160,7 @@ FIVE_BY_FIVE = {"e1": True, "a2": False, "c3": True}
 
 
 @pytest.mark.parametrize(("opening", "wins"), sorted(FIVE_BY_FIVE.items()))
-def test_5x5_openings_are_proven_in_seconds(opening: str, wins: bool) -> None:
+def test_5x5_openings_are_proven_in_seconds(search: str, opening: str, wins: bool) -> None:
     state = engine.new("hex", size=5, swap="off").play(opening)
     solution = ai.solve(state, seconds=60)
     assert solution is not None
@@ -162,3 +177,41 @@ def test_the_engine_shows_search_the_position() -> None:
     assert state.empty_count == 7
     disthex = engine.new("disthex", size=3).play("b2")
     assert disthex.last_stone == 4 and disthex.colour_to_move == 1
+
+
+@pytest.mark.parametrize(("size", "count", "fewest"), [(4, 60, 0), (5, 40, 2)])
+def test_connections_in_the_tree_prove_only_truths_and_prune_only_losing_moves(
+    size: int, count: int, fewest: int
+) -> None:
+    """HexAdapter.refine, the knowledge MCTS asks of a node it has visited often: a
+    seat it proves wins wins, and every move it leaves out loses (by the prover,
+    itself checked against brute force above)."""
+    adapter = HexAdapter(engine.new("hex", size=size, swap="off"))
+    adapter.connections = True  # the Python reference where the compiled prover is not built
+    prover = HexProver(size, unlimited())
+    geo = geometry(size)
+    pruned = proven = 0
+    for own, other, colour in random_positions(size, count, seed=size, fewest=fewest):
+        masks = (own, other) if colour == 0 else (other, own)
+        stones = [
+            0 if masks[0] >> c & 1 else 1 if masks[1] >> c & 1 else EMPTY for c in range(geo.cells)
+        ]
+        pos = HexPosition(stones, masks, colour, -1, stones.count(EMPTY), None)
+        moves = adapter.moves(pos)
+        seat, kept = adapter.refine(pos, moves)
+
+        def wins_by(cell: int, own: int = own, other: int = other, colour: int = colour) -> bool:
+            after = own | 1 << cell
+            return connected(geo, after, colour) or not prover.mover_wins(other, after, colour ^ 1)
+
+        if seat is not None:
+            proven += 1
+            assert seat == (colour if prover.mover_wins(own, other, colour) else colour ^ 1)
+            continue
+        assert kept and set(kept) <= set(moves)
+        for cell in set(moves) - set(kept):
+            pruned += 1
+            assert not wins_by(cell)
+        if prover.mover_wins(own, other, colour):
+            assert any(wins_by(cell) for cell in kept)
+    assert proven and pruned  # both rules were exercised

@@ -321,7 +321,8 @@ async def test_bot_processes_and_workers_share_the_work_and_lose_nothing_to_a_ki
         try:
             games = []
             for guild in guilds:  # ann challenges the bot in each server: one shard each
-                options = {"game": "hex", "size": "5", "options": "swap=off",
+                # 9x9: no position of these few moves is proven, so the bot never resigns
+                options = {"game": "hex", "size": "9", "options": "swap=off",
                            "first": "challenger", "opponent": fake.bot}  # fmt: skip
                 await fake.slash(ann, "challenge", options, channel=guild.channel("games"))
                 games.append(await started_game(service, guild.id))

@@ -97,7 +97,7 @@ def best_move(
         return moves[0]
     knowledge = settings is None or settings.knowledge
     if knowledge:
-        proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes)
+        proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes, every=False)
         if proof is not None and proof.winning_moves:
             return proof.winning_moves[0]
     search = _search(state, start + seconds, seed, nodes, settings)
@@ -225,15 +225,23 @@ def _check_seconds(seconds: float) -> None:
         )
 
 
-def _try_solve(state: GameState, deadline: float, nodes: int | None) -> Solution | None:
-    """A proof within the deadline when the position looks small enough to prove."""
+def _try_solve(
+    state: GameState, deadline: float, nodes: int | None, *, every: bool = True
+) -> Solution | None:
+    """A proof within the deadline when the position looks small enough to prove
+    (`every` winning move, or the first found: all a move needs)."""
     if state.players != 2:
         return None
     adapter = adapter_for(state)
-    if not adapter.small(adapter.root(state)):
+    root = adapter.root(state)
+    if not adapter.small(root):
         return None
     limit = None if nodes is None else nodes * SOLVER_NODES_PER_SIMULATION
-    return solve(state, seconds=max(0.0, deadline - time.monotonic()), nodes=limit)
+    # A move that wins at once is the one to find first.
+    decisive = adapter.decisive(root, adapter.moves(root)) if adapter.cheap_decisive else []
+    first = adapter.text(root, decisive[0]) if decisive else None
+    seconds = max(0.0, deadline - time.monotonic())
+    return solve(state, seconds=seconds, nodes=limit, every=every, first=first)
 
 
 def _search(

@@ -113,6 +113,17 @@ class Adapter:
         move choice no worse in value and better against a fallible opponent."""
         return self.candidates(pos, moves)
 
+    #: After how many simulations through a node `refine` is asked of it (None: never):
+    #: knowledge too dear to compute at every new node.
+    refine_visits: int | None = None
+
+    def refine(self, pos: Any, moves: list[Any]) -> tuple[int | None, list[Any]]:
+        """Knowledge dearer than `candidates`, asked once of a node after
+        `refine_visits` simulations (of the root before the first): the seat it
+        proves wins `pos` (or None), and the moves of `moves` still worth
+        searching (the same provable pruning only)."""
+        return None, moves
+
     def decisive(self, pos: Any, moves: list[Any]) -> list[Any]:
         """The moves of `moves` that win at once for the mover (checked by playing them,
         when the list is short enough to afford it)."""

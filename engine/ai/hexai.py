@@ -29,6 +29,7 @@ from collections.abc import Hashable
 from functools import cache
 from typing import Any
 
+from engine.ai import hexsolve
 from engine.ai.adapter import Adapter, Rewards
 from engine.ai.disthexsolve import solve_disthex
 from engine.ai.hexsolve import HexProver, connected, turns_into_itself
@@ -37,19 +38,31 @@ from engine.ai.solver import Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
 
-#: The solver is tried first by best_move and analyse at or below this many empty cells.
+#: The solver is tried first by best_move and analyse at or below this many empty cells,
+#: or this many where the prover is compiled (7x7 from move 10, 9x9 from move 42).
 SMALL = 16
+SMALL_COMPILED = 40
+#: The simulations through a node before its connections are computed (Adapter.refine).
+REFINE_VISITS = 8
 
 
 class HexPosition:
-    """A position for the search: stones by cell, the colour to move, the last stone."""
+    """A position for the search: stones by cell and as a mask per colour, the colour
+    to move, the last stone."""
 
-    __slots__ = ("colour", "empty", "last", "stones", "winner")
+    __slots__ = ("colour", "empty", "last", "masks", "stones", "winner")
 
     def __init__(
-        self, stones: list[int], colour: int, last: int, empty: int, winner: int | None
+        self,
+        stones: list[int],
+        masks: tuple[int, int],
+        colour: int,
+        last: int,
+        empty: int,
+        winner: int | None,
     ) -> None:
         self.stones = stones
+        self.masks = masks  # Black's stones, White's (bit i: cell i)
         self.colour = colour  # the colour to move
         self.last = last  # the last stone, -1 at the start or after a pass
         self.empty = empty
@@ -68,14 +81,21 @@ class HexAdapter(Adapter):
         self.board = board(state.size)
         self.swapped = int(state.swapped)
         self.bridges = _bridges(state.size)
+        self.size = state.size
+        # Connections where they are cheap enough: the compiled prover's board sizes.
+        self.connections = not self.disthex and hexsolve.compiled_for(state.size) is not None
+        self.refine_visits = REFINE_VISITS if self.connections else None
 
     def root(self, state: GameState) -> HexPosition:
         assert isinstance(state, HexState)
         winner = None
         if state.outcome is not None:
             winner = state.colour_of(state.outcome.winners[0])
+        colours = state.cell_colours
+        masks = tuple(sum(1 << c for c, s in enumerate(colours) if s == k) for k in (0, 1))
         return HexPosition(
-            list(state.cell_colours),
+            list(colours),
+            (masks[0], masks[1]),
             state.colour_to_move,
             state.last_stone,
             state.empty_count,
@@ -103,7 +123,9 @@ class HexAdapter(Adapter):
         stones = pos.stones.copy()
         colour = pos.colour
         stones[move] = colour
-        after = HexPosition(stones, colour ^ 1, move, pos.empty - 1, None)
+        black, white = pos.masks
+        masks = (black | 1 << move, white) if colour == 0 else (black, white | 1 << move)
+        after = HexPosition(stones, masks, colour ^ 1, move, pos.empty - 1, None)
         if _connects(self.board, stones, move, colour):
             after.winner = colour
         elif self.disthex and after.empty <= 6:
@@ -128,7 +150,7 @@ class HexAdapter(Adapter):
         return self.board.labels[move]
 
     def small(self, pos: HexPosition) -> bool:
-        return pos.empty <= SMALL
+        return pos.empty <= (SMALL_COMPILED if self.connections else SMALL)
 
     # -- knowledge ------------------------------------------------------------------
 
@@ -149,6 +171,22 @@ class HexAdapter(Adapter):
             closing = [m for m in moves if all(t == m or t in neighbours[m] for t in threats)]
             return closing or moves
         return [m for m in moves if m in threats] or moves
+
+    def refine(self, pos: HexPosition, moves: list[int]) -> tuple[int | None, list[int]]:
+        """Connections: the seat they prove wins, or the moves in the must-play region
+        (any other loses) less the filled-in cells (a stone there is no better than
+        a pass)."""
+        if not self.connections:
+            return None, moves
+        own, other = pos.masks if pos.colour == 0 else pos.masks[::-1]
+        value, must_play, own_filled, other_filled = hexsolve.evaluate(
+            self.size, own, other, pos.colour, self.deadline
+        )
+        if value is not None:
+            mover = pos.colour ^ self.swapped
+            return (mover if value else mover ^ 1), moves
+        worth = must_play & ~(own_filled | other_filled)
+        return None, [m for m in moves if worth >> m & 1] or moves
 
     def playout(
         self, pos: HexPosition, rng: random.Random

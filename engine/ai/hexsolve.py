@@ -23,6 +23,10 @@ same game and share an entry).
 Every rule here is exact: a proof never rests on a guess. Disthex breaks the
 connection rules (the saving reply to an intrusion is adjacent to it, hence
 forbidden), so Disthex has a solver of its own (disthexsolve).
+
+Where the install compiled it, engine/_hexsolve.c runs the same search step for
+step (the same answers, 128-bit masks: boards up to 11x11); this code is the
+reference, and the fallback for larger boards or where no C compiler was found.
 """
 
 from __future__ import annotations
@@ -33,8 +37,15 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 
 from engine.ai.solver import Budget, OutOfTime
+
+_compiled: ModuleType | None
+try:
+    import engine._hexsolve as _compiled
+except ImportError:  # no C compiler at install: the Python search below
+    _compiled = None
 
 #: Unreachable proof and disproof numbers.
 INFINITE = 10**9
@@ -484,6 +495,55 @@ def connected(geo: Geometry, own: int, colour: int) -> bool:
     return bool(flood(geo, own & first, own) & second)
 
 
+def _settle(
+    geo: Geometry, own: int, other: int, colour: int, deadline: float
+) -> tuple[bool | None, int]:
+    """On filled-in stones: True or False when connections settle the position
+    (the must-play region 0), else None and the must-play region."""
+    if connected(geo, own, colour):
+        return True, 0
+    if connected(geo, other, colour ^ 1):
+        return False, 0
+    mine = Connections(geo, own, other, colour, stop_on_semi=True, deadline=deadline)
+    if mine.done:
+        return True, 0
+    theirs = Connections(geo, other, own, colour ^ 1, stop_on_semi=False, deadline=deadline)
+    if theirs.done:
+        return False, 0  # a full connection, or no cell in every semi connection
+    return None, theirs.must_play
+
+
+@cache
+def _fill_in(size: int) -> FillIn:
+    return FillIn(geometry(size))
+
+
+def compiled_for(size: int) -> ModuleType | None:
+    """The compiled search, where there is one and its masks hold this board."""
+    return _compiled if _compiled is not None and size <= _compiled.MAX_SIZE else None
+
+
+def evaluate(
+    size: int, own: int, other: int, colour: int, deadline: float = math.inf
+) -> tuple[bool | None, int, int, int]:
+    """One position read without search: the fill-in, then connections. Returns
+    (True or False when settled, else None; the must-play region, 0 when settled;
+    the mover's and the opponent's stones filled in). Raises OutOfTime past the
+    deadline (time.monotonic())."""
+    compiled = compiled_for(size)
+    if compiled is not None:
+        found: tuple[bool | None, int, int, int] | None
+        found = compiled.evaluate(size, own, other, colour, deadline)
+        if found is None:
+            raise OutOfTime
+        return found
+    black, white = (own, other) if colour == 0 else (other, own)
+    black, white = _fill_in(size).fill(black, white)
+    own, other = (black, white) if colour == 0 else (white, black)
+    value, moves = _settle(geometry(size), own, other, colour, deadline)
+    return value, moves, own, other
+
+
 # -- proof-number search ----------------------------------------------------------------------
 
 
@@ -507,9 +567,12 @@ class HexProver:
 
     def __init__(self, size: int, budget: Budget) -> None:
         self.geo = geometry(size)
-        self.fill = FillIn(self.geo)
+        self.fill = _fill_in(size)
         self.budget = budget
         self.settled: dict[int, bool] = {}  # key -> the mover wins
+        # The compiled search keeps its own table (engine/_hexsolve.c).
+        compiled = compiled_for(size)
+        self.compiled = compiled.Prover(size) if compiled is not None else None
 
     def key(self, own: int, other: int, colour: int) -> int:
         """The same for a position and its 180-degree turn (the same game)."""
@@ -522,6 +585,18 @@ class HexProver:
 
     def mover_wins(self, own: int, other: int, colour: int) -> bool:
         """Whether the mover (stones `own`, of `colour`) wins against `other`."""
+        if self.compiled is not None:
+            budget = self.budget
+            if budget.node_limit is None:
+                nodes_left = -1
+            else:
+                nodes_left = max(0, budget.node_limit - budget.nodes)
+            wins: bool | None
+            wins, nodes = self.compiled.mover_wins(own, other, colour, budget.deadline, nodes_left)
+            budget.nodes += nodes
+            if wins is None:
+                raise OutOfTime
+            return wins
         root = self._node(own, other, colour)
         while root.pn and root.dn:
             path = [root]
@@ -556,21 +631,10 @@ class HexProver:
     def _evaluate(self, node: _Node) -> bool | None:
         """True or False when connections settle the position, else None with
         `node.moves` set to the must-play region."""
-        geo, own, other, colour = self.geo, node.own, node.other, node.colour
-        if connected(geo, own, colour):
-            return True
-        if connected(geo, other, colour ^ 1):
-            return False
         budget = self.budget
         deadline = budget.deadline if budget.node_limit is None else math.inf
-        mine = Connections(geo, own, other, colour, stop_on_semi=True, deadline=deadline)
-        if mine.done:
-            return True
-        theirs = Connections(geo, other, own, colour ^ 1, stop_on_semi=False, deadline=deadline)
-        if theirs.done:
-            return False  # a full connection, or no cell in every semi connection
-        node.moves = theirs.must_play
-        return None
+        value, node.moves = _settle(self.geo, node.own, node.other, node.colour, deadline)
+        return value
 
     def _expand(self, node: _Node) -> None:
         children = []

@@ -73,6 +73,7 @@ class Node:
         "proven",
         "rave_visits",
         "rave_wins",
+        "refined",
         "result",
         "reward_sum",
         "total",
@@ -87,6 +88,7 @@ class Node:
         self.result = adapter.result(pos)
         self.proven: int | None = None  # the seat proven to win, when proven
         self.checked = False  # decisive moves looked for
+        self.refined = False  # the adapter's dearer knowledge asked
         self.total = 0
         self.reward_sum = [0.0] * adapter.players
         if self.result is not None:
@@ -109,6 +111,17 @@ class Node:
         self.wins = [0.0] * count
         self.rave_visits = [0] * count
         self.rave_wins = [0.0] * count
+
+    def narrow(self, kept: list[Any]) -> None:
+        """Keep only the moves of `kept`, with their statistics and children."""
+        indices = [self.index[move] for move in kept]
+        self.moves = [self.moves[i] for i in indices]
+        self.index = {move: i for i, move in enumerate(self.moves)}
+        self.children = [self.children[i] for i in indices]
+        self.visits = [self.visits[i] for i in indices]
+        self.wins = [self.wins[i] for i in indices]
+        self.rave_visits = [self.rave_visits[i] for i in indices]
+        self.rave_wins = [self.rave_wins[i] for i in indices]
 
 
 class Search:
@@ -136,16 +149,20 @@ class Search:
             child = adapter.play(root, self.root.moves[0])
             self.position_bytes = _bytes_added(root, child)
         self.held_bytes = self._cost(self.root)
+        self.refine_visits = adapter.refine_visits if self.settings.knowledge else None
         if self.root.moves:
             self._check_decisive(self.root)  # every winning move shown as won
+        if self.refine_visits is not None and self.root.proven is None:
+            self._refine(self.root)
 
     @functools.cached_property
     def root_narrowed(self) -> bool:
         """Whether a game's root_candidates (a choice, not a proof) left out moves
         `candidates` keeps. Asked only when every root move is proven lost."""
-        root, adapter = self.root, self.adapter
-        return self.settings.knowledge and set(root.moves) != set(
-            adapter.candidates(root.pos, adapter.moves(root.pos))
+        adapter, pos = self.adapter, self.root.pos
+        moves = adapter.moves(pos)
+        return self.settings.knowledge and set(adapter.root_candidates(pos, moves)) != set(
+            adapter.candidates(pos, moves)
         )
 
     def run(self, *, deadline: float, nodes: int | None = None, capped: bool = False) -> None:
@@ -178,6 +195,14 @@ class Search:
                 break
             if not node.checked and node.total > 0:
                 self._check_decisive(node)
+                if node.proven is not None:
+                    continue
+            if (
+                self.refine_visits is not None
+                and not node.refined
+                and node.total >= self.refine_visits
+            ):
+                self._refine(node)
                 if node.proven is not None:
                     continue
             i = self._select(node)
@@ -233,6 +258,22 @@ class Search:
                 self._add_child(node, i, self.adapter.play(node.pos, move))
         if winning:
             node.proven = node.mover
+
+    def _refine(self, node: Node) -> None:
+        """The adapter's dearer knowledge: a proof, or fewer moves. The root is never
+        proven by it (the search must still find the move that keeps the win)."""
+        node.refined = True
+        if node.result is not None or node.proven is not None:
+            return
+        proven, kept = self.adapter.refine(node.pos, node.moves)
+        if proven is not None and node is not self.root:
+            node.proven = proven
+        elif len(kept) < len(node.moves):
+            self._narrow(node, kept)
+
+    def _narrow(self, node: Node, kept: list[Any]) -> None:
+        self.held_bytes -= MOVE_BYTES * (len(node.moves) - len(kept))
+        node.narrow(kept)
 
     def _select(self, node: Node) -> int:
         """The move to follow: UCT with RAVE; proven wins at once, proven losses last."""

@@ -1,0 +1,16 @@
+"""Hex's exact prover compiled: engine/ai/hexsolve.py's search (see its C source)."""
+
+#: the largest board side the 128-bit masks hold
+MAX_SIZE: int
+
+def fill(size: int, black: int, white: int, only: int | None = None) -> tuple[int, int]: ...
+def evaluate(
+    size: int, own: int, other: int, colour: int, deadline: float
+) -> tuple[bool | None, int, int, int] | None: ...
+
+class Prover:
+    def __init__(self, size: int) -> None: ...
+    def mover_wins(
+        self, own: int, other: int, colour: int, deadline: float, node_limit: int
+    ) -> tuple[bool | None, int]: ...
+    def table_count(self) -> int: ...
