@@ -126,11 +126,13 @@ def reference(
     days: int,
     auto: bool,
 ) -> tuple[list[tuple[int, int]], int | None]:
-    """Hour by hour: the (seat, bank in hours) after each move, and the hour a seat lost."""
+    """Hour by hour: the (seat, bank in hours) after each move, and the hour a seat lost.
+    A move at the instant its turn started (or a vacation ended) is in time on any bank."""
     banks = [control.initial // HOUR] * 2
     days_left = [days, days]
     mover, hour = 0, 0
     left, grace = banks[0], 0
+    at_start = True  # no hour has passed since the turn started or a vacation ended
     after: list[tuple[int, int]] = []
 
     def spend_a_day() -> bool:
@@ -142,8 +144,13 @@ def reference(
         return True
 
     for kind, hours in steps:
+        if kind == "vacation":
+            hour += hours
+            at_start = True
+            continue
         for _ in range(hours):
-            if kind == "vacation" or not runs(START + hour * HOUR, seat_pauses[mover]):
+            at_start = False
+            if not runs(START + hour * HOUR, seat_pauses[mover]):
                 hour += 1
                 continue
             if left == 0 and grace == 0 and not spend_a_day():
@@ -153,13 +160,13 @@ def reference(
             else:
                 grace -= 1
             hour += 1
-        if kind == "move":
-            if left == 0 and grace == 0 and not spend_a_day():
-                return after, hour
-            banks[mover] = min(control.cap // HOUR, left + control.increment // HOUR)
-            after.append((mover, banks[mover]))
-            mover = 1 - mover
-            left, grace = banks[mover], 0
+        if left == 0 and grace == 0 and not at_start and not spend_a_day():
+            return after, hour
+        banks[mover] = min(control.cap // HOUR, left + control.increment // HOUR)
+        after.append((mover, banks[mover]))
+        mover = 1 - mover
+        left, grace = banks[mover], 0
+        at_start = True
     return after, None
 
 
