@@ -11,6 +11,7 @@ import random
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -113,6 +114,15 @@ def collector_as_found() -> Iterator[None]:
     taken out after the test, as the bot's process would have ended."""
     yield
     gc.callbacks[:] = [c for c in gc.callbacks if not isinstance(c, LongLived)]
+
+
+def skip_without_a_c_compiler(instead: str) -> None:
+    """Skip a test of a compiled module where the install had no C compiler or Python
+    headers to build it; `instead` says what runs then."""
+    compiler = str(sysconfig.get_config_var("CC") or "cc").split()[0]
+    headers = Path(sysconfig.get_paths()["include"], "Python.h")
+    if shutil.which(compiler) is None or not headers.exists():
+        pytest.skip(f"no C compiler ({compiler}) or {headers}: {instead}")
 
 
 def kept_time(took: float, seconds: float) -> bool:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import shutil
-import sysconfig
 import time
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 from engine.ai import hexsolve
 from engine.ai.hexsolve import FillIn, HexProver, geometry
 from engine.ai.solver import Budget, OutOfTime
+from tests.conftest import skip_without_a_c_compiler
 from tests.test_hexsolve import random_positions
 
 compiled = hexsolve._compiled
@@ -23,10 +22,7 @@ needs_compiled = pytest.mark.skipif(
 
 
 def test_the_compiled_prover_is_built_where_a_compiler_is() -> None:
-    compiler = str(sysconfig.get_config_var("CC") or "cc").split()[0]
-    headers = Path(sysconfig.get_paths()["include"], "Python.h")
-    if shutil.which(compiler) is None or not headers.exists():
-        pytest.skip(f"no C compiler ({compiler}) or {headers}: the prover runs in Python")
+    skip_without_a_c_compiler("the prover runs in Python")
     assert compiled is not None, "make install builds engine/*.c"
 
 

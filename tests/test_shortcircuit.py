@@ -11,12 +11,9 @@ import itertools
 import json
 import math
 import random
-import shutil
-import sysconfig
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import cache
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -35,7 +32,7 @@ from engine.shortcircuit import (
     _direct_placement,
     _pop_links,
 )
-from tests.conftest import game
+from tests.conftest import game, skip_without_a_c_compiler
 
 #: A game Player 1 wins with the ring d4 c4 b3 b2 c2 d3 around c3 (side 5).
 LOOP_GAME = [
@@ -645,10 +642,7 @@ def playout_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 
 def test_the_compiled_playouts_are_built_where_a_compiler_is() -> None:
-    compiler = str(sysconfig.get_config_var("CC") or "cc").split()[0]
-    headers = Path(sysconfig.get_paths()["include"], "Python.h")
-    if shutil.which(compiler) is None or not headers.exists():
-        pytest.skip(f"no C compiler ({compiler}) or {headers}: the playouts run in Python")
+    skip_without_a_c_compiler("the playouts run in Python")
     assert engine.shortcircuit._compiled is not None, "make install builds engine/*.c"
 
 

@@ -47,6 +47,10 @@ class Adapter:
     #: themselves (they raise solver.OutOfTime); infinite under a node budget.
     deadline = math.inf
 
+    #: After how many simulations through a node `refine` is asked of it (None: never):
+    #: knowledge too dear to compute at every new node.
+    refine_visits: int | None = None
+
     #: Whether `playout` follows its game's policy (the search's Settings.policy; off
     #: for the benchmark's match against the AI before a policy, where a game has one).
     policy = True
@@ -112,10 +116,6 @@ class Adapter:
         """The moves worth searching at the root: `candidates` unless a game knows a
         move choice no worse in value and better against a fallible opponent."""
         return self.candidates(pos, moves)
-
-    #: After how many simulations through a node `refine` is asked of it (None: never):
-    #: knowledge too dear to compute at every new node.
-    refine_visits: int | None = None
 
     def refine(self, pos: Any, moves: list[Any]) -> tuple[int | None, list[Any]]:
         """Knowledge dearer than `candidates`, asked once of a node after

@@ -181,9 +181,7 @@ class HexAdapter(Adapter):
     def refine(self, pos: HexPosition, moves: list[int]) -> tuple[int | None, list[int]]:
         """Connections: the seat they prove wins, or the moves in the must-play region
         (any other loses) less the filled-in cells (a stone there is no better than
-        a pass)."""
-        if not self.connections:
-            return None, moves
+        a pass). Asked only where `connections` (refine_visits is None elsewhere)."""
         own, other = pos.masks if pos.colour == 0 else pos.masks[::-1]
         value, must_play, own_filled, other_filled = hexsolve.evaluate(
             self.size, own, other, pos.colour, self.deadline
