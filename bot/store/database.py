@@ -45,6 +45,10 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 SLID_UNDER = (("0004", "outbox"),)
 SQLITE_HEADER = b"SQLite format 3\x00"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+#: How long a command waits for a pooled connection before it fails. In a burst (a
+#: thousand commands at once on a busy machine) the queue takes longer than the
+#: default 30 s to drain; a command that waits its turn is better than one refused.
+POOL_WAIT_SECONDS = 120
 DELETE_BATCH = 5000
 #: Taken by the migrations' transaction: one process migrates a schema at a time.
 MIGRATION_LOCK = text(
@@ -78,7 +82,12 @@ class Database:
             url, server_settings = _libpq_options(self.url)
             connect_args = {"server_settings": server_settings} if server_settings else {}
             self._writer = self._reader = create_async_engine(
-                url, pool_size=10, max_overflow=10, pool_pre_ping=True, connect_args=connect_args
+                url,
+                pool_size=10,
+                max_overflow=10,
+                pool_timeout=POOL_WAIT_SECONDS,
+                pool_pre_ping=True,
+                connect_args=connect_args,
             )
             self._presence = presence.Presence(
                 create_async_engine(url, poolclass=NullPool, connect_args=connect_args)
@@ -256,6 +265,7 @@ class Database:
             # event loop until that thread has started (tens of ms on a busy machine)
             pool_size=1 if write else 8,
             max_overflow=0,
+            pool_timeout=POOL_WAIT_SECONDS,
             module=onehop.dbapi(),  # a statement, one trip to aiosqlite's thread
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
         )
