@@ -19,11 +19,15 @@ for the AI, counted). Before the games, MoHex's own playouts/s from the empty bo
 MoHex computes its connections and a one-move pre-search beside its max_time, so a
 move it searches takes about twice --seconds: the last line but one gives its median
 time per searched move; --mohex-seconds sets its max_time apart from our AI's time.
+MoHex's overhead is fixed (0.7 s a searched move on 7x7 even at a max_time of 0.02 s), so
+its moves cannot be made as short as ours: --equal-time instead gives our AI the time
+MoHex takes, the median of its searched moves at max_time --seconds, measured before the
+games on random positions after two moves.
 
 The last line is the headline:
 `mohex: hex7 vs MoHex 2.0 <pct>% (n=<games>, <T> s per move, 95% interval ..., MoHex failures <k>)`.
 
-Run: .venv/bin/python -m bench.mohex [--games 200] [--seconds 0.5] [--size 7]
+Run: .venv/bin/python -m bench.mohex [--games 200] [--seconds 0.5] [--size 7] [--equal-time]
      .venv/bin/python -m bench.mohex --speed        (MoHex's playouts/s only)
      .venv/bin/python -m bench.mohex --build-only [--source PATH] [--commit SHA]
 """
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import random
 import selectors
 import shutil
 import statistics
@@ -42,6 +47,7 @@ import time
 from pathlib import Path
 from typing import IO
 
+import engine
 from bench.ai import Agent, Resigned, paired_hex_games, wilson
 from engine import GameState
 
@@ -283,6 +289,22 @@ class MoHex:
         failed = sum(self.failures.values())
         return f"MoHex failures {failed}, forfeits {self.forfeits}"
 
+    def searched_seconds(self, positions: int = 12) -> float:
+        """The median time MoHex takes on the moves it searches, asked on random
+        positions after two moves (its connections and a pre-search come on top of
+        max_time)."""
+        rng = random.Random(5)
+        asked = len(self.move_seconds)
+        for _ in range(positions):
+            state = engine.new("hex", size=self.size, swap="off")
+            for _ in range(2):
+                state = state.play(rng.choice(state.legal_moves()))
+            self.new_game(0)
+            self.genmove(state)
+        taken = self.move_seconds[asked:]
+        del self.move_seconds[asked:]
+        return statistics.median([seconds for seconds in taken if seconds > 0.05] or [0.0])
+
     def speed(self, seconds: float) -> float:
         """MoHex's playouts per second as it reports them, searching the empty board."""
         self.gtp.ask(f"param_mohex max_time {seconds}", timeout=STARTUP_SECONDS)
@@ -313,6 +335,11 @@ def main() -> None:
     parser.add_argument(
         "--mohex-seconds", type=float, help="MoHex's max_time if not --seconds (it overruns it)"
     )
+    parser.add_argument(
+        "--equal-time",
+        action="store_true",
+        help="our AI's time per move: what MoHex's searched moves take at --seconds",
+    )
     parser.add_argument("--size", type=int, default=7, help="board size")
     parser.add_argument("--speed-seconds", type=float, default=5.0, help="MoHex's speed search")
     parser.add_argument("--speed", action="store_true", help="only MoHex's playouts/s")
@@ -324,8 +351,12 @@ def main() -> None:
     # Its log goes to stderr only: by default MoHex also writes default.log where it runs.
     command = [str(binary), "--use-logfile=0"]
     mohex = MoHex(command, args.size, args.mohex_seconds or args.seconds)
-    times = f"{args.seconds} s per move" + (
-        f", MoHex {args.mohex_seconds} s" if args.mohex_seconds else ""
+    ai_seconds = args.seconds
+    if args.equal_time:
+        ai_seconds = round(mohex.searched_seconds(), 2)
+        print(f"MoHex's searched moves at max_time {mohex.seconds}: {ai_seconds} s (median)")
+    times = f"{ai_seconds} s per move" + (
+        f", MoHex max_time {mohex.seconds} s" if ai_seconds != mohex.seconds else ""
     )
     rate = mohex.speed(args.speed_seconds)
     board = f"{args.size}x{args.size}"
@@ -339,7 +370,7 @@ def main() -> None:
         flush=True,
     )
     try:
-        scores = paired_hex_games(args.size, args.games, args.seconds, mohex.new_game, mohex.note)
+        scores = paired_hex_games(args.size, args.games, ai_seconds, mohex.new_game, mohex.note)
     finally:
         mohex.gtp.close()
     share = statistics.mean(scores)
