@@ -1,6 +1,7 @@
 """The compiled modules, optional: where they cannot be built (no C compiler), the
 install goes on and the same code runs in Python: Short Circuit's playouts
-(engine/shortcircuit.py) and Hex's prover (engine/ai/hexsolve.py)."""
+(engine/shortcircuit.py), Hex's prover (engine/ai/hexsolve.py) and Hex's playouts
+(engine/ai/hexai.py)."""
 
 from setuptools import Extension, setup
 
@@ -17,5 +18,6 @@ setup(
             depends=["engine/_hexsolve_connections.h"],
             optional=True,
         ),
+        Extension("engine._hexplayout", ["engine/_hexplayout.c"], optional=True),
     ]
 )
