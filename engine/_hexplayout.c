@@ -1,8 +1,9 @@
 /* Hex's playouts compiled: engine/ai/hexai.py's _fill_hex_in_order step for step (the
  * same order gives the same filled board), a shuffle of the empty cells by the module's
- * own generator, and the winner read from the full board. The Python code is the
- * reference and the fallback where no C compiler built this module;
- * tests/test_hexplayout.py fills the same positions in the same orders with both.
+ * own generator, and the winner read from the full board; and on the same tables, the
+ * cells that would join a colour's edges (hexai._completing: the search's decisive moves
+ * and threats). The Python code is the reference and the fallback where no C compiler
+ * built this module; tests/test_hexplayout.py compares both on random positions.
  *
  * The board's geometry comes from Python (its neighbour table and the bridges of
  * hexai._bridges), so it is defined once. The generator is SplitMix64, seeded by the
@@ -217,6 +218,56 @@ static PyObject *playout_fill(PlayoutObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* completing(stones, colour) -> hexai._completing: the empty cells where a stone of
+ * `colour` would join its two edges (Black's the first and last rows, White's the
+ * first and last columns). */
+static PyObject *playout_completing(PlayoutObject *self, PyObject *args) {
+    PyObject *stones;
+    int colour;
+    if (!PyArg_ParseTuple(args, "Oi", &stones, &colour)) return NULL;
+    if (read_colour(colour) < 0) return NULL;
+    int8_t board[MAX_CELLS];
+    int16_t empty[MAX_CELLS], stack[MAX_CELLS];
+    if (read_stones(self, stones, board, empty) < 0) return NULL;
+    int size = self->size;
+    uint8_t reach[2][MAX_CELLS]; /* per edge: empty cells on it or next to its groups */
+    memset(reach, 0, sizeof reach);
+    for (int edge = 0; edge < 2; edge++) {
+        uint8_t seen[MAX_CELLS];
+        memset(seen, 0, (size_t)self->cells);
+        int top = 0, line = edge ? size - 1 : 0;
+        for (int k = 0; k < size; k++) {
+            int cell = colour == 0 ? line * size + k : k * size + line;
+            if (board[cell] == EMPTY) {
+                reach[edge][cell] = 1;
+            } else if (board[cell] == colour) {
+                seen[cell] = 1;
+                stack[top++] = (int16_t)cell;
+            }
+        }
+        while (top) {
+            int cell = stack[--top];
+            for (int i = 0; i < self->neighbour_count[cell]; i++) {
+                int other = self->neighbours[cell][i];
+                if (board[other] == colour && !seen[other]) {
+                    seen[other] = 1;
+                    stack[top++] = (int16_t)other;
+                } else if (board[other] == EMPTY) {
+                    reach[edge][other] = 1;
+                }
+            }
+        }
+    }
+    PyObject *found = PySet_New(NULL);
+    for (int cell = 0; found != NULL && cell < self->cells; cell++) {
+        if (!(reach[0][cell] && reach[1][cell])) continue;
+        PyObject *number = PyLong_FromLong(cell);
+        if (number == NULL || PySet_Add(found, number) < 0) Py_CLEAR(found);
+        Py_XDECREF(number);
+    }
+    return found;
+}
+
 /* Playout(size, neighbours, bridges): the tables, checked, from hexai's. */
 static int playout_init(PlayoutObject *self, PyObject *args, PyObject *kwargs) {
     int size;
@@ -274,6 +325,9 @@ static PyMethodDef playout_methods[] = {
      "filled, by cell."},
     {"fill", (PyCFunction)playout_fill, METH_VARARGS,
      "fill(stones, colour, order): hexai._fill_hex_in_order, compiled (stones in place)."},
+    {"completing", (PyCFunction)playout_completing, METH_VARARGS,
+     "completing(stones, colour) -> the empty cells where a stone of `colour` joins its "
+     "edges: hexai._completing, compiled."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -281,7 +335,8 @@ static PyTypeObject PlayoutType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine._hexplayout.Playout",
     .tp_basicsize = sizeof(PlayoutObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Playout(size, neighbours, bridges): Hex's playouts on one board size.",
+    .tp_doc = "Playout(size, neighbours, bridges): Hex's playouts (and the cells that "
+              "complete a chain) on one board size.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)playout_init,
     .tp_methods = playout_methods,
@@ -289,7 +344,8 @@ static PyTypeObject PlayoutType = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_hexplayout",
-    "Hex's playouts compiled (engine/ai/hexai.py's bridge-saving fill and winner).",
+    "Hex's playouts compiled (engine/ai/hexai.py's bridge-saving fill and winner, and "
+    "the cells that complete a chain).",
     -1, NULL, NULL, NULL, NULL, NULL,
 };
 

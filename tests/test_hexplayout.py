@@ -54,6 +54,22 @@ def test_compiled_and_python_fill_alike_in_the_same_order(size: int) -> None:
 
 
 @needs_compiled
+@pytest.mark.parametrize("size", [*range(2, 12), 19])
+def test_compiled_and_python_find_the_same_completing_cells(size: int) -> None:
+    # The cells where a stone joins a colour's edges: the search's decisive moves (the
+    # mover's) and threats (the opponent's), on random positions.
+    rng = random.Random(size + 30)
+    playouts = hexai._compiled_playouts(size)
+    assert playouts is not None
+    geometry = board(size)
+    for _ in range(300 if size < 19 else 60):
+        stones = random_stones(size, rng)
+        for colour in (0, 1):
+            found = playouts[0].completing(stones, colour)
+            assert found == hexai._completing(geometry, stones, colour), (stones, colour)
+
+
+@needs_compiled
 @pytest.mark.parametrize("size", [2, 5, 11, 19])
 def test_a_compiled_playout_fills_every_empty_cell_and_reads_its_winner(size: int) -> None:
     # Each empty cell once, colours alternating from the mover's, the winner the full

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Hashable, Sequence
-from functools import cache
+from functools import cache, partial
 from types import ModuleType
 from typing import Any
 
@@ -93,8 +93,11 @@ class HexAdapter(Adapter):
         self.swapped = int(state.swapped)
         self.bridges = _bridges(state.size)
         self.size = state.size
-        # Playouts compiled where they can be (Hex's, on the module's board sizes).
-        self.compiled_playouts = None if self.disthex else _compiled_playouts(state.size)
+        # Compiled where the module was built and holds the board: Hex's playouts, and
+        # the cells that complete a chain (both games').
+        compiled = _compiled_playouts(state.size)
+        self.compiled_playouts = None if self.disthex else compiled
+        self.completing = compiled[0].completing if compiled else partial(_completing, self.board)
         self.played_moves = _played_moves(state.size, self.swapped)
         # Connections where they are cheap enough: the compiled prover's board sizes.
         self.connections = not self.disthex and hexsolve.compiled_for(state.size) is not None
@@ -171,14 +174,14 @@ class HexAdapter(Adapter):
     # -- knowledge ------------------------------------------------------------------
 
     def decisive(self, pos: HexPosition, moves: list[Any]) -> list[Any]:
-        winning = _completing(self.board, pos.stones, pos.colour)
+        winning = self.completing(pos.stones, pos.colour)
         return [m for m in moves if m in winning]
 
     def candidates(self, pos: HexPosition, moves: list[int]) -> list[int]:
         winning = self.decisive(pos, moves)
         if winning:
             return winning
-        threats = _completing(self.board, pos.stones, pos.colour ^ 1)
+        threats = self.completing(pos.stones, pos.colour ^ 1)
         if not threats:
             return moves
         if self.disthex:
