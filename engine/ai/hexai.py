@@ -25,8 +25,9 @@ adapter (the engine's own rules), which knows the swap.
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
-from functools import cache
+from collections.abc import Hashable, Sequence
+from functools import cache, partial
+from types import ModuleType
 from typing import Any
 
 from engine.ai import hexsolve
@@ -37,6 +38,12 @@ from engine.ai.registry import register
 from engine.ai.solver import Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
+
+_compiled: ModuleType | None
+try:  # Hex's playouts compiled, where the install step had a C compiler
+    import engine._hexplayout as _compiled
+except ImportError:
+    _compiled = None
 
 #: The solver is tried first by best_move and analyse at or below this many empty cells,
 #: or this many where the prover is compiled (7x7 from move 10, 9x9 from move 42).
@@ -86,6 +93,12 @@ class HexAdapter(Adapter):
         self.swapped = int(state.swapped)
         self.bridges = _bridges(state.size)
         self.size = state.size
+        # Compiled where the module was built and holds the board: Hex's playouts, and
+        # the cells that complete a chain (both games').
+        compiled = _compiled_playouts(state.size)
+        self.compiled_playouts = None if self.disthex else compiled
+        self.completing = compiled[0].completing if compiled else partial(_completing, self.board)
+        self.played_moves = _played_moves(state.size, self.swapped)
         # Connections where they are cheap enough: the compiled prover's board sizes.
         self.connections = not self.disthex and hexsolve.compiled_for(state.size) is not None
         wide = state.size * state.size > 64
@@ -161,14 +174,14 @@ class HexAdapter(Adapter):
     # -- knowledge ------------------------------------------------------------------
 
     def decisive(self, pos: HexPosition, moves: list[Any]) -> list[Any]:
-        winning = _completing(self.board, pos.stones, pos.colour)
+        winning = self.completing(pos.stones, pos.colour)
         return [m for m in moves if m in winning]
 
     def candidates(self, pos: HexPosition, moves: list[int]) -> list[int]:
         winning = self.decisive(pos, moves)
         if winning:
             return winning
-        threats = _completing(self.board, pos.stones, pos.colour ^ 1)
+        threats = self.completing(pos.stones, pos.colour ^ 1)
         if not threats:
             return moves
         if self.disthex:
@@ -195,31 +208,40 @@ class HexAdapter(Adapter):
     def playout(
         self, pos: HexPosition, rng: random.Random
     ) -> tuple[Rewards, list[tuple[int, Any]]]:
-        return self._fill(pos, rng, self.bridges)
+        return self._fill(pos, rng, bridged=True)
 
     def random_playout(
         self, pos: HexPosition, rng: random.Random
     ) -> tuple[Rewards, list[tuple[int, Any]]]:
-        return self._fill(pos, rng, _no_bridges(self.board.size))
+        return self._fill(pos, rng, bridged=False)
 
     def _fill(
-        self, pos: HexPosition, rng: random.Random, bridges: Bridges
+        self, pos: HexPosition, rng: random.Random, *, bridged: bool
     ) -> tuple[Rewards, list[tuple[int, Any]]]:
-        stones = pos.stones.copy()
-        if self.disthex:
-            _fill_disthex(self.board, stones, pos.colour, pos.last, rng)
+        """Fill the board (saving bridges where `bridged`); the rewards and who played
+        each filled cell, by cell."""
+        compiled = self.compiled_playouts
+        if compiled is not None:
+            seed = rng.getrandbits(64)
+            black_won, played = compiled[bridged].run(
+                pos.stones, pos.colour, seed, self.played_moves
+            )
         else:
-            _fill_hex(stones, pos.colour, bridges, rng)
-        black_won = _full_board_black_wins(self.board, stones)
-        swapped = self.swapped
-        winner_seat = swapped if black_won else swapped ^ 1
-        rewards = (1.0, 0.0) if winner_seat == 0 else (0.0, 1.0)
-        played = [
-            (stones[cell] ^ swapped, cell)
-            for cell in range(len(stones))
-            if pos.stones[cell] == EMPTY
-        ]
-        return rewards, played
+            stones = pos.stones.copy()
+            if self.disthex:
+                _fill_disthex(self.board, stones, pos.colour, pos.last, rng)
+            else:
+                bridges = self.bridges if bridged else _no_bridges(self.size)
+                _fill_hex(stones, pos.colour, bridges, rng)
+            black_won = _full_board_black_wins(self.board, stones)
+            by_colour = self.played_moves
+            played = [
+                by_colour[stones[cell]][cell]
+                for cell, stone in enumerate(pos.stones)
+                if stone == EMPTY
+            ]
+        winner_seat = self.swapped ^ (not black_won)
+        return ((1.0, 0.0) if winner_seat == 0 else (0.0, 1.0)), played
 
 
 class DisthexAdapter(HexAdapter):
@@ -288,6 +310,31 @@ def _edge_cells(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
     )
 
 
+@cache
+def _played_moves(size: int, swapped: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per colour, per cell: (seat, cell), a playout's record of a stone there."""
+    return tuple(
+        tuple((colour ^ swapped, cell) for cell in range(size * size)) for colour in (0, 1)
+    )
+
+
+def _compiled_playouts(size: int) -> tuple[Any, Any] | None:
+    """The compiled playouts of this board (random, bridge-saving), where the module
+    was built and holds the size."""
+    if _compiled is None or size > _compiled.MAX_SIZE:
+        return None
+    return _playouts(_compiled, size)
+
+
+@cache
+def _playouts(module: ModuleType, size: int) -> tuple[Any, Any]:
+    neighbours = board(size).neighbours
+    return (
+        module.Playout(size, neighbours, _no_bridges(size)),
+        module.Playout(size, neighbours, _bridges(size)),
+    )
+
+
 #: Per cell, the bridges it is a carrier of: (other carrier, stone, stone or edge).
 Bridges = tuple[tuple[tuple[int, int, int], ...], ...]
 
@@ -328,16 +375,19 @@ def _bridges(size: int) -> Bridges:
     return tuple(tuple(entries) for entries in found)
 
 
-def _fill_hex(
-    stones: list[int],
-    colour: int,
-    bridges: Bridges,
-    rng: random.Random,
-) -> None:
-    """Fill the empty cells in a random order, alternating colours from `colour`,
-    answering each intrusion into a bridge carrier in the other carrier."""
+def _fill_hex(stones: list[int], colour: int, bridges: Bridges, rng: random.Random) -> None:
+    """Fill the empty cells in a random order (_fill_hex_in_order)."""
     order = [cell for cell, stone in enumerate(stones) if stone == EMPTY]
     rng.shuffle(order)
+    _fill_hex_in_order(stones, colour, bridges, order)
+
+
+def _fill_hex_in_order(
+    stones: list[int], colour: int, bridges: Bridges, order: Sequence[int]
+) -> None:
+    """Fill the empty cells in `order` (each once), alternating colours from `colour`,
+    answering each intrusion into a bridge carrier in the other carrier (a cell taken
+    by a reply is passed over when its turn in `order` comes)."""
     reply = -1
     position = 0
     remaining = len(order)

@@ -26,11 +26,19 @@ import random
 import sys
 import time
 import types
+from collections.abc import Set
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from engine.ai.adapter import Adapter, Rewards
 from engine.ai.solver import OutOfTime
+
+_compiled: ModuleType | None
+try:  # the inner loops compiled, where the install step had a C compiler
+    import engine._mcts as _compiled
+except ImportError:
+    _compiled = None
 
 #: The most memory a tree may hold, estimated (the issue's limit for a whole search is
 #: 300 MB; the interpreter, the engine and a solver's table need the rest, and the bot's
@@ -150,6 +158,10 @@ class Search:
             self.position_bytes = _bytes_added(root, child)
         self.held_bytes = self._cost(self.root)
         self.refine_visits = adapter.refine_visits if self.settings.knowledge else None
+        # The inner loops compiled where they were built (engine/_mcts.c), the same
+        # arithmetic: the same choices.
+        self.select_move = _select_move if _compiled is None else _compiled.select
+        self.add_amaf = _add_amaf if _compiled is None else _compiled.amaf
         if self.root.moves:
             self._check_decisive(self.root)  # every winning move shown as won
         if self.refine_visits is not None and self.root.proven is None:
@@ -277,35 +289,18 @@ class Search:
 
     def _select(self, node: Node) -> int:
         """The move to follow: UCT with RAVE; proven wins at once, proven losses last."""
-        mover = node.mover
-        children = node.children
-        visits, wins = node.visits, node.wins
-        rave_visits, rave_wins = node.rave_visits, node.rave_wins
-        equivalence = self.settings.rave_equivalence
-        exploration = self.settings.exploration
-        log_total = math.log(node.total + 1)
-        best, best_value = 0, -math.inf
-        for i in range(len(node.moves)):
-            child = children[i]
-            if child is not None and child.proven is not None:
-                if child.proven == mover:
-                    return i
-                value = -1.0  # a proven loss: only when nothing else is left
-            else:
-                n = visits[i]
-                rn = rave_visits[i]
-                if n == 0:
-                    # Untried: its AMAF value if known, else try it first.
-                    value = (rave_wins[i] / rn if rn else 1.0) + 0.5
-                else:
-                    q = wins[i] / n
-                    if equivalence and rn:
-                        beta = rn / (rn + n + n * rn / equivalence)
-                        q = (1.0 - beta) * q + beta * rave_wins[i] / rn
-                    value = q + exploration * math.sqrt(log_total / n)
-            if value > best_value:
-                best, best_value = i, value
-        return best
+        settings = self.settings
+        return self.select_move(
+            node.children,
+            node.visits,
+            node.wins,
+            node.rave_visits,
+            node.rave_wins,
+            node.mover,
+            math.log(node.total + 1),
+            settings.exploration,
+            settings.rave_equivalence,
+        )
 
     def _back_up(
         self, path: list[tuple[Node, int]], rewards: Rewards, tail: list[tuple[int, Any]]
@@ -313,10 +308,10 @@ class Search:
         """Add the simulation's rewards to every edge of the path, its AMAF statistics
         to the siblings the mover played later, and pass proofs upwards."""
         rave = self.settings.rave_equivalence > 0
-        later: dict[int, set[Any]] = {}
+        later: list[set[Any]] = [set() for _ in range(self.adapter.players)]
         if rave:
             for seat, move in tail:
-                later.setdefault(seat, set()).add(move)
+                later[seat].add(move)
         for depth in range(len(path) - 1, -1, -1):
             node, i = path[depth]
             mover = node.mover
@@ -326,14 +321,9 @@ class Search:
             node.total += 1
             _add(node.reward_sum, rewards)
             if rave:
-                played = later.setdefault(mover, set())
+                played = later[mover]
                 played.add(node.moves[i])
-                index = node.index
-                for move in played:
-                    j = index.get(move)
-                    if j is not None:
-                        node.rave_visits[j] += 1
-                        node.rave_wins[j] += reward
+                self.add_amaf(node.index, played, node.rave_visits, node.rave_wins, reward)
             if self.two_player and node.proven is None:
                 self._prove(node, i)
 
@@ -427,6 +417,57 @@ def _bytes_added(parent: Any, child: Any) -> int:
         for index, reference in enumerate(gc.get_referents(new)):
             stack.append((olds[index] if index < len(olds) else None, reference))
     return total
+
+
+def _select_move(
+    children: list[Node | None],
+    visits: list[int],
+    wins: list[float],
+    rave_visits: list[int],
+    rave_wins: list[float],
+    mover: int,
+    log_total: float,
+    exploration: float,
+    equivalence: float,
+) -> int:
+    """Search._select over a node's statistics (engine/_mcts.c's select, in Python)."""
+    best, best_value = 0, -math.inf
+    for i, child in enumerate(children):
+        if child is not None and child.proven is not None:
+            if child.proven == mover:
+                return i
+            value = -1.0  # a proven loss: only when nothing else is left
+        else:
+            n = visits[i]
+            rn = rave_visits[i]
+            if n == 0:
+                # Untried: its AMAF value if known, else try it first.
+                value = (rave_wins[i] / rn if rn else 1.0) + 0.5
+            else:
+                q = wins[i] / n
+                if equivalence and rn:
+                    beta = rn / (rn + n + n * rn / equivalence)
+                    q = (1.0 - beta) * q + beta * rave_wins[i] / rn
+                value = q + exploration * math.sqrt(log_total / n)
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+def _add_amaf(
+    index: dict[Any, int],
+    played: Set[Any],
+    rave_visits: list[int],
+    rave_wins: list[float],
+    reward: float,
+) -> None:
+    """One AMAF visit and `reward` to each move of `played` the node has (index: move
+    -> its position; engine/_mcts.c's amaf, in Python)."""
+    for move in played:
+        j = index.get(move)
+        if j is not None:
+            rave_visits[j] += 1
+            rave_wins[j] += reward
 
 
 def _proven_rewards(winner: int | None, players: int) -> Rewards:
