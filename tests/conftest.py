@@ -125,6 +125,14 @@ def skip_without_a_c_compiler(instead: str) -> None:
         pytest.skip(f"no C compiler ({compiler}) or {headers}: {instead}")
 
 
+def skip_unless_built(module: object, what: str) -> pytest.MarkDecorator:
+    """Skip a test that compares a compiled module (`what`) with its Python where the
+    install did not build it."""
+    return pytest.mark.skipif(
+        module is None, reason=f"{what} were not built (no C compiler at install)"
+    )
+
+
 def kept_time(took: float, seconds: float) -> bool:
     """Whether work given `seconds` stopped in time, `took` measured with cpu_clock. A search
     that misses its clock overshoots by whole playouts (a second each on the largest boards)

@@ -13,12 +13,10 @@ import engine
 from engine.ai import hexai
 from engine.ai.hexai import HexAdapter
 from engine.hex import EMPTY, HexState, board
-from tests.conftest import play, skip_without_a_c_compiler
+from tests.conftest import play, skip_unless_built, skip_without_a_c_compiler
 
 compiled = hexai._compiled
-needs_compiled = pytest.mark.skipif(
-    compiled is None, reason="the compiled playouts were not built (no C compiler at install)"
-)
+needs_compiled = skip_unless_built(compiled, "the compiled playouts")
 
 
 def random_stones(size: int, rng: random.Random) -> list[int]:

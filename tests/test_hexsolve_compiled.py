@@ -12,13 +12,11 @@ import pytest
 from engine.ai import hexsolve
 from engine.ai.hexsolve import FillIn, HexProver, geometry
 from engine.ai.solver import Budget, OutOfTime
-from tests.conftest import skip_without_a_c_compiler
+from tests.conftest import skip_unless_built, skip_without_a_c_compiler
 from tests.test_hexsolve import random_positions
 
 compiled = hexsolve._compiled
-needs_compiled = pytest.mark.skipif(
-    compiled is None, reason="the compiled prover was not built (no C compiler at install)"
-)
+needs_compiled = skip_unless_built(compiled, "the compiled prover's functions")
 
 
 def test_the_compiled_prover_is_built_where_a_compiler_is() -> None:

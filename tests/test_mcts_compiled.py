@@ -14,12 +14,10 @@ import pytest
 import engine
 from engine.ai import Settings, _search, mcts
 from engine.ai.mcts import Node
-from tests.conftest import skip_without_a_c_compiler
+from tests.conftest import skip_unless_built, skip_without_a_c_compiler
 
 compiled = mcts._compiled
-needs_compiled = pytest.mark.skipif(
-    compiled is None, reason="the compiled search loops were not built (no C compiler at install)"
-)
+needs_compiled = skip_unless_built(compiled, "the compiled search loops")
 
 
 def test_the_compiled_search_loops_are_built_where_a_compiler_is() -> None:
