@@ -105,12 +105,18 @@ async def test_a_workers_move_is_made_and_announced_on_news_alone() -> None:
                 return any(r.game.ply == 2 for r in published)
 
             await until(announced, "the bot's move, announced by the bot process")
+            last = sa.select(outbox_table).order_by(outbox_table.c.id.desc()).limit(1)
+
+            async def marked() -> bool:  # the delivery is written once its publish returned
+                async with bot.records.db.read() as conn:
+                    return (await conn.execute(last)).one().delivered_at is not None
+
+            await until(marked, "the announcement marked delivered")
             async with bot.records.db.read() as conn:
                 job = (await conn.execute(sa.select(ai_jobs))).one()
-                last = sa.select(outbox_table).order_by(outbox_table.c.id.desc()).limit(1)
                 row = (await conn.execute(last)).one()  # the worker's, left to the bot
             assert job.done and job.claimed_by == "worker-1"
-            assert row.claimed_by == "bot" and row.attempts == 1 and row.delivered_at is not None
+            assert row.claimed_by == "bot" and row.attempts == 1
             [moved] = [r for r in published if r.game.ply == 2]
             assert type(moved.events[0]).__name__ == "MovePlayed"
         finally:
