@@ -7,7 +7,6 @@ mailed every few seconds. `start_mail` puts them together from the settings;
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from bot.email.smtp import Mailer, SmtpServer
 from bot.service import GameService, clean_address
 from bot.service.core.outbox import Publish
 from bot.settings import Settings
+from bot.tasks import stop_task
 
 log = logging.getLogger("paperboard.email")
 
@@ -64,9 +64,7 @@ class MailRunner:
         for stop in self.stoppers:
             stop()
         for task in self.tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop_task(task)
         if self.listener is not None:
             self.listener.close()
             await self.listener.wait_closed()

@@ -29,6 +29,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from bot.tasks import stop_task
+
 log = logging.getLogger("paperboard.store")
 
 #: The first key of the advisory locks on process names (the second: a hash of the name).
@@ -95,9 +97,7 @@ class Presence:
 
     async def close(self) -> None:
         if self._watch is not None:
-            self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch
+            await stop_task(self._watch)
             self._watch = None
         await self._disconnect()
         await self._engine.dispose()

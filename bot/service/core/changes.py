@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store import Database, notify
 from bot.store.schema import games
+from bot.tasks import stop_task
 
 log = logging.getLogger("paperboard.service")
 
@@ -94,9 +95,7 @@ class GameChanges:
             self._db.unlisten(NEWS, self._heard)
             self._listening = False
         if self._poll is not None:
-            self._poll.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._poll
+            await stop_task(self._poll)
             self._poll = None
 
     async def _start(self) -> None:
