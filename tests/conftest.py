@@ -44,6 +44,7 @@ REQUIRE_POSTGRES = os.environ.get("PAPERBOARD_REQUIRE_POSTGRES") == "1"
 #: (for a change to the store: what the marked tests do not reach shows here).
 ALL_ON_BOTH_BACKENDS = os.environ.get("PAPERBOARD_ALL_BACKENDS") == "1"
 ROOT = Path(__file__).resolve().parents[1]
+pytest_plugins = ["tests.hangwatch"]  # a test that hangs fails with its stacks
 # Hypothesis times each example and the drawing of data by the wall clock: on a loaded
 # machine that measures the load, not the code.
 settings.register_profile(

@@ -48,8 +48,14 @@ def test_the_readme_commands_work_in_a_fresh_clone(tmp_path: Path) -> None:
     assert "No DISCORD_TOKEN set: starting the console." in ran.stdout
     assert "challenges @bob to Hex #1" in ran.stdout
 
-    tested = subprocess.run(
-        ["make", "test"], cwd=clone, env=env, capture_output=True, text=True, timeout=2400
-    )
-    assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-2000:]
+    try:
+        tested = subprocess.run(
+            ["make", "test"], cwd=clone, env=env, capture_output=True, text=True, timeout=2400
+        )
+    except subprocess.TimeoutExpired as late:  # what it printed says where it stood
+        output = late.stdout or b""
+        printed = output if isinstance(output, str) else output.decode(errors="replace")
+        pytest.fail(f"make test ran past 2400 s; its output ended:\n{printed[-12000:]}")
+    # a hung test's report holds its stacks: more than the last lines
+    assert tested.returncode == 0, tested.stdout[-12000:] + tested.stderr[-2000:]
     assert " passed" in tested.stdout and " failed" not in tested.stdout
