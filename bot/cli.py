@@ -340,14 +340,15 @@ def check_health(args: argparse.Namespace) -> int:
     from bot.store import Database
 
     async def probe() -> None:
-        database = await Database.open(Settings().database_url)
-        try:
-            await database.ping()
-        finally:
-            await database.close()
+        async with asyncio.timeout(HEALTH_SECONDS):
+            database = await Database.open(Settings().database_url)
+            try:
+                await database.ping()
+            finally:
+                await database.close()
 
     try:
-        asyncio.run(asyncio.wait_for(probe(), timeout=HEALTH_SECONDS))
+        asyncio.run(probe())
     # a bad setting is "unhealthy" too, exit 1 (Docker's health checks reserve 2)
     except ValidationError as bad:  # pydantic's own words would quote the value: a password
         print(f"unhealthy: {refusal(bad)}", file=sys.stderr)

@@ -58,6 +58,7 @@ from bot.service import (
     describe,
     digest_bank,
 )
+from bot.tasks import wait_set
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -101,9 +102,7 @@ class Announcer:
 
     async def drain(self, timeout: float) -> None:
         """Wait (at most `timeout` seconds) for the announcements under way to be posted."""
-        try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
-        except TimeoutError:
+        if not await wait_set(self._idle, timeout):
             log.warning("closing with %d announcements still under way", self._in_flight)
 
     async def publish(

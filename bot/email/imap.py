@@ -26,6 +26,7 @@ from aioimaplib import IMAP4, AioImapException, Command
 
 from bot.email.reading import MAX_BYTES
 from bot.service import MailInFlight
+from bot.tasks import wait_set
 
 log = logging.getLogger("paperboard.email.imap")
 
@@ -169,8 +170,7 @@ class ImapPoller:
                 client.protocol.transport.close()
 
     async def _pause(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), seconds)
+        await wait_set(self._stopping, seconds)
 
 
 class _Session:

@@ -23,7 +23,6 @@ processes that announce, who hear of them at the commit (bot/service/core/outbox
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -34,6 +33,7 @@ from bot.service.core import jobs as aiqueue
 from bot.service.core.jobs import Job
 from bot.service.looks.analysis import PROOF_MISSES, SECONDS_PER_POSITION, Judgement, judge, report
 from bot.service.play.aiplayer import think
+from bot.tasks import wait_set
 from bot.workers import Lane
 
 log = logging.getLogger("paperboard.ai")
@@ -120,8 +120,7 @@ class AiRunner:
         while True:
             self._wake.clear()
             await self._claim()
-            with contextlib.suppress(TimeoutError):  # the poll: work from other processes
-                await asyncio.wait_for(self._wake.wait(), self.poll)
+            await wait_set(self._wake, self.poll)  # the poll: work from other processes
 
     async def _claim(self) -> list[asyncio.Task[None]]:
         tasks: list[asyncio.Task[None]] = []

@@ -29,7 +29,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bot.tasks import stop_task
+from bot.tasks import stop_task, wait_set
 
 log = logging.getLogger("paperboard.store")
 
@@ -145,12 +145,10 @@ class Presence:
     async def _keep(self) -> None:
         """Ping the connection; when it is gone, open another and tell every listener."""
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._lost.wait(), PING_SECONDS)
-            if not self._lost.is_set():
+            if not await wait_set(self._lost, PING_SECONDS):
                 try:
-                    async with self._busy:
-                        await asyncio.wait_for(self._driver.fetchval("SELECT 1"), PING_SECONDS)
+                    async with self._busy, asyncio.timeout(PING_SECONDS):
+                        await self._driver.fetchval("SELECT 1")
                     continue
                 except Exception:
                     log.warning("the database connection that listens was lost")
