@@ -448,8 +448,9 @@ class FakeDiscord:
             # Woken by any change in the fake; the short poll also catches predicates on the
             # bot's own state (which changes without telling the fake).
             event = self._changed
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), min(remaining, 0.01))
+            with contextlib.suppress(TimeoutError):  # not wait_for: it can lose a cancel
+                async with asyncio.timeout(min(remaining, 0.01)):
+                    await event.wait()
 
     def _timeout_report(self, what: str, timeout: float) -> str:
         lines = [f"fake discord: timed out after {timeout}s waiting for {what}"]
