@@ -12,6 +12,7 @@ name. Tests marked `alone` (minutes of a fresh clone's own suite) are not watche
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import faulthandler
 import io
 import os
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -27,13 +29,22 @@ GRACE_SECONDS = 60.0
 DUMP = pytest.StashKey[str]()
 
 
+def _tasks() -> list[asyncio.Task[Any]]:
+    """Every event loop's tasks, read from outside them all (a copy taken while a loop
+    adds one fails: tried again)."""
+    for _ in range(100):
+        with contextlib.suppress(RuntimeError):
+            return list(asyncio.tasks._all_tasks)
+    return []
+
+
 def stacks() -> str:
     """Every thread's stack and every pending asyncio task's, as text."""
     with tempfile.TemporaryFile("w+") as out:  # faulthandler writes to a file descriptor
         faulthandler.dump_traceback(out, all_threads=True)
         out.seek(0)
         text = [out.read()]
-    for task in list(asyncio.tasks._all_tasks):  # every loop's, from outside them all
+    for task in _tasks():
         if task.done():
             continue
         frames = io.StringIO()
@@ -43,7 +54,7 @@ def stacks() -> str:
 
 
 def _cancel_tasks() -> None:
-    for task in list(asyncio.tasks._all_tasks):
+    for task in _tasks():
         loop = task.get_loop()
         if not task.done() and loop.is_running():
             loop.call_soon_threadsafe(task.cancel)
