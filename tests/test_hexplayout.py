@@ -1,11 +1,13 @@
-"""Hex's playouts: the compiled fill (engine/_hexplayout.c) against its Python reference
-(hexai._fill_hex_in_order), and the adapter's playouts with either."""
+"""Hex's and Disthex's playouts: the compiled fills (engine/_hexplayout.c) against their
+Python reference (hexai._fill_hex_in_order, hexai._fill_disthex_with), and the adapter's
+playouts with either."""
 
 from __future__ import annotations
 
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
@@ -147,6 +149,36 @@ def test_the_adapters_playouts_say_who_played_each_cell(
             assert rewards[black_seat] == (1.0 if black_won else 0.0)
 
 
+def modulo(draws: list[int]) -> Callable[[int], int]:
+    """draw(n) for hexai._fill_disthex_with: the next of `draws` modulo n, as the
+    compiled fill_disthex takes them."""
+    fed = iter(draws)
+    return lambda n: next(fed) % n
+
+
+@needs_compiled
+@pytest.mark.parametrize("size", [*range(2, 12), 19])
+def test_compiled_and_python_fill_disthex_alike_with_the_same_draws(size: int) -> None:
+    # Random positions, either colour to move, the last stone none or one of the
+    # previous mover's: the same cells in turn from the same draws (C takes each draw
+    # modulo the count of allowed cells, as the reference is given them here).
+    rng = random.Random(size + 60)
+    playouts = hexai._compiled_playouts(size)
+    assert playouts is not None
+    geometry = board(size)
+    for _ in range(300 if size < 19 else 60):
+        stones = random_stones(size, rng)
+        colour = rng.randrange(2)
+        previous = [cell for cell, stone in enumerate(stones) if stone == colour ^ 1]
+        last = rng.choice(previous) if previous and rng.random() < 0.8 else -1
+        empty = stones.count(EMPTY)
+        draws = [rng.getrandbits(64) for _ in range(empty)]
+        python, c = stones.copy(), stones.copy()
+        python_turns = hexai._fill_disthex_with(geometry, python, colour, last, modulo(draws))
+        assert playouts[0].fill_disthex(c, colour, last, draws) == python_turns
+        assert c == python, (stones, colour, last, draws)
+
+
 @needs_compiled
 def test_the_compiled_fill_refuses_what_is_not_a_board() -> None:
     assert compiled is not None
@@ -160,6 +192,14 @@ def test_the_compiled_fill_refuses_what_is_not_a_board() -> None:
         playouts[1].fill(stones.copy(), 1, [0, 0, 1, 2, 3, 5, 6, 7])
     with pytest.raises(ValueError, match="one entry per cell"):
         playouts[1].fill([EMPTY] * 8, 0, [])
+    with pytest.raises(ValueError, match="one draw per empty cell"):
+        playouts[0].fill_disthex(stones.copy(), 0, 4, [0] * 7)
+    with pytest.raises(ValueError, match="a cell or -1"):
+        playouts[0].fill_disthex(stones.copy(), 0, 9, [0] * 8)
+    with pytest.raises(ValueError, match="a cell or -1"):
+        playouts[0].run_disthex(stones, 1, -2, 0, hexai._played_moves(3, 0))
+    with pytest.raises(ValueError, match="one move per cell"):
+        playouts[0].run_disthex(stones, 1, 4, 0, ((), ()))
     with pytest.raises(ValueError, match="beyond the compiled"):
         compiled.Playout(compiled.MAX_SIZE + 1, (), ())
     assert hexai._compiled_playouts(compiled.MAX_SIZE + 1) is None
