@@ -12,9 +12,9 @@ from collections.abc import Callable
 import pytest
 
 import engine
-from engine.ai import hexai
-from engine.ai.hexai import HexAdapter
-from engine.hex import EMPTY, HexState, board
+from engine.ai import _search, hexai
+from engine.ai.hexai import DisthexAdapter, HexAdapter, HexPosition
+from engine.hex import EMPTY, DisthexState, HexState, board
 from tests.conftest import play, skip_unless_built, skip_without_a_c_compiler
 
 compiled = hexai._compiled
@@ -177,6 +177,100 @@ def test_compiled_and_python_fill_disthex_alike_with_the_same_draws(size: int) -
         python_turns = hexai._fill_disthex_with(geometry, python, colour, last, modulo(draws))
         assert playouts[0].fill_disthex(c, colour, last, draws) == python_turns
         assert c == python, (stones, colour, last, draws)
+
+
+def replay_disthex_fill(pos: HexPosition, swapped: int, played: list[tuple[int, int]]) -> list[int]:
+    """The board after the playout's moves in turn, each checked legal: never next to
+    the opponent's last stone, a pass (the same colour twice) only with no other move."""
+    neighbours = board(math.isqrt(len(pos.stones))).neighbours
+    stones, colour, last = pos.stones.copy(), pos.colour, pos.last
+    for seat, cell in played:
+        if seat ^ swapped != colour:
+            stuck = [c for c, stone in enumerate(stones) if stone == EMPTY]
+            assert last >= 0 and all(c in neighbours[last] for c in stuck), (pos.stones, played)
+            colour, last = colour ^ 1, -1
+        assert stones[cell] == EMPTY and (last < 0 or cell not in neighbours[last])
+        stones[cell], colour, last = colour, colour ^ 1, cell
+    assert EMPTY not in stones
+    return stones
+
+
+@pytest.mark.parametrize("search", ["compiled", "python"])
+def test_the_adapters_disthex_playouts_are_legal_games(
+    monkeypatch: pytest.MonkeyPatch, search: str
+) -> None:
+    # From random positions the search reaches (passes included), with and without a
+    # swap: legal moves in turn to a full board, the rewards its winner's.
+    if search == "python":
+        monkeypatch.setattr(hexai, "_compiled", None)
+    elif compiled is None:
+        pytest.skip("the compiled playouts were not built (no C compiler at install)")
+    rng = random.Random(4)
+    for size, swap in ((2, False), (3, False), (4, False), (5, True), (7, False)):
+        state = engine.new("disthex", size=size, swap=swap)
+        if swap:
+            state = play(state, "c3", "swap")
+        assert isinstance(state, DisthexState)
+        adapter = DisthexAdapter(state)
+        assert (adapter.compiled_playouts is None) == (search == "python")
+        for _ in range(40):
+            pos = adapter.root(state)
+            for _ in range(rng.randrange(size * size)):
+                moves = adapter.moves(pos)
+                after = adapter.play(pos, rng.choice(moves)) if moves else pos
+                if after.winner is not None or not moves:
+                    break
+                pos = after
+            rewards, played = adapter.playout(pos, rng)
+            filled = replay_disthex_fill(pos, adapter.swapped, played)
+            black_won = hexai._full_board_black_wins(board(size), filled)
+            assert rewards[adapter.swapped] == (1.0 if black_won else 0.0)
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("size", "moves"), [(4, ("b2", "c3")), (3, ("b2",)), (5, ("c3", "a5", "d2", "b1"))]
+)
+def test_compiled_and_python_disthex_playouts_agree_in_distribution(
+    size: int, moves: tuple[str, ...]
+) -> None:
+    # Black's wins and each cell's share of Black stones over 4,000 playouts each,
+    # within four standard deviations.
+    state = play(engine.new("disthex", size=size, swap=False), *moves)
+    assert isinstance(state, DisthexState)
+    rng = random.Random(size)
+    tallies = []
+    for playouts in (hexai._compiled_playouts(size), None):
+        adapter = DisthexAdapter(state)
+        adapter.compiled_playouts = playouts
+        root = adapter.root(state)
+        wins, black = 0.0, Counter[int]()
+        for _ in range(4000):
+            rewards, played = adapter.playout(root, rng)
+            wins += rewards[0]
+            black.update(cell for seat, cell in played if seat == 0)
+        tallies.append((wins, black))
+    (c_wins, c_black), (python_wins, python_black) = tallies
+    bound = 4 * math.sqrt(2 * 4000 * 0.25)
+    assert abs(c_wins - python_wins) < bound
+    for cell in range(size * size):
+        assert abs(c_black[cell] - python_black[cell]) < bound, board(size).labels[cell]
+
+
+@pytest.mark.parametrize("search", ["compiled", "python"])
+def test_a_seeded_disthex_search_repeats_itself(
+    monkeypatch: pytest.MonkeyPatch, search: str
+) -> None:
+    if search == "python":
+        monkeypatch.setattr(hexai, "_compiled", None)
+    elif compiled is None:
+        pytest.skip("the compiled playouts were not built (no C compiler at install)")
+    state = play(engine.new("disthex", size=7), "d4", "b6")
+    searches = [_search(state, math.inf, 5, 600, None) for _ in range(2)]
+    assert searches[0].simulations == searches[1].simulations >= 600
+    assert [child.visits for child in searches[0].root.children if child is not None] == [
+        child.visits for child in searches[1].root.children if child is not None
+    ]
 
 
 @needs_compiled

@@ -17,7 +17,9 @@ mover may not play next to the opponent's last stone).
 Playouts fill the board to the end and read the winner from the full board:
 a full Hex board has exactly one chain, the first one made, so the result is
 the same as stopping at the first connection. Disthex's play uniformly random
-legal moves, passing when stuck.
+legal moves, passing when stuck. Both games' playouts are compiled
+(engine/_hexplayout.c) where the install step had a C compiler; the Python
+fills here are the reference and the fallback.
 
 Positions with a swap still to decide are searched through the generic
 adapter (the engine's own rules), which knows the swap.
@@ -41,7 +43,7 @@ from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
 
 _compiled: ModuleType | None
-try:  # Hex's playouts compiled, where the install step had a C compiler
+try:  # the playouts compiled, where the install step had a C compiler
     import engine._hexplayout as _compiled
 except ImportError:
     _compiled = None
@@ -94,10 +96,10 @@ class HexAdapter(Adapter):
         self.swapped = int(state.swapped)
         self.bridges = _bridges(state.size)
         self.size = state.size
-        # Compiled where the module was built and holds the board: Hex's playouts, and
-        # the cells that complete a chain (both games').
+        # Compiled where the module was built and holds the board: the playouts, and
+        # the cells that complete a chain.
         compiled = _compiled_playouts(state.size)
-        self.compiled_playouts = None if self.disthex else compiled
+        self.compiled_playouts = compiled
         self.completing = compiled[0].completing if compiled else partial(_completing, self.board)
         self.played_moves = _played_moves(state.size, self.swapped)
         # Connections where they are cheap enough: the compiled prover's board sizes.
@@ -224,9 +226,14 @@ class HexAdapter(Adapter):
         compiled = self.compiled_playouts
         if compiled is not None:
             seed = rng.getrandbits(64)
-            black_won, played = compiled[bridged].run(
-                pos.stones, pos.colour, seed, self.played_moves
-            )
+            if self.disthex:
+                black_won, played = compiled[0].run_disthex(
+                    pos.stones, pos.colour, pos.last, seed, self.played_moves
+                )
+            else:
+                black_won, played = compiled[bridged].run(
+                    pos.stones, pos.colour, seed, self.played_moves
+                )
         else:
             stones = pos.stones.copy()
             if self.disthex:
