@@ -1,16 +1,14 @@
-/* Hex's and Disthex's playouts compiled. Hex's: engine/ai/hexai.py's _fill_hex_in_order
- * step for step (the same order gives the same filled board), a shuffle of the empty cells
- * by the module's own generator, and the winner read from the full board; Disthex's:
- * hexai._fill_disthex_with draw for draw (the same draws give the same filled board). And
- * on the same tables, the cells that would join a colour's edges (hexai._completing: the
- * search's decisive moves and threats). The Python code is the reference and the
- * fallback where no C compiler built this module; tests/test_hexplayout.py compares both
- * on random positions.
+/* Hex's playouts compiled: engine/ai/hexai.py's _fill_hex_in_order step for step (the
+ * same order gives the same filled board), a shuffle of the empty cells by the module's
+ * own generator, and the winner read from the full board; and on the same tables, the
+ * cells that would join a colour's edges (hexai._completing: the search's decisive moves
+ * and threats). The Python code is the reference and the fallback where no C compiler
+ * built this module; tests/test_hexplayout.py compares both on random positions.
  *
  * The board's geometry comes from Python (its neighbour table and the bridges of
  * hexai._bridges), so it is defined once. The generator is SplitMix64, seeded by the
  * caller for each playout (a seeded search stays deterministic); the shuffle is
- * Fisher-Yates with Lemire's unbiased bounded draws, as are Disthex's moves.
+ * Fisher-Yates with Lemire's unbiased bounded draws.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -89,46 +87,6 @@ static void fill_in_order(const PlayoutObject *self, int8_t *board, int colour,
     }
 }
 
-/* _fill_disthex_with: uniform legal moves until the board is full, the cells played into
- * `played` in turn. A move may not touch the opponent's last stone (`last`, -1 for none);
- * a player with no such cell passes. `empty` (`count` cells) changes as the reference's
- * list does (the cell played swapped with the last), so the same draws pick the same
- * cells. The draws are `draws[i] % n` (the tests' reference), or the generator's where
- * `draws` is NULL. */
-static void fill_disthex(const PlayoutObject *self, int8_t *board, int colour, int last,
-                         int16_t *empty, int count, int16_t *played, uint64_t *state,
-                         const uint64_t *draws) {
-    int16_t place_of[MAX_CELLS]; /* an empty cell's index in `empty` */
-    for (int i = 0; i < count; i++) place_of[empty[i]] = (int16_t)i;
-    while (count) {
-        /* The indices of the forbidden empty cells, sorted (insertion: six at most). */
-        int forbidden[MAX_NEIGHBOURS], closed = 0;
-        for (int i = 0; last >= 0 && i < self->neighbour_count[last]; i++) {
-            int cell = self->neighbours[last][i];
-            if (board[cell] != EMPTY) continue;
-            int place = place_of[cell], j = closed++;
-            for (; j > 0 && forbidden[j - 1] > place; j--) forbidden[j] = forbidden[j - 1];
-            forbidden[j] = place;
-        }
-        uint32_t allowed = (uint32_t)(count - closed);
-        if (!allowed) { /* a forced pass */
-            colour ^= 1;
-            last = -1;
-            continue;
-        }
-        int index = (int)(draws ? *draws++ % allowed : below(state, allowed));
-        /* The index-th allowed cell: step over the forbidden ones up to it. */
-        for (int j = 0; j < closed && forbidden[j] <= index; j++) index++;
-        int cell = empty[index];
-        empty[index] = empty[--count];
-        place_of[empty[index]] = (int16_t)index;
-        board[cell] = (int8_t)colour;
-        *played++ = (int16_t)cell;
-        colour ^= 1;
-        last = cell;
-    }
-}
-
 /* _full_board_black_wins: whether Black's stones join the first row to the last. */
 static int black_wins(const PlayoutObject *self, const int8_t *board) {
     int16_t stack[MAX_CELLS];
@@ -182,47 +140,7 @@ static int read_colour(int colour) {
     return -1;
 }
 
-static int read_last(const PlayoutObject *self, int last) {
-    if (last >= -1 && last < self->cells) return 0;
-    PyErr_SetString(PyExc_ValueError, "the last stone must be a cell or -1");
-    return -1;
-}
-
-/* A playout's answer: (black won, played), played listing moves[colour][cell] for each
- * cell it filled (`filled`, `count` of them). */
-static PyObject *answer(const PlayoutObject *self, const int8_t *board,
-                        const int16_t *filled, int count, PyObject *moves) {
-    PyObject *by_colour[2];
-    for (int k = 0; k < 2; k++) {
-        by_colour[k] = PyTuple_GET_SIZE(moves) == 2 ? PyTuple_GET_ITEM(moves, k) : NULL;
-        if (by_colour[k] == NULL || !PyTuple_Check(by_colour[k]) ||
-            PyTuple_GET_SIZE(by_colour[k]) != self->cells) {
-            PyErr_SetString(PyExc_ValueError,
-                            "moves must hold a tuple of one move per cell for each colour");
-            return NULL;
-        }
-    }
-    PyObject *played = PyList_New(count);
-    if (played == NULL) return NULL;
-    for (int i = 0; i < count; i++) {
-        PyObject *move = PyTuple_GET_ITEM(by_colour[board[filled[i]]], filled[i]);
-        Py_INCREF(move);
-        PyList_SET_ITEM(played, i, move);
-    }
-    return Py_BuildValue("(NN)", PyBool_FromLong(black_wins(self, board)), played);
-}
-
-/* The stones of the filled cells (`filled`, `count` of them) into the list `stones`. */
-static int write_back(PyObject *stones, const int8_t *board, const int16_t *filled,
-                      int count) {
-    for (int i = 0; i < count; i++) {
-        PyObject *stone = PyLong_FromLong(board[filled[i]]);
-        if (stone == NULL || PyList_SetItem(stones, filled[i], stone) < 0) return -1;
-    }
-    return 0;
-}
-
-/* run(stones, colour, seed, moves) -> (black won, played by cell): Hex */
+/* run(stones, colour, seed, moves) -> (black won, played) */
 static PyObject *playout_run(PlayoutObject *self, PyObject *args) {
     PyObject *stones, *moves;
     int colour;
@@ -230,6 +148,18 @@ static PyObject *playout_run(PlayoutObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OiKO!", &stones, &colour, &seed, &PyTuple_Type, &moves))
         return NULL;
     if (read_colour(colour) < 0) return NULL;
+    if (PyTuple_GET_SIZE(moves) != 2) {
+        PyErr_SetString(PyExc_ValueError, "moves must hold one tuple per colour");
+        return NULL;
+    }
+    PyObject *by_colour[2];
+    for (int k = 0; k < 2; k++) {
+        by_colour[k] = PyTuple_GET_ITEM(moves, k);
+        if (!PyTuple_Check(by_colour[k]) || PyTuple_GET_SIZE(by_colour[k]) != self->cells) {
+            PyErr_SetString(PyExc_ValueError, "moves must hold a tuple of one move per cell");
+            return NULL;
+        }
+    }
     int8_t board[MAX_CELLS];
     int16_t empty[MAX_CELLS], order[MAX_CELLS];
     int count = read_stones(self, stones, board, empty);
@@ -243,25 +173,14 @@ static PyObject *playout_run(PlayoutObject *self, PyObject *args) {
         order[j] = swapped;
     }
     fill_in_order(self, board, colour, order, count);
-    return answer(self, board, empty, count, moves);
-}
-
-/* run_disthex(stones, colour, last, seed, moves) -> (black won, played in turn) */
-static PyObject *playout_run_disthex(PlayoutObject *self, PyObject *args) {
-    PyObject *stones, *moves;
-    int colour, last;
-    unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OiiKO!", &stones, &colour, &last, &seed, &PyTuple_Type,
-                          &moves))
-        return NULL;
-    if (read_colour(colour) < 0 || read_last(self, last) < 0) return NULL;
-    int8_t board[MAX_CELLS];
-    int16_t empty[MAX_CELLS], played[MAX_CELLS];
-    int count = read_stones(self, stones, board, empty);
-    if (count < 0) return NULL;
-    uint64_t state = seed;
-    fill_disthex(self, board, colour, last, empty, count, played, &state, NULL);
-    return answer(self, board, played, count, moves);
+    PyObject *played = PyList_New(count);
+    if (played == NULL) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *move = PyTuple_GET_ITEM(by_colour[board[empty[i]]], empty[i]);
+        Py_INCREF(move);
+        PyList_SET_ITEM(played, i, move);
+    }
+    return Py_BuildValue("(NN)", PyBool_FromLong(black_wins(self, board)), played);
 }
 
 /* fill(stones, colour, order): _fill_hex_in_order, the list filled in place */
@@ -292,45 +211,11 @@ static PyObject *playout_fill(PlayoutObject *self, PyObject *args) {
         return NULL;
     }
     fill_in_order(self, board, colour, order, count);
-    if (write_back(stones, board, empty, count) < 0) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *stone = PyLong_FromLong(board[empty[i]]);
+        if (stone == NULL || PyList_SetItem(stones, empty[i], stone) < 0) return NULL;
+    }
     Py_RETURN_NONE;
-}
-
-/* fill_disthex(stones, colour, last, draws) -> the cells in turn: _fill_disthex_with,
- * the list filled in place, the i-th move drawn as draws[i] % n */
-static PyObject *playout_fill_disthex(PlayoutObject *self, PyObject *args) {
-    PyObject *stones, *sequence;
-    int colour, last;
-    if (!PyArg_ParseTuple(args, "OiiO", &stones, &colour, &last, &sequence)) return NULL;
-    if (read_colour(colour) < 0 || read_last(self, last) < 0) return NULL;
-    int8_t board[MAX_CELLS];
-    int16_t empty[MAX_CELLS], played[MAX_CELLS];
-    int count = read_stones(self, stones, board, empty);
-    if (count < 0) return NULL;
-    PyObject *items = PySequence_Fast(sequence, "the draws must be a sequence of numbers");
-    if (items == NULL) return NULL;
-    /* One draw per stone: the loop reads no further. */
-    int valid = PySequence_Fast_GET_SIZE(items) == count;
-    uint64_t draws[MAX_CELLS];
-    for (int i = 0; valid && i < count; i++) {
-        draws[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(items, i));
-        valid = !PyErr_Occurred();
-    }
-    Py_DECREF(items);
-    if (PyErr_Occurred()) return NULL;
-    if (!valid) {
-        PyErr_SetString(PyExc_ValueError, "one draw per empty cell");
-        return NULL;
-    }
-    fill_disthex(self, board, colour, last, empty, count, played, NULL, draws);
-    if (write_back(stones, board, played, count) < 0) return NULL;
-    PyObject *cells = PyList_New(count);
-    for (int i = 0; cells != NULL && i < count; i++) {
-        PyObject *cell = PyLong_FromLong(played[i]);
-        if (cell == NULL) Py_CLEAR(cells);
-        else PyList_SET_ITEM(cells, i, cell);
-    }
-    return cells;
 }
 
 /* completing(stones, colour) -> hexai._completing: the empty cells where a stone of
@@ -438,16 +323,8 @@ static PyMethodDef playout_methods[] = {
      "(stones: -1, 0 or 1 per cell; colour: to move), the empty cells shuffled by a "
      "generator seeded with `seed`; played lists moves[colour][cell] for each cell it "
      "filled, by cell."},
-    {"run_disthex", (PyCFunction)playout_run_disthex, METH_VARARGS,
-     "run_disthex(stones, colour, last, seed, moves) -> (black won, played): run's Disthex "
-     "playout, uniform legal moves (none next to the last stone; -1 for none) and passes "
-     "when stuck, seeded with `seed`; played lists the moves in turn."},
     {"fill", (PyCFunction)playout_fill, METH_VARARGS,
      "fill(stones, colour, order): hexai._fill_hex_in_order, compiled (stones in place)."},
-    {"fill_disthex", (PyCFunction)playout_fill_disthex, METH_VARARGS,
-     "fill_disthex(stones, colour, last, draws) -> the cells in turn: "
-     "hexai._fill_disthex_with, compiled, the i-th move drawn as draws[i] % n (stones in "
-     "place; one draw per empty cell)."},
     {"completing", (PyCFunction)playout_completing, METH_VARARGS,
      "completing(stones, colour) -> the empty cells where a stone of `colour` joins its "
      "edges: hexai._completing, compiled."},
@@ -458,8 +335,8 @@ static PyTypeObject PlayoutType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine._hexplayout.Playout",
     .tp_basicsize = sizeof(PlayoutObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Playout(size, neighbours, bridges): Hex's and Disthex's playouts (and the "
-              "cells that complete a chain) on one board size.",
+    .tp_doc = "Playout(size, neighbours, bridges): Hex's playouts (and the cells that "
+              "complete a chain) on one board size.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)playout_init,
     .tp_methods = playout_methods,
@@ -467,8 +344,8 @@ static PyTypeObject PlayoutType = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_hexplayout",
-    "Hex's and Disthex's playouts compiled (engine/ai/hexai.py's bridge-saving fill, "
-    "Disthex's fill and the winner, and the cells that complete a chain).",
+    "Hex's playouts compiled (engine/ai/hexai.py's bridge-saving fill and winner, and "
+    "the cells that complete a chain).",
     -1, NULL, NULL, NULL, NULL, NULL,
 };
 

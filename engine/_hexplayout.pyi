@@ -1,5 +1,4 @@
-"""Hex's and Disthex's playouts compiled: engine/ai/hexai.py's bridge-saving fill and
-Disthex's fill (see its C source)."""
+"""Hex's playouts compiled: engine/ai/hexai.py's bridge-saving fill (see its C source)."""
 
 from collections.abc import Sequence
 from typing import TypeVar
@@ -19,16 +18,4 @@ class Playout:
     def run(
         self, stones: list[int], colour: int, seed: int, moves: tuple[tuple[Move, ...], ...]
     ) -> tuple[bool, list[Move]]: ...
-    def run_disthex(
-        self,
-        stones: list[int],
-        colour: int,
-        last: int,
-        seed: int,
-        moves: tuple[tuple[Move, ...], ...],
-    ) -> tuple[bool, list[Move]]: ...
     def fill(self, stones: list[int], colour: int, order: Sequence[int]) -> None: ...
-    def fill_disthex(
-        self, stones: list[int], colour: int, last: int, draws: Sequence[int]
-    ) -> list[int]: ...
-    def completing(self, stones: list[int], colour: int) -> set[int]: ...

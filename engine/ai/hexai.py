@@ -16,10 +16,7 @@ mover may not play next to the opponent's last stone).
 
 Playouts fill the board to the end and read the winner from the full board:
 a full Hex board has exactly one chain, the first one made, so the result is
-the same as stopping at the first connection. Disthex's play uniformly random
-legal moves, passing when stuck. Both games' playouts are compiled
-(engine/_hexplayout.c) where the install step had a C compiler; the Python
-fills here are the reference and the fallback.
+the same as stopping at the first connection.
 
 Positions with a swap still to decide are searched through the generic
 adapter (the engine's own rules), which knows the swap.
@@ -28,7 +25,7 @@ adapter (the engine's own rules), which knows the swap.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from functools import cache, partial
 from types import ModuleType
 from typing import Any
@@ -43,7 +40,7 @@ from engine.core import GameState
 from engine.hex import BOTH_EDGES, EMPTY, DisthexState, HexState, board
 
 _compiled: ModuleType | None
-try:  # the playouts compiled, where the install step had a C compiler
+try:  # Hex's playouts compiled, where the install step had a C compiler
     import engine._hexplayout as _compiled
 except ImportError:
     _compiled = None
@@ -96,10 +93,10 @@ class HexAdapter(Adapter):
         self.swapped = int(state.swapped)
         self.bridges = _bridges(state.size)
         self.size = state.size
-        # Compiled where the module was built and holds the board: the playouts, and
-        # the cells that complete a chain.
+        # Compiled where the module was built and holds the board: Hex's playouts, and
+        # the cells that complete a chain (both games').
         compiled = _compiled_playouts(state.size)
-        self.compiled_playouts = compiled
+        self.compiled_playouts = None if self.disthex else compiled
         self.completing = compiled[0].completing if compiled else partial(_completing, self.board)
         self.played_moves = _played_moves(state.size, self.swapped)
         # Connections where they are cheap enough: the compiled prover's board sizes.
@@ -222,29 +219,27 @@ class HexAdapter(Adapter):
         self, pos: HexPosition, rng: random.Random, *, bridged: bool
     ) -> tuple[Rewards, list[tuple[int, Any]]]:
         """Fill the board (saving bridges where `bridged`); the rewards and who played
-        each filled cell, by cell (Disthex's in turn)."""
+        each filled cell, by cell."""
         compiled = self.compiled_playouts
         if compiled is not None:
             seed = rng.getrandbits(64)
-            if self.disthex:
-                black_won, played = compiled[0].run_disthex(
-                    pos.stones, pos.colour, pos.last, seed, self.played_moves
-                )
-            else:
-                black_won, played = compiled[bridged].run(
-                    pos.stones, pos.colour, seed, self.played_moves
-                )
+            black_won, played = compiled[bridged].run(
+                pos.stones, pos.colour, seed, self.played_moves
+            )
         else:
             stones = pos.stones.copy()
             if self.disthex:
-                filled = _fill_disthex_with(self.board, stones, pos.colour, pos.last, rng.randrange)
+                _fill_disthex(self.board, stones, pos.colour, pos.last, rng)
             else:
                 bridges = self.bridges if bridged else _no_bridges(self.size)
                 _fill_hex(stones, pos.colour, bridges, rng)
-                filled = [cell for cell, stone in enumerate(pos.stones) if stone == EMPTY]
             black_won = _full_board_black_wins(self.board, stones)
             by_colour = self.played_moves
-            played = [by_colour[stones[cell]][cell] for cell in filled]
+            played = [
+                by_colour[stones[cell]][cell]
+                for cell, stone in enumerate(pos.stones)
+                if stone == EMPTY
+            ]
         winner_seat = self.swapped ^ (not black_won)
         return ((1.0, 0.0) if winner_seat == 0 else (0.0, 1.0)), played
 
@@ -417,13 +412,10 @@ def _fill_hex_in_order(
                 break
 
 
-def _fill_disthex_with(
-    geometry: Any, stones: list[int], colour: int, last: int, draw: Callable[[int], int]
-) -> list[int]:
-    """Random legal Disthex moves until the board is full (passes when stuck), each
-    chosen by `draw(n)`, an index below n among the allowed cells (`rng.randrange`; the
-    tests feed C's fill and this one the same draws). Returns the cells in turn."""
-    filled = []
+def _fill_disthex(
+    geometry: Any, stones: list[int], colour: int, last: int, rng: random.Random
+) -> None:
+    """Random legal Disthex moves until the board is full (passes when stuck)."""
     empties = [cell for cell, stone in enumerate(stones) if stone == EMPTY]
     neighbours = geometry.neighbours
     while empties:
@@ -433,15 +425,13 @@ def _fill_disthex_with(
             colour ^= 1  # a forced pass
             last = -1
             continue
-        index = allowed[draw(len(allowed))]
+        index = allowed[rng.randrange(len(allowed))]
         cell = empties[index]
         empties[index] = empties[-1]
         empties.pop()
         stones[cell] = colour
-        filled.append(cell)
         colour ^= 1
         last = cell
-    return filled
 
 
 def _full_board_black_wins(geometry: Any, stones: list[int]) -> bool:
