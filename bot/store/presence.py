@@ -147,8 +147,9 @@ class Presence:
         while True:
             if not await wait_set(self._lost, PING_SECONDS):
                 try:
-                    async with self._busy, asyncio.timeout(PING_SECONDS):
-                        await self._driver.fetchval("SELECT 1")
+                    async with self._busy:
+                        async with asyncio.timeout(PING_SECONDS):  # the ping, not the lock
+                            await self._driver.fetchval("SELECT 1")
                     continue
                 except Exception:
                     log.warning("the database connection that listens was lost")
