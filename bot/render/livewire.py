@@ -35,7 +35,8 @@ from bot.render.fonts import clean_name, font
 from bot.render.theme import MAX_SIDE, SCALE, Marker, Point, SeatStyle
 from engine import GameState
 from engine.core import End, dims
-from engine.livewire import INFO, LivewireState, LivewireView, base_rows
+from engine.livewire import INFO, LivewireState, LivewireView
+from engine.livewireboard import base_rows
 from engine.notation import Point as GridPoint
 from engine.notation import column_label, label
 
