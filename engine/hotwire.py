@@ -36,13 +36,12 @@ from engine.core import (
     Outcome,
     UnionFind,
     View,
-    dims,
-    dims_option,
-    register,
     shown,
 )
 from engine.hotwiretable import WireTable, crosses, pins_between, wire_count
 from engine.notation import Point, label, points
+from engine.options import dims, dims_option
+from engine.registry import register
 
 #: The longest wire there can be: corner to corner of a 26x26 board.
 LONGEST = 50

@@ -32,9 +32,6 @@ from engine.core import (
     OptionValue,
     Outcome,
     View,
-    dims,
-    dims_option,
-    register,
     shown,
 )
 from engine.livewireboard import (
@@ -47,6 +44,8 @@ from engine.livewireboard import (
     board_for,
 )
 from engine.notation import Point
+from engine.options import dims, dims_option
+from engine.registry import register
 
 #: The longest straight line or branch the lengths option allows, in squares.
 MAX_LENGTH = 10

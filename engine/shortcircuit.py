@@ -36,12 +36,12 @@ from engine.core import (
     Outcome,
     Tapped,
     View,
-    int_option,
-    register,
     shown,
     whole_number,
 )
 from engine.notation import Point, label, point, points, sort_key
+from engine.options import int_option
+from engine.registry import register
 from engine.shortcircuitboard import (
     bits,
     board_for,
