@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import copy as _copy
 import random
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Self
 
@@ -29,12 +28,10 @@ from engine.core import (
     Code,
     End,
     GameInfo,
-    GameState,
     IllegalMove,
     Option,
     OptionValue,
     Outcome,
-    Tapped,
     View,
     shown,
     whole_number,
@@ -52,6 +49,7 @@ from engine.shortcircuitboard import (
     placeable_cells,
     pop_links,
 )
+from engine.shortcircuitturns import POP_WORD, ShortCircuitTurns
 
 UNLIMITED = "unlimited"
 _UNLIMITED_WORDS = {"unlimited", "infinite", "inf", "no limit"}
@@ -78,7 +76,6 @@ _COLOUR_WORDS = {name: index for index, name in enumerate(COLOURS)} | {
     name[0]: index for index, name in enumerate(COLOURS)
 }
 _CAP_WORDS = {"cap", "c", "capacitor"}
-POP_WORD = "pop"
 
 INFO = GameInfo(
     name="shortcircuit",
@@ -133,7 +130,6 @@ INFO = GameInfo(
     ends=frozenset({End.LOOP, End.NO_CONNECTORS, End.PASSES, End.TURN_LIMIT}),
 )
 
-_TURN_SEPARATOR = re.compile(r"\s*[,;]\s*")
 SETUP_TURNS = 2  # Player 2's centre piece, then Player 1's piece next to it
 PASS = "pass"
 
@@ -161,7 +157,7 @@ class ShortCircuitView(View):
     last_turn: tuple[str, ...]  # the actions of the last completed turn
 
 
-class ShortCircuitState(GameState):
+class ShortCircuitState(ShortCircuitTurns):
     info = INFO
     _shared_tables = ("_board",)
 
@@ -219,33 +215,6 @@ class ShortCircuitState(GameState):
             state.apply(rng.choice(state.actions()))
         return state
 
-    # -- playing ------------------------------------------------------------------
-
-    def _play_text(self, text: str) -> None:
-        """One action, or a whole turn: actions separated by commas or semicolons."""
-        parts = [part for part in _TURN_SEPARATOR.split(text) if part]
-        if len(parts) <= 1:
-            self._play_action(parts[0] if parts else text)
-            return
-        trial = self.copy()
-        played = ""  # the canonical text of the string's previous action
-        for number, part in enumerate(parts, start=1):
-            if number > 1 and (trial.outcome is not None or not trial._turn_actions):
-                raise IllegalMove(
-                    f"The turn ends with {played}, so {shown(part)} would belong to the next turn.",
-                    code=Code.AFTER_PIECE,
-                )
-            ply = trial.ply
-            try:
-                trial._play_action(part)
-            except IllegalMove as refused:
-                raise IllegalMove(
-                    f"Action {number} ({shown(part)}) is refused: {refused}",
-                    code=refused.code,
-                ) from None
-            played = trial._moves[ply]
-        vars(self).update(vars(trial))
-
     def _play_action(self, text: str) -> None:
         self.apply(self._parse_and_check(text))
 
@@ -256,40 +225,6 @@ class ShortCircuitState(GameState):
         if self.outcome is not None:
             return ()
         return (*COLOURS[2 * self._mover : 2 * self._mover + 2], "cap", POP_WORD)
-
-    def tapped(self, taps: Sequence[str]) -> Tapped:
-        """A turn tapped: each action a tool (a colour, cap, pop) then its cells (a pop's
-        capacitor, then the connector), pops first; a cell tapped without a tool is a
-        connector of the one colour that may go there. Each action is checked as its last
-        cell completes it, so a refusal comes at the tap that broke the turn."""
-        trial = self.copy()
-        actions: list[str] = []
-        tool: str | None = None
-        cells: list[str] = []
-        for word in self._tap_words(taps):
-            if actions and not trial.mid_turn:
-                raise IllegalMove(
-                    f"The turn ends with {actions[-1]}: confirm it, or start again.",
-                    code=Code.AFTER_PIECE,
-                )
-            if word.isalpha():
-                if cells:
-                    raise IllegalMove(
-                        f"Tap the connector the capacitor on {cells[0]} pops first.",
-                        code=Code.SYNTAX,
-                    )
-                tool = word
-                continue
-            cells.append(word)
-            tool = tool or trial._colour_for(word)
-            if tool == POP_WORD and len(cells) < 2:
-                continue
-            trial._play_action(f"{tool} {' '.join(cells)}")
-            actions.append(trial._moves[-1])
-            tool, cells = None, []
-        partial = " ".join(cells if tool is None else [tool, *cells])
-        text = ", ".join([*actions, partial] if partial else actions)
-        return Tapped(text, bool(actions) and not trial.mid_turn)
 
     def _colour_for(self, cell_name: str) -> str:
         """The mover's one colour that may go on `cell_name`; refused when both may (the
@@ -600,10 +535,6 @@ class ShortCircuitState(GameState):
         return connector_reachable(board, mover, self._colours, self._caps)
 
     # -- view -----------------------------------------------------------------------
-
-    @property
-    def mid_turn(self) -> bool:
-        return bool(self._turn_actions)
 
     def view(self) -> ShortCircuitView:
         board = self._board
