@@ -1,6 +1,6 @@
 """The compiled modules, optional: where they cannot be built (no C compiler), the
 install goes on and the same code runs in Python: Short Circuit's playouts
-(engine/shortcircuit.py), Hex's prover (engine/ai/hexsolve.py), Hex's playouts
+(engine/shortcircuitplayout.py), Hex's prover (engine/ai/hexsolve.py), Hex's playouts
 (engine/ai/hexai.py) and the search's inner loops (engine/ai/mcts.py)."""
 
 import sys

@@ -13,7 +13,6 @@ Pure Python, standard library only, no I/O.
 
 from engine import hex, hotwire, intersections, livewire, shortcircuit
 from engine.core import (
-    GAMES,
     NOT_A_MOVE,
     BadOptions,
     Code,
@@ -25,11 +24,9 @@ from engine.core import (
     Outcome,
     Tapped,
     View,
-    new,
-    replay,
-    replay_onto,
 )
 from engine.notation import Example, notation_examples, reads_as_move
+from engine.registry import GAMES, new, replay, replay_onto
 
 __all__ = [
     "GAMES",

@@ -1,4 +1,4 @@
-/* Short Circuit's random playouts compiled: engine/shortcircuit.py's RandomPlayout.run
+/* Short Circuit's random playouts compiled: engine/shortcircuitplayout.py's RandomPlayout.run
  * step for step (the same draws from the same generator give the same actions), on
  * fixed-size bitboards. The Python code is the reference and the fallback where no C
  * compiler built this module; tests/test_shortcircuit.py plays both side by side.
@@ -23,7 +23,7 @@ typedef struct {
 enum { POP = 0, CONNECTOR = 1, CAPACITOR = 2 };
 enum { GOES_ON = 0, LOOP = 1, NO_CONNECTORS = 2, PASSES = 3, TURN_LIMIT = 4 };
 #define SETUP_TURNS 2
-#define LOOP_CELLS 6 /* the fewest connectors in a loop (shortcircuit.py's _LOOP_CELLS) */
+#define LOOP_CELLS 6 /* the fewest connectors in a loop (shortcircuitplayout.py's _LOOP_CELLS) */
 
 static inline bits b_and(bits a, bits b) {
     for (int i = 0; i < WORDS; i++) a.w[i] &= b.w[i];
@@ -188,7 +188,7 @@ static const Board *board_for(PyObject *spec) {
     return board;
 }
 
-/* Whether two cells of `ends` are joined through `rest` (shortcircuit.py's _joined). */
+/* Whether two cells of `ends` are joined through `rest` (shortcircuitplayout.py's _joined). */
 static int joined(const Board *board, bits ends, bits rest) {
     while (b_count(ends) >= 2) {
         bits seen = b_single(b_lowest(ends)), frontier = seen;
@@ -203,7 +203,7 @@ static int joined(const Board *board, bits ends, bits rest) {
 }
 
 /* The cells of `candidates` next to two connectors of `own` that are joined through
- * `own`: a connector there closes a loop (shortcircuit.py's _closing). */
+ * `own`: a connector there closes a loop (shortcircuitplayout.py's _closing). */
 /* The cells (some off the board) next to two or more of `cells` (_beside_two). */
 static bits beside_two(const Board *board, bits cells) {
     bits once, twice;
@@ -509,7 +509,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_shortcircuit_playout",
-    "Short Circuit's random playouts compiled (engine/shortcircuit.py's RandomPlayout).", -1,
+    "Short Circuit's random playouts compiled (engine/shortcircuitplayout.py's RandomPlayout).", -1,
     methods, NULL, NULL, NULL, NULL,
 };
 

@@ -32,13 +32,12 @@ from engine.core import (
     OptionValue,
     Outcome,
     View,
-    bool_option,
-    dims_option,
-    register,
     shown,
 )
 from engine.hexgrid import RHOMBUS_DIRECTIONS, neighbour_table
 from engine.notation import Point
+from engine.options import bool_option, dims_option
+from engine.registry import register
 
 BLACK, WHITE = 0, 1
 COLOUR_NAMES = ("Black", "White")

@@ -34,12 +34,11 @@ from engine.core import (
     OptionValue,
     Outcome,
     View,
-    dims_option,
-    int_option,
-    register,
     shown,
 )
 from engine.notation import Point
+from engine.options import dims_option, int_option
+from engine.registry import register
 
 MIN_SIZE = 3
 MAX_SIZE = 12

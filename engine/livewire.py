@@ -18,7 +18,6 @@ import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple, Self
 
 from engine import notation
@@ -27,18 +26,26 @@ from engine.core import (
     Code,
     End,
     GameInfo,
-    GameState,
     IllegalMove,
     Option,
     OptionValue,
     Outcome,
     View,
-    dims,
-    dims_option,
-    register,
     shown,
 )
+from engine.livewireboard import (
+    BASE,
+    BRANCH,
+    DIAGONAL,
+    MOVE_KINDS,
+    STRAIGHT,
+    Entry,
+    board_for,
+)
+from engine.livewiresearch import LivewireSearch
 from engine.notation import Point
+from engine.options import dims, dims_option
+from engine.registry import register
 
 #: The longest straight line or branch the lengths option allows, in squares.
 MAX_LENGTH = 10
@@ -108,13 +115,10 @@ INFO = GameInfo(
 
 # -- dots, lines and moves ------------------------------------------------------
 
-BASE, STRAIGHT, BRANCH, DIAGONAL = 0, 1, 2, 3
 KIND_NAMES = ("base", "straight", "branch", "diagonal")
 _KIND_WORDS = {"straight": STRAIGHT, "branch": BRANCH, "diagonal": DIAGONAL}
 _KIND_PHRASES = ("a base", "a straight line", "a branch", "a diagonal")
 
-#: Move indices: straight up/down/forward, branch up/down/forward, diagonal up/down.
-MOVE_KINDS = (STRAIGHT, STRAIGHT, STRAIGHT, BRANCH, BRANCH, BRANCH, DIAGONAL, DIAGONAL)
 _ALL_MOVES = tuple(range(8))
 _NO_DIAGONAL = tuple(range(6))  # a straight dot cannot start a diagonal
 
@@ -153,7 +157,7 @@ class LivewireView(View):
     winning_path: tuple[Point, ...]  # the winner's dots from base to the landing point
 
 
-class LivewireState(GameState):
+class LivewireState(LivewireSearch):
     info = INFO
     _shared_tables = ("_board",)
 
@@ -161,7 +165,7 @@ class LivewireState(GameState):
         super().__init__(options)
         width, height = dims(self.options["size"])
         straight, branch = (int(n) for n in str(self.options["lengths"]).split(","))
-        board = _board(width, height, straight, branch)
+        board = board_for(width, height, straight, branch)
         self._board = board
         # Dots are parallel lists indexed by dot number, in the order they were made.
         self._dot_point: list[int] = []
@@ -380,147 +384,6 @@ class LivewireState(GameState):
         start, end, _, _ = self._lines[line]
         return f"{self._board.labels[start]}-{self._board.labels[end]}"
 
-    # -- for search (engine/ai) ------------------------------------------------------
-    # A line as search sees it: (the point it starts from, its move index in
-    # MOVE_KINDS order). The mover has at most one live dot at a point (landing
-    # on a live dot kills both), so the pair names the same line in every
-    # position where it is legal, without parsing any text.
-
-    def legal_lines(self) -> list[tuple[int, int]]:
-        """Every legal line of the player to move, as (start point, move index)."""
-        seat = self.ply % 2
-        points = self._dot_point
-        return [(points[dot], move) for dot, move in self._legal(seat)]
-
-    def random_line(self, rng: random.Random, weights: Sequence[float]) -> tuple[int, int]:
-        """A legal line of the player to move, each drawn with a chance proportional to
-        the weight of its move index (`weights`, one per index), as
-        `rng.choices(legal_lines(), [weights[move] for _, move in ...])` would draw
-        it, without listing the legal lines first."""
-        dot, move = self._random_line(self.ply % 2, rng, weights)
-        return self._dot_point[dot], move
-
-    def landing_line(self, seat: int | None = None) -> tuple[int, int] | None:
-        """A legal line of `seat` (the player to move by default) that lands on an
-        opponent's base, or None; only the lines into those bases are looked at."""
-        mover = self.ply % 2 if seat is None else seat
-        moves, landings = self._board.moves[mover], self._board.landings[mover]
-        for dot in self._usable[mover]:
-            start = self._dot_point[dot]
-            for move in landings[start]:
-                if move >= 6 and self._dot_kind[dot] == STRAIGHT:
-                    continue
-                entry = moves[start * 8 + move]
-                assert entry is not None
-                if self._obstacle(mover, entry) is None:
-                    return start, move
-        return None
-
-    def draw_line(self, line: tuple[int, int]) -> None:
-        """Draw a line of `legal_lines()` with all it does (deaths, passes, the end)."""
-        self._draw(self.ply % 2, self._dot_at[line[0]], line[1])
-
-    def move_text(self, line: tuple[int, int]) -> str:
-        """The line's move text, as `legal_moves` gives it ("a8-c8")."""
-        board = self._board
-        entry = board.moves[self.ply % 2][line[0] * 8 + line[1]]
-        assert entry is not None
-        return f"{board.labels[line[0]]}-{board.labels[entry[0]]}"
-
-    def base_landings(
-        self, lines: list[tuple[int, int]], seat: int | None = None
-    ) -> list[tuple[int, int]]:
-        """The lines of `lines` (legal ones for `seat`, the mover by default) that land
-        on an opponent's base: each wins."""
-        mover = self.ply % 2 if seat is None else seat
-        moves, base_owner = self._board.moves[mover], self._board.base_owner
-        found = []
-        for start, move in lines:
-            entry = moves[start * 8 + move]
-            if entry is not None and base_owner[entry[0]] >= 0:
-                found.append((start, move))  # legal lines never land on the mover's own base
-        return found
-
-    def can_land(self, seat: int) -> bool:
-        """Whether `seat` has a line that lands on an opponent's base now, whoever is
-        to move: a threat. The other player can always answer it with the same line
-        drawn the other way, from the base onto the threatening dot (rules 2-5 do
-        not depend on a line's direction, and a base may draw any line)."""
-        return self.landing_line(seat) is not None
-
-    def open_bases(self, seat: int) -> list[Point]:
-        """`seat`'s bases the opponent could still land on: those where the last
-        unit edge or square diagonal of some line into the base is not drawn (nor
-        crossed). A base closed on every side can never be reached."""
-        board, drawn = self._board, self._segment_line
-        attacker = 1 - seat
-        moves, vectors = board.moves[attacker], board.vectors[attacker]
-        found = []
-        for base in board.bases[seat]:
-            x, y = board.point(base)
-            for (dx, dy), move in vectors.items():
-                if not (0 <= x - dx <= board.width and 0 <= y - dy <= board.height):
-                    continue
-                entry = moves[board.index(x - dx, y - dy) * 8 + move]
-                assert entry is not None
-                last, crossing = entry[2][-1], entry[3]
-                if last not in drawn and (crossing < 0 or crossing not in drawn):
-                    found.append((x, y))
-                    break
-        return found
-
-    def lines_to_goal(self, seat: int) -> dict[tuple[Point, bool], int]:
-        """The fewest lines `seat` needs to land on an open base of the opponent from
-        a dot at each point, keyed by (point, whether the dot is a straight one: those
-        start no diagonal), over the board as it is now: existing lines block as the
-        rules say, and a path goes on only through empty points (landing on a dot
-        kills the new one). Dots that cannot reach an open base are absent. Later
-        lines are ignored: a measure of the race, not a promise."""
-        board = self._board
-        moves = board.moves[seat]
-        incoming: list[list[int]] = [[] for _ in range(board.points)]  # target -> entry numbers
-        for number, entry in enumerate(moves):
-            if entry is not None:
-                incoming[entry[0]].append(number)
-        distance: dict[tuple[int, bool], int] = {}
-        # (point, straight dot there); None for a goal, which any kind of line may land on
-        frontier: list[tuple[int, bool | None]] = [
-            (board.index(x, y), None) for x, y in self.open_bases(1 - seat)
-        ]
-        steps = 0
-        while frontier:
-            steps += 1
-            reached: list[tuple[int, bool | None]] = []
-            for target, straight_there in frontier:
-                for number in incoming[target]:
-                    source, move = divmod(number, 8)
-                    kind = MOVE_KINDS[move]
-                    if straight_there is not None and (kind == STRAIGHT) != straight_there:
-                        continue  # this line would leave the other kind of dot there
-                    general, straight = (source, False), (source, True)
-                    new_general = general not in distance
-                    new_straight = kind != DIAGONAL and straight not in distance
-                    if not (new_general or new_straight):
-                        continue
-                    entry = moves[number]
-                    assert entry is not None
-                    if self._obstacle(seat, entry) is not None:
-                        continue
-                    empty = self._dot_at[source] < 0
-                    for dot, new in ((general, new_general), (straight, new_straight)):
-                        if new:
-                            distance[dot] = steps
-                            if empty:
-                                reached.append(dot)
-            frontier = reached
-        return {(board.point(p), straight): d for (p, straight), d in distance.items()}
-
-    def growing_points(self, seat: int) -> list[tuple[Point, bool]]:
-        """Where `seat` may start a line (its bases and its live unused dots), each with
-        whether the dot there is a straight one (it starts no diagonal)."""
-        at, points, kinds = self._board.coordinates, self._dot_point, self._dot_kind
-        return [(at[points[dot]], kinds[dot] == STRAIGHT) for dot in self._usable[seat]]
-
     # -- the rules -----------------------------------------------------------------
 
     def _legal(self, seat: int) -> Iterator[tuple[int, int]]:
@@ -574,7 +437,7 @@ class LivewireState(GameState):
         self._open_line[seat] = found = next(self._legal(seat), None)
         return found is not None
 
-    def _obstacle(self, seat: int, entry: _Entry) -> tuple[Code, int, int] | None:
+    def _obstacle(self, seat: int, entry: Entry) -> tuple[Code, int, int] | None:
         """Why the line `entry` is illegal for `seat` as (code, point, line), or None.
 
         Rule 1 (on the board) is settled by the table; the checks follow rules 2-5.
@@ -691,161 +554,6 @@ class LivewireState(GameState):
             return
         self._record("pass")
         self.outcome = Outcome((), End.PASSES)
-
-
-# -- geometry ------------------------------------------------------------------------
-
-#: A line from a dot: (target point, interior points, segments, the crossing diagonal).
-_Entry = tuple[int, tuple[int, ...], tuple[int, ...], int]
-
-
-@dataclass(frozen=True, slots=True)
-class _Board:
-    """Precomputed geometry for one size and pair of lengths.
-
-    Points are numbered x * rows + y. A segment is a unit edge or one square's
-    diagonal, numbered 4 * p + {0: edge right, 1: edge up, 2: "/" diagonal,
-    3: "\\" diagonal} from the square's lower-left point p, so two diagonals
-    cross exactly when their numbers differ only in the last bit.
-    """
-
-    width: int
-    height: int
-    straight: int
-    branch: int
-    labels: tuple[str, ...]
-    coordinates: tuple[Point, ...]  # each point's (x, y)
-    bases: tuple[tuple[int, ...], tuple[int, ...]]
-    base_owner: tuple[int, ...]
-    forward: tuple[int, int]  # +1 or -1 along x, per seat
-    vectors: tuple[dict[Point, int], dict[Point, int]]  # per seat: (dx, dy) -> move index
-    moves: tuple[tuple[_Entry | None, ...], tuple[_Entry | None, ...]]  # [seat][p * 8 + move]
-    #: per seat and point, the move indices of the lines from there onto an opponent's base
-    landings: tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]
-
-    @property
-    def points(self) -> int:
-        return (self.width + 1) * (self.height + 1)
-
-    def index(self, x: int, y: int) -> int:
-        return x * (self.height + 1) + y
-
-    def point(self, p: int) -> Point:
-        return self.coordinates[p]
-
-
-def base_rows(height: int) -> tuple[int, ...]:
-    """0-based rows of the four bases: round(H * k / 5) for k = 1..4.
-
-    H * k / 5 is never exactly half-way, so rounding half up in integers equals
-    Python's round (banker's rounding never comes into play).
-    """
-    return tuple((2 * height * k + 5) // 10 for k in range(1, 5))
-
-
-@lru_cache(maxsize=8)
-def _board(width: int, height: int, straight: int, branch: int) -> _Board:
-    rows = height + 1
-
-    def index(x: int, y: int) -> int:
-        return x * rows + y
-
-    def on_board(x: int, y: int) -> bool:
-        return 0 <= x <= width and 0 <= y <= height
-
-    coordinates = tuple((x, y) for x in range(width + 1) for y in range(rows))
-    labels = tuple(notation.label(xy) for xy in coordinates)
-    bases = (
-        tuple(index(0, y) for y in base_rows(height)),
-        tuple(index(width, y) for y in base_rows(height)),
-    )
-    base_owner = [-1] * ((width + 1) * rows)
-    for seat, seat_bases in enumerate(bases):
-        for p in seat_bases:
-            base_owner[p] = seat
-
-    def steps(forward: int) -> list[Point]:
-        """The vector of each move index for a player moving `forward` along x."""
-        return [
-            (0, straight),
-            (0, -straight),
-            (forward * straight, 0),
-            (0, branch),
-            (0, -branch),
-            (forward * branch, 0),
-            (forward, 1),
-            (forward, -1),
-        ]
-
-    def axis_line(x: int, y: int, dx: int, dy: int, length: int) -> _Entry | None:
-        if not on_board(x + dx, y + dy):
-            return None
-        # along one axis the points are evenly spaced numbers; each unit edge is
-        # numbered from its lower end: the start's side first
-        step = dx // length * rows + dy // length
-        start = index(x, y)
-        end = start + step * length
-        first_low = start + min(step, 0)
-        edges = range(first_low, first_low + step * length, step)
-        return (
-            end,
-            tuple(range(start + step, end, step)),
-            tuple(4 * low + (dy != 0) for low in edges),
-            -1,
-        )
-
-    def diagonal(x: int, y: int, dx: int, dy: int) -> _Entry | None:
-        if not on_board(x + dx, y + dy):
-            return None
-        corner = index(min(x, x + dx), min(y, y + dy))
-        segment = 4 * corner + (2 if dx * dy > 0 else 3)
-        return index(x + dx, y + dy), (), (segment,), segment ^ 1
-
-    def landings(
-        table: tuple[_Entry | None, ...], targets: tuple[int, ...]
-    ) -> tuple[tuple[int, ...], ...]:
-        found: list[tuple[int, ...]] = [()] * ((width + 1) * rows)
-        for number, entry in enumerate(table):
-            if entry is not None and entry[0] in targets:
-                start, move = divmod(number, 8)
-                found[start] += (move,)
-        return tuple(found)
-
-    tables: list[tuple[_Entry | None, ...]] = []
-    for forward in (1, -1):
-        table: list[_Entry | None] = []
-        # each move's kind and length worked out once, not at every point
-        kinds = [
-            (dx, dy, MOVE_KINDS[move], straight if MOVE_KINDS[move] == STRAIGHT else branch)
-            for move, (dx, dy) in enumerate(steps(forward))
-        ]
-        for x in range(width + 1):
-            for y in range(rows):
-                for dx, dy, kind, length in kinds:
-                    if kind == DIAGONAL:
-                        table.append(diagonal(x, y, dx, dy))
-                    elif dx == 0 and tables:  # a vertical line is the same for both players
-                        table.append(tables[0][len(table)])
-                    else:
-                        table.append(axis_line(x, y, dx, dy, length))
-        tables.append(tuple(table))
-    return _Board(
-        width=width,
-        height=height,
-        straight=straight,
-        branch=branch,
-        labels=labels,
-        coordinates=coordinates,
-        bases=bases,
-        base_owner=tuple(base_owner),
-        forward=(1, -1),
-        vectors=(
-            {step: move for move, step in enumerate(steps(1))},
-            {step: move for move, step in enumerate(steps(-1))},
-        ),
-        moves=(tables[0], tables[1]),
-        landings=(landings(tables[0], bases[1]), landings(tables[1], bases[0])),
-    )
 
 
 register(LivewireState)

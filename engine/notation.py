@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from engine.core import GAMES, Code, IllegalMove, new, shown
+from engine.core import Code, IllegalMove, shown
+from engine.registry import GAMES, new
 
 Point = tuple[int, int]
 

@@ -8,7 +8,8 @@ import pytest
 
 import engine
 from engine import BadOptions, Code, notation
-from engine.core import IllegalMove, bool_option, clean_text, dims_option, int_option
+from engine.core import IllegalMove, clean_text
+from engine.options import bool_option, dims_option, int_option
 
 
 def test_the_registry_holds_each_game_under_its_name() -> None:
@@ -27,7 +28,7 @@ def test_the_registry_holds_each_game_under_its_name() -> None:
 def test_registering_a_duplicate_name_raises() -> None:
     state_class = type(engine.new("hex"))
     with pytest.raises(ValueError, match="already registered"):
-        engine.core.register(state_class)
+        engine.registry.register(state_class)
 
 
 def test_unknown_game_and_option_are_refused_with_what_exists() -> None:

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 import engine
 from engine import BadOptions, Code
 from engine.core import End, GameState, IllegalMove
-from engine.livewire import Dot, Line, LivewireState, LivewireView, base_rows
+from engine.livewire import Dot, Line, LivewireState, LivewireView
+from engine.livewireboard import base_rows
 from tests.conftest import game as new_game
 
 SMALL = "17x14"

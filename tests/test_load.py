@@ -357,14 +357,14 @@ async def test_a_big_boards_tables_are_built_off_the_loops_thread(
     """Livewire 60x60 builds ~59,000 lines once per process (50-100 ms): one call that cannot
     be sliced, so it runs in a thread, where the loop still gets the GIL every few ms."""
     threads: list[bool] = []
-    original = engine.core.new
+    original = engine.registry.new
 
     def watched_new(*args: Any, **options: Any) -> engine.GameState:
         threads.append(threading.current_thread() is threading.main_thread())
         return original(*args, **options)
 
     monkeypatch.setattr(engine, "new", watched_new)
-    monkeypatch.setattr(engine.core, "new", watched_new)
+    monkeypatch.setattr(engine.registry, "new", watched_new)
     issued = await service.challenges.challenge(
         PLACE, ANN, "livewire", opponents=[BOB], options={"size": "60x60"}
     )

@@ -12,7 +12,8 @@ import pytest
 import engine
 from bot.service import rules_card
 from engine import BadOptions, Code, GameState, IllegalMove
-from engine.core import OptionValue, dims
+from engine.core import OptionValue
+from engine.options import dims
 
 #: Real chat in a game's thread: none of it is an attempt at a move.
 CHAT = (

@@ -30,7 +30,8 @@ from bot.render.livewire import (
 from bot.render.theme import DEFAULT_THEME, MAX_SIDE
 from engine import GameState
 from engine.core import End
-from engine.livewire import LivewireState, LivewireView, base_rows
+from engine.livewire import LivewireState, LivewireView
+from engine.livewireboard import base_rows
 from engine.notation import column_label, label
 from tests.conftest import game
 from tests.render_probes import closest, rgb

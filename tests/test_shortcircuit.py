@@ -20,18 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-import engine.shortcircuit
+import engine.shortcircuitplayout
 from engine import BadOptions, Code, End, IllegalMove
 from engine.notation import point
-from engine.shortcircuit import (
-    _CONNECTOR,
-    RandomPlayout,
-    ShortCircuitState,
-    ShortCircuitView,
-    _connector_reachable,
-    _direct_placement,
-    _pop_links,
-)
+from engine.shortcircuit import CONNECTOR, ShortCircuitState, ShortCircuitView
+from engine.shortcircuitboard import _direct_placement, connector_reachable, pop_links
+from engine.shortcircuitplayout import RandomPlayout
 from tests.conftest import game, skip_without_a_c_compiler
 
 #: A game Player 1 wins with the ring d4 c4 b3 b2 c2 d3 around c3 (side 5).
@@ -589,7 +583,7 @@ def _reference_reachable(state: ShortCircuitState) -> bool:
             if not caps >> capacitor & 1:
                 continue
             for target in board.order:
-                if occupied >> target & 1 and _pop_links(board, own, capacitor, target):
+                if occupied >> target & 1 and pop_links(board, own, capacitor, target):
                     keep = ~(1 << target)
                     if search(tuple(m & keep for m in colours), caps & ~(1 << capacitor)):
                         return True
@@ -617,7 +611,7 @@ def test_completion_search_matches_brute_force() -> None:
         for mover in (0, 1):
             state._mover = mover
             expected = _reference_reachable(state)
-            assert _connector_reachable(board, mover, colours, state._caps) == expected
+            assert connector_reachable(board, mover, colours, state._caps) == expected
             kinds.add((_direct_placement(board, mover, colours), expected))
     assert kinds == {(True, True), (False, True), (False, False)}
 
@@ -635,15 +629,15 @@ def test_random_playouts_replay_through_play(seed: int) -> None:
 def playout_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Each playout test twice: RandomPlayout's compiled loop, then its Python reference."""
     if request.param == "python":
-        monkeypatch.setattr(engine.shortcircuit, "_compiled", None)
-    elif engine.shortcircuit._compiled is None:
+        monkeypatch.setattr(engine.shortcircuitplayout, "_compiled", None)
+    elif engine.shortcircuitplayout._compiled is None:
         pytest.skip("the compiled playouts were not built (no C compiler at install)")
     yield request.param
 
 
 def test_the_compiled_playouts_are_built_where_a_compiler_is() -> None:
     skip_without_a_c_compiler("the playouts run in Python")
-    assert engine.shortcircuit._compiled is not None, "make install builds engine/*.c"
+    assert engine.shortcircuitplayout._compiled is not None, "make install builds engine/*.c"
 
 
 def test_compiled_and_python_playouts_draw_the_same_actions(
@@ -651,7 +645,7 @@ def test_compiled_and_python_playouts_draw_the_same_actions(
 ) -> None:
     # Every board size, limited and unlimited capacitors, from random positions, in
     # pieces of any length: the same numbers drawn give the same actions and position.
-    compiled = engine.shortcircuit._compiled
+    compiled = engine.shortcircuitplayout._compiled
     if compiled is None:
         pytest.skip("the compiled playouts were not built (no C compiler at install)")
     rng = random.Random(3)
@@ -664,7 +658,7 @@ def test_compiled_and_python_playouts_draw_the_same_actions(
             seed = rng.randrange(2**32)
             results = []
             for loop in (compiled, None):
-                monkeypatch.setattr(engine.shortcircuit, "_compiled", loop)
+                monkeypatch.setattr(engine.shortcircuitplayout, "_compiled", loop)
                 playout = RandomPlayout(start, take_wins=take_wins)
                 draws = random.Random(seed)
                 while not playout.run(draws, draws.choice([1, 7, 256])):
@@ -743,7 +737,7 @@ def test_playouts_that_take_wins_close_a_loop_when_they_can(playout_loop: str) -
     for _ in range(20):
         playout = RandomPlayout(state, take_wins=True)
         assert playout.run(rng, 1) and playout.end is End.LOOP
-        assert playout.played == [(0, (_CONNECTOR, *ring))]
+        assert playout.played == [(0, (CONNECTOR, *ring))]
     assert len(state.actions()) > 20
 
 

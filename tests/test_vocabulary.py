@@ -350,9 +350,9 @@ def test_the_unknown_game_sentence_is_written_once() -> None:
         if not path.is_relative_to(ROOT / "tests")
         for _ in range(path.read_text().count("no game called"))
     ]
-    assert written == [Path("engine/core.py")], written
+    assert written == [Path("engine/registry.py")], written
     with pytest.raises(BadOptions) as caught:
         engine.new("hexx")
-    assert str(caught.value) == str(engine.core.unknown_game("hexx"))
-    meant = str(engine.core.unknown_game("hexx", "hex"))
+    assert str(caught.value) == str(engine.registry.unknown_game("hexx"))
+    meant = str(engine.registry.unknown_game("hexx", "hex"))
     assert meant.startswith("There is no game called “hexx”; did you mean hex? The games are hex,")

@@ -243,7 +243,7 @@ GALLERY: dict[str, Mapping[str, object]] = {}
 def register(renderer: BoardRenderer[Any, Any], *, gallery: Mapping[str, object]) -> None:
     """Add a game's renderer, under its `game`, and the options the gallery draws the
     game with ({}: its defaults). Each game's render module calls this last, as engine
-    modules call `engine.core.register`. A duplicate name raises."""
+    modules call `engine.registry.register`. A duplicate name raises."""
     if renderer.game in RENDERERS:
         raise ValueError(f"a renderer for {renderer.game!r} is already registered")
     RENDERERS[renderer.game] = renderer

@@ -29,10 +29,11 @@ from bot.render.caption import default_status
 from bot.render.fonts import clean_name
 from bot.render.theme import Marker, Point, SeatStyle
 from engine import GameState
-from engine.core import End, UnionFind, dims
+from engine.core import End, UnionFind
 from engine.hotwire import INFO, HotWireState, HotWireView, WireGroup, wire_text
 from engine.notation import Point as Pin
 from engine.notation import column_label, label, points
+from engine.options import dims
 
 WIDTH = 760  # the picture's width, whatever the board's shape (the caption needs it)
 BOARD_HEIGHT_LIMIT = 700  # the pin panel and its labels, below the legend band

@@ -34,10 +34,12 @@ from bot.render.caption import CAPTION_HEIGHT, default_status
 from bot.render.fonts import clean_name, font
 from bot.render.theme import MAX_SIDE, SCALE, Marker, Point, SeatStyle
 from engine import GameState
-from engine.core import End, dims
-from engine.livewire import INFO, LivewireState, LivewireView, base_rows
+from engine.core import End
+from engine.livewire import INFO, LivewireState, LivewireView
+from engine.livewireboard import base_rows
 from engine.notation import Point as GridPoint
 from engine.notation import column_label, label
+from engine.options import dims
 
 MIN_WIDTH = 720  # the caption needs room whatever the board's shape
 GRID_WIDTH_LIMIT = 680  # the grid itself, between the margins

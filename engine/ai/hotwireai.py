@@ -1,6 +1,6 @@
 """Hot Wire: a bitmask adapter for MCTS and the exact misère solver.
 
-A position is the mask of candidate wires still available (engine.hotwire's
+A position is the mask of candidate wires still available (engine.hotwiretable's
 wire table numbers every candidate and keeps the mask of the candidates each
 conflicts with), so Hot Wire is misère Node Kayles on the conflict graph: a
 move picks an available wire and removes it with everything it conflicts with;
@@ -413,7 +413,7 @@ class _ConflictsOnDemand:
         return self._conflict(wire)
 
 
-#: Tables with more candidates than this keep no conflict list (engine.hotwire's
+#: Tables with more candidates than this keep no conflict list (engine.hotwiretable's
 #: memo limit: beyond it a full list of masks would take gigabytes).
 _LISTED = 16_384
 

@@ -1,6 +1,6 @@
 """The registry of each game's AI: the adapter the search reads its positions through,
 and the game's own exact solver when it has one. Each game's module of engine/ai calls
-`register` last, as engine modules call `engine.core.register`.
+`register` last, as engine modules call `engine.registry.register`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ SOLVERS: dict[str, Solver] = {}
 def register(game: str, adapter: AdapterFactory, solver: Solver | None = None) -> None:
     """Add a game's AI: its adapter (`Adapter` itself for a game searched through the
     public state API alone) and its own solver, if it has one. Each game's module of
-    engine/ai calls this last, as engine modules call `engine.core.register`. A
+    engine/ai calls this last, as engine modules call `engine.registry.register`. A
     duplicate name raises."""
     if game in ADAPTERS:
         raise ValueError(f"the AI of a game named {game!r} is already registered")

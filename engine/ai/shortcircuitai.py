@@ -13,7 +13,8 @@ from engine.ai.adapter import Adapter, Rewards, rewards_of
 from engine.ai.registry import register
 from engine.ai.solver import OutOfTime
 from engine.notation import sort_key
-from engine.shortcircuit import RandomPlayout, ShortCircuitState
+from engine.shortcircuit import ShortCircuitState
+from engine.shortcircuitplayout import RandomPlayout
 
 
 class ShortCircuitAdapter(Adapter):

@@ -396,7 +396,7 @@ def closest(word: str, names: Iterable[str]) -> str | None:
 
 def unknown_game(name: str) -> Refused:
     """The refusal of a game name that is none of ours, with the name it most likely meant."""
-    refusal = engine.core.unknown_game(name, closest(name, engine.GAMES))
+    refusal = engine.registry.unknown_game(name, closest(name, engine.GAMES))
     return Refused(str(refusal), code=refusal.code)
 
 
