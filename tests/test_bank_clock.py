@@ -17,7 +17,7 @@ from bot.service.core.rules import deadline_caption
 from bot.service.time import digest
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
-from tests.test_console import transcript_of
+from tests.consolekit import transcript_of
 from tests.test_schedule import (  # noqa: F401  (the fixtures)
     Outbox,
     open_service,

@@ -28,7 +28,7 @@ from bot.service.play.conditionals import checked_line, split_line
 from bot.store.schema import conditionals
 from engine import Code
 from tests.conftest import Clock
-from tests.test_console import HEX_WITH_SWAP, transcript_of
+from tests.consolekit import HEX_WITH_SWAP, transcript_of
 from tests.test_hostile_input import STRANGE, assert_sentence
 from tests.test_service import ANN, BOB, CAT, GUILD, OUTSIDER, PLACE, start
 

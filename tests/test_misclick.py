@@ -10,7 +10,7 @@ import pytest
 from bot.service import GameService, MovePreview, MoveResult, Refused, ServiceCode
 from engine import Code
 from tests.conftest import ANN, BOB
-from tests.test_console import HEX_WITH_SWAP, transcript_of
+from tests.consolekit import HEX_WITH_SWAP, transcript_of
 from tests.test_service import GUILD, start
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bot.service import GameService, Refused, ServiceCode
 from tests.conftest import ANN, BOB, Clock
-from tests.test_console import transcript_of
+from tests.consolekit import transcript_of
 from tests.test_service import GUILD, start
 
 
