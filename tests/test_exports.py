@@ -16,7 +16,7 @@ from bot.cli import main as paperboard
 from bot.service import GameService, GameSummary, Player, Refused, ServiceCode
 from bot.service.looks.exports import finished_games
 from tests.conftest import ANN, BOB, Clock
-from tests.test_service import GUILD, player_at, start
+from tests.servicekit import GUILD, player_at, start
 
 
 async def play_out(

@@ -11,7 +11,7 @@ from bot.service import GameService, MovePreview, MoveResult, Refused, ServiceCo
 from engine import Code
 from tests.conftest import ANN, BOB
 from tests.consolekit import HEX_WITH_SWAP, transcript_of
-from tests.test_service import GUILD, start
+from tests.servicekit import GUILD, start
 
 
 async def test_a_guarded_move_waits_for_its_confirmation(service: GameService) -> None:

@@ -10,7 +10,7 @@ import pytest
 from bot.service import GameService, Refused, ServiceCode
 from tests.conftest import ANN, BOB, Clock
 from tests.consolekit import transcript_of
-from tests.test_service import GUILD, start
+from tests.servicekit import GUILD, start
 
 
 @pytest.mark.both_backends

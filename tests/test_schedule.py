@@ -44,7 +44,7 @@ from bot.store import Database
 from bot.store.schema import deadlines
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, PATIENCE_SECONDS, Clock, run_together
-from tests.test_service import GUILD, PLACE, refused, start
+from tests.servicekit import GUILD, PLACE, refused, start
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
 
