@@ -18,14 +18,14 @@ from bot.service.time import digest
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
 from tests.consolekit import transcript_of
-from tests.servicekit import GUILD, PLACE, refused
-from tests.test_schedule import (  # noqa: F401  (the fixtures)
+from tests.schedulekit import (  # noqa: F401  (the fixtures)
     Outbox,
     open_service,
     outbox_fixture,
     rows,
     scheduler_fixture,
 )
+from tests.servicekit import GUILD, PLACE, refused
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
 

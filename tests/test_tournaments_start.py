@@ -22,7 +22,7 @@ from engine import Code
 from tests.conftest import Clock
 from tests.consolekit import transcript_of
 from tests.eventkit import GUILD, ORGANIZER, PEOPLE, PLACE, count, news, open_event, services
-from tests.test_schedule import Outbox
+from tests.schedulekit import Outbox
 
 
 async def _status(service: GameService, tournament_id: int) -> str:
