@@ -57,9 +57,9 @@ from tests.conftest import (
     postgres_schema,
     run_together,
 )
+from tests.discordkit import World, play_typed, settled_game, world_on
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import World, play_typed, settled_game, world_on
 
 GUILD = 1
 PLACE = Place(GUILD, 10)
@@ -512,7 +512,7 @@ async def test_two_worker_processes_on_postgresql_make_no_move_twice() -> None:
 
 @contextlib.asynccontextmanager
 async def ai_world(fake_discord: FakeDiscord, url: str, clock: Clock) -> AsyncIterator[World]:
-    """tests/test_discord.py's world on `url` (the bot's searches in a thread), with the
+    """tests/discordkit.py's world on `url` (the bot's searches in a thread), with the
     searches at a tiny budget."""
     async with world_on(fake_discord, url, clock) as world:
         world.settings = world.settings.model_copy(update={"ai_nodes": NODES})
