@@ -63,7 +63,7 @@ async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> Asyn
 async def world_on(fake_discord: FakeDiscord, url: str, clock: Clock) -> AsyncIterator[World]:
     """A server with a games channel and three players, and the service on `url`. Boards
     are drawn and the bot searches in threads of the test process (a spawned worker costs
-    each `running()` about half a second of CPU): only tests/test_aiplay.py's `ai_world` has
+    each `running()` about half a second of CPU): only tests/aiplaykit.py's `ai_world` has
     the bot play; worker processes are tested in tests/test_load.py and through `paperboard
     run`."""
     guild = fake_discord.create_guild("Paper club", channels=["games", "chat"])
