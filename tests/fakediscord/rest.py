@@ -45,7 +45,7 @@ from .models import (
     form_error,
     not_found,
 )
-from .server import Fault, RequestRecord, UploadedFile
+from .records import Fault, RequestRecord, UploadedFile
 
 if TYPE_CHECKING:
     from .server import FakeDiscord
