@@ -18,8 +18,9 @@ Typical use::
 See server.py (FakeDiscord: its state, lifecycle and the world a test builds), with what it
 mixes in: content.py (messages, threads, commands), driving.py (what a user does), records.py
 (requests and injected faults); handles.py (InteractionHandle), rest.py (routes), gateway.py
-(protocol), oauth.py (OAuth2), bot/discordbot/endpoints.py (point_discord_at) and fixtures.py
-(pytest fixture, run_bot).
+(protocol), oauth.py (OAuth2); models.py, messages.py, constants.py and validation.py (the
+world, its messages, Discord's numbers and limits); bot/discordbot/endpoints.py
+(point_discord_at) and fixtures.py (pytest fixture, run_bot).
 
 Not implemented (a call to a missing route is answered 404 and listed in
 ``fake.unknown_routes``): permission checks on REST calls (only slash-command visibility via
@@ -34,21 +35,11 @@ from bot.discordbot.endpoints import point_discord_at
 
 from .fixtures import discord_pointed_at, fake_discord_fixture, run_bot
 from .handles import FakeDiscordTimeout, InteractionHandle
-from .models import (
-    Attachment,
-    Channel,
-    DiscordError,
-    Guild,
-    Interaction,
-    InteractionEvent,
-    Member,
-    Message,
-    Revision,
-    Role,
-    User,
-)
+from .messages import Attachment, Interaction, InteractionEvent, Message, Revision
+from .models import Channel, Guild, Member, Role, User
 from .records import Fault, RequestRecord
 from .server import FakeDiscord
+from .validation import DiscordError
 
 __all__ = [
     "Attachment",

@@ -7,29 +7,21 @@ import re
 import time
 from collections.abc import Sequence
 
-from .gateway import GatewaySession, message_intent_for
-from .models import (
+from .constants import (
     FLAG_COMPONENTS_V2,
     FLAG_EPHEMERAL,
     FLAG_LOADING,
     FLAG_SUPPRESS_EMBEDS,
     FLAG_SUPPRESS_NOTIFICATIONS,
     INTENT_GUILDS,
-    JSON,
     MSG_DEFAULT,
     MSG_REPLY,
-    Attachment,
-    Channel,
-    DiscordError,
-    Guild,
-    Interaction,
-    Message,
-    User,
-    form_error,
-    iso,
-    validate_message_payload,
 )
+from .gateway import GatewaySession, message_intent_for
+from .messages import Attachment, Interaction, Message
+from .models import JSON, Channel, Guild, User, iso
 from .records import UploadedFile
+from .validation import DiscordError, form_error, validate_message_payload
 
 MENTION_RE = re.compile(r"<@!?(\d+)>")
 NONCE_SECONDS = 300.0  # Discord checks an enforced nonce "in the past few minutes"

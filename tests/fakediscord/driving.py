@@ -8,23 +8,17 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .handles import InteractionHandle
-from .models import (
+from .constants import (
     APPLICATION_COMMAND,
     APPLICATION_COMMAND_AUTOCOMPLETE,
     ATTACHMENT_SIZE_LIMIT,
     DEFAULT_EVERYONE_PERMISSIONS,
-    JSON,
     MESSAGE_COMPONENT,
     MODAL_SUBMIT,
-    Attachment,
-    Channel,
-    Interaction,
-    Member,
-    Message,
-    Role,
-    User,
 )
+from .handles import InteractionHandle
+from .messages import Attachment, Interaction, Message
+from .models import JSON, Channel, Member, Role, User
 from .records import UploadedFile
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .models import FLAG_LOADING, JSON, Interaction, InteractionEvent, Message
+from .constants import FLAG_LOADING
+from .messages import Interaction, InteractionEvent, Message
+from .models import JSON
 
 if TYPE_CHECKING:
     from .server import FakeDiscord

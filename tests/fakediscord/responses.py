@@ -9,8 +9,9 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from .models import JSON, DiscordError, form_error
+from .models import JSON
 from .records import UploadedFile
+from .validation import DiscordError, form_error
 
 FILE_FIELD_RE = re.compile(r"^files\[(\d+)\]$")
 

@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from .models import JSON, Channel, DiscordError, Guild, Interaction, Message, not_found
+from .messages import Interaction, Message
+from .models import JSON, Channel, Guild
 from .records import Fault, RequestRecord
 from .responses import as_snowflake, error_response, json_response
 from .rest_channels import ChannelRoutes
 from .rest_commands import CommandRoutes
 from .rest_guilds import GuildRoutes
 from .rest_interactions import InteractionRoutes
+from .validation import DiscordError, not_found
 
 if TYPE_CHECKING:
     from .server import FakeDiscord

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from .models import (
+from .constants import (
     ANNOUNCEMENT_THREAD,
     GUILD_ANNOUNCEMENT,
     GUILD_TEXT,
     INTENT_GUILDS,
-    JSON,
     PRIVATE_THREAD,
     PUBLIC_THREAD,
-    Channel,
-    DiscordError,
-    form_error,
-    not_found,
 )
+from .models import JSON, Channel
 from .responses import as_snowflake, json_response, no_content, read_body
+from .validation import DiscordError, form_error, not_found
 
 
 class ChannelRoutes:

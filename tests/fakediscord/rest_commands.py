@@ -7,8 +7,9 @@ import re
 
 from aiohttp import web
 
-from .models import JSON, form_error, not_found
+from .models import JSON
 from .responses import as_snowflake, json_response, no_content, read_body
+from .validation import form_error, not_found
 
 COMMAND_NAME_RE = re.compile(r"^[-_\w]{1,32}$")
 

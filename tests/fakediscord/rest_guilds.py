@@ -7,8 +7,8 @@ import mimetypes
 
 from aiohttp import web
 
-from .models import DiscordError, form_error, not_found
 from .responses import as_snowflake, json_response, read_body
+from .validation import DiscordError, form_error, not_found
 
 
 class GuildRoutes:

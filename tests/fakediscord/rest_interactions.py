@@ -7,7 +7,7 @@ import time
 
 from aiohttp import web
 
-from .models import (
+from .constants import (
     APPLICATION_COMMAND,
     APPLICATION_COMMAND_AUTOCOMPLETE,
     APPLICATION_COMMAND_AUTOCOMPLETE_RESULT,
@@ -16,19 +16,16 @@ from .models import (
     DEFERRED_UPDATE_MESSAGE,
     FLAG_EPHEMERAL,
     FLAG_LOADING,
-    JSON,
     MESSAGE_COMPONENT,
     MODAL,
     MODAL_SUBMIT,
     MSG_CHAT_INPUT_COMMAND,
     UPDATE_MESSAGE,
-    DiscordError,
-    Interaction,
-    Message,
-    form_error,
-    not_found,
 )
+from .messages import Interaction, Message
+from .models import JSON
 from .responses import as_snowflake, json_response, no_content, read_body
+from .validation import DiscordError, form_error, not_found
 
 
 class InteractionRoutes:

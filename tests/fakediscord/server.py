@@ -14,11 +14,7 @@ from typing import TypeVar
 
 from aiohttp import web
 
-from .content import Content
-from .driving import Driving
-from .gateway import DataFor, Gateway, GatewaySession, message_intent_for
-from .handles import FakeDiscordTimeout
-from .models import (
+from .constants import (
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_EVERYONE_PERMISSIONS,
     DM,
@@ -26,18 +22,14 @@ from .models import (
     INTENT_GUILD_MEMBERS,
     INTENT_GUILDS,
     INTENT_MESSAGE_CONTENT,
-    JSON,
     PRIVILEGED_INTENTS,
-    Attachment,
-    Channel,
-    Guild,
-    Interaction,
-    Member,
-    Message,
-    Role,
-    SnowflakeFactory,
-    User,
 )
+from .content import Content
+from .driving import Driving
+from .gateway import DataFor, Gateway, GatewaySession, message_intent_for
+from .handles import FakeDiscordTimeout
+from .messages import Attachment, Interaction, Message
+from .models import JSON, Channel, Guild, Member, Role, SnowflakeFactory, User
 from .oauth import OAuth2
 from .records import Fault, Faults, RequestRecord, route_matches
 
