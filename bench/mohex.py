@@ -10,9 +10,9 @@ second floor on a search lifted, and only the `mohex` target built, two make job
 Then plays --games games of Hex (--size, swap off) at --seconds a move: MoHex on one
 thread, no pondering, no parallel solver, its time per move fixed (no time management,
 no extension of unstable searches); our AI in this process. The openings and the
-alternation of colours are bench/ai.py's OpenSpiel match's (each random opening twice,
-the AI first as Black then as White); a progress line per pair of games gives the 95%
-(Wilson) interval so far. Every MoHex answer that fails (an error, an illegal cell, no
+alternation of colours are bench/ai_openspiel.py's OpenSpiel match's (each random opening
+twice, the AI first as Black then as White); a progress line per pair of games gives the
+95% (Wilson) interval so far. Every MoHex answer that fails (an error, an illegal cell, no
 answer in time, an exit) is counted and printed with the game; MoHex is then restarted,
 given the game so far and asked again, once; a second failure forfeits the game (a win
 for the AI, counted). Before the games, MoHex's own playouts/s from the empty board.
@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import IO
 
 import engine
-from bench.ai import Agent, Resigned, paired_hex_games, wilson
+from bench.ai_openspiel import Resigned, paired_hex_games
+from bench.ai_strength import Agent, wilson
 from engine import GameState
 
 SOURCE = "https://github.com/cgao3/benzene-vanilla-cmake.git"

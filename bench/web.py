@@ -44,6 +44,9 @@ read less than FRESH_SECONDS ago), the same with its row read again (FRESH_SECON
 what most pages of the load are, each game asked about every 30 s), a page of a game
 never asked before (nothing kept: read, replayed, drawn), a board by its version and a
 304 (each fresh, and with the row read again). Prints ms of CPU per request by kind.
+
+Here the rounds, their figures and the command line; the store and the server in
+bench/web_serving.py, the load in bench/web_load.py, `--cpu` in bench/web_cpu.py.
 """
 
 from __future__ import annotations
@@ -54,118 +57,26 @@ import contextlib
 import gc
 import json
 import random
-import socket
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
-
-import aiohttp
-import sqlalchemy as sa
 
 import engine
 from bench import web_live
 from bench.discord_e2e import percentile
 from bench.load import Collections, Ticker
-from bench.schedule import CHUNK
-from bench.schedule import load as bulk_load
-from bot.heap import LongLived
-from bot.service import GameService, Place, Player, WebPlace
-from bot.service.web import pages as service_web
-from bot.settings import Settings
-from bot.store.schema import games, moves
-from bot.web import urls
-from bot.web.runner import start_web
+from bench.web_cpu import CPU_KINDS, cpu_costs, probe
+from bench.web_load import drive
+from bench.web_serving import serving
+from bot.service import GameService, Place, Player
 
-#: The real games' kinds: (game, options).
-REAL_KINDS: list[tuple[str, dict[str, object]]] = [
-    ("hex", {"size": 11}),
-    ("hotwire", {"size": "9x9"}),
-    ("shortcircuit", {}),
-]
 LIGHT = ("hotwire", {"size": "7x7"})
-GUILDS = range(1, 51)  # bench/schedule.py's servers: 1 + id % 50
 MOVER_GUILD = 1
-MIX = {"page": 0.5, "board": 0.25, "board 304": 0.25}
-EXPECTED = {"page": 200, "board": 200, "board 304": 304}
-KINDS = tuple(MIX)
-TIMEOUT = 10.0
-
-
-# == the store ===================================================================================
-
-
-async def real_games(service: GameService, count: int, total: int, active: int) -> list[Any]:
-    """Give `count` of the bulk games real records: (page path, plies) of each."""
-    rng = random.Random(32)
-    finished_ids = rng.sample(range(1, total - active + 1), count * 4 // 5)
-    active_ids = rng.sample(range(total - active + 1, total + 1), count - len(finished_ids))
-    updates: list[dict[str, Any]] = []
-    move_rows: list[dict[str, Any]] = []
-    targets = []
-    async with service.records.db.read() as conn:
-        created = dict(
-            (
-                await conn.execute(
-                    sa.select(games.c.id, games.c.created_at).where(
-                        games.c.id.in_(finished_ids + active_ids)
-                    )
-                )
-            ).all()
-        )
-    done = set(finished_ids)
-    for game_id in finished_ids + active_ids:
-        name, options = rng.choice(REAL_KINDS)
-        final = engine.new(name, **options).random_playout(rng)
-        live = game_id not in done
-        record = final.moves[: rng.randrange(1, final.ply)] if live else final.moves
-        state = engine.replay(name, final.options, record) if live else final
-        outcome = state.outcome
-        when = created[game_id]
-        for ply, text in enumerate(record):
-            when += timedelta(minutes=rng.uniform(5, 600))
-            move_rows.append(
-                {"game_id": game_id, "ply": ply, "seat": ply % 2, "text": text, "created_at": when}
-            )
-        updates.append(
-            {
-                "gid": game_id,
-                "game": name,
-                "options": dict(final.options),
-                "ply": len(record),
-                "to_move": state.to_move if outcome is None else None,
-                "status": "finished" if outcome is not None else "active",
-                "winners": None if outcome is None else list(outcome.winners),
-                "reason": None if outcome is None else str(outcome.reason),
-                "scores": None
-                if outcome is None or outcome.scores is None
-                else list(outcome.scores),
-                "finished_at": None if outcome is None else when,
-                "updated_at": when,
-            }
-        )
-        place = WebPlace(1 + game_id % 50, "public")
-        targets.append((urls.game(place, game_id), len(record)))
-    bound = {key: sa.bindparam(key) for key in updates[0] if key != "gid"}
-    async with service.records.db.write() as conn:
-        await conn.execute(
-            games.update().where(games.c.id == sa.bindparam("gid")).values(bound), updates
-        )
-    for start in range(0, len(move_rows), CHUNK):
-        async with service.records.db.write() as conn:
-            await conn.execute(moves.insert(), move_rows[start : start + CHUNK])
-    if service.records.db.url.startswith("postgresql"):
-        async with service.records.db.write() as conn:  # the bulk ids were explicit
-            await conn.execute(
-                sa.text("SELECT setval(pg_get_serial_sequence('games', 'id'), max(id)) FROM games")
-            )
-            await conn.execute(sa.text("ANALYZE"))
-    return targets
 
 
 # == the bot's side: moves and the loop ==========================================================
@@ -274,47 +185,6 @@ async def one_round(
     )
 
 
-@dataclass
-class Served:
-    """The bot's process as the benchmark runs it: the service, its pages' settings, and
-    the real games' (page path, plies)."""
-
-    service: GameService
-    settings: Settings
-    targets: list[Any]
-
-
-@contextlib.asynccontextmanager
-async def serving(url: str, args: argparse.Namespace, backend: str) -> AsyncIterator[Served]:
-    """The store loaded (`args.games`, `args.real`), every server's pages on, the pages
-    served on this loop; stopped and closed afterwards."""
-    settings = Settings(  # type: ignore[call-arg]
-        database_url=url, web_port=free_port(), web_rate_limit=0, max_active_games=10_000,
-        _env_file=None,
-    )  # fmt: skip
-    service = await GameService.open(settings)
-    stop_web = None
-    try:
-        began = time.perf_counter()
-        await bulk_load(service, args.games, args.games // 10, 0, banks=False)
-        targets = await real_games(service, args.real, args.games, args.games // 10)
-        for guild in GUILDS:
-            await service.preferences.guild_settings(guild, web="public")
-        print(
-            f"{backend}: {args.games:,} games, {len(targets):,} with records "
-            f"({time.perf_counter() - began:.1f} s to load)",
-            flush=True,
-        )
-        stop_web = await start_web(service, settings)
-        assert stop_web is not None, "the web pages did not start"
-        with LongLived():  # the loader's garbage collected, the heap kept as `paperboard run` does
-            yield Served(service, settings, targets)
-    finally:
-        if stop_web is not None:
-            await stop_web()
-        await service.close()
-
-
 async def measure(url: str, args: argparse.Namespace, backend: str) -> list[Round]:
     async with serving(url, args, backend) as served:
         ticker = Ticker()
@@ -329,180 +199,6 @@ async def measure(url: str, args: argparse.Namespace, backend: str) -> list[Roun
         ticker.running = False
         await ticking
         return rounds
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-# == CPU per request ==============================================================================
-
-#: The kinds `--cpu` measures: (name, the row read again each time).
-CPU_KINDS = (
-    ("page kept", False),
-    ("page kept, row read again", True),
-    ("page not kept", True),
-    ("board ?v=", False),
-    ("board ?v=, row read again", True),
-    ("board 304", False),
-    ("board 304, row read again", True),
-)
-KEPT_GAMES = 100
-
-
-async def cpu_costs(url: str, args: argparse.Namespace, backend: str) -> dict[str, float]:
-    """ms of the process's CPU per request of each of CPU_KINDS (`--cpu` requests each),
-    sent one after another by the probe process."""
-    with restored(service_web, "FRESH_SECONDS"):
-        async with serving(url, args, backend) as served:
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as plan:
-                json.dump(
-                    {"base": served.settings.site_url, "games": served.targets, "count": args.cpu,
-                     "boards": args.boards, "seed": 1, "kinds": [kind for kind, _ in CPU_KINDS]},
-                    plan,
-                )  # fmt: skip
-            probe = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bench.web", "--probe", plan.name,
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            )  # fmt: skip
-            assert probe.stdin is not None and probe.stdout is not None
-            costs = {}
-            for kind, again in CPU_KINDS:
-                assert (await probe.stdout.readline()).decode().strip() == kind
-                service_web.FRESH_SECONDS = 0.0 if again else 3600.0
-                began, looped = time.process_time(), time.thread_time()
-                probe.stdin.write(b"go\n")
-                await probe.stdin.drain()
-                count = int(await probe.stdout.readline())
-                costs[kind] = (time.process_time() - began) * 1e3 / count
-                costs[kind + " (loop)"] = (time.thread_time() - looped) * 1e3 / count
-                print(
-                    f"  {backend}: {kind}: {costs[kind]:.2f} ms CPU a request "
-                    f"({costs[kind + ' (loop)']:.2f} ms of it the loop's thread)",
-                    flush=True,
-                )
-            await probe.wait()
-            Path(plan.name).unlink()
-            return costs
-
-
-@contextlib.contextmanager
-def restored(module: Any, name: str) -> Iterator[None]:
-    """`module.name` as it was, whatever is done to it inside."""
-    was = getattr(module, name)
-    try:
-        yield
-    finally:
-        setattr(module, name, was)
-
-
-async def probe(plan: dict[str, Any]) -> None:
-    """The other side of `cpu_costs`: for each kind, warm what it needs, print its name,
-    wait for `go`, send its requests one after another, print how many."""
-    rng = random.Random(plan["seed"])
-    targets, count = plan["games"], plan["count"]
-    reader = asyncio.StreamReader()
-    loop = asyncio.get_running_loop()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    async with aiohttp.ClientSession(plan["base"]) as session:
-
-        async def get(path: str, headers: dict[str, str], status: int) -> None:
-            async with session.get(path, headers=headers, allow_redirects=False) as answer:
-                await answer.read()
-                assert answer.status == status, (path, answer.status)
-
-        rng.shuffle(targets)
-        kept, cold = targets[:KEPT_GAMES], targets[KEPT_GAMES:]
-        for path, _ in kept:
-            await get(path, {}, 200)
-        boards = await warm_boards(session, rng, kept, min(plan["boards"], len(kept)))
-        for kind in plan["kinds"]:
-            asked: list[tuple[str, dict[str, str], int]] = []
-            for _ in range(count):
-                if kind.startswith("page"):
-                    path, plies = rng.choice(kept) if kind.startswith("page kept") else cold.pop()
-                    asked.append((f"{path}?ply={rng.randint(0, plies)}", {}, 200))
-                else:
-                    path, tag = rng.choice(boards)
-                    if "304" in kind:
-                        asked.append((f"{path}?v={tag}", {"If-None-Match": f'"{tag}"'}, 304))
-                    else:
-                        asked.append((f"{path}?v={tag}", {}, 200))
-            print(kind, flush=True)
-            assert (await reader.readline()).strip() == b"go"
-            for path, headers, status in asked:
-                await get(path, headers, status)
-            print(len(asked), flush=True)
-
-
-# == the load: another process ===================================================================
-
-
-async def drive(plan: dict[str, Any]) -> dict[str, Any]:
-    """Warm `boards` board pictures, print `ready`, then the open-loop load: each kind's
-    latencies (ms, from when the request was due) and its answers not as expected."""
-    rng = random.Random(plan["seed"])
-    base, targets = plan["base"], plan["games"]
-    ms: dict[str, list[float]] = {kind: [] for kind in KINDS}
-    errors: dict[str, int] = dict.fromkeys(KINDS, 0)
-    timeout = aiohttp.ClientTimeout(total=TIMEOUT)
-    async with aiohttp.ClientSession(base, timeout=timeout) as session:
-        boards = await warm_boards(session, rng, targets, plan["boards"])
-        print("ready", flush=True)
-        loop = asyncio.get_running_loop()
-
-        async def ask(kind: str, path: str, headers: dict[str, str], due: float) -> None:
-            late.append((loop.time() - due) * 1e3)
-            try:
-                async with session.get(path, headers=headers, allow_redirects=False) as answer:
-                    await answer.read()
-                    good = answer.status == EXPECTED[kind]
-            except (aiohttp.ClientError, TimeoutError):
-                good = False
-            if good:
-                ms[kind].append((loop.time() - due) * 1e3)
-            else:
-                errors[kind] += 1
-
-        sent = []
-        late: list[float] = []  # how late each request left (this process's own lag)
-        start = loop.time() + 0.05
-        for n in range(round(plan["rate"] * plan["seconds"])):
-            due = start + n / plan["rate"]
-            if (ahead := due - loop.time()) > 0:
-                await asyncio.sleep(ahead)
-            kind = rng.choices(KINDS, weights=[MIX[k] for k in KINDS])[0]
-            if kind == "page":
-                path, plies = rng.choice(targets)
-                path, headers = f"{path}?ply={rng.randint(0, plies)}", {}
-            else:
-                path, tag = rng.choice(boards)
-                headers = {"If-None-Match": f'"{tag}"'} if kind == "board 304" else {}
-                path = f"{path}?v={tag}"
-            sent.append(asyncio.create_task(ask(kind, path, headers, due)))
-        await asyncio.gather(*sent)
-    late.sort()
-    return {"ms": ms, "errors": errors, "late": percentile(late, 0.99)}
-
-
-async def warm_boards(
-    session: aiohttp.ClientSession, rng: random.Random, targets: list[Any], count: int
-) -> list[tuple[str, str]]:
-    """`count` boards asked once each (four at a time): their paths and versions."""
-    picked = []
-    for path, plies in rng.sample(targets, count):
-        picked.append(f"{path}/board/{rng.randint(0, plies)}.png")
-    gate = asyncio.Semaphore(4)
-
-    async def first(path: str) -> tuple[str, str]:
-        async with gate, session.get(path) as answer:
-            await answer.read()
-            assert answer.status == 200, (path, answer.status)
-            return path, answer.headers["ETag"].strip('"')
-
-    return list(await asyncio.gather(*(first(path) for path in picked)))
 
 
 # == reporting ===================================================================================

@@ -39,6 +39,7 @@ import aiohttp
 import engine
 from bench.discord_e2e import percentile
 from bench.load import Ticker, _status_kb
+from bench.web_serving import free_port
 from bot.heap import LongLived
 from bot.service import GameService, Place, Player, WebPlace
 from bot.settings import Settings
@@ -166,8 +167,6 @@ def rss_kb() -> int:
 
 
 async def measure(url: str, args: argparse.Namespace, backend: str) -> LiveFigures:
-    from bench.web import free_port
-
     async with serving(url, args) as (service, settings, made):
         if backend == "sqlite":
             return await watched(service, settings.site_url, settings, made, args)
@@ -196,8 +195,6 @@ async def measure(url: str, args: argparse.Namespace, backend: str) -> LiveFigur
 async def serving(
     url: str, args: argparse.Namespace
 ) -> AsyncIterator[tuple[GameService, Settings, Made]]:
-    from bench.web import free_port
-
     settings = Settings(  # type: ignore[call-arg]
         database_url=url, web_port=free_port(), web_rate_limit=0, max_active_games=10_000,
         web_live_per_address=args.live_pages, web_live_streams=args.live_pages,

@@ -78,6 +78,16 @@ def game(kind: type[State], *moves: str, players: object = None, **options: obje
     return play(state, *moves)
 
 
+def random_position(state: GameState, plies: int, rng: random.Random) -> GameState:
+    """`state` after up to `plies` moves drawn by `rng` from the legal ones (fewer if the
+    game ends)."""
+    for _ in range(plies):
+        if state.outcome is not None:
+            break
+        state = state.play(rng.choice(state.legal_moves()))
+    return state
+
+
 @contextmanager
 def cpu_clock() -> Iterator[Callable[[], float]]:
     """This thread's CPU time, made the clock that the code under test reads too

@@ -1,31 +1,25 @@
-"""engine.ai: the exact solvers against brute force, the public API's promises."""
+"""engine.ai: the exact solvers against brute force, and what each game's adapter adds to the
+search (Disthex's candidates, Livewire's threats, the playouts of Hot Wire and Intersections).
+The public API's promises: tests/test_ai_search.py."""
 
 from __future__ import annotations
 
 import itertools
-import json
-import pickle
 import random
 import statistics
-import time
-import tracemalloc
 from collections.abc import Callable, Hashable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import engine
-from bot import cli
 from engine import GameState, ai
 from engine.ai import disthexsolve, hotwireai, intersectionsai
 from engine.ai.intersectionsai import IntersectionsAdapter
-from engine.ai.mcts import Node, Search
 from engine.ai.registry import adapter_for
 from engine.hotwire import HotWireState
 from engine.intersections import IntersectionsState
 from engine.livewire import LivewireState
-from tests.conftest import cpu_clock, kept_time
+from tests.conftest import random_position
 
 Key = Callable[[GameState], Hashable]
 
@@ -60,14 +54,6 @@ def by_parity(state: GameState) -> Hashable:
     moves = state.moves
     last = state.last_move if state.name == "disthex" else None
     return (moves[:2], frozenset(moves[0::2]), frozenset(moves[1::2]), last)
-
-
-def random_position(state: GameState, plies: int, rng: random.Random) -> GameState:
-    for _ in range(plies):
-        if state.outcome is not None:
-            break
-        state = state.play(rng.choice(state.legal_moves()))
-    return state
 
 
 def check_solver(state: GameState, key: Key) -> None:
@@ -231,231 +217,6 @@ def test_hotwire_solver_keeps_one_wire_groups_by_parity() -> None:
     assert solution is not None
     assert brute_force(state, by_parity) == (solution.winner, solution.winning_moves)
     assert solution.winner == 1 - state.ply % 2
-
-
-# -- the API's promises --------------------------------------------------------------
-
-GAMES: list[tuple[str, dict[str, object], int | None]] = [
-    ("hex", {"size": 5}, None),
-    ("hex", {"size": 7, "swap": "off"}, None),
-    ("disthex", {"size": 5}, None),
-    ("hotwire", {"size": "5x5"}, None),
-    ("shortcircuit", {"size": 3}, None),
-    ("livewire", {}, None),
-    ("intersections", {"size": 4}, None),
-    ("intersections", {"size": 4}, 3),
-]
-
-
-def timed_best_move(state: GameState, seconds: float, seed: int) -> tuple[str, float]:
-    """best_move and the CPU time it took, its budget counted in CPU time too (cpu_clock):
-    whatever else the machine runs, a search that checks its clock too rarely overshoots.
-    After a search of no time: what a process does once per game (its AI's modules, read
-    from source, and tables: 0.35 s for Livewire's) is not this search's."""
-    ai.best_move(state, seconds=0.0, seed=seed)
-    with cpu_clock() as clock:
-        start = clock()
-        move = ai.best_move(state, seconds=seconds, seed=seed)
-        return move, clock() - start
-
-
-def timed_solve(state: GameState, seconds: float) -> tuple[ai.Solution | None, float]:
-    """solve and the CPU time it took, as timed_best_move."""
-    ai.solve(state, seconds=0.0)
-    with cpu_clock() as clock:
-        start = clock()
-        solution = ai.solve(state, seconds=seconds)
-        return solution, clock() - start
-
-
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    case=st.sampled_from(GAMES),
-    plies=st.integers(min_value=0, max_value=30),
-    seed=st.integers(min_value=0, max_value=10**6),
-)
-def test_best_move_is_legal_and_in_time(
-    case: tuple[str, dict[str, object], int | None], plies: int, seed: int
-) -> None:
-    game, options, players = case
-    state = random_position(engine.new(game, players, **options), plies, random.Random(seed))
-    if state.outcome is not None:
-        return
-    seconds = 0.05
-    move, took = timed_best_move(state, seconds, seed)
-    assert kept_time(took, seconds)
-    assert move in state.legal_moves()
-
-
-@pytest.mark.parametrize(("game", "options", "players"), GAMES)
-def test_analyse_chances_sum_to_one(
-    game: str, options: dict[str, object], players: int | None
-) -> None:
-    state = random_position(engine.new(game, players, **options), 4, random.Random(1))
-    analysis = ai.analyse(state, seconds=10, nodes=30, seed=1)
-    assert len(analysis.win_chance) == state.players
-    assert sum(analysis.win_chance) == pytest.approx(1.0)
-    assert {m.move for m in analysis.best} <= set(state.legal_moves())
-    assert analysis.pv and analysis.pv[0] in state.legal_moves()
-
-
-@pytest.mark.parametrize(("game", "options", "players"), GAMES)
-def test_a_node_budget_and_a_seed_make_the_search_deterministic(
-    game: str, options: dict[str, object], players: int | None
-) -> None:
-    state = random_position(engine.new(game, players, **options), 3, random.Random(2))
-    first = ai.analyse(state, seconds=10, nodes=40, seed=7)
-    again = ai.analyse(state, seconds=10, nodes=40, seed=7)
-    assert first == again
-    assert ai.best_move(state, seconds=10, nodes=40, seed=7) == ai.best_move(
-        state, seconds=10, nodes=40, seed=7
-    )
-
-
-def tree_nodes(search: Search) -> list[Node]:
-    nodes, stack = [], [search.root]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        stack.extend(child for child in node.children if child is not None)
-    return nodes
-
-
-@pytest.mark.parametrize(("game", "options", "players"), GAMES)
-def test_a_full_tree_stops_growing_and_the_search_goes_on(
-    game: str, options: dict[str, object], players: int | None
-) -> None:
-    state = random_position(engine.new(game, players, **options), 2, random.Random(4))
-    adapter = adapter_for(state)
-    root = adapter.root(state)
-    room = Search(adapter, root, rng=random.Random(1)).held_bytes * 4  # a few nodes
-    search = Search(adapter, root, rng=random.Random(1), tree_bytes=room)
-
-    def open_nodes() -> int:
-        # Past the limit only a finished child that proves a decisive move may join.
-        return sum(node.result is None for node in tree_nodes(search))
-
-    search.run(deadline=time.monotonic() + 60, nodes=60)
-    full = open_nodes()
-    search.run(deadline=time.monotonic() + 60, nodes=150)
-    assert open_nodes() == full
-    nodes = tree_nodes(search)
-    assert search.held_bytes == sum(search._cost(node) for node in nodes)
-    assert search.held_bytes < room + max(search._cost(node) for node in nodes)
-    assert sum(search.root.visits) == search.root.total == search.simulations
-    # Only a proof stops it early (Hex's connections prove 5x5 positions soon).
-    assert search.simulations == 150 or search.root.proven is not None
-
-
-@pytest.mark.parametrize(
-    ("game", "options"),
-    [("hex", {"size": 11, "swap": "off"}), ("livewire", {}), ("hotwire", {"size": "7x7"})],
-)
-def test_the_tree_estimate_is_near_the_memory_the_tree_holds(
-    game: str, options: dict[str, object]
-) -> None:
-    state = engine.new(game, **options)
-    adapter = adapter_for(state)
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        search = Search(adapter, adapter.root(state), rng=random.Random(1))
-        search.run(deadline=time.monotonic() + 60, nodes=150)
-        held = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert 0.8 * held < search.held_bytes < 2 * held, (held, search.held_bytes)
-
-
-def test_a_finished_game_has_no_best_move_but_is_analysed_and_solved() -> None:
-    state = engine.new("hex", size=2, swap="off").play("a1").play("b1").play("a2")
-    assert state.outcome is not None
-    with pytest.raises(ValueError, match="over"):
-        ai.best_move(state, seconds=0.1)
-    assert ai.solve(state, seconds=0.1) == ai.Solution(winner=0, winning_moves=())
-    analysis = ai.analyse(state, seconds=0.1)
-    assert analysis.win_chance == (1.0, 0.0)
-    assert analysis.best == () and analysis.pv == ()
-
-
-def test_a_decisive_move_is_played_and_proven() -> None:
-    # Black (to move) holds a1, a3 and a4: a2 completes the chain down column a.
-    state = engine.new("hex", size=4, swap="off")
-    for move in ("a1", "d1", "a3", "d2", "a4", "d3"):
-        state = state.play(move)
-    assert ai.best_move(state, seconds=0.2, seed=1) == "a2"
-    analysis = ai.analyse(state, seconds=0.2, seed=1)
-    assert analysis.win_chance == (1.0, 0.0)
-    assert analysis.proven is not None and "a2" in analysis.proven.winning_moves
-    assert analysis.best[0].chance == 1.0
-
-
-def column_a_nearly_black(size: int, missing: tuple[str, ...]) -> GameState:
-    """Hex, swap off, Black to move: Black on column a (a chain from row 1 to the
-    last row) but for the cells `missing`, White on column c in the same rows."""
-    state = engine.new("hex", size=size, swap="off")
-    for row in range(1, size + 1):
-        if f"a{row}" not in missing:
-            state = state.play(f"a{row}").play(f"c{row}")
-    return state
-
-
-def test_a_win_the_search_proves_is_reported_without_every_winning_move() -> None:
-    # 9x9, Black to move with a9... a2 and only a1 missing: a1 wins at once. Far too
-    # many empty cells for the solver: the tree proves the win, not every winner.
-    state = column_a_nearly_black(9, ("a1",))
-    analysis = ai.analyse(state, nodes=200, seconds=30, seed=1)
-    assert analysis.proven is None
-    assert analysis.proven_winner == 0 and analysis.win_chance == (1.0, 0.0)
-    # b1 joins the chain to row 1 as well: both winning moves are shown as won
-    assert {(m.move, m.chance) for m in analysis.best} >= {("a1", 1.0), ("b1", 1.0)}
-
-
-def test_a_loss_the_search_proves_is_a_whole_solution() -> None:
-    # 9x9, Black missing only a5 and holding b4: a5 and b5 each complete the
-    # chain. White to move takes one, Black the other: every White move loses.
-    state = column_a_nearly_black(9, ("a5",)).play("b4")
-    assert state.to_move == 1
-    analysis = ai.analyse(state, nodes=200, seconds=30, seed=1)
-    assert analysis.proven == ai.Solution(winner=0, winning_moves=())
-    assert analysis.proven_winner == 0 and analysis.win_chance == (1.0, 0.0)
-
-
-def test_a_root_narrowed_by_choice_is_never_proven_lost(monkeypatch: pytest.MonkeyPatch) -> None:
-    # White to move must take a5 (Black's only joining cell). A game's root_candidates
-    # that kept only i9 would see every searched move lose; a5 still holds.
-    state = column_a_nearly_black(9, ("a5",)).play("e5")
-    last_cell = 80  # i9
-    monkeypatch.setattr(
-        type(adapter_for(state)),
-        "root_candidates",
-        lambda self, pos, moves: [m for m in moves if m == last_cell],
-    )
-    analysis = ai.analyse(state, nodes=200, seconds=30, seed=1)
-    assert [m.move for m in analysis.best] == ["i9"] and analysis.best[0].chance == 0.0
-    assert analysis.proven is None and analysis.proven_winner is None
-
-
-def test_cli_says_when_the_search_proved_a_win(capsys: pytest.CaptureFixture[str]) -> None:
-    moves = ",".join(move for row in range(2, 10) for move in (f"a{row}", f"c{row}"))
-    code = cli.main(
-        [
-            "ai",
-            "hex",
-            "--option",
-            "size=9",
-            "--option",
-            "swap=off",
-            "--moves",
-            moves,
-            "--seconds",
-            "1",
-        ]
-    )
-    assert code == 0
-    out = capsys.readouterr().out
-    assert "move: a1" in out
-    assert "proven: Black wins (found by the search; not every move was settled)" in out
 
 
 def wins_at_once(state: GameState) -> bool:
@@ -624,113 +385,6 @@ def test_intersections_rewards_of_a_finished_game_keep_count_of_the_points() -> 
     assert IntersectionsAdapter(two).result(two) in {(1.0, 0.0), (0.0, 1.0), (0.5, 0.5)}
 
 
-def test_solve_gives_up_in_time_on_a_big_board() -> None:
-    solution, took = timed_solve(engine.new("hex", size=11), 0.2)
-    assert solution is None and kept_time(took, 0.2)
-    assert ai.solve(engine.new("intersections", players=3), seconds=0.1) is None
-
-
-def test_search_record_replays_plain_data() -> None:
-    # proven in ~0.03 s: the solver's share of the time holds it many times over
-    analysis = ai.search_record("hotwire", {"size": "4x4"}, ["a1-b1", "c4-d4", "a4-b4"], 1.0)
-    assert pickle.loads(pickle.dumps(analysis)) == analysis  # it crosses process borders
-    assert analysis.proven is not None
-    assert analysis.best[0].move in analysis.proven.winning_moves or not (
-        analysis.proven.winning_moves
-    )
-
-
-def test_cli_prints_the_analysis_as_json(capsys: pytest.CaptureFixture[str]) -> None:
-    record = "a1-b1,c4-d4,a4-b4"
-    # --solve: the exact solver proves this position in 0.03 s of CPU, well inside its
-    # second however busy the machine; a search of one second alone may not prove it
-    asked = ["--seconds", "1", "--solve", "--json"]
-    code = cli.main(["ai", "hotwire", "--option", "size=4x4", "--moves", record, *asked])
-    assert code == 0
-    shown = json.loads(capsys.readouterr().out)
-    assert set(shown) >= {"move", "win_chance", "best", "pv", "proven"}
-    position = engine.replay("hotwire", {"size": "4x4"}, ["a1-b1", "c4-d4", "a4-b4"])
-    assert shown["move"] in position.legal_moves()
-    assert sum(shown["win_chance"]) == pytest.approx(1.0)
-    assert set(shown["proven"]) == {"winner", "winning_moves"}
-
-
-@pytest.mark.parametrize("seconds", [float("nan"), float("inf"), -1.0])
-def test_a_time_no_clock_reaches_is_refused(seconds: float) -> None:
-    # NaN and infinity would search for ever (no deadline is ever passed)
-    state = engine.new("hex", size=3)
-    calls: list[Callable[[], object]] = [
-        lambda: ai.best_move(state, seconds=seconds),
-        lambda: ai.analyse(state, seconds=seconds),
-        lambda: ai.solve(state, seconds=seconds),
-        lambda: ai.search_record("hex", {"size": 3}, [], seconds),
-    ]
-    for call in calls:
-        with pytest.raises(ValueError, match="The time to think must be a number of seconds"):
-            call()
-
-
-@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "1e308", "3601", "soon", "9" * 100_000])
-def test_cli_refuses_a_time_no_clock_reaches_or_past_an_hour(
-    capsys: pytest.CaptureFixture[str], seconds: str
-) -> None:
-    with pytest.raises(SystemExit) as refused:  # argparse's refusal of the argument
-        cli.main(["ai", "hex", "--seconds", seconds])
-    assert refused.value.code == 2
-    said = capsys.readouterr().err.splitlines()[-1]  # after argparse's usage
-    assert "is not a number of seconds from 0 to 3600" in said and len(said) < 200
-    assert seconds in said or len(seconds) > 24  # quoted whole, or a short excerpt
-
-
-def test_cli_prints_the_move_for_people(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["ai", "hex", "--option", "size=3", "--seconds", "0.2", "--solve"]) == 0
-    out = capsys.readouterr().out
-    assert "move:" in out and "proven:" in out
-
-
-def test_best_move_keeps_time_on_the_largest_hot_wire_board() -> None:
-    # 39,724 candidates (the most allowed) whose conflict masks are computed on use:
-    # playouts watch the clock and the root's moves are ranked within the time.
-    state = engine.new("hotwire", size="19x19", lengths="any")
-    move, took = timed_best_move(state, 0.3, 1)
-    assert kept_time(took, 0.3)
-    assert move in state.legal_moves()
-    # The solver splits the board into regions by those masks (it took 50 s here):
-    # its budget is checked at each one.
-    solution, took = timed_solve(state, 0.3)
-    assert solution is None and kept_time(took, 0.3)
-
-
-def test_short_circuits_longest_playouts_keep_time() -> None:
-    # max_turns=9999: one random playout plays for about a second; it watches the clock
-    state = engine.new("shortcircuit", size=10, max_turns=9999)
-    move, took = timed_best_move(state, 0.3, 1)
-    assert kept_time(took, 0.3)
-    assert move in state.legal_moves()
-
-
-def test_a_simulation_budget_capped_by_time_stops_at_the_time() -> None:
-    # the product's levels calibrated by simulations: 1,000 of these playouts (about a
-    # second each) took minutes
-    state = engine.new("shortcircuit", size=10, max_turns=9999)
-    with cpu_clock() as clock:
-        began = clock()
-        analysis = ai.analyse(state, seconds=0.3, nodes=1_000, capped=True, seed=1)
-        assert kept_time(clock() - began, 0.3)
-    assert analysis.best and analysis.simulations < 1_000
-
-
-@pytest.mark.parametrize("players", [2, 8])
-def test_best_move_keeps_time_with_the_longest_intersections_rounds(players: int) -> None:
-    # 12x12 with the most segments a round allows (122 or 120): the adapter samples the
-    # average round before the search, and a 2-player search builds it twice (solver, tree).
-    segments = 122 // players * players
-    state = engine.new("intersections", players, size=12, segments=segments)
-    move, took = timed_best_move(state, 0.1, 1)
-    assert kept_time(took, 0.1)
-    assert move in state.legal_moves()
-
-
 def test_hotwire_solver_stays_exact_when_its_caches_are_trimmed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -740,26 +394,3 @@ def test_hotwire_solver_stays_exact_when_its_caches_are_trimmed(
         state = random_position(engine.new("hotwire", size="4x4"), 3, rng)
         if state.outcome is None:
             check_solver(state, by_parity)
-
-
-def test_a_node_refined_keeps_its_moves_statistics_and_children_together() -> None:
-    """Hex's connections narrow a node once it has been visited enough (Adapter.refine):
-    each kept move keeps its own statistics and child, and the tree's memory shrinks."""
-    state = engine.new("hex", size=5, swap="off")
-    for move in ("c3", "b4", "d2"):  # White to move, Black one bridge from each edge
-        state = state.play(move)
-    adapter = adapter_for(state)
-    search = Search(adapter, adapter.root(state), rng=random.Random(1))
-    root = search.root
-    before = {move: (root.visits[i], root.children[i]) for i, move in enumerate(root.moves)}
-    held = search.held_bytes
-    kept = root.moves[1::2]
-    search._narrow(root, kept)
-    assert root.moves == kept
-    for i, move in enumerate(kept):
-        assert root.index[move] == i
-        assert (root.visits[i], root.children[i]) == before[move]
-    assert len(root.wins) == len(root.rave_visits) == len(root.rave_wins) == len(kept)
-    assert search.held_bytes < held
-    search.run(deadline=time.monotonic() + 60, nodes=400)
-    assert search.held_bytes == sum(search._cost(node) for node in tree_nodes(search))

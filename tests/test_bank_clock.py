@@ -17,15 +17,15 @@ from bot.service.core.rules import deadline_caption
 from bot.service.time import digest
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
-from tests.test_console import transcript_of
-from tests.test_schedule import (  # noqa: F401  (the fixtures)
+from tests.consolekit import transcript_of
+from tests.schedulekit import (  # noqa: F401  (the fixtures)
     Outbox,
     open_service,
     outbox_fixture,
     rows,
     scheduler_fixture,
 )
-from tests.test_service import GUILD, PLACE, refused
+from tests.servicekit import GUILD, PLACE, refused
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
 

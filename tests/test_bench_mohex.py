@@ -9,7 +9,7 @@ import pytest
 
 import bench.mohex
 import engine
-from bench.ai import Resigned
+from bench.ai_openspiel import Resigned
 from bench.mohex import EngineFailure, Gtp, MoHex
 
 #: Plays the first empty cell in reading order; its first genmove answer (of all its

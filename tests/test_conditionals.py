@@ -27,10 +27,10 @@ from bot.service import (
 from bot.service.play.conditionals import checked_line, split_line
 from bot.store.schema import conditionals
 from engine import Code
-from tests.conftest import Clock
-from tests.test_console import HEX_WITH_SWAP, transcript_of
+from tests.conftest import ANN, BOB, CAT, Clock
+from tests.consolekit import HEX_WITH_SWAP, transcript_of
+from tests.servicekit import GUILD, OUTSIDER, PLACE, start
 from tests.test_hostile_input import STRANGE, assert_sentence
-from tests.test_service import ANN, BOB, CAT, GUILD, OUTSIDER, PLACE, start
 
 HEX = {"size": "5", "swap": "off"}
 OPTIONS = {"hex": {"size": 5}, "hotwire": {"size": "5x5"}, "shortcircuit": {"size": 3}}

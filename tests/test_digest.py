@@ -13,8 +13,8 @@ from bot.schedule import Scheduler
 from bot.service import Digest, GameService, Reminder, ServiceCode, describe, local_time
 from bot.service.time.digest import next_digest
 from tests.conftest import ANN, BOB, CAT, Clock
-from tests.test_schedule import Outbox
-from tests.test_service import GUILD, refused, start
+from tests.schedulekit import Outbox
+from tests.servicekit import GUILD, refused, start
 
 PARIS_NINE = datetime(2026, 11, 22, 8, 0, tzinfo=UTC)  # 09:00 in Paris (UTC+1 in November)
 

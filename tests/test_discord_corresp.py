@@ -8,9 +8,9 @@ import json
 from bot.service import Player
 from bot.service.core.models import Digest, DigestLine
 from tests.conftest import Clock
+from tests.discordkit import World, play_slash, start
+from tests.discordkit import world as world
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import World, play_slash, start
-from tests.test_discord import world as world
 
 
 async def test_export_is_anyones_under_way_or_over_like_the_record(world: World) -> None:

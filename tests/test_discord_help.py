@@ -15,10 +15,10 @@ from bot.discordbot.help import POINTER, TASKS, HelpCog, help_text, welcome_text
 from bot.discordbot.threads import BARE_COMMANDS
 from bot.service import GameService
 from bot.store import Database
+from tests.discordkit import OPTIONS, World, start
+from tests.discordkit import world as world
 from tests.fakediscord import Channel, User
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import OPTIONS, World, start
-from tests.test_discord import world as world
 from tests.test_notation import CHAT, NEAR_MOVES
 
 EXAMPLE = re.compile(r"for example `([^`]+)`")

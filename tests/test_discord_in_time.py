@@ -11,10 +11,13 @@ import pytest
 
 from bot.discordbot import errors
 from bot.discordbot.errors import defer_delay
+from tests.discordkit import World, start
+from tests.discordkit import world as world
+from tests.fakediscord.constants import (
+    DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE,
+    DEFERRED_UPDATE_MESSAGE,
+)
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.fakediscord.models import DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, DEFERRED_UPDATE_MESSAGE
-from tests.test_discord import World, start
-from tests.test_discord import world as world
 
 #: The work's time here, against a defer after DEFERRED_AFTER: ordered by the event loop's
 #: timers, not by how fast the machine is.

@@ -16,9 +16,9 @@ import pytest
 from bot.service import GameSummary, Place, Player
 from bot.store.schema import entrants, players
 from tests.conftest import Clock
+from tests.discordkit import World, settled_game, world_on
 from tests.fakediscord import Channel, FakeDiscord, Message
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import World, settled_game, world_on
 
 PNG = b"\x89PNG"
 

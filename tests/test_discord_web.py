@@ -1,7 +1,7 @@
 """The web pages on Discord: "View on the web" link buttons on the game's posts, the
 challenge message, standings and /record while the server's pages are on (none while
 they are off; the token's address in link mode), and /web. The real bot against the fake
-Discord (tests/test_discord.py's world)."""
+Discord (tests/discordkit.py's world)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from bot.service import GameSummary, Place, Player, WebPlace
 from bot.web import urls
 from bot.web.links import PAGES_OFF, PAGES_ON
 from tests.conftest import WEB_URL, Clock
+from tests.discordkit import World, play_slash, start, world_on
 from tests.fakediscord import FakeDiscord, Message
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import World, play_slash, start, world_on
 
 
 @pytest.fixture
 async def world(fake_discord: FakeDiscord, tmp_path: Path, clock: Clock) -> AsyncIterator[World]:
-    """tests/test_discord.py's server, its pages reached at WEB_URL (PUBLIC_URL)."""
+    """tests/discordkit.py's server, its pages reached at WEB_URL (PUBLIC_URL)."""
     async with world_on(fake_discord, f"sqlite:///{tmp_path / 'bot.db'}", clock) as world:
         world.settings = world.settings.model_copy(update={"public_url": WEB_URL})
         world.service.records.settings = world.settings

@@ -23,7 +23,9 @@ from bot.discordbot import aicog, errors
 from bot.service import GameService, Place, Player, Refused
 from bot.settings import Settings
 from bot.store.schema import outbox
+from tests.aiplaykit import ai_world, playing_the_bot
 from tests.conftest import Clock
+from tests.discordkit import World
 from tests.doc_examples import (
     PROMPT,
     Example,
@@ -38,8 +40,6 @@ from tests.doc_examples import (
 )
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_aiplay import ai_world, playing_the_bot
-from tests.test_discord import World
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -28,10 +28,10 @@ from bot.email.tokens import Token, read_token, reply_address
 from bot.service import GameService, Player, Result
 from bot.store import Database
 from tests.conftest import ANN, PATIENCE_SECONDS, ROOT, Clock
+from tests.consolekit import transcript_of
 from tests.fakediscord import Channel, FakeDiscord, run_bot
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
 from tests.mailkit import BOT, DOMAIN, GUILD, Capture, MailWorld, mail_settings, mail_world, serve
-from tests.test_console import transcript_of
 from tests.test_reader_words import miswritten
 
 ANNE, BEN = "anne@home.test", "ben@work.test"

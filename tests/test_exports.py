@@ -16,7 +16,7 @@ from bot.cli import main as paperboard
 from bot.service import GameService, GameSummary, Player, Refused, ServiceCode
 from bot.service.looks.exports import finished_games
 from tests.conftest import ANN, BOB, Clock
-from tests.test_service import GUILD, player_at, start
+from tests.servicekit import GUILD, player_at, start
 
 
 async def play_out(
@@ -215,7 +215,7 @@ async def _in_thread(argv: list[str]) -> int:
 async def test_the_console_writes_the_export_to_a_file(
     service: GameService, tmp_path: Path
 ) -> None:
-    from tests.test_console import HEX_WITH_SWAP, transcript_of
+    from tests.consolekit import HEX_WITH_SWAP, transcript_of
 
     said = await transcript_of(service, tmp_path, [*HEX_WITH_SWAP, "as ann", "c3", "export 1 sgf"])
     assert said[-1] == f"Export: {tmp_path / 'boards' / 'hex-1.sgf'}", said  # hers, under way

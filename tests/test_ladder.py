@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from bot.service import GameService, Player, Refused, ServiceCode
 from bot.store.schema import outbox
 from tests.conftest import Clock
+from tests.consolekit import transcript_of
 from tests.eventkit import GUILD, ORGANIZER, PEOPLE, lose, news, open_event, services, under_way
-from tests.test_console import transcript_of
 
 P1, P2, P3, P4, P5, P6 = PEOPLE[:6]
 

@@ -10,8 +10,8 @@ import pytest
 from bot.service import GameService, MovePreview, MoveResult, Refused, ServiceCode
 from engine import Code
 from tests.conftest import ANN, BOB
-from tests.test_console import HEX_WITH_SWAP, transcript_of
-from tests.test_service import GUILD, start
+from tests.consolekit import HEX_WITH_SWAP, transcript_of
+from tests.servicekit import GUILD, start
 
 
 async def test_a_guarded_move_waits_for_its_confirmation(service: GameService) -> None:

@@ -31,11 +31,11 @@ from bot.store import Database
 from bot.store.schema import outbox as outbox_table
 from engine import Code
 from tests.conftest import ANN, BOB, PATIENCE_SECONDS, Clock
+from tests.discordkit import World, play_slash, play_typed, start, world_on
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord_fixture  # noqa: F401  (the fixture)
-from tests.test_discord import World, play_slash, play_typed, start, world_on
-from tests.test_service import GUILD, PLACE, refused
-from tests.test_service import start as start_game
+from tests.servicekit import GUILD, PLACE, refused
+from tests.servicekit import start as start_game
 
 ROOT = Path(__file__).resolve().parents[1]
 LATER = outbox.LEASE * 2  # past the lease of a row its writer never marked

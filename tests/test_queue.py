@@ -9,8 +9,8 @@ import pytest
 
 from bot.service import GameService, Refused, ServiceCode
 from tests.conftest import ANN, BOB, Clock
-from tests.test_console import transcript_of
-from tests.test_service import GUILD, start
+from tests.consolekit import transcript_of
+from tests.servicekit import GUILD, start
 
 
 @pytest.mark.both_backends

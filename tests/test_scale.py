@@ -35,7 +35,7 @@ from tests.conftest import ANN, BOB, ROOT, fresh_database, postgres_schema
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import SUITE_ACK_TIMEOUT
 from tests.fleet import PATIENCE, Fleet, fleet_on, until
-from tests.test_service import GUILD, PLACE
+from tests.servicekit import GUILD, PLACE
 
 pytestmark = pytest.mark.both_backends
 

@@ -18,7 +18,7 @@ from bot.settings import Settings
 from bot.store import Database
 from engine import Code
 from tests.conftest import ANN, BOB
-from tests.test_service import GUILD, PLACE, start
+from tests.servicekit import GUILD, PLACE, start
 
 pytestmark = pytest.mark.both_backends
 

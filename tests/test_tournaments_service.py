@@ -19,7 +19,7 @@ from bot.store import Database
 from bot.store.schema import entrants, games, outbox, pairings, tournament_rounds, tournaments
 from engine import Code
 from tests.conftest import ANN, BOB, CAT, Clock
-from tests.test_console import transcript_of
+from tests.consolekit import transcript_of
 
 GUILD = 1
 PLACE = Place(GUILD, 10)

@@ -20,9 +20,9 @@ from bot.service.events.words import start_time, start_words
 from bot.store.schema import games, tournament_rounds, tournaments
 from engine import Code
 from tests.conftest import Clock
+from tests.consolekit import transcript_of
 from tests.eventkit import GUILD, ORGANIZER, PEOPLE, PLACE, count, news, open_event, services
-from tests.test_console import transcript_of
-from tests.test_schedule import Outbox
+from tests.schedulekit import Outbox
 
 
 async def _status(service: GameService, tournament_id: int) -> str:

@@ -15,8 +15,12 @@ Typical use::
             fake.inject_rate_limit("POST /channels/{channel_id}/messages")
             await fake.drop_gateway()               # discord.py RESUMEs
 
-See server.py (FakeDiscord, InteractionHandle), rest.py (routes), gateway.py (protocol),
-bot/discordbot/endpoints.py (point_discord_at) and fixtures.py (pytest fixture, run_bot).
+See server.py (FakeDiscord: its state, lifecycle and the world a test builds), with what it
+mixes in: content.py (messages, threads, commands), driving.py (what a user does), records.py
+(requests and injected faults); handles.py (InteractionHandle), rest.py (routes), gateway.py
+(protocol), oauth.py (OAuth2); models.py, messages.py, constants.py and validation.py (the
+world, its messages, Discord's numbers and limits); bot/discordbot/endpoints.py
+(point_discord_at) and fixtures.py (pytest fixture, run_bot).
 
 Not implemented (a call to a missing route is answered 404 and listed in
 ``fake.unknown_routes``): permission checks on REST calls (only slash-command visibility via
@@ -30,26 +34,12 @@ interaction token expiry (15 min), system messages (thread created, pins...).
 from bot.discordbot.endpoints import point_discord_at
 
 from .fixtures import discord_pointed_at, fake_discord_fixture, run_bot
-from .models import (
-    Attachment,
-    Channel,
-    DiscordError,
-    Guild,
-    Interaction,
-    InteractionEvent,
-    Member,
-    Message,
-    Revision,
-    Role,
-    User,
-)
-from .server import (
-    FakeDiscord,
-    FakeDiscordTimeout,
-    Fault,
-    InteractionHandle,
-    RequestRecord,
-)
+from .handles import FakeDiscordTimeout, InteractionHandle
+from .messages import Attachment, Interaction, InteractionEvent, Message, Revision
+from .models import Channel, Guild, Member, Role, User
+from .records import Fault, RequestRecord
+from .server import FakeDiscord
+from .validation import DiscordError
 
 __all__ = [
     "Attachment",

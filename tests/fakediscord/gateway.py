@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
 
-from .models import (
+from .constants import (
     INTENT_DIRECT_MESSAGES,
     INTENT_GUILD_MEMBERS,
     INTENT_GUILD_MESSAGES,
     INTENT_GUILDS,
-    JSON,
     PRIVILEGED_INTENTS,
 )
+from .models import JSON
 
 if TYPE_CHECKING:
     from .server import FakeDiscord

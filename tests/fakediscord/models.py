@@ -1,4 +1,5 @@
-"""The fake's world: users, guilds, channels, messages, interactions, and their JSON shapes.
+"""The fake's world: users, roles, members, guilds and channels, and their JSON shapes
+(messages and interactions: messages.py; Discord's numbers: constants.py).
 
 Payload shapes follow the Discord API v10 documentation and, where the two disagree, what
 discord.py 2.7.1 actually reads (``discord/types/*.py`` and the ``_from_data`` methods).
@@ -7,94 +8,18 @@ discord.py 2.7.1 actually reads (``discord/types/*.py`` and the ``_from_data`` m
 from __future__ import annotations
 
 import datetime as dt
-import mimetypes
-import struct
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .constants import DM, GUILD_TEXT, PERM_ADMINISTRATOR, THREAD_TYPES
+
+if TYPE_CHECKING:
+    from .messages import Message
 
 JSON = dict[str, Any]
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
-
-# Channel types.
-GUILD_TEXT = 0
-DM = 1
-GUILD_CATEGORY = 4
-GUILD_ANNOUNCEMENT = 5
-ANNOUNCEMENT_THREAD = 10
-PUBLIC_THREAD = 11
-PRIVATE_THREAD = 12
-THREAD_TYPES = frozenset({ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD})
-
-# Interaction types.
-APPLICATION_COMMAND = 2
-MESSAGE_COMPONENT = 3
-APPLICATION_COMMAND_AUTOCOMPLETE = 4
-MODAL_SUBMIT = 5
-
-# Interaction callback types.
-CHANNEL_MESSAGE_WITH_SOURCE = 4
-DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE = 5
-DEFERRED_UPDATE_MESSAGE = 6
-UPDATE_MESSAGE = 7
-APPLICATION_COMMAND_AUTOCOMPLETE_RESULT = 8
-MODAL = 9
-
-# Message flags.
-FLAG_SUPPRESS_EMBEDS = 1 << 2
-FLAG_EPHEMERAL = 1 << 6
-FLAG_LOADING = 1 << 7
-FLAG_SUPPRESS_NOTIFICATIONS = 1 << 12
-FLAG_COMPONENTS_V2 = 1 << 15
-
-# Message types.
-MSG_DEFAULT = 0
-MSG_REPLY = 19
-MSG_CHAT_INPUT_COMMAND = 20
-
-# Gateway intents.
-INTENT_GUILDS = 1 << 0
-INTENT_GUILD_MEMBERS = 1 << 1
-INTENT_GUILD_PRESENCES = 1 << 8
-INTENT_GUILD_MESSAGES = 1 << 9
-INTENT_DIRECT_MESSAGES = 1 << 12
-INTENT_MESSAGE_CONTENT = 1 << 15
-PRIVILEGED_INTENTS = {
-    "members": INTENT_GUILD_MEMBERS,
-    "presences": INTENT_GUILD_PRESENCES,
-    "message_content": INTENT_MESSAGE_CONTENT,
-}
-
-# Permissions.
-PERM_ADMINISTRATOR = 1 << 3
-PERM_ADD_REACTIONS = 1 << 6
-PERM_VIEW_CHANNEL = 1 << 10
-PERM_SEND_MESSAGES = 1 << 11
-PERM_MANAGE_MESSAGES = 1 << 13
-PERM_EMBED_LINKS = 1 << 14
-PERM_ATTACH_FILES = 1 << 15
-PERM_READ_MESSAGE_HISTORY = 1 << 16
-PERM_USE_APPLICATION_COMMANDS = 1 << 31
-PERM_MANAGE_THREADS = 1 << 34
-PERM_CREATE_PUBLIC_THREADS = 1 << 35
-PERM_CREATE_PRIVATE_THREADS = 1 << 36
-PERM_SEND_MESSAGES_IN_THREADS = 1 << 38
-DEFAULT_EVERYONE_PERMISSIONS = (
-    PERM_ADD_REACTIONS
-    | PERM_VIEW_CHANNEL
-    | PERM_SEND_MESSAGES
-    | PERM_EMBED_LINKS
-    | PERM_ATTACH_FILES
-    | PERM_READ_MESSAGE_HISTORY
-    | PERM_USE_APPLICATION_COMMANDS
-    | PERM_CREATE_PUBLIC_THREADS
-    | PERM_CREATE_PRIVATE_THREADS
-    | PERM_SEND_MESSAGES_IN_THREADS
-)
-DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS | PERM_MANAGE_MESSAGES | PERM_MANAGE_THREADS
-
-ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 
 
 def iso(ts: dt.datetime | None = None) -> str:
@@ -111,13 +36,6 @@ class SnowflakeFactory:
         now = (int(time.time() * 1000) - DISCORD_EPOCH_MS) << 22
         self.last = max(now, self.last + 1)
         return self.last
-
-
-def png_size(data: bytes) -> tuple[int, int] | None:
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
-        width, height = struct.unpack(">II", data[16:24])
-        return width, height
-    return None
 
 
 @dataclass(eq=False)
@@ -367,7 +285,7 @@ class Channel:
             return {
                 "id": str(self.id),
                 "type": DM,
-                "last_message_id": _opt_str(self.last_message_id),
+                "last_message_id": snowflake_text(self.last_message_id),
                 "recipients": [u.to_dict() for u in self.recipients],
                 "flags": 0,
             }
@@ -376,15 +294,15 @@ class Channel:
             "type": self.type,
             "guild_id": str(self.guild_id),
             "name": self.name,
-            "parent_id": _opt_str(self.parent_id),
-            "last_message_id": _opt_str(self.last_message_id),
+            "parent_id": snowflake_text(self.parent_id),
+            "last_message_id": snowflake_text(self.last_message_id),
             "rate_limit_per_user": 0,
             "flags": 0,
         }
         if self.is_thread:
             count = sum(1 for m in self.messages if not m.deleted and not m.ephemeral)
             data.update(
-                owner_id=_opt_str(self.owner_id),
+                owner_id=snowflake_text(self.owner_id),
                 message_count=count,
                 total_message_sent=count,
                 member_count=len(self.thread_members),
@@ -413,405 +331,5 @@ class Channel:
         return data
 
 
-@dataclass(eq=False)
-class Attachment:
-    id: int
-    filename: str
-    data: bytes = field(repr=False)
-    url: str
-    content_type: str | None = None
-    description: str | None = None
-    ephemeral: bool = False
-
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
-    @property
-    def image_size(self) -> tuple[int, int] | None:
-        """(width, height) for PNG attachments, else None."""
-        return png_size(self.data)
-
-    def to_dict(self) -> JSON:
-        content_type = self.content_type or mimetypes.guess_type(self.filename)[0]
-        data: JSON = {
-            "id": str(self.id),
-            "filename": self.filename,
-            "size": self.size,
-            "url": self.url,
-            "proxy_url": self.url,
-        }
-        if content_type:
-            data["content_type"] = content_type
-        if self.description is not None:
-            data["description"] = self.description
-        if self.ephemeral:
-            data["ephemeral"] = True
-        size = self.image_size
-        if size is not None:
-            data["width"], data["height"] = size
-        return data
-
-
-@dataclass(frozen=True)
-class Revision:
-    """One state of a message: its creation or one edit."""
-
-    at: float
-    """time.perf_counter() when the fake stored this state."""
-    kind: str
-    """'create', 'edit' or 'delete'."""
-    content: str
-    embeds: tuple[JSON, ...]
-    components: tuple[JSON, ...]
-    attachments: tuple[Attachment, ...]
-    flags: int
-
-
-@dataclass(eq=False)
-class Message:
-    id: int
-    channel: Channel = field(repr=False)
-    author: User
-    content: str = ""
-    embeds: list[JSON] = field(default_factory=list, repr=False)
-    components: list[JSON] = field(default_factory=list, repr=False)
-    attachments: list[Attachment] = field(default_factory=list, repr=False)
-    flags: int = 0
-    type: int = MSG_DEFAULT
-    timestamp: str = field(default_factory=iso)
-    edited_timestamp: str | None = None
-    webhook_id: int | None = None
-    application_id: int | None = None
-    interaction: Interaction | None = field(default=None, repr=False)
-    """The interaction whose response (or follow-up) this message is."""
-    referenced: Message | None = field(default=None, repr=False)
-    mentions: list[User] = field(default_factory=list, repr=False)
-    thread: Channel | None = field(default=None, repr=False)
-    tts: bool = False
-    nonce: str | int | None = None
-    deleted: bool = False
-    reactions: dict[str, set[int]] = field(default_factory=dict, repr=False)
-    revisions: list[Revision] = field(default_factory=list, repr=False)
-
-    # Convenience views for tests.
-
-    @property
-    def ephemeral(self) -> bool:
-        return bool(self.flags & FLAG_EPHEMERAL)
-
-    @property
-    def loading(self) -> bool:
-        """True while this is a deferred ("Bot is thinking...") response not yet edited."""
-        return bool(self.flags & FLAG_LOADING)
-
-    @property
-    def files(self) -> dict[str, bytes]:
-        """Attachment bytes by file name."""
-        return {a.filename: a.data for a in self.attachments}
-
-    @property
-    def created_at(self) -> float:
-        return self.revisions[0].at if self.revisions else 0.0
-
-    @property
-    def edits(self) -> list[Revision]:
-        return [r for r in self.revisions if r.kind == "edit"]
-
-    def iter_components(self) -> list[JSON]:
-        """Every component, flattened (action rows, sections, containers are opened)."""
-        found: list[JSON] = []
-
-        def walk(items: list[JSON]) -> None:
-            for item in items:
-                found.append(item)
-                walk(item.get("components", []))
-                accessory = item.get("accessory")
-                if accessory:
-                    walk([accessory])
-                inner = item.get("component")
-                if inner:
-                    walk([inner])
-
-        walk(self.components)
-        return found
-
-    def component(self, custom_id: str) -> JSON | None:
-        for item in self.iter_components():
-            if item.get("custom_id") == custom_id:
-                return item
-        return None
-
-    @property
-    def custom_ids(self) -> list[str]:
-        return [c["custom_id"] for c in self.iter_components() if "custom_id" in c]
-
-    @property
-    def buttons(self) -> list[JSON]:
-        return [c for c in self.iter_components() if c.get("type") == 2]
-
-    def snapshot(self, kind: str) -> None:
-        self.revisions.append(
-            Revision(
-                at=time.perf_counter(),
-                kind=kind,
-                content=self.content,
-                embeds=tuple(self.embeds),
-                components=tuple(self.components),
-                attachments=tuple(self.attachments),
-                flags=self.flags,
-            )
-        )
-
-    def to_dict(self, *, strip_content: bool = False) -> JSON:
-        channel = self.channel
-        data: JSON = {
-            "id": str(self.id),
-            "channel_id": str(channel.id),
-            "author": self.author.to_dict(),
-            "content": "" if strip_content else self.content,
-            "timestamp": self.timestamp,
-            "edited_timestamp": self.edited_timestamp,
-            "tts": self.tts,
-            "mention_everyone": False,
-            "mentions": [u.to_dict() for u in self.mentions],
-            "mention_roles": [],
-            "attachments": [] if strip_content else [a.to_dict() for a in self.attachments],
-            "embeds": [] if strip_content else list(self.embeds),
-            "components": [] if strip_content else list(self.components),
-            "pinned": False,
-            "type": self.type,
-            "flags": self.flags,
-        }
-        if channel.guild is not None:
-            data["guild_id"] = str(channel.guild.id)
-            member = channel.guild.members.get(self.author.id)
-            if member is not None and self.webhook_id is None:
-                data["member"] = member.to_dict(with_user=False)
-        if self.webhook_id is not None:
-            data["webhook_id"] = str(self.webhook_id)
-        if self.application_id is not None:
-            data["application_id"] = str(self.application_id)
-        if self.nonce is not None:
-            data["nonce"] = self.nonce
-        if self.referenced is not None:
-            ref = self.referenced
-            data["message_reference"] = {
-                "type": 0,
-                "message_id": str(ref.id),
-                "channel_id": str(ref.channel.id),
-                "guild_id": _opt_str(ref.channel.guild_id),
-            }
-            if not ref.deleted:
-                data["referenced_message"] = ref.to_dict(strip_content=strip_content)
-        interaction = self.interaction
-        if interaction is not None:
-            data["interaction_metadata"] = interaction.metadata()
-            data["interaction"] = {
-                "id": str(interaction.id),
-                "type": interaction.type,
-                "name": interaction.command_name or "",
-                "user": interaction.user.to_dict(),
-            }
-        if self.thread is not None:
-            data["thread"] = self.thread.to_dict()
-        if self.reactions:
-            data["reactions"] = [
-                {
-                    "emoji": {"id": None, "name": emoji},
-                    "count": len(users),
-                    "count_details": {"burst": 0, "normal": len(users)},
-                    "burst_colors": [],
-                    "me": False,
-                    "me_burst": False,
-                }
-                for emoji, users in self.reactions.items()
-                if users
-            ]
-        return data
-
-
-@dataclass(frozen=True)
-class InteractionEvent:
-    kind: str
-    """'sent', 'callback', 'original_edit', 'original_delete', 'followup', 'followup_edit',
-    'followup_delete'."""
-    at: float
-    message: Message | None = None
-    revision: Revision | None = None
-    callback_type: int | None = None
-
-
-@dataclass(eq=False)
-class Interaction:
-    id: int
-    token: str
-    type: int
-    user: User
-    channel: Channel
-    data: JSON = field(repr=False)
-    payload: JSON = field(default_factory=dict, repr=False)
-    """The INTERACTION_CREATE ``d`` sent to the bot."""
-    message: Message | None = field(default=None, repr=False)
-    """For component and modal-from-component interactions: the message the component is on."""
-    command_name: str | None = None
-    sent_at: float | None = None
-    callback_type: int | None = None
-    callback_at: float | None = None
-    callback_data: JSON | None = field(default=None, repr=False)
-    original: Message | None = field(default=None, repr=False)
-    followups: list[Message] = field(default_factory=list, repr=False)
-    events: list[InteractionEvent] = field(default_factory=list, repr=False)
-
-    @property
-    def guild(self) -> Guild | None:
-        return self.channel.guild
-
-    def record(self, kind: str, message: Message | None = None, **extra: Any) -> None:
-        revision = message.revisions[-1] if message is not None and message.revisions else None
-        self.events.append(
-            InteractionEvent(
-                kind=kind, at=time.perf_counter(), message=message, revision=revision, **extra
-            )
-        )
-
-    def metadata(self) -> JSON:
-        data: JSON = {
-            "id": str(self.id),
-            "type": self.type,
-            "user": self.user.to_dict(),
-            "authorizing_integration_owners": {"0": str(self.channel.guild_id or 0)},
-        }
-        if self.command_name is not None:
-            data["name"] = self.command_name
-            data["command_type"] = 1
-        if self.message is not None:
-            data["interacted_message_id"] = str(self.message.id)
-        return data
-
-
-def _opt_str(value: int | None) -> str | None:
+def snowflake_text(value: int | None) -> str | None:
     return None if value is None else str(value)
-
-
-# ---------------------------------------------------------------------------------------------
-# Payload validation: the subset of Discord's limits that a game bot is likely to trip over.
-
-
-class DiscordError(Exception):
-    """An error answer in Discord's shape: ``{"code": ..., "message": ..., "errors": ...}``."""
-
-    def __init__(self, status: int, code: int, message: str, errors: JSON | None = None) -> None:
-        super().__init__(f"{status} {code} {message}")
-        self.status = status
-        self.code = code
-        self.message = message
-        self.errors = errors
-
-    def body(self) -> JSON:
-        body: JSON = {"message": self.message, "code": self.code}
-        if self.errors:
-            body["errors"] = self.errors
-        return body
-
-
-def form_error(path: str, code: str, message: str) -> DiscordError:
-    errors: JSON = {"_errors": [{"code": code, "message": message}]}
-    for part in reversed(path.split(".")):
-        errors = {part: errors}
-    return DiscordError(400, 50035, "Invalid Form Body", errors)
-
-
-def not_found(code: int, what: str) -> DiscordError:
-    return DiscordError(404, code, f"Unknown {what}")
-
-
-def validate_message_payload(
-    payload: JSON, n_files: int, total_bytes: int, *, creating: bool, prefix: str = ""
-) -> None:
-    content = payload.get("content")
-    if content is not None and len(str(content)) > 2000:
-        raise form_error(
-            prefix + "content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length."
-        )
-    embeds = payload.get("embeds") or []
-    if len(embeds) > 10:
-        raise form_error(prefix + "embeds", "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer.")
-    total = 0
-    for index, embed in enumerate(embeds):
-        for key, limit in (("title", 256), ("description", 4096)):
-            value = embed.get(key) or ""
-            total += len(value)
-            if len(value) > limit:
-                raise form_error(
-                    f"{prefix}embeds.{index}.{key}",
-                    "BASE_TYPE_MAX_LENGTH",
-                    f"Must be {limit} or fewer in length.",
-                )
-        fields = embed.get("fields") or []
-        if len(fields) > 25:
-            raise form_error(
-                f"{prefix}embeds.{index}.fields", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer."
-            )
-        for f in fields:
-            total += len(f.get("name", "")) + len(f.get("value", ""))
-    if total > 6000:
-        raise form_error(prefix + "embeds", "MAX_EMBED_SIZE_EXCEEDED", "Embed size exceeds 6000")
-    if n_files > 10 or len(payload.get("attachments") or []) > 10:
-        raise form_error(prefix + "attachments", "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer.")
-    if total_bytes > ATTACHMENT_SIZE_LIMIT:
-        raise DiscordError(413, 40005, "Request entity too large")
-    validate_components(payload.get("components") or [], int(payload.get("flags") or 0), prefix)
-    if creating and not (
-        content
-        or embeds
-        or n_files
-        or payload.get("components")
-        or payload.get("sticker_ids")
-        or payload.get("poll")
-    ):
-        raise DiscordError(400, 50006, "Cannot send an empty message")
-
-
-def validate_components(components: list[JSON], flags: int, prefix: str = "") -> None:
-    seen: set[str] = set()
-    if not flags & FLAG_COMPONENTS_V2 and len(components) > 5:
-        raise form_error(prefix + "components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer.")
-
-    def check(items: list[JSON], path: str) -> None:
-        for index, item in enumerate(items):
-            here = f"{path}.{index}"
-            custom_id = item.get("custom_id")
-            if custom_id is not None:
-                if not 1 <= len(custom_id) <= 100:
-                    raise form_error(
-                        here + ".custom_id",
-                        "BASE_TYPE_BAD_LENGTH",
-                        "Must be between 1 and 100 in length.",
-                    )
-                if custom_id in seen:
-                    raise form_error(
-                        here + ".custom_id",
-                        "COMPONENT_CUSTOM_ID_DUPLICATED",
-                        "Component custom id cannot be duplicated",
-                    )
-                seen.add(custom_id)
-            label = item.get("label")
-            if item.get("type") == 2 and label is not None and len(label) > 80:
-                raise form_error(
-                    here + ".label", "BASE_TYPE_MAX_LENGTH", "Must be 80 or fewer in length."
-                )
-            # Link (5) and premium (6) buttons are the only ones without a custom_id.
-            if item.get("type") == 2 and item.get("style") not in (5, 6) and custom_id is None:
-                raise form_error(here + ".custom_id", "BASE_TYPE_REQUIRED", "required")
-            children = item.get("components") or []
-            if item.get("type") == 1 and len(children) > 5:
-                raise form_error(
-                    here + ".components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer."
-                )
-            check(children, here + ".components")
-            for key in ("accessory", "component"):
-                if item.get(key):
-                    check([item[key]], f"{here}.{key}")
-
-    check(components, prefix + "components")
