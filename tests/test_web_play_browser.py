@@ -47,7 +47,7 @@ GAMES: list[tuple[str, dict[str, Any]]] = [
     ("disthex", {"size": 3, "swap": "on"}),
     ("hotwire", {"size": "3x3"}),
     ("shortcircuit", {"size": 3, "max_turns": 10}),
-    ("livewire", {"size": "17x14"}),
+    ("livewire", {"size": "17x14", "lengths": "8,1"}),  # long lines: a short game
     ("intersections", {"size": 3, "segments": 2, "rounds": 2}),
 ]
 PHONE = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
