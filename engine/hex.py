@@ -7,7 +7,7 @@ board always holds exactly one such chain, so there are no draws. With swap,
 the second player may take over the opening stone instead of placing.
 Disthex (Ryoji Ishii and Cameron Browne, 2017) adds one rule: you may not place
 next to your opponent's most recent stone; with no legal cell you pass.
-Rules: docs/RULES.md, "Hex and Disthex".
+Rules: docs/rules/hex.md.
 
 Seats are people and stones are colours: a swap exchanges the colours of the
 seats (`colour_of`), so the opening stone, still Black, now belongs to seat 1.

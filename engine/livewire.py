@@ -6,8 +6,8 @@ up, down or forward, or a diagonal forward-up or forward-down. Passing through
 a live dot kills it, landing on a live dot kills it and the new dot, and a
 dead dot takes all its descendants with it. Lines never go through lines. The
 first player to land on an opponent's base wins. The source's illustrations
-are lost, so the geometry follows the reconstruction in docs/RULES.md
-("Livewire"), whose Decisions this module honours one by one.
+are lost, so the geometry follows the reconstruction in docs/rules/livewire.md,
+whose Decisions this module honours one by one.
 """
 
 from __future__ import annotations

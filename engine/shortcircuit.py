@@ -1,7 +1,7 @@
 """Short Circuit ("Graph Coloring and Cycles"): close a loop of your own connectors.
 
 Source: the rules page "Short Circuit; or Graph Coloring and Cycles" (author
-not named); the project's reading is docs/RULES.md, "Short Circuit".
+not named); the project's reading is docs/rules/shortcircuit.md.
 Two players share a hex-hex board. Each owns connectors of two colours and
 places them so that a new connector touches one of their own of the other
 colour and none of the same colour. Neutral capacitors, placed next to your

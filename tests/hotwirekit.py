@@ -1,5 +1,5 @@
-"""What the tests of Hot Wire share: an independent brute force (docs/RULES.md read literally)
-for the legal wires and the groups, and new games."""
+"""What the tests of Hot Wire share: an independent brute force (docs/rules/hotwire.md read
+literally) for the legal wires and the groups, and new games."""
 
 from __future__ import annotations
 

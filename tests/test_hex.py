@@ -1,4 +1,4 @@
-"""Hex and Disthex: every rule, Decision and fact of docs/RULES.md, "Hex and Disthex"."""
+"""Hex and Disthex: every rule, Decision and fact of docs/rules/hex.md."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from engine.hex import DisthexState, HexState, HexView
 from engine.notation import label, point, sort_key
 from tests.conftest import play
 
-# The six neighbours of (c, r), as docs/RULES.md lists them.
+# The six neighbours of (c, r), as docs/rules/hex.md lists them.
 DIRECTIONS = ((0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1))
 
 

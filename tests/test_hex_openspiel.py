@@ -21,7 +21,7 @@ from engine.notation import label, point
 
 pyspiel = pytest.importorskip("pyspiel")
 
-# The six neighbours of (c, r), as docs/RULES.md lists them.
+# The six neighbours of (c, r), as docs/rules/hex.md lists them.
 DIRECTIONS = ((0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1))
 
 

@@ -1,4 +1,4 @@
-"""Hot Wire: every rule, Decision and fact of docs/RULES.md, "Hot Wire": the declaration and
+"""Hot Wire: every rule, Decision and fact of docs/rules/hotwire.md: the declaration and
 options, a move (its notation and the four conditions), the end. States as values, playouts, the
 view and the groups: tests/test_hotwire.py."""
 

@@ -1,4 +1,4 @@
-"""Making Intersections: every rule, Decision and fact of docs/RULES.md, "Making Intersections":
+"""Making Intersections: every rule, Decision and fact of docs/rules/intersections.md:
 the declaration and options, moves and notation, no crossing, no overlap, touching, rounds and
 turn order, scoring. The properties checked against a geometric model and the view:
 tests/test_intersections.py."""

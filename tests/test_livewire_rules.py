@@ -1,4 +1,4 @@
-"""Livewire (reconstructed): every rule and Decision of docs/RULES.md, "Livewire".
+"""Livewire (reconstructed): every rule and Decision of docs/rules/livewire.md.
 
 Most positions are on the smallest board, 17x14 squares: columns a..r, rows 1..15, bases on rows
 4, 7, 9 and 12 (Player 1 on column a, Player 2 on r). The API and the surface a search uses:

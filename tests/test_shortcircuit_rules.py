@@ -1,4 +1,4 @@
-"""Short Circuit: every rule and Decision of docs/RULES.md, "Short Circuit".
+"""Short Circuit: every rule and Decision of docs/rules/shortcircuit.md.
 
 Hand-made positions are set on the board directly (`position`); whole games go through the
 public `play`. The search and the playouts: tests/test_shortcircuit.py."""

@@ -216,6 +216,8 @@ def test_the_literal_finder_finds_what_it_looks_for() -> None:
 
 # -- the docs the source cites ------------------------------------------------------------
 
+#: A game's rules page: docs/RULES.md links its own, inside; any other is outside.
+RULES_PAGE = re.compile(r"(?<![\w/])rules/\w+\.md")
 #: A path that leaves the repository: the house's shared folder, a parent, the machine.
 OUTSIDE = re.compile(r"\bshared/|\.\./|/work/|(?<![\w/])rules/\w+\.md")
 CITED_DOC = re.compile(r"\b(docs/[\w/.-]+\.md)\b")
@@ -233,8 +235,10 @@ def test_the_source_cites_only_the_projects_own_docs(path: Path) -> None:
 
 
 def test_the_codes_the_rules_page_names_exist() -> None:
-    """docs/RULES.md names codes in brackets, [`no_pass`]: each is a member of Code."""
-    text = (ROOT / "docs" / "RULES.md").read_text()
+    """The rules pages (docs/RULES.md, docs/rules/) name codes in brackets, [`no_pass`]:
+    each is a member of Code."""
+    pages = [ROOT / "docs" / "RULES.md", *sorted((ROOT / "docs" / "rules").glob("*.md"))]
+    text = "\n".join(page.read_text() for page in pages)
     named = {
         code
         for group in re.findall(r"\[(`[a-z_]+`(?:, `[a-z_]+`)*)\]", text)
@@ -251,7 +255,7 @@ DOCS = sorted(
         ROOT / "README.md",
         ROOT / ".env.example",
         ROOT / "Makefile",
-        *(ROOT / "docs").glob("*.md"),
+        *(ROOT / "docs").rglob("*.md"),
         *(path for path in (ROOT / "deploy").iterdir() if path.is_file()),
     ]
 )
@@ -277,6 +281,7 @@ def test_the_docs_speak_of_the_project_alone(path: Path) -> None:
     issue numbers, no rounds of work: a doc says things in the project's own words."""
     text = path.read_text()
     here = RELATIVE_PATH.sub(lambda found: "" if inside(path.parent / found[0]) else found[0], text)
+    here = RULES_PAGE.sub(lambda page: "" if (path.parent / page[0]).is_file() else page[0], here)
     outside = [line.strip() for line in here.splitlines() if OUTSIDE.search(line)]
     assert not outside, f"{path.name} points out of the repository: {outside}"
     flowing = " ".join(text.split())  # a phrase may break across lines
