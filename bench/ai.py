@@ -48,7 +48,7 @@ from collections.abc import Callable
 
 import engine
 from engine import GameState, ai, notation
-from engine.ai import disthexsolve, hexsolve
+from engine.ai import disthexsolve, hexconnections, hexsolve
 from engine.ai.mcts import Search, Settings
 from engine.ai.registry import adapter_for
 from engine.ai.solver import Budget, OutOfTime
@@ -395,7 +395,7 @@ def opening_table(game: str, size: int, limit: float) -> str:
     fresh solver, `limit` s; an opening and its 180-degree turn are the same
     game), then for Hex, if all were proven, the whole table in one solve() of
     the empty board; the map and the comparison with the published table."""
-    geo = hexsolve.geometry(size)
+    geo = hexconnections.geometry(size)
     marks: dict[str, str] = {}
     times = []
     for cell in range(geo.cells):
