@@ -461,7 +461,8 @@ def solve_hex(state: GameState, budget: Budget, asked: Asked) -> Solution | None
 
     Each cell is settled on its own (hexsolve.HexProver, one table for all), so the
     list is complete; on a board that is its own 180-degree turn a cell and its
-    turned twin share the answer.
+    turned twin share the answer. The value alone with no move to try first is one
+    search of the whole position, whose winning move the table then holds.
     """
     if not isinstance(state, HexState) or isinstance(state, DisthexState):
         return None

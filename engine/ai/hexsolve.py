@@ -16,9 +16,10 @@ solver
    stone would capture another's cell (fill it for the mover) makes that move
    needless: the capturing move is at least as good.
 Proof-number search then grows a tree of such positions, always expanding the
-one that is cheapest to settle the root, with a table of settled positions
-(keyed on the stones and the mover; a board and its 180-degree turn are the
-same game and share an entry).
+one that is cheapest to settle the root (a node's disproof number counts only its
+likeliest winning moves: widening), with a table of settled positions (keyed on
+the stones and the mover; a board and its 180-degree turn are the same game and
+share an entry). H-search and the board's geometry are in hexconnections.
 
 Every rule here is exact: a proof never rests on a guess. Disthex breaks the
 connection rules (the saving reply to an intrusion is adjacent to it, hence
