@@ -17,7 +17,12 @@ setup(
         Extension(
             "engine._hexsolve",
             ["engine/_hexsolve.c"],
-            depends=["engine/_hexsolve_connections.h"],
+            depends=[
+                "engine/_hexsolve_board.h",
+                "engine/_hexsolve_connections.h",
+                "engine/_hexsolve_hsearch.h",
+                "engine/_hexsolve_table.h",
+            ],
             optional=True,
         ),
         Extension("engine._hexplayout", ["engine/_hexplayout.c"], optional=True),

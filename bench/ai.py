@@ -47,7 +47,7 @@ from bench.ai_openspiel import openspiel
 from bench.ai_speed import memory, speed
 from bench.ai_strength import strength
 from engine import ai, notation
-from engine.ai import disthexsolve, hexsolve
+from engine.ai import disthexsolve, hexconnections, hexsolve
 from engine.ai.solver import Budget, OutOfTime
 
 
@@ -208,7 +208,7 @@ def opening_table(game: str, size: int, limit: float) -> str:
     fresh solver, `limit` s; an opening and its 180-degree turn are the same
     game), then for Hex, if all were proven, the whole table in one solve() of
     the empty board; the map and the comparison with the published table."""
-    geo = hexsolve.geometry(size)
+    geo = hexconnections.geometry(size)
     marks: dict[str, str] = {}
     times = []
     for cell in range(geo.cells):

@@ -26,6 +26,7 @@ typedef unsigned __int128 mask_t;
 #define SEMI_LIMIT 12
 #define OR_DEPTH 4
 #define INFINITE 1000000000u
+#define WIDTH_PERCENT 25 /* a node's disproof number counts 1 + this share of its children */
 /* the caps that bound memory */
 #define QUEUE_CAP (1 << 20)       /* H-search queue entries of one search: 32 MB */
 #define TREE_CAP (1 << 19)        /* live proof-tree nodes of one call: 40 MB */
@@ -53,442 +54,9 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* -- geometry (hexsolve.geometry) ------------------------------------------------- */
-
-typedef struct {
-    int size, cells;
-    mask_t full, inner_left, inner_right;
-    mask_t neighbours[MAX_CELLS];
-    mask_t edges[2][2];            /* per colour: first and second edge rows */
-    signed char rings[MAX_CELLS][6]; /* cell, or -1 - colour for an edge, -3 a corner */
-    unsigned char order[MAX_CELLS];  /* centre first */
-} Geometry;
-
-static Geometry geometries[MAX_SIZE + 1];
-static int geometry_made[MAX_SIZE + 1];
-static const int RING[6][2] = {{1, 0}, {1, -1}, {0, -1}, {-1, 0}, {-1, 1}, {0, 1}};
-
-static const Geometry *geometry(int size) {
-    Geometry *geo = &geometries[size];
-    if (geometry_made[size]) return geo;
-    int cells = size * size;
-    geo->size = size;
-    geo->cells = cells;
-    geo->full = cells == 128 ? ALL : (bit(cells) - 1);
-    mask_t column_first = 0, row_first = bit(size) - 1;
-    for (int r = 0; r < size; r++) column_first |= bit(r * size);
-    geo->edges[0][0] = row_first;
-    geo->edges[0][1] = row_first << (size * (size - 1));
-    geo->edges[1][0] = column_first;
-    geo->edges[1][1] = column_first << (size - 1);
-    geo->inner_left = geo->full & ~column_first;
-    geo->inner_right = geo->full & ~geo->edges[1][1];
-    int distance[MAX_CELLS];
-    for (int cell = 0; cell < cells; cell++) {
-        int row = cell / size, column = cell % size;
-        mask_t around = 0;
-        for (int i = 0; i < 6; i++) {
-            int c = column + RING[i][0], r = row + RING[i][1];
-            int row_inside = 0 <= r && r < size, column_inside = 0 <= c && c < size;
-            if (row_inside && column_inside) {
-                around |= bit(r * size + c);
-                geo->rings[cell][i] = (signed char)(r * size + c);
-            } else if (column_inside) {
-                geo->rings[cell][i] = -1;
-            } else if (row_inside) {
-                geo->rings[cell][i] = -2;
-            } else {
-                geo->rings[cell][i] = -3;
-            }
-        }
-        geo->neighbours[cell] = around;
-        /* twice hexsolve's distance, in integers */
-        int dy = 2 * row - (size - 1), dx = 2 * column - (size - 1);
-        int d = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
-        if (abs(dx + dy) > d) d = abs(dx + dy);
-        distance[cell] = d;
-        /* a stable insertion, as Python's sorted */
-        int at = cell;
-        while (at > 0 && distance[geo->order[at - 1]] > d) {
-            geo->order[at] = geo->order[at - 1];
-            at--;
-        }
-        geo->order[at] = (unsigned char)cell;
-    }
-    geometry_made[size] = 1;
-    return geo;
-}
-
-static inline mask_t dilate(const Geometry *geo, mask_t mask) {
-    int size = geo->size;
-    mask_t left = mask & geo->inner_left, right = mask & geo->inner_right;
-    return (mask | mask >> size | right >> (size - 1) | left >> 1 | right << 1 |
-            left << (size - 1) | mask << size) &
-           geo->full;
-}
-
-static inline mask_t dilate_cells(const Geometry *geo, mask_t mask) {
-    return dilate(geo, mask) & ~mask;
-}
-
-static mask_t flood(const Geometry *geo, mask_t seed, mask_t within) {
-    mask_t grown = seed, frontier = seed;
-    while (frontier) {
-        mask_t wider = dilate_cells(geo, frontier) & within & ~grown;
-        grown |= wider;
-        frontier = wider;
-    }
-    return grown;
-}
-
-static int connected(const Geometry *geo, mask_t own, int colour) {
-    return (flood(geo, own & geo->edges[colour][0], own) & geo->edges[colour][1]) != 0;
-}
-
-/* -- fill-in (hexsolve.FillIn) ---------------------------------------------------- */
-
-static unsigned char dead_ring[729]; /* by ring code: sum of value_i * 3^i */
-
-static int useless_for(const int ring[6], int colour) {
-    int opponent = colour ^ 1, usable[6], n = 0;
-    for (int i = 0; i < 6; i++)
-        if (ring[i] != opponent) usable[n++] = i;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) {
-            int a = usable[i], b = usable[j], forward = 1, backward = 1;
-            for (int k = a + 1; k < b; k++) forward &= ring[k % 6] == colour;
-            for (int k = b + 1; k < a + 6; k++) backward &= ring[k % 6] == colour;
-            if (!(forward || backward)) return 0;
-        }
-    return 1;
-}
-
-static void make_dead_rings(void) {
-    for (int code = 0; code < 729; code++) {
-        int ring[6], rest = code;
-        for (int i = 0; i < 6; i++) {
-            ring[i] = rest % 3;
-            rest /= 3;
-        }
-        dead_ring[code] = useless_for(ring, BLACK) && useless_for(ring, WHITE);
-    }
-}
-
-static int is_dead(const Geometry *geo, int cell, mask_t black, mask_t white) {
-    int code = 0, scale = 1;
-    for (int i = 0; i < 6; i++, scale *= 3) {
-        int other = geo->rings[cell][i], value;
-        if (other >= 0)
-            value = test(black, other) ? BLACK : test(white, other) ? WHITE : EMPTY;
-        else if (other == -3)
-            return 0; /* a corner beyond two edges: no pattern claims it */
-        else
-            value = -1 - other;
-        code += value * scale;
-    }
-    return dead_ring[code];
-}
-
-/* The colour of `colours` (first one of them, or both from Black) capturing a, b; -1 none. */
-static int captured_pair(const Geometry *geo, int a, int b, mask_t black, mask_t white,
-                         int only) {
-    for (int colour = 0; colour < 2; colour++) {
-        if (only >= 0 && colour != only) continue;
-        mask_t own = colour == BLACK ? black : white, other = colour == BLACK ? white : black;
-        int held = 1;
-        for (int turn = 0; turn < 2 && held; turn++) {
-            int taken = turn ? b : a, kept = turn ? a : b;
-            mask_t after_own = own | bit(kept), after_other = other | bit(taken);
-            held = colour == BLACK ? is_dead(geo, taken, after_own, after_other)
-                                   : is_dead(geo, taken, after_other, after_own);
-        }
-        if (held) return colour;
-    }
-    return -1;
-}
-
-/* FillIn.fill; `only` -1 for both colours. */
-static void fill(const Geometry *geo, mask_t *black_io, mask_t *white_io, int only) {
-    mask_t black = *black_io, white = *white_io;
-    int dead_colour = only < 0 ? WHITE : only;
-    int changed = 1;
-    while (changed) {
-        changed = 0;
-        mask_t empty = geo->full & ~(black | white);
-        for (mask_t rest = empty; rest; rest &= rest - 1) {
-            int cell = lowest(rest);
-            mask_t around = geo->neighbours[cell];
-            if (count(around & (black | white)) + 6 - count(around) < 2) continue;
-            if (is_dead(geo, cell, black, white)) {
-                if (dead_colour == BLACK)
-                    black |= bit(cell);
-                else
-                    white |= bit(cell);
-                changed = 1;
-                continue;
-            }
-            for (mask_t partners = around & empty & ~(black | white); partners;
-                 partners &= partners - 1) {
-                int partner = lowest(partners);
-                int owner = captured_pair(geo, cell, partner, black, white, only);
-                if (owner >= 0) {
-                    mask_t pair = bit(cell) | bit(partner);
-                    if (owner == BLACK)
-                        black |= pair;
-                    else
-                        white |= pair;
-                    changed = 1;
-                    break;
-                }
-            }
-            if (changed) break; /* the board changed under the loop: start over */
-        }
-    }
-    *black_io = black;
-    *white_io = white;
-}
-
-/* -- H-search (hexsolve.Connections) ------------------------------------------------ */
-
-/* A node's entry for the far end of one of its pairs. */
-typedef struct {
-    uint16_t far, pair;
-} Link;
-
-/* Scratch memory for H-search, kept from one search to the next; the records of pairs
- * and the queue are sized for the 128-bit search and serve the 64-bit one as well. */
-typedef struct {
-    int nodes_cap;      /* nodes the arrays below are sized for */
-    int *pair_index;    /* nodes_cap^2: the pair of x and y, -1 none */
-    /* nodes_cap^2: bit 0 add_full(x, y) can add nothing more, bit 1 add_semi(x, y) */
-    unsigned char *closed;
-    Link *full_order;   /* nodes_cap^2: per node, the far ends of its fulls in order */
-    Link *semi_order;
-    int *full_len, *semi_len;
-    void *fulls, *semis; /* by pair */
-    void *queue;
-    size_t queue_bytes;
-} Scratch;
-
-static int scratch_reserve(Scratch *s, int nodes);
-
-/* The order lists of x and y get the pair when its dict entry is made. */
-static inline void order_append(Scratch *s, int nodes, Link *order, int *len, int x, int y,
-                                int pair) {
-    order[x * nodes + len[x]++] = (Link){(uint16_t)y, (uint16_t)pair};
-    order[y * nodes + len[y]++] = (Link){(uint16_t)x, (uint16_t)pair};
-}
-
-/* A pair at its limit takes no more connections of that kind, ever (a pair at its limit
- * returns before a new carrier could replace others), and the edges' pair takes every
- * semi connection; a pair joined with no carrier takes none either (every carrier holds
- * the empty one): the AND rule skips closed pairs before trying their carriers. */
-enum { FULL_CLOSED = 1, SEMI_CLOSED = 2 };
-static inline void close_pair(Scratch *s, int nodes, int x, int y, int kind) {
-    s->closed[x * nodes + y] |= (unsigned char)kind;
-    s->closed[y * nodes + x] |= (unsigned char)kind;
-}
-
-#define HMASK uint64_t
-#define H(name) name##_64
-#include "_hexsolve_connections.h"
-#undef HMASK
-#undef H
-#define HMASK mask_t
-#define H(name) name##_128
-#include "_hexsolve_connections.h"
-#undef HMASK
-#undef H
-
-static void scratch_free(Scratch *s) {
-    free(s->pair_index);
-    free(s->closed);
-    free(s->full_order);
-    free(s->semi_order);
-    free(s->full_len);
-    free(s->semi_len);
-    free(s->fulls);
-    free(s->semis);
-    free(s->queue);
-    memset(s, 0, sizeof *s);
-}
-
-/* Room for `nodes` nodes; 0 when memory runs out. */
-static int scratch_reserve(Scratch *s, int nodes) {
-    if (nodes <= s->nodes_cap) return 1;
-    scratch_free(s);
-    size_t square = (size_t)nodes * nodes, pairs = (size_t)nodes * (nodes - 1) / 2 + 1;
-    s->pair_index = malloc(square * sizeof(int));
-    s->closed = malloc(square);
-    s->full_order = malloc(square * sizeof(Link));
-    s->semi_order = malloc(square * sizeof(Link));
-    s->full_len = malloc(nodes * sizeof(int));
-    s->semi_len = malloc(nodes * sizeof(int));
-    s->fulls = malloc(pairs * sizeof(Fulls_128));
-    s->semis = malloc(pairs * sizeof(Semis_128));
-    s->queue_bytes = 4096 * sizeof(Queued_128);
-    s->queue = malloc(s->queue_bytes);
-    if (!s->pair_index || !s->closed || !s->full_order || !s->semi_order || !s->full_len ||
-        !s->semi_len || !s->fulls || !s->semis || !s->queue) {
-        scratch_free(s);
-        return 0;
-    }
-    s->nodes_cap = nodes;
-    return 1;
-}
-
-/* Connections on the narrowest masks that hold the board. */
-static int connections(const Geometry *geo, Scratch *s, mask_t own, mask_t other, int colour,
-                       int stop_on_semi, double deadline, int *done, mask_t *must_play) {
-    return (geo->cells <= 64 ? connections_64 : connections_128)(
-        geo, s, own, other, colour, stop_on_semi, deadline, done, must_play);
-}
-
-/* HexProver._evaluate on filled stones: WINS / LOSES, UNSETTLED with *moves the
- * must-play region, OUT_VALUE out of budget. */
-#define OUT_VALUE 2
-static int settle(const Geometry *geo, Scratch *s, mask_t own, mask_t other, int colour,
-                  double deadline, mask_t *moves) {
-    int done;
-    mask_t must_play;
-    *moves = 0;
-    if (connected(geo, own, colour)) return 1;
-    if (connected(geo, other, colour ^ 1)) return 0;
-    if (connections(geo, s, own, other, colour, 1, deadline, &done, &must_play) == OUT)
-        return OUT_VALUE;
-    if (done) return 1;
-    if (connections(geo, s, other, own, colour ^ 1, 0, deadline, &done, &must_play) == OUT)
-        return OUT_VALUE;
-    if (done) return 0; /* a full connection, or no cell in every semi connection */
-    *moves = must_play;
-    return -1;
-}
-
-/* -- the table of positions ------------------------------------------------------ */
-
-/* What the table says of a position: the mover wins or loses, or it is not settled and
- * its must-play region is known (a position reached again in the tree by another order
- * of moves, 40% of the evaluations on 7x7, needs no H-search), or nothing. */
-enum { LOSES = 0, WINS = 1, UNSETTLED = -1, ABSENT = -2 };
-
-typedef struct {
-    uint64_t key[4];   /* black low, high, white low, high: the smaller of the two turns */
-    uint64_t moves[2]; /* the must-play region of an unsettled position */
-    uint32_t meta;     /* bit 0 used, bit 1 the colour to move, bits 2-3 the value + 1 */
-} Entry;
-
-typedef struct {
-    Entry *slots;
-    size_t capacity, used;
-} Table;
-
-static inline uint64_t reverse64(uint64_t x) {
-    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
-    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
-    x = (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
-    return __builtin_bswap64(x);
-}
-
-/* hexsolve.turn: cell i becomes cell cells - 1 - i. */
-static inline mask_t turn(mask_t mask, int cells) {
-    mask_t reversed = (mask_t)reverse64((uint64_t)mask) << 64 | reverse64((uint64_t)(mask >> 64));
-    return reversed >> (128 - cells);
-}
-
-typedef struct {
-    mask_t black, white;
-    int colour;
-} Key;
-
-/* HexProver.key: a position and its 180-degree turn share one. */
-static Key key_of(const Geometry *geo, mask_t own, mask_t other, int colour) {
-    mask_t black = colour == BLACK ? own : other, white = colour == BLACK ? other : own;
-    mask_t turned_black = turn(black, geo->cells), turned_white = turn(white, geo->cells);
-    Key key = {black, white, colour};
-    if (turned_black < black || (turned_black == black && turned_white < white)) {
-        key.black = turned_black;
-        key.white = turned_white;
-    }
-    return key;
-}
-
-static inline size_t key_hash(const Key *key) {
-    uint64_t h = (uint64_t)key->black * 0x9e3779b97f4a7c15u;
-    h ^= (uint64_t)(key->black >> 64) * 0xc2b2ae3d27d4eb4fu;
-    h = (h ^ h >> 29) + (uint64_t)key->white * 0x165667b19e3779f9u;
-    h ^= (uint64_t)(key->white >> 64) * 0x85ebca77c2b2ae63u + (uint64_t)key->colour;
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93u;
-    return (size_t)(h ^ h >> 32);
-}
-
-static inline int entry_is(const Entry *entry, const Key *key) {
-    return (entry->meta & 1) && ((entry->meta >> 1) & 1) == (uint32_t)key->colour &&
-           entry->key[0] == (uint64_t)key->black && entry->key[1] == (uint64_t)(key->black >> 64) &&
-           entry->key[2] == (uint64_t)key->white && entry->key[3] == (uint64_t)(key->white >> 64);
-}
-
-/* WINS, LOSES, UNSETTLED with *moves its must-play region, or ABSENT. */
-static int table_get(const Table *table, const Key *key, mask_t *moves) {
-    if (!table->capacity) return ABSENT;
-    size_t mask = table->capacity - 1;
-    for (size_t at = key_hash(key) & mask;; at = (at + 1) & mask) {
-        const Entry *entry = &table->slots[at];
-        if (!(entry->meta & 1)) return ABSENT;
-        if (entry_is(entry, key)) {
-            *moves = (mask_t)entry->moves[1] << 64 | entry->moves[0];
-            return (int)(entry->meta >> 2 & 3) - 1;
-        }
-    }
-}
-
-static void table_place(Table *table, const Key *key, int value, mask_t moves) {
-    size_t mask = table->capacity - 1;
-    for (size_t at = key_hash(key) & mask;; at = (at + 1) & mask) {
-        Entry *entry = &table->slots[at];
-        int fresh = !(entry->meta & 1);
-        if (fresh || entry_is(entry, key)) {
-            entry->key[0] = (uint64_t)key->black;
-            entry->key[1] = (uint64_t)(key->black >> 64);
-            entry->key[2] = (uint64_t)key->white;
-            entry->key[3] = (uint64_t)(key->white >> 64);
-            entry->moves[0] = (uint64_t)moves;
-            entry->moves[1] = (uint64_t)(moves >> 64);
-            entry->meta = 1u | (uint32_t)key->colour << 1 | (uint32_t)(value + 1) << 2;
-            table->used += fresh;
-            return;
-        }
-    }
-}
-
-/* The table is a cache: at its cap it takes no new positions (known ones are updated). */
-static void table_put(Table *table, const Key *key, int value, mask_t moves) {
-    mask_t unused;
-    if (4 * (table->used + 1) > 3 * table->capacity) {
-        if (table->capacity >= TABLE_SLOTS_CAP) {
-            if (table_get(table, key, &unused) == ABSENT) return;
-        } else {
-            size_t capacity = table->capacity ? table->capacity * 2 : 1024;
-            Entry *slots = calloc(capacity, sizeof(Entry));
-            if (!slots) {
-                if (table_get(table, key, &unused) == ABSENT) return;
-            } else {
-                Table wider = {slots, capacity, 0};
-                for (size_t i = 0; i < table->capacity; i++) {
-                    const Entry *old = &table->slots[i];
-                    if (!(old->meta & 1)) continue;
-                    Key moved = {(mask_t)old->key[1] << 64 | old->key[0],
-                                 (mask_t)old->key[3] << 64 | old->key[2], (int)(old->meta >> 1 & 1)};
-                    table_place(&wider, &moved, (int)(old->meta >> 2 & 3) - 1,
-                                (mask_t)old->moves[1] << 64 | old->moves[0]);
-                }
-                free(table->slots);
-                *table = wider;
-            }
-        }
-    }
-    table_place(table, key, value, moves);
-}
+#include "_hexsolve_board.h"
+#include "_hexsolve_hsearch.h"
+#include "_hexsolve_table.h"
 
 /* -- proof-number search (hexsolve.HexProver) ---------------------------------------- */
 
@@ -615,14 +183,28 @@ static int expand(Prover *p, Node *node) {
     return OK;
 }
 
+/* HexProver._update. The disproof number sums the proof numbers of only the open
+ * children (not yet lost: pn > 0) most likely to win, the smallest disproof numbers
+ * first (then the order of trial): 1 + WIDTH_PERCENT% of them. */
 static void update(Prover *p, Node *node) {
     if (node->children == NULL || node->child_count == 0) return;
+    const Node *children = node->children;
+    int n = node->child_count, open = 0;
     uint32_t pn = INFINITE;
-    uint64_t dn = 0;
-    for (int i = 0; i < node->child_count; i++) {
-        const Node *child = &node->children[i];
-        if (child->dn < pn) pn = child->dn;
-        dn += child->pn;
+    for (int i = 0; i < n; i++) {
+        if (children[i].dn < pn) pn = children[i].dn;
+        open += children[i].pn > 0;
+    }
+    uint64_t dn = pn == 0 ? INFINITE : 0; /* a winning move: a child at pn INFINITE */
+    int width = 1 + open * WIDTH_PERCENT / 100;
+    for (int i = 0; i < n && pn > 0; i++) {
+        const Node *child = &children[i];
+        if (!child->pn) continue;
+        int ahead = 0; /* open children before this one in (dn, order of trial) */
+        for (int j = 0; j < n && ahead < width; j++)
+            ahead += children[j].pn > 0 &&
+                     (children[j].dn < child->dn || (children[j].dn == child->dn && j < i));
+        if (ahead < width) dn += child->pn;
     }
     node->pn = pn;
     node->dn = dn < INFINITE ? (uint32_t)dn : INFINITE;
@@ -829,6 +411,31 @@ static PyObject *prover_mover_wins(ProverObject *self, PyObject *args) {
     return Py_BuildValue("(OL)", value, p->ticks);
 }
 
+static PyObject *prover_known(ProverObject *self, PyObject *args) {
+    int colour;
+    PyObject *own_object, *other_object;
+    Prover *p = &self->prover;
+    if (!PyArg_ParseTuple(args, "OOi", &own_object, &other_object, &colour)) return NULL;
+    if (!p->geo) {
+        PyErr_SetString(PyExc_RuntimeError, "Prover not initialised");
+        return NULL;
+    }
+    mask_t own, other, moves;
+    if (!position_from(p->geo->size, own_object, other_object, colour, &own, &other)) return NULL;
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Prover is searching in another thread");
+        return NULL;
+    }
+    mask_t black = colour == BLACK ? own : other, white = colour == BLACK ? other : own;
+    fill(p->geo, &black, &white, -1);
+    Key key = key_of(p->geo, colour == BLACK ? black : white, colour == BLACK ? white : black,
+                     colour);
+    int known = table_get(&p->table, &key, &moves);
+    if (known == WINS) Py_RETURN_TRUE;
+    if (known == LOSES) Py_RETURN_FALSE;
+    Py_RETURN_NONE;
+}
+
 static PyObject *prover_table_count(ProverObject *self, PyObject *unused) {
     return PyLong_FromSize_t(self->prover.table.used);
 }
@@ -838,6 +445,8 @@ static PyMethodDef prover_methods[] = {
      "mover_wins(own, other, colour, deadline, node_limit) -> (True / False / None, nodes): "
      "HexProver.mover_wins, compiled; None: out of budget (deadline: time.monotonic(), "
      "ignored with a node limit; node_limit -1: none); nodes: the budget's ticks used."},
+    {"known", (PyCFunction)prover_known, METH_VARARGS,
+     "known(own, other, colour) -> True / False / None: HexProver.known, compiled."},
     {"table_count", (PyCFunction)prover_table_count, METH_NOARGS,
      "The number of positions in the table (settled, or with their must-play region)."},
     {NULL, NULL, 0, NULL},

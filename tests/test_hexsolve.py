@@ -12,15 +12,8 @@ import engine
 from engine import ai
 from engine.ai import hexsolve
 from engine.ai.hexai import HexAdapter, HexPosition
-from engine.ai.hexsolve import (
-    Connections,
-    FillIn,
-    HexProver,
-    _Node,
-    connected,
-    geometry,
-    turn,
-)
+from engine.ai.hexconnections import Connections, connected, geometry
+from engine.ai.hexsolve import FillIn, HexProver, _Node, turn
 from engine.ai.solver import Budget
 from engine.hex import EMPTY
 
@@ -165,6 +158,21 @@ def test_5x5_openings_are_proven_in_seconds(search: str, opening: str, wins: boo
     solution = ai.solve(state, seconds=60)
     assert solution is not None
     assert (solution.winner == 0) == wins
+
+
+@pytest.mark.parametrize("opening", ["a1", "b2", "c3", "d2", "e5"])
+def test_the_value_alone_is_one_search_with_a_winning_move(search: str, opening: str) -> None:
+    # every=False with no move to try first: the whole position searched at once,
+    # then a winning move read from the table.
+    state = engine.new("hex", size=5, swap="off").play(opening)
+    full = ai.solve(state, seconds=60)
+    alone = ai.solve(state, seconds=60, every=False)
+    assert full is not None and alone is not None
+    assert alone.winner == full.winner
+    if full.winning_moves:
+        assert len(alone.winning_moves) == 1 and alone.winning_moves[0] in full.winning_moves
+    else:
+        assert alone.winning_moves == ()
 
 
 def test_the_engine_shows_search_the_position() -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.ai import hexsolve
-from engine.ai.hexsolve import FillIn, HexProver, geometry
+from engine.ai.hexconnections import geometry
+from engine.ai.hexsolve import FillIn, HexProver
 from engine.ai.solver import Budget, OutOfTime
 from tests.conftest import skip_unless_built, skip_without_a_c_compiler
 from tests.test_hexsolve import random_positions

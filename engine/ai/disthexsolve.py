@@ -23,7 +23,8 @@ depth-first search with a table did not in a minute (docs/PERFORMANCE.md).
 
 from __future__ import annotations
 
-from engine.ai.hexsolve import INFINITE, flood, geometry, turn, turns_into_itself
+from engine.ai.hexconnections import flood, geometry
+from engine.ai.hexsolve import INFINITE, turn, turns_into_itself
 from engine.ai.solver import Asked, Budget, Solution, winning
 from engine.core import GameState
 from engine.hex import DisthexState, board

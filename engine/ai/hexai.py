@@ -33,7 +33,8 @@ from typing import Any
 from engine.ai import hexsolve
 from engine.ai.adapter import Adapter, Rewards
 from engine.ai.disthexsolve import solve_disthex
-from engine.ai.hexsolve import HexProver, connected, turns_into_itself
+from engine.ai.hexconnections import connected
+from engine.ai.hexsolve import HexProver, turns_into_itself
 from engine.ai.registry import register
 from engine.ai.solver import Asked, Budget, Solution, winning
 from engine.core import GameState
@@ -460,7 +461,8 @@ def solve_hex(state: GameState, budget: Budget, asked: Asked) -> Solution | None
 
     Each cell is settled on its own (hexsolve.HexProver, one table for all), so the
     list is complete; on a board that is its own 180-degree turn a cell and its
-    turned twin share the answer.
+    turned twin share the answer. The value alone with no move to try first is one
+    search of the whole position, whose winning move the table then holds.
     """
     if not isinstance(state, HexState) or isinstance(state, DisthexState):
         return None
@@ -469,6 +471,7 @@ def solve_hex(state: GameState, budget: Budget, asked: Asked) -> Solution | None
     geo = board(state.size)
     prover = HexProver(state.size, budget)
     colour = state.colour_to_move
+    mover = state.colour_of(colour)
     colours = state.cell_colours
     own = sum(1 << c for c, s in enumerate(colours) if s == colour)
     other = sum(1 << c for c, s in enumerate(colours) if s == colour ^ 1)
@@ -486,8 +489,13 @@ def solve_hex(state: GameState, budget: Budget, asked: Asked) -> Solution | None
         return settled[cell]
 
     empty = [cell for cell in prover.geo.order if colours[cell] == EMPTY]
+    if not asked.every and asked.first is None:
+        # The value alone: one search of the whole position prunes the root's moves
+        # too (must-play, domination); a win leaves its move settled in the table.
+        if not prover.mover_wins(own, other, colour):
+            return Solution(winner=1 - mover, winning_moves=())
+        empty.sort(key=lambda cell: prover.known(other, own | 1 << cell, colour ^ 1) is not False)
     won = winning(empty, geo.labels.__getitem__, wins, asked)
-    mover = state.colour_of(colour)
     return Solution(
         winner=mover if won else 1 - mover,
         winning_moves=tuple(geo.labels[cell] for cell in geo.sorted_cells if cell in won),
