@@ -266,7 +266,7 @@ def opening_analysis(size: int, seconds: float) -> str:
     assert isinstance(published, frozenset)
     empty = engine.new("hex", size=size, swap="off")
     marks: dict[str, str] = {}
-    agree = 0
+    agree = proofs = 0
     for row in range(size):
         for column in range(size):
             label = notation.label((column, row))
@@ -274,8 +274,9 @@ def opening_analysis(size: int, seconds: float) -> str:
             chance = analysis.win_chance[0]
             right = (chance > 0.5) == (label in published)
             agree += right
-            proven = "!" if analysis.proven is not None else " "
-            marks[label] = f"{chance:4.2f}{proven}{' ' if right else 'x'}"
+            proven = analysis.proven_winner is not None or analysis.proven is not None
+            proofs += proven
+            marks[label] = f"{chance:4.2f}{'!' if proven else ' '}{' ' if right else 'x'}"
     print(
         f"hex {size}x{size} openings analysed at {seconds:g} s: the first player's chance "
         "(! proven, x disagrees with the published table)"
@@ -285,7 +286,7 @@ def opening_analysis(size: int, seconds: float) -> str:
         print(" " * (3 * row) + cells)
     return (
         f"hex {size}x{size} openings: analyse() agrees with the published table on "
-        f"{agree} of {size * size}"
+        f"{agree} of {size * size} ({proofs} proven)"
     )
 
 

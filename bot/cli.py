@@ -502,7 +502,7 @@ def print_analysis(args: argparse.Namespace) -> int:
     print(f"line: {' '.join(analysis.pv)}")
     if proven is None and analysis.proven_winner is not None:
         name = info.seat_name(analysis.proven_winner)
-        print(f"proven: {name} wins (found by the search; not every move was settled)")
+        print(f"proven: {name} wins (by the one winning move found; the other moves not settled)")
     elif proven is None:
         print("proven: no")
     else:

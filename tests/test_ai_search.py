@@ -210,6 +210,17 @@ def test_a_loss_the_search_proves_is_a_whole_solution() -> None:
     assert analysis.proven_winner == 0 and analysis.win_chance == (1.0, 0.0)
 
 
+def test_an_analysis_proves_the_value_where_every_winning_move_is_out_of_reach() -> None:
+    # Hex 6x6 after c1: White wins. The prover settles that by one search (~70 ms), while
+    # settling each of White's replies takes more than its 200 nodes (10 simulations).
+    state = engine.new("hex", size=6, swap="off").play("c1")
+    analysis = ai.analyse(state, nodes=10, seconds=60, seed=1)
+    assert analysis.proven is None  # not every winning move is known
+    assert analysis.proven_winner == 1 and analysis.win_chance == (0.0, 1.0)
+    assert analysis.best[0].chance == 1.0 and analysis.pv[0] == analysis.best[0].move
+    assert ai.solve(state.play(analysis.best[0].move), seconds=30) == ai.Solution(1, ())
+
+
 def test_a_root_narrowed_by_choice_is_never_proven_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     # White to move must take a5 (Black's only joining cell). A game's root_candidates
     # that kept only i9 would see every searched move lose; a5 still holds.
@@ -244,7 +255,7 @@ def test_cli_says_when_the_search_proved_a_win(capsys: pytest.CaptureFixture[str
     assert code == 0
     out = capsys.readouterr().out
     assert "move: a1" in out
-    assert "proven: Black wins (found by the search; not every move was settled)" in out
+    assert "proven: Black wins (by the one winning move found; the other moves not settled)" in out
 
 
 def test_solve_gives_up_in_time_on_a_big_board() -> None:

@@ -162,9 +162,10 @@ def analyse(
         winner = result.winner if result is not None else None
         return Analysis(chance, (), (), result, proven_winner=winner)
     start = time.monotonic()
-    proof = None
+    proof, complete = None, True
     if solver:
-        proof = _try_solve(state, start + seconds * SOLVER_SHARE, None if capped else nodes)
+        deadline = start + seconds * SOLVER_SHARE
+        proof, complete = _proof_for_analysis(state, deadline, None if capped else nodes)
     search = _search(state, start + seconds, seed, nodes, None, capped=capped)
     adapter, root = search.adapter, search.root
     ranked = [
@@ -196,7 +197,7 @@ def analyse(
         win_chance=chances,
         best=tuple(ranked),
         pv=pv,
-        proven=proof,
+        proven=proof if complete else None,
         simulations=search.simulations,
         proven_winner=proof.winner if proof is not None else root.proven,
     )
@@ -242,6 +243,19 @@ def _try_solve(
     first = adapter.text(root, decisive[0]) if decisive else None
     seconds = max(0.0, deadline - time.monotonic())
     return solve(state, seconds=seconds, nodes=limit, every=every, first=first)
+
+
+def _proof_for_analysis(
+    state: GameState, deadline: float, nodes: int | None
+) -> tuple[Solution | None, bool]:
+    """The value first, then in the time left every winning move, and whether the proof
+    lists them all. The value alone can take a fraction of the time (Hex's prover: one
+    search of the position, not one per move), and who wins is what an analysis tells."""
+    value = _try_solve(state, deadline, nodes, every=False)
+    if value is None or value.winner != state.to_move or not value.winning_moves:
+        return value, True  # a loss or a draw for the mover: no winning move left out
+    whole = _try_solve(state, deadline, nodes)
+    return (value, False) if whole is None else (whole, True)
 
 
 def _search(
