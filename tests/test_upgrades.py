@@ -15,6 +15,7 @@ import json
 import random
 import shutil
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -44,11 +45,22 @@ def copied(fixture: Path, tmp_path: Path) -> Path:
     return path
 
 
+def made_at(path: Path) -> datetime:
+    """When the file's games were made: what they read was recorded then, and an open
+    challenge among them expires a day later, so the file is read by that day's clock."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        (newest,) = db.execute("SELECT max(created_at) FROM games").fetchone()
+    return datetime.fromisoformat(newest).replace(tzinfo=UTC) + timedelta(minutes=1)
+
+
 async def opened(path: Path) -> GameService:
-    """The service on the file, as `paperboard run` opens it."""
+    """The service on the file, as `paperboard run` opens it, the day the file was made."""
     url = f"sqlite:///{path}"
     settings = Settings(database_url=url, render_processes=0, _env_file=None)  # type: ignore[call-arg]
-    return GameService(await Database.open(url), settings, rng=random.Random(7))
+    moment = made_at(path)
+    return GameService(
+        await Database.open(url), settings, clock=lambda: moment, rng=random.Random(7)
+    )
 
 
 def test_a_database_from_every_migration_head_is_kept() -> None:
