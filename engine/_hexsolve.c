@@ -105,14 +105,14 @@ static int make_node(Prover *p, Node *node, mask_t own, mask_t other, int colour
     node->colour = colour;
     node->pn = node->dn = 1;
     Key key = key_of(geo, own, other, colour);
-    int known = table_get(&p->table, &key, &node->moves);
+    int known = table_get(&p->table, &key, &node->moves, geo->cells);
     if (known == ABSENT) {
         known = settle(geo, &p->scratch, own, other, colour, p->deadline, &node->moves);
         if (known == OUT_VALUE) return OUT;
-        if (known == UNSETTLED) table_put(&p->table, &key, UNSETTLED, node->moves);
+        if (known == UNSETTLED) table_put(&p->table, &key, UNSETTLED, node->moves, geo->cells);
     }
     if (known != UNSETTLED) {
-        table_put(&p->table, &key, known, 0);
+        table_put(&p->table, &key, known, 0, geo->cells);
         node->pn = known ? 0 : INFINITE;
         node->dn = known ? INFINITE : 0;
         node->children = node; /* settled: no children (not NULL: not a leaf to expand) */
@@ -210,7 +210,7 @@ static void update(Prover *p, Node *node) {
     node->dn = dn < INFINITE ? (uint32_t)dn : INFINITE;
     if (node->pn == 0 || node->dn == 0) {
         Key key = key_of(p->geo, node->own, node->other, node->colour);
-        table_put(&p->table, &key, node->pn == 0 ? WINS : LOSES, 0);
+        table_put(&p->table, &key, node->pn == 0 ? WINS : LOSES, 0, p->geo->cells);
         free_children(p, node); /* settled: the subtree is no longer needed */
     }
 }
@@ -430,7 +430,7 @@ static PyObject *prover_known(ProverObject *self, PyObject *args) {
     fill(p->geo, &black, &white, -1);
     Key key = key_of(p->geo, colour == BLACK ? black : white, colour == BLACK ? white : black,
                      colour);
-    int known = table_get(&p->table, &key, &moves);
+    int known = table_get(&p->table, &key, &moves, p->geo->cells);
     if (known == WINS) Py_RETURN_TRUE;
     if (known == LOSES) Py_RETURN_FALSE;
     Py_RETURN_NONE;

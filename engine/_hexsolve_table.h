@@ -10,7 +10,7 @@ enum { LOSES = 0, WINS = 1, UNSETTLED = -1, ABSENT = -2 };
 
 typedef struct {
     uint64_t key[4];   /* black low, high, white low, high: the smaller of the two turns */
-    uint64_t moves[2]; /* the must-play region of an unsettled position */
+    uint64_t moves[2]; /* the must-play region of an unsettled position, as the key lies */
     uint32_t meta;     /* bit 0 used, bit 1 the colour to move, bits 2-3 the value + 1 */
 } Entry;
 
@@ -35,16 +35,18 @@ static inline mask_t turn(mask_t mask, int cells) {
 typedef struct {
     mask_t black, white;
     int colour;
+    int turned; /* the key is the position turned: so are the masks kept with it */
 } Key;
 
 /* HexProver.key: a position and its 180-degree turn share one. */
 static Key key_of(const Geometry *geo, mask_t own, mask_t other, int colour) {
     mask_t black = colour == BLACK ? own : other, white = colour == BLACK ? other : own;
     mask_t turned_black = turn(black, geo->cells), turned_white = turn(white, geo->cells);
-    Key key = {black, white, colour};
+    Key key = {black, white, colour, 0};
     if (turned_black < black || (turned_black == black && turned_white < white)) {
         key.black = turned_black;
         key.white = turned_white;
+        key.turned = 1;
     }
     return key;
 }
@@ -66,7 +68,7 @@ static inline int entry_is(const Entry *entry, const Key *key) {
 }
 
 /* WINS, LOSES, UNSETTLED with *moves its must-play region, or ABSENT. */
-static int table_get(const Table *table, const Key *key, mask_t *moves) {
+static int table_get(const Table *table, const Key *key, mask_t *moves, int cells) {
     if (!table->capacity) return ABSENT;
     size_t mask = table->capacity - 1;
     for (size_t at = key_hash(key) & mask;; at = (at + 1) & mask) {
@@ -74,6 +76,7 @@ static int table_get(const Table *table, const Key *key, mask_t *moves) {
         if (!(entry->meta & 1)) return ABSENT;
         if (entry_is(entry, key)) {
             *moves = (mask_t)entry->moves[1] << 64 | entry->moves[0];
+            if (key->turned) *moves = turn(*moves, cells);
             return (int)(entry->meta >> 2 & 3) - 1;
         }
     }
@@ -99,23 +102,25 @@ static void table_place(Table *table, const Key *key, int value, mask_t moves) {
 }
 
 /* The table is a cache: at its cap it takes no new positions (known ones are updated). */
-static void table_put(Table *table, const Key *key, int value, mask_t moves) {
+static void table_put(Table *table, const Key *key, int value, mask_t moves, int cells) {
     mask_t unused;
+    if (key->turned) moves = turn(moves, cells);
     if (4 * (table->used + 1) > 3 * table->capacity) {
         if (table->capacity >= TABLE_SLOTS_CAP) {
-            if (table_get(table, key, &unused) == ABSENT) return;
+            if (table_get(table, key, &unused, cells) == ABSENT) return;
         } else {
             size_t capacity = table->capacity ? table->capacity * 2 : 1024;
             Entry *slots = calloc(capacity, sizeof(Entry));
             if (!slots) {
-                if (table_get(table, key, &unused) == ABSENT) return;
+                if (table_get(table, key, &unused, cells) == ABSENT) return;
             } else {
                 Table wider = {slots, capacity, 0};
                 for (size_t i = 0; i < table->capacity; i++) {
                     const Entry *old = &table->slots[i];
                     if (!(old->meta & 1)) continue;
                     Key moved = {(mask_t)old->key[1] << 64 | old->key[0],
-                                 (mask_t)old->key[3] << 64 | old->key[2], (int)(old->meta >> 1 & 1)};
+                                 (mask_t)old->key[3] << 64 | old->key[2], (int)(old->meta >> 1 & 1),
+                                 0};
                     table_place(&wider, &moved, (int)(old->meta >> 2 & 3) - 1,
                                 (mask_t)old->moves[1] << 64 | old->moves[0]);
                 }
