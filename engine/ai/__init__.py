@@ -97,6 +97,11 @@ def best_move(
         return moves[0]
     knowledge = settings is None or settings.knowledge
     if knowledge:
+        adapter = adapter_for(state)
+        root = adapter.root(state)
+        known = adapter.book_move(root)
+        if known is not None:
+            return adapter.text(root, known)
         proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes, every=False)
         if proof is not None and proof.winning_moves:
             return proof.winning_moves[0]

@@ -104,6 +104,10 @@ class Adapter:
         """Whether the position looks small enough for the exact solver to try first."""
         return len(self.moves(pos)) <= 8
 
+    def book_move(self, pos: Any) -> Any | None:
+        """A move an opening book proves wins, or None (no book, or no entry)."""
+        return None
+
     def candidates(self, pos: Any, moves: list[Any]) -> list[Any]:
         """The moves worth searching: a subset of `moves` (all by default).
 

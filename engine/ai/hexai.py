@@ -30,7 +30,7 @@ from functools import cache, partial
 from types import ModuleType
 from typing import Any
 
-from engine.ai import hexsolve
+from engine.ai import hexbook, hexsolve
 from engine.ai.adapter import Adapter, Rewards
 from engine.ai.disthexsolve import solve_disthex
 from engine.ai.hexconnections import connected
@@ -171,6 +171,11 @@ class HexAdapter(Adapter):
 
     def small(self, pos: HexPosition) -> bool:
         return pos.empty <= (SMALL_COMPILED if self.connections else SMALL)
+
+    def book_move(self, pos: HexPosition) -> int | None:
+        if self.disthex:
+            return None  # Disthex's book would be a game of its own
+        return hexbook.winning_cell(self.size, *pos.masks, pos.colour)
 
     # -- knowledge ------------------------------------------------------------------
 

@@ -1,0 +1,59 @@
+"""Hex's opening book: winning moves of the first plies of small boards, proven by
+the project's own prover ahead of time (hexsolve.HexProver; `python -m bench.hexbook`
+makes the tables in engine/ai/hexbook_7x7.py).
+
+The prover settles most 7x7 positions from the fifth move in a fraction of a second,
+but not the first few: a move there takes it seconds to a minute. The book holds, for
+each position it covers where the mover wins, one winning move. A position and its
+180-degree turn are the same game and share an entry. No entry: the mover loses, or
+the position is not covered (a move the book's builder did not follow, or a proof it
+did not find within its node limit).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from engine.ai.hexbook_7x7 import ENTRIES as ENTRIES_7X7
+from engine.ai.hexsolve import turn
+from engine.hex import board
+
+#: Tables by board size: `black,cells:white,cells:winning cell`, cells by label.
+_SOURCES: dict[int, str] = {7: ENTRIES_7X7}
+
+Position = tuple[int, int]  # Black's stones and White's, as masks of cells
+
+
+def _masks(size: int, text: str) -> int:
+    cell_of = board(size).cell_of
+    return sum(1 << cell_of[label] for label in text.split(",") if label)
+
+
+@cache
+def _table(size: int) -> dict[Position, int]:
+    table: dict[Position, int] = {}
+    for entry in _SOURCES.get(size, "").split():
+        black, white, move = entry.split(":")
+        table[_masks(size, black), _masks(size, white)] = board(size).cell_of[move]
+    return table
+
+
+def winning_cell(size: int, black: int, white: int, colour: int) -> int | None:
+    """A proven winning cell for `colour` to move, or None when the book has none.
+    The book's positions come from play with Black first: the colour to move has as
+    many stones as the other (Black) or one fewer (White)."""
+    table = _table(size)
+    if not table or black.bit_count() - white.bit_count() != colour:
+        return None
+    cell = table.get((black, white))
+    if cell is not None:
+        return cell
+    cells = size * size
+    cell = table.get((turn(black, cells), turn(white, cells)))
+    return None if cell is None else cells - 1 - cell
+
+
+def key_of(size: int, black: int, white: int) -> Position:
+    """The stones as the book keeps them: of a position and its turn, the smaller."""
+    cells = size * size
+    return min((black, white), (turn(black, cells), turn(white, cells)))
