@@ -14,6 +14,7 @@ import pytest
 import engine
 from engine.ai import Settings, _search, mcts
 from engine.ai.mcts import Node
+from engine.ai.registry import adapter_for
 from tests.conftest import skip_unless_built, skip_without_a_c_compiler
 
 compiled = mcts._compiled
@@ -113,5 +114,6 @@ def test_seeded_searches_grow_the_same_tree_compiled_or_not(
     digests = []
     for search in (compiled, None):
         monkeypatch.setattr(mcts, "_compiled", search)
-        digests.append(tree_digest(_search(state, math.inf, 3, nodes, settings).root))
+        grown = _search(state, adapter_for(state), math.inf, 3, nodes, settings)
+        digests.append(tree_digest(grown.root))
     assert digests[0] == digests[1]

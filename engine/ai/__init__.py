@@ -21,6 +21,7 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import engine
 from engine.ai import hexai, hotwireai, intersectionsai, livewireai, shortcircuitai  # noqa: F401  (register)
@@ -95,17 +96,18 @@ def best_move(
     moves = state.legal_moves()
     if len(moves) == 1:
         return moves[0]
+    adapter = adapter_for(state)
     knowledge = settings is None or settings.knowledge
     if knowledge:
-        adapter = adapter_for(state)
         root = adapter.root(state)
         known = adapter.book_move(root)
         if known is not None:
             return adapter.text(root, known)
-        proof = _try_solve(state, start + seconds * SOLVER_SHARE, nodes, every=False)
+        deadline = start + seconds * SOLVER_SHARE
+        proof = _try_solve(state, adapter, root, deadline, nodes, every=False)
         if proof is not None and proof.winning_moves:
             return proof.winning_moves[0]
-    search = _search(state, start + seconds, seed, nodes, settings)
+    search = _search(state, adapter, start + seconds, seed, nodes, settings)
     ranked = search.ranked()
     return search.adapter.text(search.root.pos, search.root.moves[ranked[0][0]])
 
@@ -167,11 +169,13 @@ def analyse(
         winner = result.winner if result is not None else None
         return Analysis(chance, (), (), result, proven_winner=winner)
     start = time.monotonic()
+    adapter = adapter_for(state)
     proof, complete = None, True
     if solver:
         deadline = start + seconds * SOLVER_SHARE
-        proof, complete = _proof_for_analysis(state, deadline, None if capped else nodes)
-    search = _search(state, start + seconds, seed, nodes, None, capped=capped)
+        limit = None if capped else nodes
+        proof, complete = _proof_for_analysis(state, adapter, deadline, limit)
+    search = _search(state, adapter, start + seconds, seed, nodes, None, capped=capped)
     adapter, root = search.adapter, search.root
     ranked = [
         RankedMove(adapter.text(root.pos, root.moves[i]), chance) for i, chance in search.ranked()
@@ -232,14 +236,19 @@ def _check_seconds(seconds: float) -> None:
 
 
 def _try_solve(
-    state: GameState, deadline: float, nodes: int | None, *, every: bool = True
+    state: GameState,
+    adapter: Adapter,
+    root: Any,
+    deadline: float,
+    nodes: int | None,
+    *,
+    every: bool = True,
 ) -> Solution | None:
-    """A proof within the deadline when the position looks small enough to prove
-    (`every` winning move, or the first found: all a move needs)."""
+    """A proof within the deadline when the position (`root`, the adapter's view of
+    `state`) looks small enough to prove (`every` winning move, or the first found:
+    all a move needs)."""
     if state.players != 2:
         return None
-    adapter = adapter_for(state)
-    root = adapter.root(state)
     if not adapter.small(root):
         return None
     limit = None if nodes is None else nodes * SOLVER_NODES_PER_SIMULATION
@@ -251,20 +260,22 @@ def _try_solve(
 
 
 def _proof_for_analysis(
-    state: GameState, deadline: float, nodes: int | None
+    state: GameState, adapter: Adapter, deadline: float, nodes: int | None
 ) -> tuple[Solution | None, bool]:
     """The value first, then in the time left every winning move, and whether the proof
     lists them all. The value alone can take a fraction of the time (Hex's prover: one
     search of the position, not one per move), and who wins is what an analysis tells."""
-    value = _try_solve(state, deadline, nodes, every=False)
+    root = adapter.root(state)
+    value = _try_solve(state, adapter, root, deadline, nodes, every=False)
     if value is None or value.winner != state.to_move or not value.winning_moves:
         return value, True  # a loss or a draw for the mover: no winning move left out
-    whole = _try_solve(state, deadline, nodes)
+    whole = _try_solve(state, adapter, root, deadline, nodes)
     return (value, False) if whole is None else (whole, True)
 
 
 def _search(
     state: GameState,
+    adapter: Adapter,
     deadline: float,
     seed: int | None,
     nodes: int | None,
@@ -272,7 +283,6 @@ def _search(
     *,
     capped: bool = False,
 ) -> Search:
-    adapter: Adapter = adapter_for(state)
     rng = random.Random(seed if seed is not None or nodes is None else 0)
     search = Search(adapter, adapter.root(state), rng=rng, settings=settings)
     # Reading the tree afterwards costs about a microsecond per root move.
