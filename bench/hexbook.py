@@ -1,4 +1,4 @@
-"""Builds Hex's opening book (engine/ai/hexbook_7x7.py) with the project's prover.
+"""Builds Hex's opening book (engine/ai/hexbook_7x7.txt) with the project's prover.
 
 Black opens anywhere (swap off). The book keeps, for each position below where the
 mover wins, the first winning move the prover finds (`ai.solve`, the value alone,
@@ -10,11 +10,17 @@ under node limits: the same book on every machine):
    costs its whole limit, and most positions Black loses are not proven within it;
 3. every opening the prover showed lost, the book's reply, and any second stone of
    Black's (White to move), --nodes.
+4. each position of stages 2 and 3 still without a move where the mover is known to
+   win (after an opening the published table, bench.ai.PUBLISHED_WINS, says Black
+   wins; after the book's own reply to a lost opening), --deep-nodes, in --workers
+   processes. --resume starts here from the shipped table.
 A position and its 180-degree turn are proven once. Progress goes to stderr; the last
-line is the headline: `hexbook: 7x7 <entries> winning moves, <n> positions, <s> s`.
+line is the headline:
+`hexbook: 7x7 <entries> winning moves, <n> positions, <s> s`.
 
 Run: .venv/bin/python -m bench.hexbook [--size 7] [--opening-nodes N] [--quick-nodes N]
-     [--nodes N] [--search-simulations N] [--out engine/ai/hexbook_7x7.py]
+     [--nodes N] [--search-simulations N] [--deep-nodes N] [--workers N] [--resume]
+     [--out engine/ai/hexbook_7x7.txt]
 """
 
 from __future__ import annotations
@@ -22,23 +28,25 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from itertools import zip_longest
 from pathlib import Path
 
 import engine
+from bench.ai import PUBLISHED_WINS
 from engine import GameState, ai
 from engine.ai import hexbook
 from engine.hex import HexState, board
 
-HEADER = '''"""Hex {size}x{size}'s opening book, made by `python -m bench.hexbook`
-(engine/ai/hexbook.py reads it): `black,cells:white,cells:winning cell` per position,
-cells by label, each position as the book keeps it (of it and its 180-degree turn, the
-smaller masks). {entries} winning moves. Node limits: openings {opening_nodes:,}; others
-{quick_nodes:,}, then {nodes:,} where a search of {simulations:,} simulations favoured the mover."""
-
-ENTRIES = """
-{body}
+HEADER = """\
+# Hex {size}x{size}'s opening book, made by `python -m bench.hexbook` (engine/ai/hexbook.py
+# reads it): `black,cells:white,cells:winning cell` per position, cells by label, each
+# position as the book keeps it (of it and its 180-degree turn, the smaller masks).
+# {entries:,} winning moves. Node limits: openings {opening_nodes:,}; others {quick_nodes:,}, then
+# {nodes:,} where a search of {simulations:,} simulations favoured the mover; {deep_nodes:,} where
+# the mover was known to win and no move was found before; {answer_nodes:,} after each book move
+# of plies 2-3 and the opponent's {answers} likeliest answers.
 """
-'''
 
 
 def masks(state: GameState) -> tuple[int, int]:
@@ -49,6 +57,26 @@ def masks(state: GameState) -> tuple[int, int]:
     return black, white
 
 
+def winning_move(state: GameState, nodes: int) -> str | None:
+    """The first winning move the prover finds for the mover, or None (a loss, or no
+    proof within `nodes`)."""
+    solution = ai.solve(state, seconds=1e9, nodes=nodes, every=False)
+    if solution is None or solution.winner != state.to_move:
+        return None
+    return solution.winning_moves[0]
+
+
+def winning_move_after(size: int, path: tuple[str, ...], nodes: int) -> str | None:
+    """`winning_move` of the position `path` leads to (a worker process's task)."""
+    return winning_move(played(engine.new("hex", size=size, swap="off"), path), nodes)
+
+
+def played(state: GameState, path: tuple[str, ...]) -> GameState:
+    for move in path:
+        state = state.play(move)
+    return state
+
+
 class Builder:
     def __init__(self, size: int) -> None:
         self.size = size
@@ -57,26 +85,36 @@ class Builder:
         self.seen: set[tuple[int, int]] = set()
         self.searched = 0
 
+    @classmethod
+    def from_book(cls, size: int) -> Builder:
+        """A builder holding the shipped table's entries (engine/ai/hexbook_<n>x<n>.txt)."""
+        builder = cls(size)
+        labels = board(size).labels
+        builder.entries = {key: labels[cell] for key, cell in hexbook.table(size).items()}
+        return builder
+
     def prove(self, state: GameState, nodes: int) -> str | None:
-        """The first winning move found for the mover, or None (a loss, or not
-        proven within `nodes`); each position and its turn once."""
-        black, white = masks(state)
+        """`winning_move`, each position and its turn proven once."""
         key = self.key(state)
-        labels, last = board(self.size).labels, self.size * self.size - 1
-        if key in self.seen:
-            kept = self.entries.get(key)
-            if kept is None or key == (black, white):
-                return kept
-            return labels[last - board(self.size).cell_of[kept]]
-        self.seen.add(key)
-        self.searched += 1
-        solution = ai.solve(state, seconds=1e9, nodes=nodes, every=False)
-        if solution is None or solution.winner != state.to_move:
-            return None
-        move = solution.winning_moves[0]
-        cell = board(self.size).cell_of[move]
-        self.entries[key] = labels[cell if key == (black, white) else last - cell]
-        return move
+        if key not in self.seen:
+            self.seen.add(key)
+            self.searched += 1
+            self.record(state, winning_move(state, nodes))
+        return self.move(state)
+
+    def record(self, state: GameState, move: str | None) -> None:
+        if move is not None:
+            cell, key = board(self.size).cell_of[move], self.key(state)
+            turned = key != masks(state)
+            self.entries[key] = board(self.size).labels[self.size**2 - 1 - cell if turned else cell]
+
+    def move(self, state: GameState) -> str | None:
+        """The book's move for `state`, turned back if the book keeps its twin."""
+        key = self.key(state)
+        kept = self.entries.get(key)
+        if kept is None or key == masks(state):
+            return kept
+        return board(self.size).labels[self.size**2 - 1 - board(self.size).cell_of[kept]]
 
     def key(self, state: GameState) -> tuple[int, int]:
         return hexbook.key_of(self.size, *masks(state))
@@ -92,25 +130,26 @@ class Builder:
         return "\n".join(lines)
 
 
+def report(builder: Builder, began: float, what: str) -> None:
+    print(
+        f"  {what}: {len(builder.entries)} entries, {builder.searched} positions,"
+        f" {time.monotonic() - began:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def build(size: int, opening_nodes: int, quick_nodes: int, nodes: int, simulations: int) -> Builder:
+    """Stages 1-3 of the module's docstring."""
     builder = Builder(size)
     began = time.monotonic()
-
-    def report(what: str) -> None:
-        print(
-            f"  {what}: {len(builder.entries)} entries, {builder.searched} positions,"
-            f" {time.monotonic() - began:.0f} s",
-            file=sys.stderr,
-            flush=True,
-        )
-
     openings = builder.start.legal_moves()
     lost: dict[str, str] = {}  # opening -> the book's winning reply
     for opening in openings:
         reply = builder.prove(builder.start.play(opening), opening_nodes)
         if reply is not None:
             lost[opening] = reply
-    report(f"openings ({len(lost)} lost: {' '.join(lost)})")
+    report(builder, began, f"openings ({len(lost)} lost: {' '.join(lost)})")
     left = []
     for opening in openings:
         after = builder.start.play(opening)
@@ -118,7 +157,7 @@ def build(size: int, opening_nodes: int, quick_nodes: int, nodes: int, simulatio
             position = after.play(reply)
             if builder.prove(position, quick_nodes) is None and opening not in lost:
                 left.append(position)
-    report("replies, quickly")
+    report(builder, began, "replies, quickly")
     builder.seen -= {builder.key(position) for position in left}
     for position in left:
         if builder.key(position) in builder.seen:
@@ -127,13 +166,92 @@ def build(size: int, opening_nodes: int, quick_nodes: int, nodes: int, simulatio
         if chances.win_chance[0] > 0.5:
             builder.prove(position, nodes)
         builder.seen.add(builder.key(position))
-    report(f"replies the search favours Black in ({len(left)} left)")
+    report(builder, began, f"replies the search favours Black in ({len(left)} left)")
     for opening, reply in lost.items():
         after = builder.start.play(opening).play(reply)
         for second in after.legal_moves():
             builder.prove(after.play(second), nodes)
-    report("second stones after a lost opening")
+    report(builder, began, "second stones after a lost opening")
     return builder
+
+
+def known_wins_left(builder: Builder) -> list[tuple[str, ...]]:
+    """The positions of stages 2 and 3 without a move where the mover is known to
+    win (a path from the empty board to each; one of a position and its turn)."""
+    published = PUBLISHED_WINS.get(builder.size)
+    wins = published if isinstance(published, frozenset) else frozenset()
+    paths: dict[tuple[int, int], tuple[str, ...]] = {}
+    for opening in builder.start.legal_moves():
+        position = builder.start.play(opening)
+        reply = builder.move(position)
+        if reply is not None:  # White wins: any second stone after the book's reply
+            stage = [(opening, reply, second) for second in position.play(reply).legal_moves()]
+        elif opening in wins:  # Black wins: any reply
+            stage = [(opening, reply) for reply in position.legal_moves()]
+        else:
+            continue
+        for path in stage:
+            key = builder.key(played(builder.start, path))
+            if key not in builder.entries:
+                paths.setdefault(key, path)
+    return list(paths.values())
+
+
+def prove_all(builder: Builder, paths: list[tuple[str, ...]], nodes: int, workers: int) -> None:
+    """`nodes` for the position each path leads to, in `workers` processes (each proof
+    on its own, so the table does not depend on their number)."""
+    began = time.monotonic()
+    report(builder, began, f"{len(paths)} positions to prove")
+    size = builder.size
+    with ProcessPoolExecutor(workers) as pool:
+        moves = pool.map(winning_move_after, [size] * len(paths), paths, [nodes] * len(paths))
+        for done, (path, move) in enumerate(zip(paths, moves, strict=True), 1):
+            builder.searched += 1
+            builder.record(played(builder.start, path), move)
+            if done % 100 == 0 or done == len(paths):
+                report(builder, began, f"proved {done} of {len(paths)}")
+
+
+def likely_answers(size: int, path: tuple[str, ...], count: int, simulations: int) -> list[str]:
+    """The `count` moves a seeded search of `simulations` visits most after `path`."""
+    position = played(engine.new("hex", size=size, swap="off"), path)
+    chances = ai.analyse(position, seconds=1e9, nodes=simulations, seed=0, solver=False)
+    return [ranked.move for ranked in chances.best[:count]]
+
+
+def book_lines(builder: Builder, stones: set[int]) -> list[tuple[str, ...]]:
+    """A path to each book position of `stones` stones, then the book's move."""
+    labels = board(builder.size).labels
+    lines = []
+    for (black, white), move in sorted(builder.entries.items()):
+        if (black | white).bit_count() in stones:
+            blacks = [labels[cell] for cell in range(builder.size**2) if black >> cell & 1]
+            whites = [labels[cell] for cell in range(builder.size**2) if white >> cell & 1]
+            interleaved = [cell for pair in zip_longest(blacks, whites) for cell in pair if cell]
+            lines.append((*interleaved, move))
+    return lines
+
+
+def extend(builder: Builder, count: int, simulations: int, nodes: int, workers: int) -> None:
+    """Stage 5: after each book move of the second and third plies, the opponent's
+    `count` likeliest answers (`likely_answers`); the mover is known to win each."""
+    lines = book_lines(builder, {2, 3})
+    size = builder.size
+    with ProcessPoolExecutor(workers) as pool:
+        answers = pool.map(
+            likely_answers,
+            [size] * len(lines),
+            lines,
+            [count] * len(lines),
+            [simulations] * len(lines),
+        )
+        paths: dict[tuple[int, int], tuple[str, ...]] = {}
+        for line, moves in zip(lines, answers, strict=True):
+            for answer in moves:
+                key = builder.key(played(builder.start, (*line, answer)))
+                if key not in builder.entries:
+                    paths.setdefault(key, (*line, answer))
+    prove_all(builder, list(paths.values()), nodes, workers)
 
 
 def main() -> None:
@@ -143,13 +261,29 @@ def main() -> None:
     parser.add_argument("--quick-nodes", type=int, default=300)
     parser.add_argument("--nodes", type=int, default=5_000)
     parser.add_argument("--search-simulations", type=int, default=3_000)
+    parser.add_argument("--deep-nodes", type=int, default=30_000)
+    parser.add_argument("--answers", type=int, default=4)
+    parser.add_argument("--answer-nodes", type=int, default=1_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="start stage 4 from the shipped table (stages 1-3 with the same limits make it)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     began = time.monotonic()
-    builder = build(
-        args.size, args.opening_nodes, args.quick_nodes, args.nodes, args.search_simulations
+    if args.resume:
+        builder = Builder.from_book(args.size)
+    else:
+        builder = build(
+            args.size, args.opening_nodes, args.quick_nodes, args.nodes, args.search_simulations
+        )
+    prove_all(builder, known_wins_left(builder), args.deep_nodes, args.workers)
+    extend(builder, args.answers, args.search_simulations, args.answer_nodes, args.workers)
+    out = (
+        args.out or Path(__file__).parent.parent / f"engine/ai/hexbook_{args.size}x{args.size}.txt"
     )
-    out = args.out or Path(__file__).parent.parent / f"engine/ai/hexbook_{args.size}x{args.size}.py"
     out.write_text(
         HEADER.format(
             size=args.size,
@@ -157,9 +291,13 @@ def main() -> None:
             quick_nodes=args.quick_nodes,
             nodes=args.nodes,
             simulations=args.search_simulations,
+            deep_nodes=args.deep_nodes,
+            answer_nodes=args.answer_nodes,
+            answers=args.answers,
             entries=len(builder.entries),
-            body=builder.text(),
         )
+        + builder.text()
+        + "\n"
     )
     print(
         f"hexbook: {args.size}x{args.size} {len(builder.entries)} winning moves,"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
+
 import pytest
 
 import engine
@@ -13,37 +16,79 @@ from engine.ai.hexsolve import turn
 from engine.ai.mcts import Settings
 from tests.test_hexsolve import brute_force
 
+#: One memo per board size for the tests of this file (4x4's costs seconds).
+solved = cache(brute_force)
+
+
+def assert_every_move_wins(size: int, table: dict[tuple[int, int], int]) -> None:
+    truth = solved(size)
+    geo = geometry(size)
+    for (black, white), cell in table.items():
+        colour = black.bit_count() - white.bit_count()
+        own, other = (black, white) if colour == 0 else (white, black)
+        assert not (black | white) >> cell & 1
+        after = own | 1 << cell
+        assert connected(geo, after, colour) or not truth(other, after, colour ^ 1)
+
 
 def test_every_move_of_a_built_book_wins_and_no_won_opening_is_left_out(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # The builder on 4x4 against brute force: each kept move wins, every opening
     # White wins has its reply (4x4 positions are proven in a few nodes).
     size = 4
-    truth = brute_force(size)
-    geo = geometry(size)
+    truth = solved(size)
     built = builder.build(size, opening_nodes=2_000, quick_nodes=100, nodes=500, simulations=300)
-    monkeypatch.setitem(hexbook._SOURCES, size, built.text())
-    hexbook._table.cache_clear()
+    book = tmp_path / "hexbook_4x4.txt"
+    book.write_text("# made by the test\n" + built.text())
+    monkeypatch.setitem(hexbook.BOOKS, size, book)
+    hexbook.table.cache_clear()
     try:
-        table = hexbook._table(size)
+        table = hexbook.table(size)
         assert len(table) == len(built.entries) > 100
-        for (black, white), cell in table.items():
-            colour = black.bit_count() - white.bit_count()
-            own, other = (black, white) if colour == 0 else (white, black)
-            assert not (black | white) >> cell & 1
-            after = own | 1 << cell
-            assert connected(geo, after, colour) or not truth(other, after, colour ^ 1)
-        for opening in range(geo.cells):
+        assert_every_move_wins(size, table)
+        for opening in range(size * size):
             white_wins = truth(0, 1 << opening, 1)
             found = hexbook.winning_cell(size, 1 << opening, 0, 1)
             assert (found is not None) == white_wins, opening
     finally:
-        hexbook._table.cache_clear()
+        hexbook.table.cache_clear()
+
+
+def test_the_deep_stages_give_a_move_to_every_position_known_won() -> None:
+    # Limits of one node leave 4x4 positions unproven. Stage 4 (in a worker process)
+    # proves each one the published table or the book's own reply says the mover
+    # wins, and only those; stage 5 follows each book move of plies 2-3 with the
+    # answers a search likes best, which the mover is known to win too.
+    size = 4
+    built = builder.build(size, opening_nodes=2_000, quick_nodes=1, nodes=1, simulations=10)
+    left = builder.known_wins_left(built)
+    assert len(left) > 10
+    before = len(built.entries)
+    builder.prove_all(built, left, nodes=2_000, workers=1)
+    assert builder.known_wins_left(built) == []
+    assert len(built.entries) == before + len(left)
+    before = len(built.entries)
+    builder.extend(built, count=2, simulations=50, nodes=2_000, workers=1)
+    assert len(built.entries) > before
+    lines = builder.book_lines(built, {2, 3})
+    assert lines and all(len(line) in (3, 4) for line in lines)
+    for line in lines:
+        for answer in builder.likely_answers(size, line, 2, 50):
+            assert built.move(builder.played(built.start, (*line, answer))) is not None
+    for line in builder.book_lines(built, {1, 2, 3, 4}):  # every move wins (the prover)
+        position = builder.played(built.start, line[:-1])
+        mover = position.to_move
+        after = position.play(line[-1])
+        outcome = after.outcome
+        solution = ai.solve(after, seconds=10, nodes=2_000, every=False)
+        assert (outcome is not None and mover in outcome.winners) or (
+            solution is not None and solution.winner == mover
+        ), line
 
 
 def test_the_7x7_book_holds_legal_positions_as_it_keeps_them() -> None:
-    table = hexbook._table(7)
+    table = hexbook.table(7)
     assert len(table) > 1000
     for (black, white), cell in table.items():
         assert not black & white and not (black | white) >> cell & 1
@@ -52,7 +97,7 @@ def test_the_7x7_book_holds_legal_positions_as_it_keeps_them() -> None:
 
 
 def test_a_position_turned_by_180_degrees_finds_its_entry_turned() -> None:
-    (black, white), cell = next(iter(hexbook._table(7).items()))
+    (black, white), cell = next(iter(hexbook.table(7).items()))
     colour = black.bit_count() - white.bit_count()
     assert hexbook.winning_cell(7, black, white, colour) == cell
     assert hexbook.winning_cell(7, turn(black, 49), turn(white, 49), colour) == 48 - cell

@@ -1,6 +1,6 @@
 """Hex's opening book: winning moves of the first plies of small boards, proven by
 the project's own prover ahead of time (hexsolve.HexProver; `python -m bench.hexbook`
-makes the tables in engine/ai/hexbook_7x7.py).
+makes the tables, such as engine/ai/hexbook_7x7.txt).
 
 The prover settles most 7x7 positions from the fifth move in a fraction of a second,
 but not the first few: a move there takes it seconds to a minute. The book holds, for
@@ -13,13 +13,15 @@ did not find within its node limit).
 from __future__ import annotations
 
 from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
-from engine.ai.hexbook_7x7 import ENTRIES as ENTRIES_7X7
 from engine.ai.hexsolve import turn
 from engine.hex import board
 
-#: Tables by board size: `black,cells:white,cells:winning cell`, cells by label.
-_SOURCES: dict[int, str] = {7: ENTRIES_7X7}
+#: Tables by board size: entries `black,cells:white,cells:winning cell` (cells by
+#: label) separated by spaces and lines; lines starting with # are comments.
+BOOKS: dict[int, Traversable] = {7: files("engine.ai") / "hexbook_7x7.txt"}
 
 Position = tuple[int, int]  # Black's stones and White's, as masks of cells
 
@@ -30,26 +32,30 @@ def _masks(size: int, text: str) -> int:
 
 
 @cache
-def _table(size: int) -> dict[Position, int]:
-    table: dict[Position, int] = {}
-    for entry in _SOURCES.get(size, "").split():
-        black, white, move = entry.split(":")
-        table[_masks(size, black), _masks(size, white)] = board(size).cell_of[move]
-    return table
+def table(size: int) -> dict[Position, int]:
+    moves: dict[Position, int] = {}
+    book = BOOKS.get(size)
+    for line in (book.read_text() if book is not None else "").splitlines():
+        if line.startswith("#"):
+            continue
+        for entry in line.split():
+            black, white, move = entry.split(":")
+            moves[_masks(size, black), _masks(size, white)] = board(size).cell_of[move]
+    return moves
 
 
 def winning_cell(size: int, black: int, white: int, colour: int) -> int | None:
     """A proven winning cell for `colour` to move, or None when the book has none.
     The book's positions come from play with Black first: the colour to move has as
     many stones as the other (Black) or one fewer (White)."""
-    table = _table(size)
-    if not table or black.bit_count() - white.bit_count() != colour:
+    moves = table(size)
+    if not moves or black.bit_count() - white.bit_count() != colour:
         return None
-    cell = table.get((black, white))
+    cell = moves.get((black, white))
     if cell is not None:
         return cell
     cells = size * size
-    cell = table.get((turn(black, cells), turn(white, cells)))
+    cell = moves.get((turn(black, cells), turn(white, cells)))
     return None if cell is None else cells - 1 - cell
 
 
