@@ -10,10 +10,14 @@ under node limits: the same book on every machine):
    costs its whole limit, and most positions Black loses are not proven within it;
 3. every opening the prover showed lost, the book's reply, and any second stone of
    Black's (White to move), --nodes.
-4. each position of stages 2 and 3 still without a move where the mover is known to
-   win (after an opening the published table, bench.ai.PUBLISHED_WINS, says Black
-   wins; after the book's own reply to a lost opening), --deep-nodes, in --workers
-   processes. --resume starts here from the shipped table.
+4. each position of stages 1-3 still without a move where the mover is known to win
+   (an opening the published table, bench.ai.PUBLISHED_WINS, says Black loses; a reply
+   to one it says Black wins; a second stone after the book's own reply), --deep-nodes,
+   in --workers processes, again until nothing new comes (a lost opening proven here
+   brings its second stones). --resume starts here from the shipped table.
+5. after each book move of plies 2-3, the opponent's --answers likeliest answers (a
+   seeded search of --search-simulations) and --answer-nodes for each; the mover is
+   known to win them all.
 A position and its 180-degree turn are proven once. Progress goes to stderr; the last
 line is the headline:
 `hexbook: 7x7 <entries> winning moves, <n> positions, <s> s`.
@@ -176,25 +180,35 @@ def build(size: int, opening_nodes: int, quick_nodes: int, nodes: int, simulatio
 
 
 def known_wins_left(builder: Builder) -> list[tuple[str, ...]]:
-    """The positions of stages 2 and 3 without a move where the mover is known to
-    win (a path from the empty board to each; one of a position and its turn)."""
+    """The positions of stages 1-3 without a move where the mover is known to win
+    (a path from the empty board to each; one of a position and its turn)."""
     published = PUBLISHED_WINS.get(builder.size)
-    wins = published if isinstance(published, frozenset) else frozenset()
+    if not isinstance(published, frozenset):
+        return []
     paths: dict[tuple[int, int], tuple[str, ...]] = {}
     for opening in builder.start.legal_moves():
         position = builder.start.play(opening)
         reply = builder.move(position)
         if reply is not None:  # White wins: any second stone after the book's reply
             stage = [(opening, reply, second) for second in position.play(reply).legal_moves()]
-        elif opening in wins:  # Black wins: any reply
+        elif opening in published:  # Black wins: any reply
             stage = [(opening, reply) for reply in position.legal_moves()]
-        else:
-            continue
+        else:  # White wins: the opening itself
+            stage = [(opening,)]
         for path in stage:
             key = builder.key(played(builder.start, path))
             if key not in builder.entries:
                 paths.setdefault(key, path)
     return list(paths.values())
+
+
+def deepen(builder: Builder, nodes: int, workers: int) -> None:
+    """Stage 4: `nodes` for each of `known_wins_left`, again after each pass (a lost
+    opening proven here brings its second stones) until a pass has nothing new."""
+    tried: set[tuple[str, ...]] = set()
+    while paths := [path for path in known_wins_left(builder) if path not in tried]:
+        tried.update(paths)
+        prove_all(builder, paths, nodes, workers)
 
 
 def prove_all(builder: Builder, paths: list[tuple[str, ...]], nodes: int, workers: int) -> None:
@@ -261,7 +275,7 @@ def main() -> None:
     parser.add_argument("--quick-nodes", type=int, default=300)
     parser.add_argument("--nodes", type=int, default=5_000)
     parser.add_argument("--search-simulations", type=int, default=3_000)
-    parser.add_argument("--deep-nodes", type=int, default=30_000)
+    parser.add_argument("--deep-nodes", type=int, default=200_000)
     parser.add_argument("--answers", type=int, default=4)
     parser.add_argument("--answer-nodes", type=int, default=1_000)
     parser.add_argument("--workers", type=int, default=2)
@@ -279,7 +293,7 @@ def main() -> None:
         builder = build(
             args.size, args.opening_nodes, args.quick_nodes, args.nodes, args.search_simulations
         )
-    prove_all(builder, known_wins_left(builder), args.deep_nodes, args.workers)
+    deepen(builder, args.deep_nodes, args.workers)
     extend(builder, args.answers, args.search_simulations, args.answer_nodes, args.workers)
     out = (
         args.out or Path(__file__).parent.parent / f"engine/ai/hexbook_{args.size}x{args.size}.txt"
