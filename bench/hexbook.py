@@ -23,8 +23,8 @@ line is the headline:
 `hexbook: 7x7 <entries> winning moves, <n> positions, <s> s`.
 
 Run: .venv/bin/python -m bench.hexbook [--size 7] [--opening-nodes N] [--quick-nodes N]
-     [--nodes N] [--search-simulations N] [--deep-nodes N] [--workers N] [--resume]
-     [--out engine/ai/hexbook_7x7.txt]
+     [--nodes N] [--search-simulations N] [--deep-nodes N] [--answers N]
+     [--answer-nodes N] [--workers N] [--resume] [--out engine/ai/hexbook_7x7.txt]
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ def main() -> None:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="start stage 4 from the shipped table (stages 1-3 with the same limits make it)",
+        help="skip stages 1-3: start stage 4 from the shipped table, keeping its entries",
     )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
