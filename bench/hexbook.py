@@ -16,14 +16,14 @@ under node limits: the same book on every machine):
    in --workers processes, again until nothing new comes (a lost opening proven here
    brings its second stones). --resume starts here from the shipped table.
 5. after each book move of plies 2-3, the opponent's --answers likeliest answers (a
-   seeded search of --search-simulations) and --answer-nodes for each; the mover is
-   known to win them all.
+   seeded search of --search-simulations; `all`: every answer, no search) and
+   --answer-nodes for each; the mover is known to win them all.
 A position and its 180-degree turn are proven once. Progress goes to stderr; the last
 line is the headline:
 `hexbook: 7x7 <entries> winning moves, <n> positions, <s> s`.
 
 Run: .venv/bin/python -m bench.hexbook [--size 7] [--opening-nodes N] [--quick-nodes N]
-     [--nodes N] [--search-simulations N] [--deep-nodes N] [--answers N]
+     [--nodes N] [--search-simulations N] [--deep-nodes N] [--answers N|all]
      [--answer-nodes N] [--workers N] [--resume] [--out engine/ai/hexbook_7x7.txt]
 """
 
@@ -49,7 +49,7 @@ HEADER = """\
 # {entries:,} winning moves. Node limits: openings {opening_nodes:,}; others {quick_nodes:,}, then
 # {nodes:,} where a search of {simulations:,} simulations favoured the mover; {deep_nodes:,} where
 # the mover was known to win and no move was found before; {answer_nodes:,} after each book move
-# of plies 2-3 and the opponent's {answers} likeliest answers.
+# of plies 2-3 and {answers} of the opponent's answers.
 """
 
 
@@ -88,6 +88,8 @@ class Builder:
         self.entries: dict[tuple[int, int], str] = {}  # the book's key -> winning label
         self.seen: set[tuple[int, int]] = set()
         self.searched = 0
+        self.out: Path | None = None  # where `save` writes the table
+        self.limits: dict[str, object] = {}  # HEADER's fields but the count of entries
 
     @classmethod
     def from_book(cls, size: int) -> Builder:
@@ -122,6 +124,11 @@ class Builder:
 
     def key(self, state: GameState) -> tuple[int, int]:
         return hexbook.key_of(self.size, *masks(state))
+
+    def save(self) -> None:
+        if self.out is not None:
+            header = HEADER.format(size=self.size, entries=len(self.entries), **self.limits)
+            self.out.write_text(header + self.text() + "\n")
 
     def text(self) -> str:
         labels = board(self.size).labels
@@ -224,11 +231,18 @@ def prove_all(builder: Builder, paths: list[tuple[str, ...]], nodes: int, worker
             builder.record(played(builder.start, path), move)
             if done % 100 == 0 or done == len(paths):
                 report(builder, began, f"proved {done} of {len(paths)}")
+            if done % 1_000 == 0:
+                builder.save()  # a build stopped here keeps its proofs (--resume goes on)
 
 
-def likely_answers(size: int, path: tuple[str, ...], count: int, simulations: int) -> list[str]:
-    """The `count` moves a seeded search of `simulations` visits most after `path`."""
+def likely_answers(
+    size: int, path: tuple[str, ...], count: int | None, simulations: int
+) -> list[str]:
+    """The `count` moves a seeded search of `simulations` visits most after `path`;
+    every legal move when `count` is None."""
     position = played(engine.new("hex", size=size, swap="off"), path)
+    if count is None:
+        return position.legal_moves()
     chances = ai.analyse(position, seconds=1e9, nodes=simulations, seed=0, solver=False)
     return [ranked.move for ranked in chances.best[:count]]
 
@@ -246,10 +260,11 @@ def book_lines(builder: Builder, stones: set[int]) -> list[tuple[str, ...]]:
     return lines
 
 
-def extend(builder: Builder, count: int, simulations: int, nodes: int, workers: int) -> None:
+def extend(builder: Builder, count: int | None, simulations: int, nodes: int, workers: int) -> None:
     """Stage 5: after each book move of the second and third plies, the opponent's
-    `count` likeliest answers (`likely_answers`); the mover is known to win each."""
-    lines = book_lines(builder, {2, 3})
+    `count` likeliest answers (`likely_answers`; None: all); the mover is known to win
+    each."""
+    lines = [*book_lines(builder, {2}), *book_lines(builder, {3})]  # Black's book moves first
     size = builder.size
     with ProcessPoolExecutor(workers) as pool:
         answers = pool.map(
@@ -276,7 +291,12 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5_000)
     parser.add_argument("--search-simulations", type=int, default=3_000)
     parser.add_argument("--deep-nodes", type=int, default=200_000)
-    parser.add_argument("--answers", type=int, default=4)
+    parser.add_argument(
+        "--answers",
+        type=lambda text: None if text == "all" else int(text),
+        default=4,
+        help="how many of the opponent's answers stage 5 follows: a number, or all",
+    )
     parser.add_argument("--answer-nodes", type=int, default=1_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
@@ -293,26 +313,20 @@ def main() -> None:
         builder = build(
             args.size, args.opening_nodes, args.quick_nodes, args.nodes, args.search_simulations
         )
+    engine_ai = Path(__file__).parent.parent / "engine/ai"
+    builder.out = args.out or engine_ai / f"hexbook_{args.size}x{args.size}.txt"
+    builder.limits = {
+        "opening_nodes": args.opening_nodes,
+        "quick_nodes": args.quick_nodes,
+        "nodes": args.nodes,
+        "simulations": args.search_simulations,
+        "deep_nodes": args.deep_nodes,
+        "answer_nodes": args.answer_nodes,
+        "answers": "every one" if args.answers is None else f"the {args.answers} likeliest",
+    }
     deepen(builder, args.deep_nodes, args.workers)
     extend(builder, args.answers, args.search_simulations, args.answer_nodes, args.workers)
-    out = (
-        args.out or Path(__file__).parent.parent / f"engine/ai/hexbook_{args.size}x{args.size}.txt"
-    )
-    out.write_text(
-        HEADER.format(
-            size=args.size,
-            opening_nodes=args.opening_nodes,
-            quick_nodes=args.quick_nodes,
-            nodes=args.nodes,
-            simulations=args.search_simulations,
-            deep_nodes=args.deep_nodes,
-            answer_nodes=args.answer_nodes,
-            answers=args.answers,
-            entries=len(builder.entries),
-        )
-        + builder.text()
-        + "\n"
-    )
+    builder.save()
     print(
         f"hexbook: {args.size}x{args.size} {len(builder.entries)} winning moves,"
         f" {builder.searched} positions, {time.monotonic() - began:.0f} s"

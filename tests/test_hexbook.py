@@ -39,8 +39,11 @@ def test_every_move_of_a_built_book_wins_and_no_won_opening_is_left_out(
     size = 4
     truth = solved(size)
     built = builder.build(size, opening_nodes=2_000, quick_nodes=100, nodes=500, simulations=300)
-    book = tmp_path / "hexbook_4x4.txt"
-    book.write_text("# made by the test\n" + built.text())
+    book = built.out = tmp_path / "hexbook_4x4.txt"
+    built.limits = dict.fromkeys(
+        ["opening_nodes", "quick_nodes", "nodes", "simulations", "deep_nodes", "answer_nodes"], 0
+    ) | {"answers": "every one"}
+    built.save()
     monkeypatch.setitem(hexbook.BOOKS, size, book)
     hexbook.table.cache_clear()
     try:
@@ -59,7 +62,8 @@ def test_the_deep_stages_give_a_move_to_every_position_known_won() -> None:
     # Limits of one node leave 4x4 positions unproven. Stage 4 (in a worker process)
     # proves each one the published table or the book's own reply says the mover
     # wins, and only those; stage 5 follows each book move of plies 2-3 with the
-    # answers a search likes best, which the mover is known to win too.
+    # answers a search likes best, or with every answer, which the mover is known
+    # to win too.
     size = 4
     built = builder.build(size, opening_nodes=2_000, quick_nodes=1, nodes=1, simulations=10)
     left = builder.known_wins_left(built)
@@ -76,6 +80,12 @@ def test_the_deep_stages_give_a_move_to_every_position_known_won() -> None:
     for line in lines:
         for answer in builder.likely_answers(size, line, 2, 50):
             assert built.move(builder.played(built.start, (*line, answer))) is not None
+    builder.extend(built, count=None, simulations=50, nodes=2_000, workers=1)
+    for line in lines:  # all: every answer
+        position = builder.played(built.start, line)
+        assert builder.likely_answers(size, line, None, 50) == position.legal_moves()
+        for answer in position.legal_moves():
+            assert built.move(position.play(answer)) is not None
     for line in builder.book_lines(built, {1, 2, 3, 4}):  # every move wins (the prover)
         position = builder.played(built.start, line[:-1])
         mover = position.to_move
