@@ -15,7 +15,7 @@ under node limits: the same book on every machine):
    to one it says Black wins; a second stone after the book's own reply), --deep-nodes,
    in --workers processes, again until nothing new comes (a lost opening proven here
    brings its second stones). --resume starts here from the shipped table.
-5. after each book move of plies 2-3, the opponent's --answers likeliest answers (a
+5. after each book move of plies 3-4, the opponent's --answers likeliest answers (a
    seeded search of --search-simulations; `all`: every answer, no search) and
    --answer-nodes for each; the mover is known to win them all.
 A position and its 180-degree turn are proven once. Progress goes to stderr; the last
@@ -49,7 +49,7 @@ HEADER = """\
 # {entries:,} winning moves. Node limits: openings {opening_nodes:,}; others {quick_nodes:,}, then
 # {nodes:,} where a search of {simulations:,} simulations favoured the mover; {deep_nodes:,} where
 # the mover was known to win and no move was found before; {answer_nodes:,} after each book move
-# of plies 2-3 and {answers} of the opponent's answers.
+# of plies 3-4 and {answers} of the opponent's answers.
 """
 
 
@@ -261,7 +261,7 @@ def book_lines(builder: Builder, stones: set[int]) -> list[tuple[str, ...]]:
 
 
 def extend(builder: Builder, count: int | None, simulations: int, nodes: int, workers: int) -> None:
-    """Stage 5: after each book move of the second and third plies, the opponent's
+    """Stage 5: after each book move of the third and fourth plies, the opponent's
     `count` likeliest answers (`likely_answers`; None: all); the mover is known to win
     each."""
     lines = [*book_lines(builder, {2}), *book_lines(builder, {3})]  # Black's book moves first

@@ -61,7 +61,7 @@ def test_every_move_of_a_built_book_wins_and_no_won_opening_is_left_out(
 def test_the_deep_stages_give_a_move_to_every_position_known_won() -> None:
     # Limits of one node leave 4x4 positions unproven. Stage 4 (in a worker process)
     # proves each one the published table or the book's own reply says the mover
-    # wins, and only those; stage 5 follows each book move of plies 2-3 with the
+    # wins, and only those; stage 5 follows each book move of plies 3-4 with the
     # answers a search likes best, or with every answer, which the mover is known
     # to win too.
     size = 4
