@@ -1,10 +1,15 @@
 """The game page's kept parts (the service's reading of a game, the page's move list)
 are read and drawn again when the game changes; a board asked by its version is
-answered from the kept reading; the caches keep within their memory budgets."""
+answered from the kept reading; a reading under way when what it reads changes is not
+kept nor given to those who ask after the change; the caches keep within their memory
+budgets."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 
@@ -57,6 +62,56 @@ async def test_a_board_asked_by_its_version_reads_nothing(
     assert (await fetched(web, versioned, **{"If-None-Match": tag})).status == 304
     with pytest.raises(AssertionError, match="read again"):  # without its version: read
         await service.web.web_board(place, game.id, 1)
+
+
+def paused_once(
+    read: Callable[..., Awaitable[Any]],
+) -> tuple[Callable[..., Awaitable[Any]], asyncio.Event, asyncio.Event]:
+    """`read`, whose first call waits, once it has read, until `go_on` is set (`done`
+    says it is waiting)."""
+    done, go_on = asyncio.Event(), asyncio.Event()
+
+    async def paused(*args: Any, **kwargs: Any) -> Any:
+        found = await read(*args, **kwargs)
+        if not done.is_set():
+            done.set()
+            await go_on.wait()
+        return found
+
+    return paused, done, go_on
+
+
+async def test_a_game_read_while_it_changes_is_read_again(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = await pages_on(service)
+    game = await hex_game(service, ["b2", "c3"])
+    paused, done, go_on = paused_once(service.records.timed_moves)
+    monkeypatch.setattr(service.records, "timed_moves", paused)
+    first = asyncio.create_task(service.web.web_game(place, game.id))
+    await done.wait()  # read: two moves
+    await service.play.move(game.id, GUILD, ANN, "a4")
+    asked_after = asyncio.create_task(service.web.web_game(place, game.id))
+    await asyncio.sleep(0.01)
+    go_on.set()
+    assert len((await first).record) == 2
+    assert len((await asked_after).record) == 3  # not the reading begun before the move
+    assert len((await service.web.web_game(place, game.id)).record) == 3  # nor kept
+
+
+async def test_a_place_read_while_its_pages_turn_off_is_not_kept(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await pages_on(service)
+    service.web.forget_places()
+    paused, done, go_on = paused_once(service.web._read_web_place)
+    monkeypatch.setattr(service.web, "_read_web_place", paused)
+    first = asyncio.create_task(service.web.web_place(GUILD))
+    await done.wait()  # read: the pages are on
+    await service.preferences.guild_settings(GUILD, web="off")
+    go_on.set()
+    assert await first is not None
+    assert await service.web.web_place(GUILD) is None
 
 
 def test_a_sized_cache_forgets_the_least_recently_used_beyond_its_budget() -> None:

@@ -161,9 +161,10 @@ class WebPages:
         self._web_games: SizedCache[int, Any] = SizedCache(
             records.settings.web_cache_mb * 2**20, web_game_bytes
         )
-        records.state_listeners.append(self._web_games.forget)
-        records.changes.listeners.append(self._web_games.forget)  # another process's change
-        # the reads under way, shared by the requests that want the same thing
+        records.state_listeners.append(self._game_changed)
+        records.changes.listeners.append(self._game_changed)  # another process's change
+        # the reads under way, shared by the requests that want the same thing (until a
+        # change to what they read is heard: `_current`)
         self._web_reading: dict[Any, asyncio.Future[Any]] = {}
         # the GIF replays: (game id, record, names) -> GIF
         self._gifs: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], bytes] = OrderedDict()
@@ -171,6 +172,24 @@ class WebPages:
     def forget_places(self) -> None:
         """A server's pages changed (on, off, public, link): read every place again."""
         self._web_places.clear()
+        self._drop_readings(lambda key: key[0] == "place")
+
+    def _game_changed(self, game_id: int) -> None:
+        """A game changed: its page as kept is forgotten, and so is a reading of it under
+        way, which began before the change (asked from now on, it is read again)."""
+        self._web_games.forget(game_id)
+        self._drop_readings(lambda key: key[0] == "game" and key[-1] == game_id)
+
+    def _drop_readings(self, which: Callable[[Any], bool]) -> None:
+        """The readings under way whose key is `which` are shared with no one who asks
+        from now on, and what they read is not kept (`_current`)."""
+        for key in [key for key in self._web_reading if which(key)]:
+            del self._web_reading[key]
+
+    def _current(self, key: Hashable) -> bool:
+        """In a reading started by `_read_once`: no change to what it reads was heard
+        since it began (what it read may be kept)."""
+        return self._web_reading.get(key) is asyncio.current_task()
 
     async def web_place(self, guild_id: int) -> WebPlace | None:
         """Where a server's pages are; None while they are off (read at most every
@@ -191,11 +210,17 @@ class WebPages:
         """Where the pages of a server (its id, or a link token) are: read again when
         older than PLACE_SECONDS."""
         kept = self._web_places.get(key)
-        now = time.monotonic()
-        if kept is not None and now - kept[0] < PLACE_SECONDS:
+        if kept is not None and time.monotonic() - kept[0] < PLACE_SECONDS:
             return kept[1]
-        place = await self._read_once(("place", key), read)
-        _keep(self._web_places, key, (now, place), PLACES_KEPT)
+        return await self._read_once(("place", key), partial(self._read_place, key, read))
+
+    async def _read_place(
+        self, key: int | str, read: Callable[[], Awaitable[WebPlace | None]]
+    ) -> WebPlace | None:
+        now = time.monotonic()
+        place = await read()
+        if self._current(("place", key)):
+            _keep(self._web_places, key, (now, place), PLACES_KEPT)
         return place
 
     async def _read_once(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
@@ -205,8 +230,12 @@ class WebPages:
         if reading is None:
             reading = asyncio.ensure_future(read())
             self._web_reading[key] = reading
-            reading.add_done_callback(lambda _: self._web_reading.pop(key, None))
+            reading.add_done_callback(partial(self._read_done, key))
         return cast(T, await asyncio.shield(reading))
+
+    def _read_done(self, key: Hashable, reading: asyncio.Future[Any]) -> None:
+        if self._web_reading.get(key) is reading:  # not a newer reading of the same
+            del self._web_reading[key]
 
     async def _read_web_place(self, guild_id: int) -> WebPlace | None:
         async with self.db.read() as conn:
@@ -251,8 +280,9 @@ class WebPages:
             and kept.read_at > self.records.rosters_changed
         ):
             return kept
-        read = partial(self._read_game, place, game_id)
-        return await self._read_once(("game", place.guild_id, game_id), read)
+        return await self._read_once(
+            ("game", place.guild_id, game_id), partial(self._read_game, place, game_id)
+        )
 
     def _kept_of(self, place: WebPlace, game_id: int) -> _Kept | None:
         """A game's page as read and kept, however long ago, when it is this server's."""
@@ -290,7 +320,8 @@ class WebPages:
                     lines = tuple(str(job.result.get("text", "")).splitlines())
                     came = WebAnalysis(lines, bool(job.png))
                     kept.found = dataclasses.replace(kept.found, analysis=came)
-        self._web_games.keep(game_id, kept)
+        if self._current(("game", place.guild_id, game_id)):  # not changed while read
+            self._web_games.keep(game_id, kept)
         return kept
 
     async def web_board(
