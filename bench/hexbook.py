@@ -14,17 +14,22 @@ under node limits: the same book on every machine):
    (an opening the published table, bench.ai.PUBLISHED_WINS, says Black loses; a reply
    to one it says Black wins; a second stone after the book's own reply), --deep-nodes,
    in --workers processes, again until nothing new comes (a lost opening proven here
-   brings its second stones). --resume starts here from the shipped table.
+   brings its second stones). --resume starts here from the shipped table (--resume 5
+   or 6: at that stage).
 5. after each book move of plies 3-4, the opponent's --answers likeliest answers (a
    seeded search of --search-simulations; `all`: every answer, no search) and
    --answer-nodes for each; the mover is known to win them all.
+6. again after each book move of plies 3-4, the opponent's --retry-answers likeliest
+   answers still without a move, --retry-nodes each: the strong answers, the ones a
+   small limit does not prove and a strong opponent plays (0: no stage 6).
 A position and its 180-degree turn are proven once. Progress goes to stderr; the last
 line is the headline:
 `hexbook: 7x7 <entries> winning moves, <n> positions, <s> s`.
 
 Run: .venv/bin/python -m bench.hexbook [--size 7] [--opening-nodes N] [--quick-nodes N]
      [--nodes N] [--search-simulations N] [--deep-nodes N] [--answers N|all]
-     [--answer-nodes N] [--workers N] [--resume] [--out engine/ai/hexbook_7x7.txt]
+     [--answer-nodes N] [--retry-answers N] [--retry-nodes N] [--workers N]
+     [--resume [4|5|6]] [--out engine/ai/hexbook_7x7.txt]
 """
 
 from __future__ import annotations
@@ -49,7 +54,8 @@ HEADER = """\
 # {entries:,} winning moves. Node limits: openings {opening_nodes:,}; others {quick_nodes:,}, then
 # {nodes:,} where a search of {simulations:,} simulations favoured the mover; {deep_nodes:,} where
 # the mover was known to win and no move was found before; {answer_nodes:,} after each book move
-# of plies 3-4 and {answers} of the opponent's answers.
+# of plies 3-4 and {answers} of the opponent's answers; then {retry_nodes:,} for the
+# {retry_answers} likeliest of those answers still without a move.
 """
 
 
@@ -261,9 +267,9 @@ def book_lines(builder: Builder, stones: set[int]) -> list[tuple[str, ...]]:
 
 
 def extend(builder: Builder, count: int | None, simulations: int, nodes: int, workers: int) -> None:
-    """Stage 5: after each book move of the third and fourth plies, the opponent's
-    `count` likeliest answers (`likely_answers`; None: all); the mover is known to win
-    each."""
+    """Stages 5 and 6: after each book move of the third and fourth plies, the
+    opponent's `count` likeliest answers (`likely_answers`; None: all) not yet in the
+    book; the mover is known to win each."""
     lines = [*book_lines(builder, {2}), *book_lines(builder, {3})]  # Black's book moves first
     size = builder.size
     with ProcessPoolExecutor(workers) as pool:
@@ -298,16 +304,21 @@ def main() -> None:
         help="how many of the opponent's answers stage 5 follows: a number, or all",
     )
     parser.add_argument("--answer-nodes", type=int, default=1_000)
+    parser.add_argument("--retry-answers", type=int, default=8)
+    parser.add_argument("--retry-nodes", type=int, default=50_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--resume",
-        action="store_true",
-        help="skip stages 1-3: start stage 4 from the shipped table, keeping its entries",
+        type=int,
+        nargs="?",
+        const=4,
+        choices=(4, 5, 6),
+        help="skip stages 1-3 (and more: the stage to start at) from the shipped table",
     )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     began = time.monotonic()
-    if args.resume:
+    if args.resume is not None:
         builder = Builder.from_book(args.size)
     else:
         builder = build(
@@ -323,9 +334,17 @@ def main() -> None:
         "deep_nodes": args.deep_nodes,
         "answer_nodes": args.answer_nodes,
         "answers": "every one" if args.answers is None else f"the {args.answers} likeliest",
+        "retry_nodes": args.retry_nodes,
+        "retry_answers": args.retry_answers,
     }
-    deepen(builder, args.deep_nodes, args.workers)
-    extend(builder, args.answers, args.search_simulations, args.answer_nodes, args.workers)
+    start = args.resume or 1
+    if start <= 4:
+        deepen(builder, args.deep_nodes, args.workers)
+    if start <= 5:
+        extend(builder, args.answers, args.search_simulations, args.answer_nodes, args.workers)
+    if args.retry_nodes:
+        sims = args.search_simulations
+        extend(builder, args.retry_answers, sims, args.retry_nodes, args.workers)
     builder.save()
     print(
         f"hexbook: {args.size}x{args.size} {len(builder.entries)} winning moves,"

@@ -40,9 +40,8 @@ def test_every_move_of_a_built_book_wins_and_no_won_opening_is_left_out(
     truth = solved(size)
     built = builder.build(size, opening_nodes=2_000, quick_nodes=100, nodes=500, simulations=300)
     book = built.out = tmp_path / "hexbook_4x4.txt"
-    built.limits = dict.fromkeys(
-        ["opening_nodes", "quick_nodes", "nodes", "simulations", "deep_nodes", "answer_nodes"], 0
-    ) | {"answers": "every one"}
+    limits = "opening_nodes quick_nodes nodes simulations deep_nodes answer_nodes retry_nodes"
+    built.limits = dict.fromkeys(limits.split(), 0) | {"answers": "every one", "retry_answers": 8}
     built.save()
     monkeypatch.setitem(hexbook.BOOKS, size, book)
     hexbook.table.cache_clear()
