@@ -81,6 +81,7 @@ def paused_once(
     return paused, done, go_on
 
 
+@pytest.mark.both_backends
 async def test_a_game_read_while_it_changes_is_read_again(
     service: GameService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
