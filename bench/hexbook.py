@@ -14,22 +14,25 @@ under node limits: the same book on every machine):
    (an opening the published table, bench.ai.PUBLISHED_WINS, says Black loses; a reply
    to one it says Black wins; a second stone after the book's own reply), --deep-nodes,
    in --workers processes, again until nothing new comes (a lost opening proven here
-   brings its second stones). --resume starts here from the shipped table (--resume 5
-   or 6: at that stage).
+   brings its second stones). --resume starts here from the shipped table (--resume 5,
+   6 or 7: at that stage).
 5. after each book move of plies 3-4, the opponent's --answers likeliest answers (a
    seeded search of --search-simulations; `all`: every answer, no search) and
    --answer-nodes for each; the mover is known to win them all.
 6. again after each book move of plies 3-4, the opponent's --retry-answers likeliest
    answers still without a move, --retry-nodes each: the strong answers, the ones a
    small limit does not prove and a strong opponent plays (0: no stage 6).
+7. with --follow-width W: a move deeper along the likeliest lines: after each book move
+   of plies 3-4, the opponent's W likeliest answers, the book's move to each, and the
+   opponent's W likeliest answers to that, --follow-nodes each.
 A position and its 180-degree turn are proven once. Progress goes to stderr; the last
 line is the headline:
 `hexbook: 7x7 <entries> winning moves, <n> positions, <s> s`.
 
 Run: .venv/bin/python -m bench.hexbook [--size 7] [--opening-nodes N] [--quick-nodes N]
      [--nodes N] [--search-simulations N] [--deep-nodes N] [--answers N|all]
-     [--answer-nodes N] [--retry-answers N] [--retry-nodes N] [--workers N]
-     [--resume [4|5|6]] [--out engine/ai/hexbook_7x7.txt]
+     [--answer-nodes N] [--retry-answers N] [--retry-nodes N] [--follow-width W]
+     [--follow-nodes N] [--workers N] [--resume [4|5|6|7]] [--out engine/ai/hexbook_7x7.txt]
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ HEADER = """\
 # {nodes:,} where a search of {simulations:,} simulations favoured the mover; {deep_nodes:,} where
 # the mover was known to win and no move was found before; {answer_nodes:,} after each book move
 # of plies 3-4 and {answers} of the opponent's answers; then {retry_nodes:,} for the
-# {retry_answers} likeliest of those answers still without a move.
+# {retry_answers} likeliest of those answers still without a move{followed}.
 """
 
 
@@ -270,23 +273,65 @@ def extend(builder: Builder, count: int | None, simulations: int, nodes: int, wo
     """Stages 5 and 6: after each book move of the third and fourth plies, the
     opponent's `count` likeliest answers (`likely_answers`; None: all) not yet in the
     book; the mover is known to win each."""
-    lines = [*book_lines(builder, {2}), *book_lines(builder, {3})]  # Black's book moves first
-    size = builder.size
     with ProcessPoolExecutor(workers) as pool:
-        answers = pool.map(
-            likely_answers,
-            [size] * len(lines),
-            lines,
-            [count] * len(lines),
-            [simulations] * len(lines),
-        )
-        paths: dict[tuple[int, int], tuple[str, ...]] = {}
-        for line, moves in zip(lines, answers, strict=True):
-            for answer in moves:
-                key = builder.key(played(builder.start, (*line, answer)))
-                if key not in builder.entries:
-                    paths.setdefault(key, (*line, answer))
-    prove_all(builder, list(paths.values()), nodes, workers)
+        paths = unbooked_answers(builder, pool, book_move_lines(builder), count, simulations)
+    prove_all(builder, paths, nodes, workers)
+
+
+def follow(builder: Builder, width: int, simulations: int, nodes: int, workers: int) -> None:
+    """Stage 7: the book a move deeper along the likeliest lines: after each book move
+    of the third and fourth plies, the opponent's `width` likeliest answers, the book's
+    move to each, and the opponent's `width` likeliest answers to that."""
+    with ProcessPoolExecutor(workers) as pool:
+        lines = book_move_lines(builder)
+        replied = []
+        for line, answers in zip(
+            lines, ranked(builder, pool, lines, width, simulations), strict=True
+        ):
+            for answer in answers:
+                move = builder.move(played(builder.start, (*line, answer)))
+                if (
+                    move is not None
+                    and played(builder.start, (*line, answer, move)).outcome is None
+                ):
+                    replied.append((*line, answer, move))
+        paths = unbooked_answers(builder, pool, replied, width, simulations)
+    prove_all(builder, paths, nodes, workers)
+
+
+def book_move_lines(builder: Builder) -> list[tuple[str, ...]]:
+    """The lines ending in a book move of the third or fourth ply, Black's first."""
+    return [*book_lines(builder, {2}), *book_lines(builder, {3})]
+
+
+def ranked(
+    builder: Builder,
+    pool: ProcessPoolExecutor,
+    lines: list[tuple[str, ...]],
+    count: int | None,
+    simulations: int,
+) -> list[list[str]]:
+    """`likely_answers` after each line, in the pool's processes."""
+    n = len(lines)
+    return list(pool.map(likely_answers, [builder.size] * n, lines, [count] * n, [simulations] * n))
+
+
+def unbooked_answers(
+    builder: Builder,
+    pool: ProcessPoolExecutor,
+    lines: list[tuple[str, ...]],
+    count: int | None,
+    simulations: int,
+) -> list[tuple[str, ...]]:
+    """A path to each position the opponent's `count` likeliest answers after `lines`
+    lead to that the book has no move for (one of a position and its turn)."""
+    paths: dict[tuple[int, int], tuple[str, ...]] = {}
+    for line, answers in zip(lines, ranked(builder, pool, lines, count, simulations), strict=True):
+        for answer in answers:
+            key = builder.key(played(builder.start, (*line, answer)))
+            if key not in builder.entries:
+                paths.setdefault(key, (*line, answer))
+    return list(paths.values())
 
 
 def main() -> None:
@@ -306,13 +351,15 @@ def main() -> None:
     parser.add_argument("--answer-nodes", type=int, default=1_000)
     parser.add_argument("--retry-answers", type=int, default=8)
     parser.add_argument("--retry-nodes", type=int, default=50_000)
+    parser.add_argument("--follow-width", type=int, default=0, help="stage 7 (0: none)")
+    parser.add_argument("--follow-nodes", type=int, default=50_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--resume",
         type=int,
         nargs="?",
         const=4,
-        choices=(4, 5, 6),
+        choices=(4, 5, 6, 7),
         help="skip stages 1-3 (and more: the stage to start at) from the shipped table",
     )
     parser.add_argument("--out", type=Path)
@@ -336,15 +383,22 @@ def main() -> None:
         "answers": "every one" if args.answers is None else f"the {args.answers} likeliest",
         "retry_nodes": args.retry_nodes,
         "retry_answers": args.retry_answers,
+        "followed": (
+            f"; {args.follow_nodes:,} along the {args.follow_width} likeliest lines a move on"
+            if args.follow_width
+            else ""
+        ),
     }
     start = args.resume or 1
     if start <= 4:
         deepen(builder, args.deep_nodes, args.workers)
     if start <= 5:
         extend(builder, args.answers, args.search_simulations, args.answer_nodes, args.workers)
-    if args.retry_nodes:
-        sims = args.search_simulations
+    sims = args.search_simulations
+    if start <= 6 and args.retry_nodes:
         extend(builder, args.retry_answers, sims, args.retry_nodes, args.workers)
+    if args.follow_width:
+        follow(builder, args.follow_width, sims, args.follow_nodes, args.workers)
     builder.save()
     print(
         f"hexbook: {args.size}x{args.size} {len(builder.entries)} winning moves,"

@@ -41,7 +41,8 @@ def test_every_move_of_a_built_book_wins_and_no_won_opening_is_left_out(
     built = builder.build(size, opening_nodes=2_000, quick_nodes=100, nodes=500, simulations=300)
     book = built.out = tmp_path / "hexbook_4x4.txt"
     limits = "opening_nodes quick_nodes nodes simulations deep_nodes answer_nodes retry_nodes"
-    built.limits = dict.fromkeys(limits.split(), 0) | {"answers": "every one", "retry_answers": 8}
+    named = {"answers": "every one", "retry_answers": 8, "followed": ""}
+    built.limits = dict.fromkeys(limits.split(), 0) | named
     built.save()
     monkeypatch.setitem(hexbook.BOOKS, size, book)
     hexbook.table.cache_clear()
@@ -62,7 +63,7 @@ def test_the_deep_stages_give_a_move_to_every_position_known_won() -> None:
     # proves each one the published table or the book's own reply says the mover
     # wins, and only those; stage 5 follows each book move of plies 3-4 with the
     # answers a search likes best, or with every answer, which the mover is known
-    # to win too.
+    # to win too; stage 7 goes a move deeper along the likeliest answers.
     size = 4
     built = builder.build(size, opening_nodes=2_000, quick_nodes=1, nodes=1, simulations=10)
     left = builder.known_wins_left(built)
@@ -85,7 +86,17 @@ def test_the_deep_stages_give_a_move_to_every_position_known_won() -> None:
         assert builder.likely_answers(size, line, None, 50) == position.legal_moves()
         for answer in position.legal_moves():
             assert built.move(position.play(answer)) is not None
-    for line in builder.book_lines(built, {1, 2, 3, 4}):  # every move wins (the prover)
+    builder.follow(built, width=2, simulations=50, nodes=2_000, workers=1)
+    followed = 0
+    for line in lines:  # stage 7: a move deeper along the likeliest lines
+        for answer in builder.likely_answers(size, line, 2, 50):
+            replied = (*line, answer, built.move(builder.played(built.start, (*line, answer))))
+            if builder.played(built.start, replied).outcome is None:
+                for second in builder.likely_answers(size, replied, 2, 50):
+                    assert built.move(builder.played(built.start, (*replied, second))) is not None
+                    followed += 1
+    assert followed > 10
+    for line in builder.book_lines(built, set(range(1, 8))):  # every move wins (the prover)
         position = builder.played(built.start, line[:-1])
         mover = position.to_move
         after = position.play(line[-1])
