@@ -289,11 +289,9 @@ def follow(builder: Builder, width: int, simulations: int, nodes: int, workers: 
             lines, ranked(builder, pool, lines, width, simulations), strict=True
         ):
             for answer in answers:
-                move = builder.move(played(builder.start, (*line, answer)))
-                if (
-                    move is not None
-                    and played(builder.start, (*line, answer, move)).outcome is None
-                ):
+                position = played(builder.start, (*line, answer))
+                move = builder.move(position)
+                if move is not None and position.play(move).outcome is None:
                     replied.append((*line, answer, move))
         paths = unbooked_answers(builder, pool, replied, width, simulations)
     prove_all(builder, paths, nodes, workers)
@@ -389,12 +387,11 @@ def main() -> None:
             else ""
         ),
     }
-    start = args.resume or 1
+    start, sims = args.resume or 1, args.search_simulations
     if start <= 4:
         deepen(builder, args.deep_nodes, args.workers)
     if start <= 5:
-        extend(builder, args.answers, args.search_simulations, args.answer_nodes, args.workers)
-    sims = args.search_simulations
+        extend(builder, args.answers, sims, args.answer_nodes, args.workers)
     if start <= 6 and args.retry_nodes:
         extend(builder, args.retry_answers, sims, args.retry_nodes, args.workers)
     if args.follow_width:
