@@ -22,20 +22,28 @@ Position = tuple[int, int, int]  # the mover's stones, the opponent's, the mover
 
 def brute_force(size: int) -> Callable[[int, int, int], bool]:
     """Whether the mover wins, by trying every move to the end (memoised). A
-    position may already be won (fill-in can finish a chain)."""
+    position may already be won (fill-in can finish a chain). Independent of the
+    prover, but not naive: a position and its half turn share one memo entry, and
+    moves are tried from the centre out, a winning stone first (4x4 in seconds)."""
     geo = geometry(size)
+    middle = (size - 1) / 2
+    centre_out = sorted(
+        range(geo.cells), key=lambda cell: abs(cell // size - middle) + abs(cell % size - middle)
+    )
+
+    def mover_wins(own: int, other: int, colour: int) -> bool:
+        turned = (turn(own, geo.cells), turn(other, geo.cells))
+        return solved(*min((own, other), turned), colour)
 
     @cache
-    def mover_wins(own: int, other: int, colour: int) -> bool:
+    def solved(own: int, other: int, colour: int) -> bool:
         if connected(geo, own, colour) or connected(geo, other, colour ^ 1):
             return connected(geo, own, colour)
-        empty = geo.full & ~(own | other)
-        for cell in range(geo.cells):
-            if empty >> cell & 1:
-                after = own | 1 << cell
-                if connected(geo, after, colour) or not mover_wins(other, after, colour ^ 1):
-                    return True
-        return False
+        free = geo.full & ~(own | other)
+        moves = [own | 1 << cell for cell in centre_out if free >> cell & 1]
+        return any(connected(geo, after, colour) for after in moves) or any(
+            not mover_wins(other, after, colour ^ 1) for after in moves
+        )
 
     return mover_wins
 
