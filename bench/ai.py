@@ -19,7 +19,8 @@ Sections (all by default, or pick with --section):
   with the published tables; Disthex first-move tables likewise
   (--disthex-size, repeatable; each opening on its own, a table of up to ~3 GB).
 - analysis: analyse() after each Hex 7x7 opening (swap off, --analysis-seconds
-  each) against the published table of which openings win.
+  each) against the published table of which openings win: with the opening book,
+  then the search alone (the book set aside).
 - memory: the peak RSS of one best_move at the "max" level's minute
   (--memory-seconds) at the largest options of every game and on Hex 7x7 (the
   most simulations a second), each in a fresh process.
@@ -47,7 +48,7 @@ from bench.ai_openspiel import openspiel
 from bench.ai_speed import memory, speed
 from bench.ai_strength import strength
 from engine import ai, notation
-from engine.ai import disthexsolve, hexconnections, hexsolve
+from engine.ai import disthexsolve, hexbook, hexconnections, hexsolve
 from engine.ai.solver import Budget, OutOfTime
 
 
@@ -260,17 +261,31 @@ def opening_table(game: str, size: int, limit: float) -> str:
 
 
 def opening_analysis(size: int, seconds: float) -> str:
-    """analyse() after each opening of an empty board (swap off, White to move):
-    the first player's chance against the published table (a win above 0.5)."""
+    """analyse() after each opening of an empty board (swap off, White to move), with
+    the opening book and then the search alone (the book set aside): the first
+    player's chance against the published table (a win above 0.5)."""
+    with_book = _analysed_openings(size, seconds, "with the opening book")
+    with hexbook.set_aside(size):
+        alone = _analysed_openings(size, seconds, "the search alone (no book)")
+    return (
+        f"hex {size}x{size} openings: analyse() agrees with the published table on "
+        f"{with_book}; the search alone {alone}"
+    )
+
+
+def _analysed_openings(size: int, seconds: float, title: str) -> str:
     published = PUBLISHED_WINS[size]
     assert isinstance(published, frozenset)
     empty = engine.new("hex", size=size, swap="off")
     marks: dict[str, str] = {}
     agree = proofs = 0
+    slowest = 0.0
     for row in range(size):
         for column in range(size):
             label = notation.label((column, row))
+            began = time.monotonic()
             analysis = ai.analyse(empty.play(label), seconds=seconds, seed=1)
+            slowest = max(slowest, time.monotonic() - began)
             chance = analysis.win_chance[0]
             right = (chance > 0.5) == (label in published)
             agree += right
@@ -278,16 +293,13 @@ def opening_analysis(size: int, seconds: float) -> str:
             proofs += proven
             marks[label] = f"{chance:4.2f}{'!' if proven else ' '}{' ' if right else 'x'}"
     print(
-        f"hex {size}x{size} openings analysed at {seconds:g} s: the first player's chance "
-        "(! proven, x disagrees with the published table)"
+        f"hex {size}x{size} openings analysed at {seconds:g} s, {title}: the first "
+        "player's chance (! proven, x disagrees with the published table)"
     )
     for row in range(size):
         cells = " ".join(marks[notation.label((column, row))] for column in range(size))
         print(" " * (3 * row) + cells)
-    return (
-        f"hex {size}x{size} openings: analyse() agrees with the published table on "
-        f"{agree} of {size * size} ({proofs} proven)"
-    )
+    return f"{agree} of {size * size} ({proofs} proven, the slowest {slowest:.1f} s)"
 
 
 if __name__ == "__main__":

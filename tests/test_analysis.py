@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from bot.service.looks.analysis import JudgedPosition, Judgement, judge, report, unbiased
-from engine.ai import hexsolve
+from engine.ai import hexbook, hexsolve
 
 HOTWIRE = {"size": 5}
 PLAYERS = ["ann", "bob"]
@@ -106,16 +106,18 @@ def test_a_quiet_game_draws_a_quiet_line(monkeypatch: pytest.MonkeyPatch) -> Non
     chances. The searches' chances still zigzagged by who was to move (each mean of a
     search counts the moves it tried and dropped, and reads low for its mover); taken
     out, the zigzag is gone. Node budgets: deterministic. Without the compiled
-    connections, which prove these 7x7 positions from the fifth move."""
+    connections, which prove these 7x7 positions from the fifth move, and without
+    the opening book, which proves the first ones."""
     monkeypatch.setattr(hexsolve, "compiled_for", lambda size: None)
     options = {"size": 7, "swap": False}
     record: list[str] = []
     verdicts = []
-    for _ in range(11):
-        verdict = judge("hex", options, record, 60.0, 400)
-        assert not verdict.proven and verdict.best is not None
-        verdicts.append(verdict)
-        record.append(verdict.best)
+    with hexbook.set_aside(7):
+        for _ in range(11):
+            verdict = judge("hex", options, record, 60.0, 400)
+            assert not verdict.proven and verdict.best is not None
+            verdicts.append(verdict)
+            record.append(verdict.best)
     record.pop()  # the last position's move is not played
     movers = [engine.replay("hex", options, record[:ply]).to_move for ply in range(11)]
     positions = [JudgedPosition(v, mover, None) for v, mover in zip(verdicts, movers, strict=True)]

@@ -9,6 +9,7 @@ import pytest
 
 import engine
 from bench import hexbook as builder
+from bench.ai import PUBLISHED_WINS
 from engine import ai
 from engine.ai import hexbook
 from engine.ai.hexconnections import connected, geometry
@@ -139,3 +140,37 @@ def test_the_ai_answers_a_lost_opening_from_the_book_at_once(
     assert not asked
     ai.best_move(state, seconds=0.01, seed=1)
     assert asked
+
+
+def test_the_analysis_names_the_winner_of_every_7x7_opening_from_the_book() -> None:
+    # The book holds White's winning reply to each lost opening and Black's winning
+    # answer to every reply of each won one: all 49 settled, in a few simulations.
+    empty = engine.new("hex", size=7, swap="off")
+    labels = engine.hex.board(7).labels
+    for opening in labels:
+        analysis = ai.analyse(empty.play(opening), seconds=10.0, nodes=20, seed=1)
+        black_wins = opening in PUBLISHED_WINS[7]
+        assert analysis.proven_winner == (0 if black_wins else 1), opening
+        if black_wins:  # every reply loses: the whole answer
+            assert analysis.proven is not None and analysis.proven.winning_moves == ()
+        else:  # one winning reply known, not every one
+            assert analysis.proven is None and analysis.best[0].chance == 1.0
+
+
+def test_the_solver_answers_from_the_book_only_what_it_was_asked() -> None:
+    lost = engine.new("hex", size=7, swap="off").play("a1")  # White wins with c5
+    assert ai.solve(lost, seconds=0.0, every=False) == ai.Solution(1, ("c5",))
+    assert ai.solve(lost, seconds=0.0, every=False, first="c5") == ai.Solution(1, ("c5",))
+    # Every winning move, or whether g2 wins: more than the book's one move.
+    assert ai.solve(lost, seconds=0.0) is None
+    assert ai.solve(lost, seconds=0.0, every=False, first="g2") is None
+    won = engine.new("hex", size=7, swap="off").play("d4")  # every reply loses
+    assert ai.solve(won, seconds=0.0) == ai.Solution(0, ())
+
+
+def test_after_a_swap_the_book_proves_the_win_for_the_seat_holding_the_colour() -> None:
+    swapped = engine.new("hex", size=7, swap="on").play("a1").play("swap")
+    assert swapped.to_move == 0  # the first player now has White's stones to place
+    analysis = ai.analyse(swapped, seconds=10.0, nodes=20, seed=1)
+    assert analysis.proven_winner == 0 and analysis.best[0].move == "c5"
+    assert ai.best_move(swapped, seconds=0.01, seed=1) == "c5"

@@ -100,9 +100,9 @@ def best_move(
     knowledge = settings is None or settings.knowledge
     if knowledge:
         root = adapter.root(state)
-        known = adapter.book_move(root)
-        if known is not None:
-            return adapter.text(root, known)
+        known = adapter.book(root)
+        if known is not None and known[1] is not None:
+            return adapter.text(root, known[1])
         deadline = start + seconds * SOLVER_SHARE
         proof = _try_solve(state, adapter, root, deadline, nodes, every=False)
         if proof is not None and proof.winning_moves:
@@ -132,12 +132,18 @@ def solve(
     if state.players != 2:
         return None
     budget = Budget(time.monotonic() + seconds, nodes)
+    adapter = adapter_for(state)
+    booked = _book_proof(adapter, state)
+    if booked is not None and (
+        not booked.winning_moves  # the mover loses: no winning move to list
+        or (not every and first in (None, booked.winning_moves[0]))
+    ):
+        return booked
     asked = Asked(every, first)
     try:
         own = SOLVERS.get(state.name)
         solution = own(state, budget, asked) if own is not None else None
         if solution is None:
-            adapter = adapter_for(state)
             solution = minimax_solve(adapter, adapter.root(state), budget, asked)
     except OutOfTime:
         return None
@@ -159,7 +165,8 @@ def analyse(
     `nodes` (simulations) replaces the time unless `capped`: then the search stops at
     whichever comes first (a level calibrated by simulations that must still answer
     in time on the largest boards). `solver=False`: the search alone, for a caller
-    that gave the solver its time already (the tree still proves what it can)."""
+    that gave the solver its time already (the tree and an opening book still prove
+    what they can)."""
     _check_seconds(seconds)
     players = state.players
     if state.outcome is not None:
@@ -170,8 +177,9 @@ def analyse(
         return Analysis(chance, (), (), result, proven_winner=winner)
     start = time.monotonic()
     adapter = adapter_for(state)
-    proof, complete = None, True
-    if solver:
+    proof = _book_proof(adapter, state)
+    complete = proof is None or not proof.winning_moves  # the book holds one winning move
+    if proof is None and solver:
         deadline = start + seconds * SOLVER_SHARE
         limit = None if capped else nodes
         proof, complete = _proof_for_analysis(state, adapter, deadline, limit)
@@ -233,6 +241,17 @@ def _check_seconds(seconds: float) -> None:
         raise ValueError(
             f"The time to think must be a number of seconds, 0 or more, not {seconds}."
         )
+
+
+def _book_proof(adapter: Adapter, state: GameState) -> Solution | None:
+    """What an opening book proves of the position: the winner and, when that is the
+    mover, the book's winning move (one, not every one)."""
+    root = adapter.root(state)
+    known = adapter.book(root)
+    if known is None:
+        return None
+    winner, move = known
+    return Solution(winner, () if move is None else (adapter.text(root, move),))
 
 
 def _try_solve(

@@ -104,8 +104,9 @@ class Adapter:
         """Whether the position looks small enough for the exact solver to try first."""
         return len(self.moves(pos)) <= 8
 
-    def book_move(self, pos: Any) -> Any | None:
-        """A move an opening book proves wins, or None (no book, or no entry)."""
+    def book(self, pos: Any) -> tuple[int, Any | None] | None:
+        """What an opening book proves of `pos`: the seat that wins and, when that is
+        the mover, a winning move; None when no book settles it."""
         return None
 
     def candidates(self, pos: Any, moves: list[Any]) -> list[Any]:

@@ -172,10 +172,11 @@ class HexAdapter(Adapter):
     def small(self, pos: HexPosition) -> bool:
         return pos.empty <= (SMALL_COMPILED if self.connections else SMALL)
 
-    def book_move(self, pos: HexPosition) -> int | None:
+    def book(self, pos: HexPosition) -> tuple[int, int | None] | None:
         if self.disthex:
             return None  # Disthex's book would be a game of its own
-        return hexbook.winning_cell(self.size, *pos.masks, pos.colour)
+        known = hexbook.settled(self.size, *pos.masks, pos.colour)
+        return None if known is None else (known[0] ^ self.swapped, known[1])
 
     # -- knowledge ------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ did not find within its node limit).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -59,7 +61,37 @@ def winning_cell(size: int, black: int, white: int, colour: int) -> int | None:
     return None if cell is None else cells - 1 - cell
 
 
+def settled(size: int, black: int, white: int, colour: int) -> tuple[int, int | None] | None:
+    """What the book proves of the position with `colour` to move: (colour, a winning
+    cell) when it holds one; (the other colour, None) when it holds a winning answer to
+    every stone `colour` may place; None when it settles neither."""
+    cell = winning_cell(size, black, white, colour)
+    if cell is not None:
+        return colour, cell
+    empty = [c for c in range(size * size) if not (black | white) >> c & 1]
+    if colour == 0:
+        answered = (winning_cell(size, black | 1 << c, white, 1) for c in empty)
+    else:
+        answered = (winning_cell(size, black, white | 1 << c, 0) for c in empty)
+    if empty and all(answer is not None for answer in answered):
+        return colour ^ 1, None
+    return None
+
+
 def key_of(size: int, black: int, white: int) -> Position:
     """The stones as the book keeps them: of a position and its turn, the smaller."""
     cells = size * size
     return min((black, white), (turn(black, cells), turn(white, cells)))
+
+
+@contextmanager
+def set_aside(size: int) -> Iterator[None]:
+    """No book for `size` boards while inside: the search alone, as measured."""
+    kept = BOOKS.pop(size, None)
+    table.cache_clear()
+    try:
+        yield
+    finally:
+        if kept is not None:
+            BOOKS[size] = kept
+        table.cache_clear()
