@@ -26,11 +26,13 @@ def paired_hex_games(
     seconds: float,
     opponent: Callable[[int], Agent],
     note: Callable[[], str] = lambda: "",
+    opening_seed: int = 11,
 ) -> list[float]:
     """The AI against `opponent(game index)` on Hex (swap off): each random opening
-    (seed 11) played twice, the AI first as Black then as White; a progress line per
-    pair with the 95% interval so far and `note()`. The AI's score per game."""
-    rng = random.Random(11)
+    (drawn from `opening_seed`) played twice, the AI first as Black then as White; a
+    progress line per pair with the 95% interval so far and `note()`. The AI's score
+    per game."""
+    rng = random.Random(opening_seed)
     start = engine.new("hex", size=size, swap="off")
     scores: list[float] = []
     began = time.monotonic()

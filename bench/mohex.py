@@ -28,6 +28,7 @@ The last line is the headline:
 `mohex: hex7 vs MoHex 2.0 <pct>% (n=<games>, <T> s per move, 95% interval ..., MoHex failures <k>)`.
 
 Run: .venv/bin/python -m bench.mohex [--games 200] [--seconds 0.5] [--size 7] [--equal-time]
+                                     [--opening-seed 11]
      .venv/bin/python -m bench.mohex --speed        (MoHex's playouts/s only)
      .venv/bin/python -m bench.mohex --build-only [--source PATH] [--commit SHA]
 """
@@ -342,6 +343,9 @@ def main() -> None:
         help="our AI's time per move: what MoHex's searched moves take at --seconds",
     )
     parser.add_argument("--size", type=int, default=7, help="board size")
+    parser.add_argument(
+        "--opening-seed", type=int, default=11, help="the random openings' seed (runs side by side)"
+    )
     parser.add_argument("--speed-seconds", type=float, default=5.0, help="MoHex's speed search")
     parser.add_argument("--speed", action="store_true", help="only MoHex's playouts/s")
     parser.add_argument("--build-only", action="store_true")
@@ -371,7 +375,9 @@ def main() -> None:
         flush=True,
     )
     try:
-        scores = paired_hex_games(args.size, args.games, ai_seconds, mohex.new_game, mohex.note)
+        scores = paired_hex_games(
+            args.size, args.games, ai_seconds, mohex.new_game, mohex.note, args.opening_seed
+        )
     finally:
         mohex.gtp.close()
     share = statistics.mean(scores)
