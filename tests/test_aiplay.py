@@ -314,6 +314,16 @@ async def test_the_bot_resigns_only_a_proven_loss() -> None:
     assert doubled.resign and doubled.texts == ()
 
 
+def test_the_bot_plays_a_lost_opening_on_that_only_the_book_proves_lost() -> None:
+    # 7x7: d4 wins for Black, and the opening book holds a winning answer to every reply
+    # of White's. Theory the opponent may not know: the bot plays on, and a won
+    # opening it answers with the book's winning reply.
+    lost = think("hex", {"size": 7, "swap": "off"}, ["d4"], "medium", nodes=50, seed=1)
+    assert not lost.resign and len(lost.texts) == 1
+    won = think("hex", {"size": 7, "swap": "off"}, ["a1"], "medium", nodes=50, seed=1)
+    assert won.texts == ("c5",)
+
+
 async def test_each_level_keeps_its_own_record(service: GameService, runner: AiRunner) -> None:
     game = await bot_game(service, "hex", {"size": 3, "swap": "off"}, level="easy")
     await service.play.move(game.id, GUILD, ANN, "b2")

@@ -66,7 +66,8 @@ class Analysis:
     `proven` the exact result with every winning move, when it was settled;
     `proven_winner` the seat a proof shows wins, also when the search's tree
     proved a win by one move without settling the mover's other moves (None
-    when no win is proven)."""
+    when no win is proven); `from_book` that the proof is an opening book's (theory
+    proven ahead of time, not found in this position's own time)."""
 
     win_chance: tuple[float, ...]
     best: tuple[RankedMove, ...]
@@ -74,6 +75,7 @@ class Analysis:
     proven: Solution | None
     simulations: int = 0
     proven_winner: int | None = None
+    from_book: bool = False
 
 
 def best_move(
@@ -178,6 +180,7 @@ def analyse(
     start = time.monotonic()
     adapter = adapter_for(state)
     proof = _book_proof(adapter, state)
+    from_book = proof is not None
     complete = proof is None or not proof.winning_moves  # the book holds one winning move
     if proof is None and solver:
         deadline = start + seconds * SOLVER_SHARE
@@ -217,6 +220,7 @@ def analyse(
         proven=proof if complete else None,
         simulations=search.simulations,
         proven_winner=proof.winner if proof is not None else root.proven,
+        from_book=from_book,
     )
 
 

@@ -9,7 +9,9 @@ it, runs `think` in a worker process, and commits the move here, through the sam
 move commit and outbox as a person's move, only while its claim still holds and
 the game is still at the job's position. Undo against the bot is granted at once;
 the bot resigns only when a proof (the solver's or its search tree's) shows it
-lost or its chance is tiny after a long search, and offers nothing else.
+lost or its chance is tiny after a long search, and offers nothing else. An
+opening book's proof is no reason: it plays a lost opening on, as a player who
+knows the theory but not that the opponent does.
 """
 
 from __future__ import annotations
@@ -104,7 +106,10 @@ def think(
 
 
 def _hopeless(analysis: engine.ai.Analysis, seat: int) -> bool:
-    """Proven lost (two players), or lost by a wide margin after a long search."""
+    """Proven lost (two players), or lost by a wide margin after a long search; never
+    by the opening book (its chances are the proof's, not the search's)."""
+    if analysis.from_book:
+        return False
     if analysis.proven_winner is not None:
         return analysis.proven_winner != seat
     return (
