@@ -129,12 +129,6 @@ class Adapter:
         searching (the same provable pruning only)."""
         return None, moves
 
-    def priors(self, pos: Any, moves: list[Any]) -> list[float] | None:
-        """What the search may assume of each move before its own simulations (a value
-        in [0, 1] for the mover, 0.5 for a move no likelier than any), asked when a node
-        is refined; None: no priors."""
-        return None
-
     def decisive(self, pos: Any, moves: list[Any]) -> list[Any]:
         """The moves of `moves` that win at once for the mover (checked by playing them,
         when the list is short enough to afford it)."""

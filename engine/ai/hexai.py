@@ -30,7 +30,7 @@ from functools import cache, partial
 from types import ModuleType
 from typing import Any
 
-from engine.ai import hexbook, hexpriors, hexsolve
+from engine.ai import hexbook, hexsolve
 from engine.ai.adapter import Adapter, Rewards
 from engine.ai.disthexsolve import solve_disthex
 from engine.ai.hexconnections import connected
@@ -179,11 +179,6 @@ class HexAdapter(Adapter):
         return None if known is None else (known[0] ^ self.swapped, known[1])
 
     # -- knowledge ------------------------------------------------------------------
-
-    def priors(self, pos: HexPosition, moves: list[int]) -> list[float] | None:
-        if self.disthex:
-            return None  # learned from Hex: Disthex's forbidden cells change good shape
-        return hexpriors.prior_values(self.size, pos.stones, pos.colour, pos.last, moves)
 
     def decisive(self, pos: HexPosition, moves: list[Any]) -> list[Any]:
         winning = self.completing(pos.stones, pos.colour)

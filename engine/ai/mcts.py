@@ -55,14 +55,11 @@ NODE_BYTES = 600
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Search parameters. `rave_equivalence` is the visit count at which a move's
-    own statistics weigh as much as its AMAF ones; 0 switches RAVE off.
-    `prior_visits`: how many AMAF visits a game's move priors (Adapter.priors) count
-    for when a node is refined; 0 switches them off."""
+    own statistics weigh as much as its AMAF ones; 0 switches RAVE off."""
 
     exploration: float = 0.2
     rave_equivalence: float = 600.0
     knowledge: bool = True  # the adapter's decisive moves and pruning
-    prior_visits: int = 50
     policy: bool = True  # the adapter's playout policy (Adapter.policy)
 
     @classmethod
@@ -283,14 +280,8 @@ class Search:
         proven, kept = self.adapter.refine(node.pos, node.moves)
         if proven is not None and node is not self.root:
             node.proven = proven
-            return
-        if len(kept) < len(node.moves):
+        elif len(kept) < len(node.moves):
             self._narrow(node, kept)
-        visits = self.settings.prior_visits
-        priors = self.adapter.priors(node.pos, node.moves) if visits else None
-        for i, value in enumerate(priors or ()):
-            node.rave_visits[i] += visits
-            node.rave_wins[i] += visits * value
 
     def _narrow(self, node: Node, kept: list[Any]) -> None:
         self.held_bytes -= MOVE_BYTES * (len(node.moves) - len(kept))
