@@ -88,8 +88,10 @@ async def site(
             "discord_client_secret": SecretStr(fake.oauth.client_secret),
         }
         mailing = {key: getattr(mail, key) for key in MAIL_SETTINGS}
+        # A browser taps a turn's moves faster than anyone: each tap is a form, and a
+        # signed-in browser's forms are limited (WEB_SESSION_RATE, tested on its own).
         async with (
-            showcase(f"sqlite:///{database}", **sign_in, **mailing) as shown,
+            showcase(f"sqlite:///{database}", **sign_in, **mailing, web_session_rate=0) as shown,
             async_playwright() as playwright,
         ):
             service = shown.service
@@ -195,14 +197,21 @@ def chosen(state: GameState, rng: random.Random) -> tuple[list[str], GameState]:
 
 
 async def tap_move(page: Page, actions: list[str], touch: bool = False) -> None:
-    """Tap `actions` (one turn) on the page and confirm once their preview shows."""
+    """Tap `actions` (one turn) on the page and confirm once their preview shows. A
+    failure says what the page said instead (a refusal, a limit)."""
+    from playwright.async_api import TimeoutError as Waited
+
     for tap in (tap for action in actions for tap in taps_of(action)):
         button = page.locator(f'#targets [data-tap="{tap}"], #moving [data-tap="{tap}"]')
         await (button.tap() if touch else button.click())
-    await page.wait_for_function(PREVIEWED)
-    assert await page.text_content("#tap-played") == ", ".join(actions)
-    async with page.expect_navigation():  # its script leads to the page: the next goto waits
-        await page.click("#tap-confirm")
+    try:
+        await page.wait_for_function(PREVIEWED)
+        assert await page.text_content("#tap-played") == ", ".join(actions)
+        async with page.expect_navigation():  # its script leads to the page: the next goto waits
+            await page.click("#tap-confirm")
+    except Waited:
+        said = await page.text_content("#tap-sentence")
+        raise AssertionError(f"{actions} tapped: the page says {said!r}") from None
 
 
 async def reached(service: GameService, game_id: int, ply: int) -> GameSummary:
