@@ -27,9 +27,17 @@ games on random positions after two moves.
 The last line is the headline:
 `mohex: hex7 vs MoHex 2.0 <pct>% (n=<games>, <T> s per move, 95% interval ..., MoHex failures <k>)`.
 
+--connections N instead compares the two programs' connections on N random positions
+(8 stones up to half the board, no game over): how many of the positions benzene's
+virtual connections settle (a semi or full one between the mover's edges, or a full one
+between the opponent's, after its fill-in) our connections settle too (hexsolve.evaluate),
+and how many they settle otherwise (never yet). Last line:
+`mohex: connections hex9 <settled> of <benzene's> (<N> positions, <k> disagreements)`.
+
 Run: .venv/bin/python -m bench.mohex [--games 200] [--seconds 0.5] [--size 7] [--equal-time]
                                      [--opening-seed 11]
      .venv/bin/python -m bench.mohex --speed        (MoHex's playouts/s only)
+     .venv/bin/python -m bench.mohex --size 9 --connections 400
      .venv/bin/python -m bench.mohex --build-only [--source PATH] [--commit SHA]
 """
 
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import math
 import os
 import random
 import selectors
@@ -52,6 +61,7 @@ import engine
 from bench.ai_openspiel import Resigned, paired_hex_games
 from bench.ai_strength import Agent, wilson
 from engine import GameState
+from engine.ai import hexsolve
 
 SOURCE = "https://github.com/cgao3/benzene-vanilla-cmake.git"
 #: The commit built: the last before the 2019 rewrite of the inferior-cell engine, after
@@ -321,6 +331,59 @@ class MoHex:
         raise EngineFailure("error", f"no Games/s in {statistics_text!r}")
 
 
+#: Benzene's names of each colour's two edges.
+EDGES = ("north south", "west east")
+
+
+def compare_connections(gtp: Gtp, size: int, count: int, seed: int) -> str:
+    """Benzene's connections against hexsolve.evaluate on `count` random positions:
+    a line per verdict pair, then the headline."""
+    rng = random.Random(seed)
+    verdicts: collections.Counter[tuple[bool | None, bool | None]] = collections.Counter()
+    while sum(verdicts.values()) < count:
+        state = engine.new("hex", size=size, swap="off")
+        for _ in range(rng.randint(8, size * size // 2)):
+            state = state.play(rng.choice(state.legal_moves()))
+            if state.outcome is not None:
+                break
+        if state.outcome is not None:
+            continue
+        gtp.ask("clear_board", timeout=STARTUP_SECONDS)
+        for ply, move in enumerate(state.moves):
+            gtp.ask(f"play {'bw'[state.actors[ply]]} {move}", timeout=STARTUP_SECONDS)
+        mover = state.colour_to_move
+        own, other = "bw"[mover], "bw"[mover ^ 1]
+        gtp.ask(f"vc-build {own}", timeout=STARTUP_SECONDS)
+
+        def between(colour: str, kind: str) -> bool:
+            command = f"vc-between-cells-{kind} {colour} {EDGES['bw'.index(colour)]}"
+            return bool(gtp.ask(command, timeout=STARTUP_SECONDS))
+
+        theirs = (
+            True
+            if between(own, "semi") or between(own, "full")
+            else False
+            if between(other, "full")
+            else None
+        )
+        black = sum(1 << cell for cell, stone in enumerate(state.cell_colours) if stone == 0)
+        white = sum(1 << cell for cell, stone in enumerate(state.cell_colours) if stone == 1)
+        mine, yours = (black, white) if mover == 0 else (white, black)
+        ours = hexsolve.evaluate(size, mine, yours, mover, math.inf)[0]
+        verdicts[theirs, ours] += 1
+    for (theirs, ours), number in sorted(verdicts.items(), key=str):
+        print(f"  benzene {theirs!s:5}  ours {ours!s:5}  {number}")
+    settled = sum(n for (theirs, _), n in verdicts.items() if theirs is not None)
+    both = sum(n for (theirs, ours), n in verdicts.items() if theirs is not None and ours == theirs)
+    wrong = sum(
+        n for (theirs, ours), n in verdicts.items() if None not in (theirs, ours) and ours != theirs
+    )
+    return (
+        f"mohex: connections hex{size} {both} of {settled}"
+        f" ({count} positions, {wrong} disagreements)"
+    )
+
+
 #: Seconds for any answer but a move: MoHex loads its patterns at start.
 STARTUP_SECONDS = 30.0
 
@@ -348,6 +411,9 @@ def main() -> None:
     )
     parser.add_argument("--speed-seconds", type=float, default=5.0, help="MoHex's speed search")
     parser.add_argument("--speed", action="store_true", help="only MoHex's playouts/s")
+    parser.add_argument(
+        "--connections", type=int, metavar="N", help="compare connections on N positions"
+    )
     parser.add_argument("--build-only", action="store_true")
     args = parser.parse_args()
     binary = build(args.cache, args.source, args.commit)
@@ -356,6 +422,10 @@ def main() -> None:
     # Its log goes to stderr only: by default MoHex also writes default.log where it runs.
     command = [str(binary), "--use-logfile=0"]
     mohex = MoHex(command, args.size, args.mohex_seconds or args.seconds)
+    if args.connections:
+        print(compare_connections(mohex.gtp, args.size, args.connections, args.opening_seed))
+        mohex.gtp.close()
+        return
     ai_seconds = args.seconds
     if args.equal_time:
         ai_seconds = round(mohex.searched_seconds(), 2)

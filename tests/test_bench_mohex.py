@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -95,3 +96,36 @@ def test_a_resignation_loses_the_game(tmp_path: Path) -> None:
         assert mohex.resignations == 1
     finally:
         mohex.gtp.close()
+
+
+class VcEngine:
+    """Answers the connection queries: a full connection between White's edges always
+    (White wins when to move, else Black has lost), none of Black's; records the moves."""
+
+    def __init__(self) -> None:
+        self.games: list[list[str]] = []
+
+    def ask(self, command: str, timeout: float) -> str:
+        words = command.split()
+        if words[0] == "clear_board":
+            self.games.append([])
+        elif words[0] == "play":
+            self.games[-1].append(words[1])
+        elif words[0].startswith("vc-between-cells-full"):
+            return "a1 b2" if words[1] == "w" else ""
+        return ""
+
+
+def test_the_connections_comparison_replays_each_position_and_counts_the_verdicts() -> None:
+    engine_double = VcEngine()
+    headline = bench.mohex.compare_connections(cast(Gtp, engine_double), 5, 12, seed=3)
+    assert len(engine_double.games) == 12
+    for colours in engine_double.games:
+        assert len(colours) >= 8
+        assert colours == ["bw"[ply % 2] for ply in range(len(colours))]
+    # The double settles every position (White connected, whoever moves), rightly only
+    # where White has won: our verdicts agree, differ, or settle nothing.
+    settled, rest = headline.removeprefix("mohex: connections hex5 ").split(" of ")
+    total, positions, wrong = rest.removesuffix(" disagreements)").split(maxsplit=2)
+    assert (total, positions) == ("12", "(12")
+    assert int(settled) + int(wrong.removeprefix("positions, ")) <= 12
