@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 import engine
 from bot import cli
 from engine import GameState, ai
-from engine.ai.mcts import Node, Search
+from engine.ai import hexai
+from engine.ai.adapter import Adapter
+from engine.ai.mcts import Node, Search, Settings
 from engine.ai.registry import adapter_for
 from tests.conftest import cpu_clock, kept_time, random_position
 
@@ -386,3 +388,17 @@ def test_a_node_refined_keeps_its_moves_statistics_and_children_together() -> No
     assert search.held_bytes < held
     search.run(deadline=time.monotonic() + 60, nodes=400)
     assert search.held_bytes == sum(search._cost(node) for node in tree_nodes(search))
+
+
+def test_the_search_takes_the_games_exploration_unless_its_settings_give_one() -> None:
+    """UCT's constant is the game's (Hex's wider boards search narrower: measured
+    against MoHex), and Settings' own wins: plain UCT stays plain UCT on every board."""
+    wide = engine.new("hex", size=9, swap="off")
+    narrow = engine.new("hex", size=7, swap="off")
+    for state, expected in ((wide, hexai.EXPLORATION_WIDE), (narrow, Adapter.exploration)):
+        adapter = adapter_for(state)
+        root = adapter.root(state)
+        assert Search(adapter, root, rng=random.Random(1)).exploration == expected
+        plain = Search(adapter, root, rng=random.Random(1), settings=Settings.plain())
+        assert plain.exploration == 1.4
+    assert Adapter.exploration != hexai.EXPLORATION_WIDE

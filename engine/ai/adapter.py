@@ -51,6 +51,9 @@ class Adapter:
     #: knowledge too dear to compute at every new node.
     refine_visits: int | None = None
 
+    #: UCT's exploration constant for this game, unless the search's Settings give one.
+    exploration = 0.2
+
     #: Whether `playout` follows its game's policy (the search's Settings.policy; off
     #: for the benchmark's match against the AI before a policy, where a game has one).
     policy = True

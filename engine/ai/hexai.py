@@ -56,6 +56,9 @@ SMALL_COMPILED = 40
 #: searches ran half as many simulations: an evaluation costs 3-8 ms there).
 REFINE_VISITS = 8
 REFINE_VISITS_WIDE = 32
+#: UCT's exploration on boards above 64 cells: none, RAVE alone (as MoHex searches):
+#: against MoHex on 9x9 at equal time, 15% of 52 games against 10% at 0.2, side by side.
+EXPLORATION_WIDE = 0.0
 
 
 class HexPosition:
@@ -105,6 +108,8 @@ class HexAdapter(Adapter):
         wide = state.size * state.size > 64
         refine = REFINE_VISITS_WIDE if wide else REFINE_VISITS
         self.refine_visits = refine if self.connections else None
+        if wide and not self.disthex:
+            self.exploration = EXPLORATION_WIDE
 
     def root(self, state: GameState) -> HexPosition:
         assert isinstance(state, HexState)

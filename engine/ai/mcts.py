@@ -54,10 +54,11 @@ NODE_BYTES = 600
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Search parameters. `rave_equivalence` is the visit count at which a move's
+    """Search parameters. `exploration` is UCT's constant, None for the game's own
+    (Adapter.exploration); `rave_equivalence` is the visit count at which a move's
     own statistics weigh as much as its AMAF ones; 0 switches RAVE off."""
 
-    exploration: float = 0.2
+    exploration: float | None = None
     rave_equivalence: float = 600.0
     knowledge: bool = True  # the adapter's decisive moves and pruning
     policy: bool = True  # the adapter's playout policy (Adapter.policy)
@@ -147,6 +148,8 @@ class Search:
         self.adapter = adapter
         self.settings = settings or Settings()
         adapter.policy = self.settings.policy
+        explicit = self.settings.exploration
+        self.exploration = adapter.exploration if explicit is None else explicit
         self.rng = rng
         self.root = Node(adapter, root, self.settings, root=True)
         self.simulations = 0
@@ -289,7 +292,6 @@ class Search:
 
     def _select(self, node: Node) -> int:
         """The move to follow: UCT with RAVE; proven wins at once, proven losses last."""
-        settings = self.settings
         return self.select_move(
             node.children,
             node.visits,
@@ -298,8 +300,8 @@ class Search:
             node.rave_wins,
             node.mover,
             math.log(node.total + 1),
-            settings.exploration,
-            settings.rave_equivalence,
+            self.exploration,
+            self.settings.rave_equivalence,
         )
 
     def _back_up(
