@@ -31,7 +31,7 @@ The last line is the headline:
 (8 stones up to half the board, no game over): how many of the positions benzene's
 virtual connections settle (a semi or full one between the mover's edges, or a full one
 between the opponent's, after its fill-in) our connections settle too (hexsolve.evaluate),
-and how many they settle otherwise (never yet). Last line:
+and on how many the two disagree (none yet). Last line:
 `mohex: connections hex9 <settled> of <benzene's> (<N> positions, <k> disagreements)`.
 
 Run: .venv/bin/python -m bench.mohex [--games 200] [--seconds 0.5] [--size 7] [--equal-time]
@@ -62,6 +62,7 @@ from bench.ai_openspiel import Resigned, paired_hex_games
 from bench.ai_strength import Agent, wilson
 from engine import GameState
 from engine.ai import hexsolve
+from engine.ai.registry import adapter_for
 
 SOURCE = "https://github.com/cgao3/benzene-vanilla-cmake.git"
 #: The commit built: the last before the 2019 rewrite of the inferior-cell engine, after
@@ -366,8 +367,7 @@ def compare_connections(gtp: Gtp, size: int, count: int, seed: int) -> str:
             if between(other, "full")
             else None
         )
-        black = sum(1 << cell for cell, stone in enumerate(state.cell_colours) if stone == 0)
-        white = sum(1 << cell for cell, stone in enumerate(state.cell_colours) if stone == 1)
+        black, white = adapter_for(state).root(state).masks
         mine, yours = (black, white) if mover == 0 else (white, black)
         ours = hexsolve.evaluate(size, mine, yours, mover, math.inf)[0]
         verdicts[theirs, ours] += 1

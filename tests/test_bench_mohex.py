@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import cast
@@ -125,7 +126,8 @@ def test_the_connections_comparison_replays_each_position_and_counts_the_verdict
         assert colours == ["bw"[ply % 2] for ply in range(len(colours))]
     # The double settles every position (White connected, whoever moves), rightly only
     # where White has won: our verdicts agree, differ, or settle nothing.
-    settled, rest = headline.removeprefix("mohex: connections hex5 ").split(" of ")
-    total, positions, wrong = rest.removesuffix(" disagreements)").split(maxsplit=2)
-    assert (total, positions) == ("12", "(12")
-    assert int(settled) + int(wrong.removeprefix("positions, ")) <= 12
+    counts = re.fullmatch(
+        r"mohex: connections hex5 (\d+) of 12 \(12 positions, (\d+) disagreements\)", headline
+    )
+    assert counts is not None
+    assert int(counts[1]) + int(counts[2]) <= 12
