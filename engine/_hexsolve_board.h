@@ -95,12 +95,14 @@ static int connected(const Geometry *geo, mask_t own, int colour) {
 
 /* -- fill-in (hexsolve.FillIn) ---------------------------------------------------- */
 
-static unsigned char dead_ring[729]; /* by ring code: sum of value_i * 3^i */
+/* a ring position's value beyond BLACK, WHITE and EMPTY: nothing (past an acute corner) */
+#define NOTHING 3
+static unsigned char dead_ring[4096]; /* by ring code: sum of value_i * 4^i */
 
 static int useless_for(const int ring[6], int colour) {
-    int opponent = colour ^ 1, usable[6], n = 0;
+    int usable[6], n = 0;
     for (int i = 0; i < 6; i++)
-        if (ring[i] != opponent) usable[n++] = i;
+        if (ring[i] == colour || ring[i] == EMPTY) usable[n++] = i;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
             int a = usable[i], b = usable[j], forward = 1, backward = 1;
@@ -112,11 +114,11 @@ static int useless_for(const int ring[6], int colour) {
 }
 
 static void make_dead_rings(void) {
-    for (int code = 0; code < 729; code++) {
+    for (int code = 0; code < 4096; code++) {
         int ring[6], rest = code;
         for (int i = 0; i < 6; i++) {
-            ring[i] = rest % 3;
-            rest /= 3;
+            ring[i] = rest % 4;
+            rest /= 4;
         }
         dead_ring[code] = useless_for(ring, BLACK) && useless_for(ring, WHITE);
     }
@@ -124,12 +126,12 @@ static void make_dead_rings(void) {
 
 static int is_dead(const Geometry *geo, int cell, mask_t black, mask_t white) {
     int code = 0, scale = 1;
-    for (int i = 0; i < 6; i++, scale *= 3) {
+    for (int i = 0; i < 6; i++, scale *= 4) {
         int other = geo->rings[cell][i], value;
         if (other >= 0)
             value = test(black, other) ? BLACK : test(white, other) ? WHITE : EMPTY;
         else if (other == -3)
-            return 0; /* a corner beyond two edges: no pattern claims it */
+            value = NOTHING;
         else
             value = -1 - other;
         code += value * scale;

@@ -109,6 +109,21 @@ def test_fill_in_keeps_the_value(one_sided: bool) -> None:
     assert changed > 20  # the patterns do fire
 
 
+def test_an_acute_corner_is_dead_when_its_neighbours_let_both_colours_by() -> None:
+    # i1 touches both colours' edges, and nothing lies past the corner between them.
+    # White's h2 and i2 already reach White's edge, Black's edge meets h1 beside it: no
+    # chain needs i1.
+    size = 9
+    fill = FillIn(geometry(size))
+    i1, h1, h2, i2 = 8, 7, 16, 17
+    white = 1 << h2 | 1 << i2
+    assert fill.is_dead(i1, 0, white)
+    assert not fill.is_dead(i1, 0, 1 << h2)  # i2 empty: i1 joins h2 to White's edge
+    assert not fill.is_dead(i1, 1 << h2, 1 << h1)  # i1 joins Black's h2 to Black's edge
+    black, filled = fill.fill(0, white)
+    assert black == 0 and filled == white | 1 << i1
+
+
 def test_pruning_dominated_moves_keeps_a_winning_move() -> None:
     # Every empty cell a candidate: whenever some move wins, a kept one does.
     size = 4

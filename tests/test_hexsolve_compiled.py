@@ -47,6 +47,14 @@ def test_compiled_and_python_fill_and_evaluate_alike(
 
 
 @needs_compiled
+def test_the_compiled_fill_in_takes_an_acute_corner_too() -> None:
+    # tests/test_hexsolve.py's corner: White's h2 and i2 leave i1 dead on 9x9.
+    assert compiled is not None
+    white = 1 << 16 | 1 << 17
+    assert compiled.fill(9, 0, white, None) == (0, white | 1 << 8)
+
+
+@needs_compiled
 @pytest.mark.parametrize(
     ("size", "count", "fewest"), [(3, 100, 0), (4, 80, 2), (5, 60, 6), (6, 30, 13), (7, 12, 24)]
 )

@@ -52,8 +52,9 @@ INFINITE = 10**9
 #: open children, the likeliest wins: every child must still fail to disprove it.
 WIDTH_PERCENT = 25
 
-# What lies at a neighbour position of a cell, for the dead-cell patterns.
-_BLACK, _WHITE, _EMPTY, _UNKNOWN = 0, 1, 2, 3
+# What lies at a neighbour position of a cell, for the dead-cell patterns: a stone, an
+# empty cell, or nothing (beyond an acute corner, between the two colours' edges).
+_BLACK, _WHITE, _EMPTY, _NOTHING = 0, 1, 2, 3
 
 
 # -- dead cells ---------------------------------------------------------------------------
@@ -63,8 +64,7 @@ def _useless_for(ring: tuple[int, ...], colour: int) -> bool:
     """Whether a cell with this ring of neighbours can never help `colour`: any two
     of its neighbours a chain of `colour` could pass it through are adjacent or
     joined around the ring by `colour`'s own stones, so the chain can bypass it."""
-    opponent = colour ^ 1
-    usable = [i for i in range(6) if ring[i] != opponent]
+    usable = [i for i in range(6) if ring[i] in (colour, _EMPTY)]
     for index, a in enumerate(usable):
         for b in usable[index + 1 :]:
             forward = all(ring[i % 6] == colour for i in range(a + 1, b))
@@ -76,11 +76,11 @@ def _useless_for(ring: tuple[int, ...], colour: int) -> bool:
 
 @cache
 def _dead_patterns() -> frozenset[tuple[int, ...]]:
-    """Every ring (Black, White or empty at each of the six positions) that makes
-    its cell dead: useless to both colours."""
+    """Every ring (Black, White, empty or nothing at each of the six positions) that
+    makes its cell dead: useless to both colours."""
     dead = set()
-    for code in range(3**6):
-        ring = tuple(code // 3**i % 3 for i in range(6))
+    for code in range(4**6):
+        ring = tuple(code // 4**i % 4 for i in range(6))
         if _useless_for(ring, _BLACK) and _useless_for(ring, _WHITE):
             dead.add(ring)
     return frozenset(dead)
@@ -93,7 +93,7 @@ class FillIn:
         self.geo = geo
         self.dead = _dead_patterns()
 
-    def ring(self, cell: int, black: int, white: int) -> tuple[int, ...] | None:
+    def ring(self, cell: int, black: int, white: int) -> tuple[int, ...]:
         values = []
         for other in self.geo.rings[cell]:
             if other >= 0:
@@ -101,14 +101,13 @@ class FillIn:
                     _BLACK if black >> other & 1 else _WHITE if white >> other & 1 else _EMPTY
                 )
             elif other == -3:
-                return None  # a corner beyond two edges: no pattern claims it
+                values.append(_NOTHING)
             else:
                 values.append(-1 - other)
         return tuple(values)
 
     def is_dead(self, cell: int, black: int, white: int) -> bool:
-        ring = self.ring(cell, black, white)
-        return ring is not None and ring in self.dead
+        return self.ring(cell, black, white) in self.dead
 
     def fill(self, black: int, white: int, *, only: int | None = None) -> tuple[int, int]:
         """The stones with dead cells and captured pairs filled in, until none is
