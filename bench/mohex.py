@@ -341,6 +341,7 @@ def compare_connections(gtp: Gtp, size: int, count: int, seed: int) -> str:
     a line per verdict pair, then the headline."""
     rng = random.Random(seed)
     verdicts: collections.Counter[tuple[bool | None, bool | None]] = collections.Counter()
+    short: collections.Counter[bool] = collections.Counter()
     while sum(verdicts.values()) < count:
         state = engine.new("hex", size=size, swap="off")
         for _ in range(rng.randint(8, size * size // 2)):
@@ -371,8 +372,17 @@ def compare_connections(gtp: Gtp, size: int, count: int, seed: int) -> str:
         mine, yours = (black, white) if mover == 0 else (white, black)
         ours = hexsolve.evaluate(size, mine, yours, mover, math.inf)[0]
         verdicts[theirs, ours] += 1
+        if theirs is not None and ours is None:
+            # Which part falls short: our connections on benzene's fill-in.
+            black, white = benzene_fill_in(gtp, size, own, black, white)
+            mine, yours = (black, white) if mover == 0 else (white, black)
+            short[hexsolve.evaluate(size, mine, yours, mover, math.inf)[0] == theirs] += 1
     for (theirs, ours), number in sorted(verdicts.items(), key=str):
         print(f"  benzene {theirs!s:5}  ours {ours!s:5}  {number}")
+    print(
+        f"  of the {short.total()} benzene settles and ours do not, {short[True]} settle"
+        " with benzene's fill-in (the rest need more than our H-search finds)"
+    )
     settled = sum(n for (theirs, _), n in verdicts.items() if theirs is not None)
     both = sum(n for (theirs, ours), n in verdicts.items() if theirs is not None and ours == theirs)
     wrong = sum(
@@ -382,6 +392,20 @@ def compare_connections(gtp: Gtp, size: int, count: int, seed: int) -> str:
         f"mohex: connections hex{size} {both} of {settled}"
         f" ({count} positions, {wrong} disagreements)"
     )
+
+
+def benzene_fill_in(gtp: Gtp, size: int, colour: str, black: int, white: int) -> tuple[int, int]:
+    """The stones with benzene's fill-in for `colour` to move added ("compute-fillin":
+    a cell and its kind, whose last letter is the colour it is filled with)."""
+    words = gtp.ask(f"compute-fillin {colour}", timeout=STARTUP_SECONDS).split()
+    for name, kind in zip(words[::2], words[1::2], strict=True):
+        if kind.startswith("f"):
+            cell = (int(name[1:]) - 1) * size + ord(name[0]) - ord("a")
+            if kind.endswith("b"):
+                black |= 1 << cell
+            else:
+                white |= 1 << cell
+    return black, white
 
 
 #: Seconds for any answer but a move: MoHex loads its patterns at start.

@@ -101,25 +101,34 @@ def test_a_resignation_loses_the_game(tmp_path: Path) -> None:
 
 class VcEngine:
     """Answers the connection queries: a full connection between White's edges always
-    (White wins when to move, else Black has lost), none of Black's; records the moves."""
+    (White wins when to move, else Black has lost), none of Black's, and every empty
+    cell filled in for White; records the moves."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int) -> None:
+        self.labels = engine.hex.board(size).labels
         self.games: list[list[str]] = []
+        self.cells: list[str] = []
 
     def ask(self, command: str, timeout: float) -> str:
         words = command.split()
         if words[0] == "clear_board":
             self.games.append([])
+            self.cells = []
         elif words[0] == "play":
             self.games[-1].append(words[1])
+            self.cells.append(words[2])
         elif words[0].startswith("vc-between-cells-full"):
             return "a1 b2" if words[1] == "w" else ""
+        elif words[0] == "compute-fillin":
+            return " ".join(f"{cell} fcw" for cell in self.labels if cell not in self.cells)
         return ""
 
 
-def test_the_connections_comparison_replays_each_position_and_counts_the_verdicts() -> None:
-    engine_double = VcEngine()
-    headline = bench.mohex.compare_connections(cast(Gtp, engine_double), 5, 12, seed=3)
+def test_the_connections_comparison_replays_each_position_and_counts_the_verdicts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    engine_double = VcEngine(9)
+    headline = bench.mohex.compare_connections(cast(Gtp, engine_double), 9, 12, seed=3)
     assert len(engine_double.games) == 12
     for colours in engine_double.games:
         assert len(colours) >= 8
@@ -127,7 +136,13 @@ def test_the_connections_comparison_replays_each_position_and_counts_the_verdict
     # The double settles every position (White connected, whoever moves), rightly only
     # where White has won: our verdicts agree, differ, or settle nothing.
     counts = re.fullmatch(
-        r"mohex: connections hex5 (\d+) of 12 \(12 positions, (\d+) disagreements\)", headline
+        r"mohex: connections hex9 (\d+) of 12 \(12 positions, (\d+) disagreements\)", headline
     )
     assert counts is not None
     assert int(counts[1]) + int(counts[2]) <= 12
+    # Where ours settle nothing, the double's fill-in (every empty cell White's) joins
+    # White's edges: each of those positions is settled with it, as the double says.
+    open_ = re.search(
+        r"of the (\d+) benzene settles and ours do not, (\d+) settle", capsys.readouterr().out
+    )
+    assert open_ is not None and int(open_[1]) == int(open_[2]) > 0
