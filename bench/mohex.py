@@ -398,9 +398,10 @@ def benzene_fill_in(gtp: Gtp, size: int, colour: str, black: int, white: int) ->
     """The stones with benzene's fill-in for `colour` to move added ("compute-fillin":
     a cell and its kind, whose last letter is the colour it is filled with)."""
     words = gtp.ask(f"compute-fillin {colour}", timeout=STARTUP_SECONDS).split()
+    cell_of = engine.hex.board(size).cell_of
     for name, kind in zip(words[::2], words[1::2], strict=True):
         if kind.startswith("f"):
-            cell = (int(name[1:]) - 1) * size + ord(name[0]) - ord("a")
+            cell = cell_of[name]
             if kind.endswith("b"):
                 black |= 1 << cell
             else:

@@ -142,7 +142,7 @@ def test_the_connections_comparison_replays_each_position_and_counts_the_verdict
     assert int(counts[1]) + int(counts[2]) <= 12
     # Where ours settle nothing, the double's fill-in (every empty cell White's) joins
     # White's edges: each of those positions is settled with it, as the double says.
-    open_ = re.search(
+    split = re.search(
         r"of the (\d+) benzene settles and ours do not, (\d+) settle", capsys.readouterr().out
     )
-    assert open_ is not None and int(open_[1]) == int(open_[2]) > 0
+    assert split is not None and int(split[1]) == int(split[2]) > 0
