@@ -31,7 +31,9 @@ The last line is the headline:
 (8 stones up to half the board, no game over): how many of the positions benzene's
 virtual connections settle (a semi or full one between the mover's edges, or a full one
 between the opponent's, after its fill-in) our connections settle too (hexsolve.evaluate),
-and on how many the two disagree (none yet). Last line:
+and on how many the two disagree (none yet). The line before it takes the positions
+benzene settles and ours do not: how many ours settle on benzene's own fill-in (the rest
+need more connections than our H-search finds). Last line:
 `mohex: connections hex9 <settled> of <benzene's> (<N> positions, <k> disagreements)`.
 
 Run: .venv/bin/python -m bench.mohex [--games 200] [--seconds 0.5] [--size 7] [--equal-time]
@@ -338,7 +340,8 @@ EDGES = ("north south", "west east")
 
 def compare_connections(gtp: Gtp, size: int, count: int, seed: int) -> str:
     """Benzene's connections against hexsolve.evaluate on `count` random positions:
-    a line per verdict pair, then the headline."""
+    a line per verdict pair, the line that splits what ours leave open, then the
+    headline."""
     rng = random.Random(seed)
     verdicts: collections.Counter[tuple[bool | None, bool | None]] = collections.Counter()
     short: collections.Counter[bool] = collections.Counter()
