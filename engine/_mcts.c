@@ -1,7 +1,8 @@
-/* The search's two inner loops compiled: engine/ai/mcts.py's Search._select and the AMAF
- * update of Search._back_up, over the same Python lists of a node's statistics. The
- * Python code is the reference and the fallback where no C compiler built this module;
- * tests/test_mcts_compiled.py runs seeded searches with both and compares the trees.
+/* The search's inner loops compiled: engine/ai/mcts.py's Search._select, and of
+ * Search._back_up the sets of moves a playout played and the AMAF update, over the same
+ * Python lists of a node's statistics. The Python code is the reference and the fallback
+ * where no C compiler built this module; tests/test_mcts_compiled.py runs seeded searches
+ * with both and compares the trees.
  *
  * The arithmetic is Python's, operation for operation, in doubles (Python's floats), so
  * every value and every choice is the same: setup.py builds this file without fused
@@ -135,6 +136,39 @@ failed:
     return NULL;
 }
 
+/* later(tail, players) -> one set per seat of the moves that seat played in `tail`, a
+ * list of (seat, move) pairs: Search._back_up's first step */
+static PyObject *py_later(PyObject *module, PyObject *args) {
+    PyObject *tail;
+    Py_ssize_t players;
+    if (!PyArg_ParseTuple(args, "O!n", &PyList_Type, &tail, &players)) return NULL;
+    PyObject *later = PyList_New(players);
+    if (later == NULL) return NULL;
+    for (Py_ssize_t seat = 0; seat < players; seat++) {
+        PyObject *moves = PySet_New(NULL);
+        if (moves == NULL) goto failed;
+        PyList_SET_ITEM(later, seat, moves);
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(tail); k++) {
+        PyObject *pair = PyList_GET_ITEM(tail, k);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "a playout's tail: (seat, move) pairs");
+            goto failed;
+        }
+        Py_ssize_t seat = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+        if (seat == -1 && PyErr_Occurred()) goto failed;
+        if (seat < 0 || seat >= players) {
+            PyErr_SetString(PyExc_IndexError, "a seat beyond the game's players");
+            goto failed;
+        }
+        if (PySet_Add(PyList_GET_ITEM(later, seat), PyTuple_GET_ITEM(pair, 1)) < 0) goto failed;
+    }
+    return later;
+failed:
+    Py_DECREF(later);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"select", py_select, METH_VARARGS,
      "select(children, visits, wins, rave_visits, rave_wins, mover, log_total, exploration, "
@@ -142,6 +176,9 @@ static PyMethodDef methods[] = {
     {"amaf", py_amaf, METH_VARARGS,
      "amaf(index, played, rave_visits, rave_wins, reward): Search._back_up's AMAF update of "
      "one node, compiled."},
+    {"later", py_later, METH_VARARGS,
+     "later(tail, players) -> per seat, the set of moves it played in the tail: "
+     "Search._back_up's first step, compiled."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,4 +1,5 @@
-"""The search's inner loops compiled: engine/ai/mcts.py's selection and AMAF update."""
+"""The search's inner loops compiled: engine/ai/mcts.py's selection, and of its back-up
+the sets of moves a playout played and the AMAF update."""
 
 from collections.abc import Hashable, Set
 from typing import Any
@@ -21,3 +22,4 @@ def amaf(
     rave_wins: list[float],
     reward: float,
 ) -> None: ...
+def later(tail: list[tuple[int, Any]], players: int) -> list[set[Any]]: ...

@@ -1,5 +1,5 @@
 """The search's inner loops compiled (engine/_mcts.c) against their Python reference
-(engine/ai/mcts.py's _select_move and _add_amaf): the same choices, the same trees."""
+(engine/ai/mcts.py's _select_move, _later_moves and _add_amaf): the same choices, the same trees."""
 
 from __future__ import annotations
 
@@ -76,6 +76,22 @@ def test_compiled_and_python_amaf_alike() -> None:
         compiled.amaf(index, played, *statistics, reward)
         mcts._add_amaf(index, played, *python, reward)
         assert statistics == python
+
+
+@needs_compiled
+def test_compiled_and_python_later_moves_alike() -> None:
+    # Any hashable moves, repeated ones, every seat of up to four, an empty tail.
+    assert compiled is not None
+    rng = random.Random(3)
+    for _ in range(300):
+        players = rng.randrange(1, 5)
+        tail = [
+            (rng.randrange(players), rng.choice([rng.randrange(40), f"m{rng.randrange(9)}"]))
+            for _ in range(rng.randrange(60))
+        ]
+        assert compiled.later(tail, players) == mcts._later_moves(tail, players)
+    with pytest.raises(IndexError):
+        compiled.later([(2, 5)], 2)
 
 
 def tree_digest(root: Node) -> str:

@@ -165,6 +165,7 @@ class Search:
         # arithmetic: the same choices.
         self.select_move = _select_move if _compiled is None else _compiled.select
         self.add_amaf = _add_amaf if _compiled is None else _compiled.amaf
+        self.later_moves = _later_moves if _compiled is None else _compiled.later
         if self.root.moves:
             self._check_decisive(self.root)  # every winning move shown as won
         if self.refine_visits is not None and self.root.proven is None:
@@ -310,10 +311,7 @@ class Search:
         """Add the simulation's rewards to every edge of the path, its AMAF statistics
         to the siblings the mover played later, and pass proofs upwards."""
         rave = self.settings.rave_equivalence > 0
-        later: list[set[Any]] = [set() for _ in range(self.adapter.players)]
-        if rave:
-            for seat, move in tail:
-                later[seat].add(move)
+        later = self.later_moves(tail if rave else [], self.adapter.players)
         for depth in range(len(path) - 1, -1, -1):
             node, i = path[depth]
             mover = node.mover
@@ -470,6 +468,15 @@ def _add_amaf(
         if j is not None:
             rave_visits[j] += 1
             rave_wins[j] += reward
+
+
+def _later_moves(tail: list[tuple[int, Any]], players: int) -> list[set[Any]]:
+    """Per seat, the moves it played in a playout's `tail` of (seat, move) pairs
+    (engine/_mcts.c's later, in Python)."""
+    later: list[set[Any]] = [set() for _ in range(players)]
+    for seat, move in tail:
+        later[seat].add(move)
+    return later
 
 
 def _proven_rewards(winner: int | None, players: int) -> Rewards:
