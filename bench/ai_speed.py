@@ -20,6 +20,7 @@ from engine.ai.registry import adapter_for
 #: (label, game, options, players)
 SPEED_CASES: list[tuple[str, str, dict[str, object], int | None]] = [
     ("hex 7x7", "hex", {"size": 7, "swap": "off"}, None),
+    ("hex 9x9", "hex", {"size": 9, "swap": "off"}, None),  # the board played against MoHex
     ("hex 11x11", "hex", {"size": 11, "swap": "off"}, None),
     ("disthex 7x7", "disthex", {}, None),
     ("hotwire 7x7", "hotwire", {}, None),

@@ -126,16 +126,20 @@ def test_a_full_tree_stops_growing_and_the_search_goes_on(
         # Past the limit only a finished child that proves a decisive move may join.
         return sum(node.result is None for node in tree_nodes(search))
 
-    search.run(deadline=time.monotonic() + 60, nodes=60)
+    budget = 0
+    while search.held_bytes < room and search.root.proven is None and budget < 1000:
+        budget += 30
+        search.run(deadline=time.monotonic() + 60, nodes=budget)
     full = open_nodes()
-    search.run(deadline=time.monotonic() + 60, nodes=150)
+    budget += 90
+    search.run(deadline=time.monotonic() + 60, nodes=budget)
     assert open_nodes() == full
     nodes = tree_nodes(search)
     assert search.held_bytes == sum(search._cost(node) for node in nodes)
     assert search.held_bytes < room + max(search._cost(node) for node in nodes)
     assert sum(search.root.visits) == search.root.total == search.simulations
     # Only a proof stops it early (Hex's connections prove 5x5 positions soon).
-    assert search.simulations == 150 or search.root.proven is not None
+    assert search.simulations == budget or search.root.proven is not None
 
 
 @pytest.mark.parametrize(
@@ -390,13 +394,35 @@ def test_a_node_refined_keeps_its_moves_statistics_and_children_together() -> No
     assert search.held_bytes == sum(search._cost(node) for node in tree_nodes(search))
 
 
+@pytest.mark.parametrize("expand_visits", [0, 3])
+def test_a_move_joins_the_tree_after_the_adapters_expand_visits(expand_visits: int) -> None:
+    """Until a move has been followed expand_visits times its simulations play out from
+    its position without a node; the node then counts the simulations after them."""
+    state = engine.new("hex", size=9, swap="off")
+    adapter = adapter_for(state)
+    adapter.expand_visits = expand_visits
+    search = Search(adapter, adapter.root(state), rng=random.Random(1))
+    search.run(deadline=time.monotonic() + 60, nodes=600)
+    waiting = 0
+    for node in tree_nodes(search):
+        for visits, child in zip(node.visits, node.children, strict=True):
+            if child is None:
+                assert visits <= expand_visits
+                waiting += visits > 0
+            elif child.result is None and child.proven is None:
+                assert child.total == visits - expand_visits
+    assert (waiting > 0) == (expand_visits > 0)
+
+
 def test_the_search_takes_the_games_exploration_unless_its_settings_give_one() -> None:
-    """UCT's constant is the game's (Hex's wider boards search narrower: measured
-    against MoHex), and Settings' own wins: plain UCT stays plain UCT on every board."""
+    """UCT's constant is the game's (Hex's wider boards search narrower, and wait before
+    a move becomes a node: measured against MoHex), and Settings' own wins: plain UCT
+    stays plain UCT on every board."""
     wide = engine.new("hex", size=9, swap="off")
     narrow = engine.new("hex", size=7, swap="off")
     for state, expected in ((wide, hexai.EXPLORATION_WIDE), (narrow, Adapter.exploration)):
         adapter = adapter_for(state)
+        assert adapter.expand_visits == (hexai.EXPAND_VISITS_WIDE if state is wide else 0)
         root = adapter.root(state)
         assert Search(adapter, root, rng=random.Random(1)).exploration == expected
         plain = Search(adapter, root, rng=random.Random(1), settings=Settings.plain())

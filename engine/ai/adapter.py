@@ -51,6 +51,11 @@ class Adapter:
     #: knowledge too dear to compute at every new node.
     refine_visits: int | None = None
 
+    #: Simulations through a move before its position joins the tree as a node; until
+    #: then they play out from the position itself (a node per simulation costs more
+    #: than the playout in games whose playouts are compiled).
+    expand_visits = 0
+
     #: UCT's exploration constant for this game, unless the search's Settings give one.
     exploration = 0.2
 

@@ -236,7 +236,7 @@ class Search:
         adapter = self.adapter
         pos = adapter.play(node.pos, node.moves[i])
         child = None
-        if self.held_bytes < self.tree_bytes:
+        if self.held_bytes < self.tree_bytes and node.visits[i] >= adapter.expand_visits:
             child = self._add_child(node, i, pos)
             result = child.result
         else:
