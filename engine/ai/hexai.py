@@ -53,13 +53,14 @@ SMALL_COMPILED = 40
 #: The simulations through a node before its connections are computed (Adapter.refine):
 #: 8 on boards of up to 64 cells (an evaluation on one machine word, 0.03-3 ms on 7x7;
 #: against MoHex on 7x7, 23% of 66 games against 11% of 70 at 32), else 64: a 9x9
-#: evaluation costs 5-30 ms, the dearest in the opening, where it keeps ~90% of the moves.
+#: evaluation costs 5-30 ms at load 3, the dearest in the opening, where it keeps ~90% of
+#: the moves.
 REFINE_VISITS = 8
 REFINE_VISITS_WIDE = 64
 #: On boards above 64 cells, the simulations through a move before its position becomes a
 #: node (Adapter.expand_visits; MoHex waits for 10): a node's Python objects cost more than
 #: a compiled playout (~17 us on 9x9). Against MoHex on 9x9 at equal time, side by side on
-#: the same openings: both 26% of 104 games, this alone 13%, neither (32, 0) 15%.
+#: the same openings: both 26% of 130 games, this alone 14%, neither (32, 0) 15%.
 EXPAND_VISITS_WIDE = 2
 #: UCT's exploration on boards above 64 cells: none, RAVE alone (as MoHex searches):
 #: against MoHex on 9x9 at equal time, 17% of 78 games against 8% at 0.2, side by side.
