@@ -5,6 +5,7 @@ boards. The exact solvers against brute force and each game's playouts: tests/te
 from __future__ import annotations
 
 import json
+import math
 import pickle
 import random
 import time
@@ -428,3 +429,68 @@ def test_the_search_takes_the_games_exploration_unless_its_settings_give_one() -
         plain = Search(adapter, root, rng=random.Random(1), settings=Settings.plain())
         assert plain.exploration == 1.4
     assert Adapter.exploration != hexai.EXPLORATION_WIDE
+
+
+def test_a_timed_hex_move_grows_the_tree_it_kept_below_the_reply() -> None:
+    """best_move keeps the subtree below its move; after the opponent's reply the next
+    timed search starts from that reply's node, its simulations and memory carried on,
+    and keeps the subtree below its own best move in turn."""
+    state = engine.new("hex", size=9, swap="off").play("e5")
+    move = ai.best_move(state, seconds=0.3)
+    kept = ai._kept_tree.node
+    after = state.play(move)
+    adapter = adapter_for(after)
+    assert kept is not None and kept.total > 0
+    assert adapter.key(kept.pos) == adapter.key(adapter.root(after))
+    i = max(range(len(kept.moves)), key=kept.visits.__getitem__)
+    reply_node = kept.children[i]
+    assert reply_node is not None
+    carried = reply_node.total
+    replied = after.play(adapter.text(kept.pos, kept.moves[i]))
+    deadline = time.monotonic() + 0.2
+    search = ai._search(replied, adapter_for(replied), deadline, None, None, None)
+    assert search.root is reply_node
+    assert search.simulations > 0 and search.root.total == carried + search.simulations
+    assert search.held_bytes == sum(search._cost(node) for node in tree_nodes(search))
+    assert ai._kept_tree.node is search.root.children[search.ranked()[0][0]]
+
+
+def test_only_the_very_position_takes_a_kept_tree_and_a_budget_search_leaves_it() -> None:
+    state = engine.new("hex", size=9, swap="off").play("e5")
+    ai.best_move(state, seconds=0.2)
+    kept = ai._kept_tree.node
+    # A search by simulations (deterministic) neither takes the tree nor keeps one.
+    assert ai.best_move(state, seconds=10, nodes=300, seed=3) == ai.best_move(
+        state, seconds=10, nodes=300, seed=3
+    )
+    assert kept is not None and ai._kept_tree.node is kept
+    # Another game's position: a fresh root, and the kept tree let go.
+    other = engine.new("hex", size=9, swap="off").play("a1")
+    assert ai._kept_tree.take(adapter_for(other), adapter_for(other).root(other), None) is None
+    assert ai._kept_tree.node is None
+    # The kept position itself, but searched under other settings: not taken either.
+    search = Search(adapter_for(state), adapter_for(state).root(state), rng=random.Random(1))
+    search.run(deadline=math.inf, nodes=300)
+    best = search.ranked()[0][0]
+    after = state.play(search.adapter.text(search.root.pos, search.root.moves[best]))
+    adapter, child = adapter_for(after), search.root.children[best]
+    assert child is not None
+    for asked, taken in ((Settings.plain(), None), (None, child)):
+        ai._kept_tree.keep(search, best)
+        assert ai._kept_tree.take(adapter, adapter.root(after), asked) is taken
+
+
+def test_a_kept_node_proven_by_its_connections_still_shows_the_winning_move() -> None:
+    # Black to move on 9x9, column a but a1 and a2: won by connections (refine proves
+    # it), with no move winning at once. As a root it must be searched for the move.
+    state = column_a_nearly_black(9, ("a1", "a2"))
+    adapter = adapter_for(state)
+    pos = adapter.root(state)
+    node = Node(adapter, pos, Settings())
+    assert adapter.refine(pos, node.moves)[0] == node.mover == 0
+    node.proven, node.refined = node.mover, True  # as the tree's refinement leaves it
+    search = Search(adapter, pos, rng=random.Random(1), kept=node)
+    assert search.root is node and node.proven is None
+    search.run(deadline=time.monotonic() + 60, nodes=3000)
+    best = search.root.children[search.ranked()[0][0]]
+    assert search.root.proven == 0 and best is not None and best.proven == 0

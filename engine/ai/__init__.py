@@ -26,7 +26,7 @@ from typing import Any
 import engine
 from engine.ai import hexai, hotwireai, intersectionsai, livewireai, shortcircuitai  # noqa: F401  (register)
 from engine.ai.adapter import Adapter
-from engine.ai.mcts import Search, Settings
+from engine.ai.mcts import KeptTree, Search, Settings
 from engine.ai.registry import SOLVERS, adapter_for
 from engine.ai.solver import Asked, Budget, OutOfTime, Solution, minimax_solve
 from engine.core import GameState
@@ -51,6 +51,10 @@ READING_SECONDS_PER_MOVE = 3e-6
 #: The share of the time best_move and analyse give the solver first, when the
 #: position looks small enough to prove.
 SOLVER_SHARE = 0.3
+
+#: The last timed search's tree below its best move, for this process's next search (a
+#: worker process plays many games: the kept node must hold the very position asked).
+_kept_tree = KeptTree()
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,12 +310,19 @@ def _search(
     *,
     capped: bool = False,
 ) -> Search:
+    """A timed search (no `nodes`) of a game whose adapter keeps trees grows the kept
+    subtree when it holds this position, and keeps the subtree of its best move."""
     rng = random.Random(seed if seed is not None or nodes is None else 0)
-    search = Search(adapter, adapter.root(state), rng=rng, settings=settings)
+    root = adapter.root(state)
+    keep = adapter.keeps_trees and nodes is None
+    kept = _kept_tree.take(adapter, root, settings) if keep else None
+    search = Search(adapter, root, rng=rng, settings=settings, kept=kept)
     # Reading the tree afterwards costs about a microsecond per root move.
     search.run(
         deadline=deadline - READING_SECONDS_PER_MOVE * len(search.root.moves),
         nodes=nodes,
         capped=capped,
     )
+    if keep and search.root.moves:
+        _kept_tree.keep(search, search.ranked()[0][0])
     return search

@@ -59,6 +59,11 @@ class Adapter:
     #: UCT's exploration constant for this game, unless the search's Settings give one.
     exploration = 0.2
 
+    #: Whether timed searches grow the last one's subtree (mcts.KeptTree) instead of
+    #: starting afresh: only where the root's moves are `candidates`' and the gain was
+    #: measured (Hex).
+    keeps_trees = False
+
     #: Whether `playout` follows its game's policy (the search's Settings.policy; off
     #: for the benchmark's match against the AI before a policy, where a game has one).
     policy = True

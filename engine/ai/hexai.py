@@ -96,6 +96,7 @@ class HexAdapter(Adapter):
 
     disthex = False
     cheap_decisive = True  # two flood fills
+    keeps_trees = True
 
     def __init__(self, state: GameState) -> None:
         super().__init__(state)

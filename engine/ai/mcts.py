@@ -144,14 +144,16 @@ class Search:
         rng: random.Random,
         settings: Settings | None = None,
         tree_bytes: int = TREE_BYTES,
+        kept: Node | None = None,
     ) -> None:
+        """`kept`: the node of `root` from an earlier search (KeptTree), grown on."""
         self.adapter = adapter
         self.settings = settings or Settings()
         adapter.policy = self.settings.policy
         explicit = self.settings.exploration
         self.exploration = adapter.exploration if explicit is None else explicit
         self.rng = rng
-        self.root = Node(adapter, root, self.settings, root=True)
+        self.root = kept if kept is not None else Node(adapter, root, self.settings, root=True)
         self.simulations = 0
         self.two_player = adapter.players == 2
         self.tree_bytes = tree_bytes
@@ -159,16 +161,22 @@ class Search:
         if self.root.moves:
             child = adapter.play(root, self.root.moves[0])
             self.position_bytes = _bytes_added(root, child)
-        self.held_bytes = self._cost(self.root)
+        self.held_bytes = sum(map(self._cost, _subtree(self.root)))
         self.refine_visits = adapter.refine_visits if self.settings.knowledge else None
         # The inner loops compiled where they were built (engine/_mcts.c), the same
         # arithmetic: the same choices.
         self.select_move = _select_move if _compiled is None else _compiled.select
         self.add_amaf = _add_amaf if _compiled is None else _compiled.amaf
         self.later_moves = _later_moves if _compiled is None else _compiled.later
+        if kept is not None:
+            # A node's refinement may have proven it, but the root must show the move
+            # that keeps the win: only its children's proofs count.
+            kept.proven = None
+            for i in range(len(kept.moves)):
+                self._prove(kept, i)
         if self.root.moves:
             self._check_decisive(self.root)  # every winning move shown as won
-        if self.refine_visits is not None and self.root.proven is None:
+        if self.refine_visits is not None and self.root.proven is None and not self.root.refined:
             self._refine(self.root)
 
     @functools.cached_property
@@ -393,6 +401,51 @@ class Search:
             line.append((node.pos, node.moves[i]))
             node = node.children[i]
         return line
+
+
+class KeptTree:
+    """The subtree below the move a search chose, for the same player's next search:
+    the opponent's reply is one of its children, and the simulations already spent
+    there are kept (timed searches only: a search by simulations stays
+    deterministic). One tree at a time; taking it lets the rest go."""
+
+    def __init__(self) -> None:
+        self.node: Node | None = None
+        self.kind: type[Adapter] | None = None
+        self.settings: Settings | None = None
+
+    def keep(self, search: Search, i: int) -> None:
+        """Keep what lies below the root's move i."""
+        self.node = search.root.children[i]
+        self.kind, self.settings = type(search.adapter), search.settings
+
+    def take(self, adapter: Adapter, pos: Any, settings: Settings | None) -> Node | None:
+        """The kept node of `pos` (the kept position itself, or one move on), searched
+        with the same adapter and settings; None otherwise. The tree is let go either way."""
+        node, self.node = self.node, None
+        same = type(adapter) is self.kind and (settings or Settings()) == self.settings
+        if node is None or not same:
+            return None
+        key, mover = adapter.key(pos), adapter.mover(pos)
+        for candidate in (node, *node.children):
+            if (
+                candidate is not None
+                and candidate.result is None
+                and candidate.mover == mover
+                and adapter.key(candidate.pos) == key
+            ):
+                return candidate
+        return None
+
+
+def _subtree(root: Node) -> list[Node]:
+    """Every node of the tree below `root`, `root` included."""
+    nodes, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(child for child in node.children if child is not None)
+    return nodes
 
 
 #: Objects a position refers to but does not own: code and types are shared by all.
