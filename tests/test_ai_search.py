@@ -455,15 +455,18 @@ def test_a_timed_hex_move_grows_the_tree_it_kept_below_the_reply() -> None:
     assert ai._kept_tree.node is search.root.children[search.ranked()[0][0]]
 
 
-def test_only_the_very_position_takes_a_kept_tree_and_a_budget_search_leaves_it() -> None:
+def test_only_the_very_position_takes_a_kept_tree_and_any_other_search_lets_it_go() -> None:
     state = engine.new("hex", size=9, swap="off").play("e5")
-    ai.best_move(state, seconds=0.2)
+    after = state.play(ai.best_move(state, seconds=0.2))
     kept = ai._kept_tree.node
-    # A search by simulations (deterministic) neither takes the tree nor keeps one.
-    assert ai.best_move(state, seconds=10, nodes=300, seed=3) == ai.best_move(
-        state, seconds=10, nodes=300, seed=3
-    )
-    assert kept is not None and ai._kept_tree.node is kept
+    assert kept is not None
+    # A search by simulations (deterministic) starts afresh even where the kept tree
+    # holds its position, and keeps nothing.
+    search = ai._search(after, adapter_for(after), math.inf, 3, 300, None)
+    assert search.root is not kept and search.root.total == search.simulations == 300
+    assert ai._kept_tree.node is None
+    ai.best_move(state, seconds=0.2)
+    assert ai._kept_tree.node is not None
     # Another game's position: a fresh root, and the kept tree let go.
     other = engine.new("hex", size=9, swap="off").play("a1")
     assert ai._kept_tree.take(adapter_for(other), adapter_for(other).root(other), None) is None

@@ -311,12 +311,13 @@ def _search(
     capped: bool = False,
 ) -> Search:
     """A timed search (no `nodes`) of a game whose adapter keeps trees grows the kept
-    subtree when it holds this position, and keeps the subtree of its best move."""
+    subtree when it holds this position, and keeps the subtree of its best move; every
+    other search lets the kept tree go (no search holds another's tree beside its own)."""
     rng = random.Random(seed if seed is not None or nodes is None else 0)
     root = adapter.root(state)
     keep = adapter.keeps_trees and nodes is None
-    kept = _kept_tree.take(adapter, root, settings) if keep else None
-    search = Search(adapter, root, rng=rng, settings=settings, kept=kept)
+    kept = _kept_tree.take(adapter, root, settings)  # the last tree let go either way
+    search = Search(adapter, root, rng=rng, settings=settings, kept=kept if keep else None)
     # Reading the tree afterwards costs about a microsecond per root move.
     search.run(
         deadline=deadline - READING_SECONDS_PER_MOVE * len(search.root.moves),
