@@ -96,6 +96,8 @@ class HexAdapter(Adapter):
 
     disthex = False
     cheap_decisive = True  # two flood fills
+    # On 9x9 against MoHex at equal time, 26% of 104 games beside 20% afresh, on the same
+    # openings (the reply's node carries a median 31% of the root's simulations).
     keeps_trees = True
 
     def __init__(self, state: GameState) -> None:

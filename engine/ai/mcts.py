@@ -1,6 +1,7 @@
 """Monte Carlo tree search: UCT with RAVE (AMAF), decisive moves and proven values.
 
-One tree per search, over an `Adapter`'s positions. Each node keeps, per
+One tree per search, over an `Adapter`'s positions (or grown on from the
+subtree an earlier search kept: KeptTree). Each node keeps, per
 candidate move, the visits and reward of its own simulations and the AMAF
 ("all moves as first") visits and reward of every simulation through the node
 in which the mover played that move later. Selection blends the two (RAVE):
