@@ -8,6 +8,7 @@ import json
 import math
 import pickle
 import random
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -497,3 +498,15 @@ def test_a_kept_node_proven_by_its_connections_still_shows_the_winning_move() ->
     search.run(deadline=time.monotonic() + 60, nodes=3000)
     best = search.root.children[search.ranked()[0][0]]
     assert search.root.proven == 0 and best is not None and best.proven == 0
+
+
+def test_each_thread_keeps_its_own_tree() -> None:
+    # Two lanes of one process (workers as threads) never grow one tree at once.
+    state = engine.new("hex", size=9, swap="off").play("e5")
+    ai.best_move(state, seconds=0.1)
+    kept = ai._kept_tree.node
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: seen.append(ai._kept_tree.node))
+    worker.start()
+    worker.join()
+    assert kept is not None and seen == [None] and ai._kept_tree.node is kept

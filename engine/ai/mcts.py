@@ -25,6 +25,7 @@ import gc
 import math
 import random
 import sys
+import threading
 import time
 import types
 from collections.abc import Set
@@ -404,11 +405,12 @@ class Search:
         return line
 
 
-class KeptTree:
+class KeptTree(threading.local):
     """The subtree below the move a search chose, for the same player's next search:
     the opponent's reply is one of its children, and the simulations already spent
     there are kept (timed searches only: a search by simulations stays
-    deterministic). One tree at a time; taking it lets the rest go."""
+    deterministic). One tree at a time, per thread (searches in two threads of one
+    process never share a tree); taking it lets the rest go."""
 
     def __init__(self) -> None:
         self.node: Node | None = None
