@@ -52,8 +52,8 @@ READING_SECONDS_PER_MOVE = 3e-6
 #: position looks small enough to prove.
 SOLVER_SHARE = 0.3
 
-#: The last timed search's tree below its best move, for this process's next search (a
-#: worker process plays many games: the kept node must hold the very position asked).
+#: The last timed search's tree below its best move, for this thread's next search (a
+#: worker plays many games: the kept node must hold the very position asked).
 _kept_tree = KeptTree()
 
 
