@@ -269,6 +269,7 @@ class HexAdapter(Adapter):
 
 class DisthexAdapter(HexAdapter):
     disthex = True
+    keeps_trees = False  # measured on Hex only
 
 
 def hex_adapter(state: GameState) -> Adapter:
