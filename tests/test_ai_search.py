@@ -22,7 +22,7 @@ from bot import cli
 from engine import GameState, ai
 from engine.ai import hexai
 from engine.ai.adapter import Adapter
-from engine.ai.mcts import Node, Search, Settings
+from engine.ai.mcts import Node, Search, Settings, _subtree
 from engine.ai.registry import adapter_for
 from tests.conftest import cpu_clock, kept_time, random_position
 
@@ -106,12 +106,7 @@ def test_a_node_budget_and_a_seed_make_the_search_deterministic(
 
 
 def tree_nodes(search: Search) -> list[Node]:
-    nodes, stack = [], [search.root]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        stack.extend(child for child in node.children if child is not None)
-    return nodes
+    return _subtree(search.root)
 
 
 @pytest.mark.parametrize(("game", "options", "players"), GAMES)
